@@ -1,0 +1,62 @@
+/** The settings platform-tui knows, with their env var, flag and how a user stores them. */
+
+export const settingNames = [
+	'baseUrl',
+	'apiKey',
+	'appId',
+	'userId',
+	'companyId',
+	'assistantId',
+	'endpointSecret',
+	'model',
+] as const;
+
+export type SettingName = (typeof settingNames)[number];
+
+export type SettingSpec = {
+	env: string;
+	/** The command-line flag (kebab-case) that sets it; secrets have none so they never sit in argv. */
+	flag?: string;
+	secret: boolean;
+	description: string;
+	defaultValue?: string;
+};
+
+export const defaultModel = 'AZURE_GPT_4o_2024_1120';
+
+export const settingSpecs: Record<SettingName, SettingSpec> = {
+	baseUrl: {env: 'PLATFORM_BASE_URL', flag: 'base-url', secret: false, description: 'Base address of the platform API'},
+	apiKey: {env: 'PLATFORM_API_KEY', secret: true, description: 'API key (Bearer credential)'},
+	appId: {env: 'PLATFORM_APP_ID', flag: 'app-id', secret: false, description: 'Application id (x-app-id)'},
+	userId: {env: 'PLATFORM_USER_ID', flag: 'user-id', secret: false, description: 'User the calls are made for'},
+	companyId: {env: 'PLATFORM_COMPANY_ID', flag: 'company-id', secret: false, description: 'Company of that user'},
+	assistantId: {env: 'PLATFORM_ASSISTANT_ID', flag: 'assistant-id', secret: false, description: 'Space (assistant) id'},
+	endpointSecret: {env: 'PLATFORM_ENDPOINT_SECRET', secret: true, description: 'Webhook endpoint secret(s), comma-separated'},
+	model: {env: 'PLATFORM_MODEL', flag: 'model', secret: false, description: 'Chat-completion model', defaultValue: defaultModel},
+};
+
+export function isSettingName(name: string): name is SettingName {
+	return (settingNames as readonly string[]).includes(name);
+}
+
+/** How a user stores a setting, for messages. */
+export function howToStore(name: SettingName): string {
+	if (name === 'apiKey') {
+		return 'platform-tui keys set';
+	}
+
+	if (name === 'endpointSecret') {
+		return 'platform-tui config set endpointSecret --stdin';
+	}
+
+	return `platform-tui config set ${name} <value>`;
+}
+
+/** Masks a secret as `…last4`. */
+export function mask(secret: string | undefined): string {
+	if (!secret) {
+		return '(not set)';
+	}
+
+	return `…${secret.slice(-4)}`;
+}

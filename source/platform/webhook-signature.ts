@@ -1,0 +1,66 @@
+import {createHmac, timingSafeEqual} from 'node:crypto';
+
+/** Header names the platform uses on webhook deliveries (platform-api.md, "Webhooks"). */
+export const webhookHeaders = {
+	id: 'x-platform-id',
+	signature: 'x-platform-signature',
+	version: 'x-platform-version',
+	createdAt: 'x-platform-created-at',
+	userId: 'x-platform-user-id',
+	companyId: 'x-platform-company-id',
+} as const;
+
+export const webhookPayloadVersion = '1.0.0';
+
+/** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
+export function signWebhookBody(body: string | Uint8Array, secret: string): string {
+	return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+export type SignatureCheck =
+	| {ok: true; secretIndex: number}
+	| {ok: false; reason: 'malformed-signature' | 'signature-mismatch' | 'malformed-timestamp' | 'timestamp-outside-tolerance'};
+
+/**
+ * Verifies a delivery: the signature must match the HMAC of the raw bytes under one of the
+ * secrets (compared in constant time) and Created-At must be an integer number of unix seconds
+ * within ±toleranceSeconds of now.
+ */
+export function verifyWebhookSignature(options: {
+	body: Uint8Array | string;
+	signature: string;
+	createdAt: string;
+	secrets: readonly string[];
+	toleranceSeconds: number;
+	nowSeconds?: number;
+}): SignatureCheck {
+	const {body, signature, createdAt, secrets, toleranceSeconds} = options;
+	if (!/^[0-9a-f]{64}$/i.test(signature)) {
+		return {ok: false, reason: 'malformed-signature'};
+	}
+
+	const given = Buffer.from(signature.toLowerCase(), 'hex');
+	let matched = -1;
+	for (const [index, secret] of secrets.entries()) {
+		const expected = Buffer.from(signWebhookBody(body, secret), 'hex');
+		// Check every secret so the time taken does not depend on which one matched.
+		if (timingSafeEqual(expected, given) && matched === -1) {
+			matched = index;
+		}
+	}
+
+	if (matched === -1) {
+		return {ok: false, reason: 'signature-mismatch'};
+	}
+
+	if (!/^\d{1,12}$/.test(createdAt.trim())) {
+		return {ok: false, reason: 'malformed-timestamp'};
+	}
+
+	const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+	if (Math.abs(now - Number(createdAt.trim())) > toleranceSeconds) {
+		return {ok: false, reason: 'timestamp-outside-tolerance'};
+	}
+
+	return {ok: true, secretIndex: matched};
+}

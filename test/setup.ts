@@ -1,0 +1,13 @@
+import {mkdtempSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+
+// Every test file gets its own config store, and the developer's own PLATFORM_* variables never
+// leak into a test.
+for (const name of Object.keys(process.env)) {
+	if (name.startsWith('PLATFORM_')) {
+		delete process.env[name];
+	}
+}
+
+process.env.PLATFORM_TUI_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'platform-tui-test-'));
