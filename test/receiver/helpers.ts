@@ -1,0 +1,172 @@
+import {randomBytes} from 'node:crypto';
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {request} from 'undici';
+import {startLocalPlatform, type LocalPlatform, type LocalPlatformOptions} from '../../source/local-platform/index.js';
+import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
+import {signWebhookBody} from '../../source/platform/webhook-signature.js';
+
+/** A local platform with quick ingestion and webhook retries, for receiver tests. */
+export async function startPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
+	return startLocalPlatform({ingestionStepMs: 20, assistantStepMs: 10, deliveryRetryBaseMs: 50, deliveryTimeoutMs: 5000, ...options});
+}
+
+/** A client against the local platform with short retries. */
+export function clientFor(platform: LocalPlatform, options: Partial<PlatformClientOptions> = {}): PlatformClient {
+	return new PlatformClient({
+		baseUrl: platform.baseUrl,
+		apiKey: platform.apiKey,
+		appId: platform.appId,
+		userId: platform.userId,
+		companyId: platform.companyId,
+		retries: 2,
+		retryBaseMs: 10,
+		retryCapMs: 50,
+		timeoutMs: 10_000,
+		...options,
+	});
+}
+
+export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
+
+export type Delivery = {status: number; body: unknown; text: string};
+
+/** POSTs raw bytes to the receiver with the given headers. */
+export async function post(url: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Delivery> {
+	const response = await request(url, {method: 'POST', body, headers: {'content-type': 'application/json', ...headers}});
+	const text = await response.body.text();
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text) as unknown;
+	} catch {
+		parsed = undefined;
+	}
+
+	return {status: response.statusCode, body: parsed, text};
+}
+
+/** Sends an event signed like the platform does (headers, HMAC of the exact bytes, Created-At now). */
+export async function sendSigned(url: string, event: Record<string, unknown>, secret: string, overrides: {createdAt?: string; signature?: string; raw?: string} = {}): Promise<Delivery> {
+	const raw = overrides.raw ?? JSON.stringify(event);
+	const headers: Record<string, string> = {
+		'x-platform-signature': overrides.signature ?? signWebhookBody(raw, secret),
+		'x-platform-created-at': overrides.createdAt ?? String(Math.floor(Date.now() / 1000)),
+		'x-platform-version': '1.0.0',
+	};
+	if (typeof event.id === 'string') {
+		headers['x-platform-id'] = event.id;
+	}
+
+	return post(url, raw, headers);
+}
+
+export function userMessageEvent(fields: {id?: string; chatId?: string; text?: string; userId?: string; companyId?: string} = {}): Record<string, unknown> {
+	return {
+		id: fields.id ?? newEventId(),
+		version: '1.0.0',
+		event: 'platform.chat.user-message.created',
+		createdAt: String(Math.floor(Date.now() / 1000)),
+		userId: fields.userId ?? 'user_test',
+		companyId: fields.companyId ?? 'company_test',
+		payload: {chatId: fields.chatId ?? 'chat_test', assistantId: 'assistant_test', text: fields.text ?? 'Hello there'},
+	};
+}
+
+export function chosenEvent(fields: {id?: string; chatId: string; text: string; assistantMessageId: string; userId: string; companyId: string}): Record<string, unknown> {
+	return {
+		id: fields.id ?? newEventId(),
+		version: '1.0.0',
+		event: 'platform.chat.external-module.chosen',
+		createdAt: String(Math.floor(Date.now() / 1000)),
+		userId: fields.userId,
+		companyId: fields.companyId,
+		payload: {
+			name: 'ExternalModule',
+			description: 'test',
+			configuration: {},
+			chatid: fields.chatId,
+			assistantId: 'assistant_test',
+			userMessage: {id: 'msg_user', text: fields.text, createdAt: new Date().toISOString()},
+			assistantMessage: {id: fields.assistantMessageId, createdAt: new Date().toISOString()},
+		},
+	};
+}
+
+/** Polls `read` until `done` holds; fails after `timeoutMs` (bounded, short interval). */
+export async function waitUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	let value = await read();
+	while (!done(value)) {
+		if (Date.now() > deadline) {
+			throw new Error(`Timed out waiting for ${what}; last value: ${JSON.stringify(value)?.slice(0, 2000)}`);
+		}
+
+		// eslint-disable-next-line no-await-in-loop
+		await sleep(20);
+		// eslint-disable-next-line no-await-in-loop
+		value = await read();
+	}
+
+	return value;
+}
+
+/**
+ * An OpenAI-compatible model for the local platform's --llm-url: answers after `delayMs`, or
+ * with `status` when that is set (a failing model).
+ */
+export async function startModel(options: {delayMs?: number; status?: number; content?: string} = {}): Promise<{url: string; calls: number; active: number; maxActive: number; setDelay(ms: number): void; close(): Promise<void>}> {
+	let delayMs = options.delayMs ?? 0;
+	const state = {calls: 0, active: 0, maxActive: 0};
+	const server: Server = createServer((request_, response) => {
+		state.calls++;
+		state.active++;
+		state.maxActive = Math.max(state.maxActive, state.active);
+		response.on('close', () => {
+			state.active--;
+		});
+		request_.resume();
+		request_.on('end', () => {
+			const timer = setTimeout(() => {
+				if (options.status) {
+					response.writeHead(options.status, {'content-type': 'application/json'});
+					response.end(JSON.stringify({error: {message: 'model unavailable'}}));
+					return;
+				}
+
+				response.writeHead(200, {'content-type': 'application/json'});
+				response.end(JSON.stringify({choices: [{index: 0, message: {role: 'assistant', content: options.content ?? 'An answer from the test model.'}, finish_reason: 'stop'}]}));
+			}, delayMs);
+			response.on('close', () => {
+				clearTimeout(timer);
+			});
+		});
+	});
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	const {port} = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/v1`,
+		get calls() {
+			return state.calls;
+		},
+		get active() {
+			return state.active;
+		},
+		get maxActive() {
+			return state.maxActive;
+		},
+		setDelay(ms: number) {
+			delayMs = ms;
+		},
+		async close() {
+			server.closeAllConnections();
+			await new Promise<void>(resolve => {
+				server.close(() => {
+					resolve();
+				});
+			});
+		},
+	};
+}
