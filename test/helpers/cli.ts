@@ -1,0 +1,60 @@
+import {spawn} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
+
+/** The built CLI entry (npm test builds first). */
+export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export type CliResult = {code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string};
+
+/** Environment for a child CLI: no PLATFORM_* from the parent unless given, CI set (plain output). */
+export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (!name.startsWith('PLATFORM_') && name !== 'FORCE_COLOR' && !name.startsWith('VITEST') && name !== 'NODE_OPTIONS') {
+			env[name] = value;
+		}
+	}
+
+	env.PLATFORM_TUI_CONFIG_DIR = process.env.PLATFORM_TUI_CONFIG_DIR;
+	env.NO_COLOR = '1';
+	env.CI = 'true';
+	for (const [name, value] of Object.entries(extra)) {
+		if (value === undefined) {
+			delete env[name];
+		} else {
+			env[name] = value;
+		}
+	}
+
+	return env;
+}
+
+/** Runs the built CLI as a child process (no TTY) and collects its output. */
+export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+	if (!existsSync(cliPath)) {
+		throw new Error(`${cliPath} is missing; run \`npm run build\` first`);
+	}
+
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+			stdout += chunk;
+		});
+		child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+			stderr += chunk;
+		});
+		const timer = setTimeout(() => {
+			child.kill('SIGKILL');
+			reject(new Error(`platform-tui ${args.join(' ')} did not finish in ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+		}, options.timeoutMs ?? 20_000);
+		child.on('error', reject);
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			resolve({code, signal, stdout, stderr});
+		});
+		child.stdin.end(options.input ?? '');
+	});
+}

@@ -1,0 +1,413 @@
+import {spawn} from 'node:child_process';
+import {createServer} from 'node:net';
+import {open, mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
+import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
+import {startRecordingServer} from '../helpers/recording-server.js';
+
+type Server = Awaited<ReturnType<typeof startRecordingServer>>;
+
+let server: Server;
+const clients: PlatformClient[] = [];
+
+function client(options: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}) {
+	const created = new PlatformClient({
+		baseUrl: server.url,
+		apiKey: 'sk_test_key_0001',
+		appId: 'app_123',
+		userId: 'user_1',
+		companyId: 'company_1',
+		retryBaseMs: 10,
+		...options,
+	});
+	clients.push(created);
+	return created;
+}
+
+beforeAll(async () => {
+	server = await startRecordingServer();
+});
+
+afterEach(async () => {
+	server.requests.length = 0;
+	server.setFallback(() => ({status: 200, body: {}}));
+	await Promise.all(clients.splice(0).map(async created => created.close()));
+});
+
+afterAll(async () => {
+	await server.close();
+});
+
+describe('operations: method, path, headers and body', () => {
+	const cases: Array<{name: string; call: (c: PlatformClient) => Promise<unknown>; method: string; path: string; body?: unknown}> = [
+		{name: 'rotate key', call: async c => c.rotateKey(), method: 'POST', path: '/v2/keys/rotate', body: {}},
+		{name: 'create chat', call: async c => c.createChat({title: 'T', assistantId: 'assistant_1'}), method: 'POST', path: '/space/chat', body: {title: 'T', assistantId: 'assistant_1'}},
+		{name: 'get space', call: async c => c.getSpace('assistant_1'), method: 'GET', path: '/space/assistant_1'},
+		{
+			name: 'create space message',
+			call: async c => c.createSpaceMessage({assistantId: 'assistant_1', chatId: 'chat_1', text: 'Hello'}),
+			method: 'POST',
+			path: '/space/message',
+			body: {toolChoices: [], skillChoices: [], assistantId: 'assistant_1', chatId: 'chat_1', text: 'Hello'},
+		},
+		{name: 'get latest message', call: async c => c.getLatestMessage('chat_1'), method: 'GET', path: '/space/chat_1/messages/latest'},
+		{name: 'get chat messages', call: async c => c.getChatMessages('chat_1'), method: 'GET', path: '/space/chat/chat_1/messages'},
+		{
+			name: 'content upsert',
+			call: async c => c.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: 'chat_1'}),
+			method: 'POST',
+			path: '/content/upsert',
+			body: {input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: 'chat_1'},
+		},
+		{
+			name: 'content upsert (finalize)',
+			call: async c => c.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'}),
+			method: 'POST',
+			path: '/content/upsert',
+			body: {input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'},
+		},
+		{
+			name: 'content search',
+			call: async c => c.searchContent({where: {id: {equals: 'cont_1'}}, chatId: 'chat_1', includeFailedContent: true}),
+			method: 'POST',
+			path: '/content/search',
+			body: {where: {id: {equals: 'cont_1'}}, chatId: 'chat_1', includeFailedContent: true},
+		},
+		{
+			name: 'search',
+			call: async c => c.search({searchString: 'refunds', searchType: 'COMBINED', limit: 3, chatId: 'chat_1'}),
+			method: 'POST',
+			path: '/search/search',
+			body: {searchString: 'refunds', searchType: 'COMBINED', limit: 3, chatId: 'chat_1'},
+		},
+		{
+			name: 'chat completion',
+			call: async c => c.chatCompletion({model: 'AZURE_GPT_4o_2024_1120', messages: [{role: 'system', content: 'S'}, {role: 'user', content: 'U'}], options: {temperature: 0.3}}),
+			method: 'POST',
+			path: '/openai/chat/completions',
+			body: {model: 'AZURE_GPT_4o_2024_1120', messages: [{role: 'system', content: 'S'}, {role: 'user', content: 'U'}], options: {temperature: 0.3}},
+		},
+		{
+			name: 'create message log',
+			call: async c => c.createMessageLog({messageId: 'msg_1', text: 'Searching', status: 'RUNNING', order: 1}),
+			method: 'POST',
+			path: '/message-log',
+			body: {messageId: 'msg_1', text: 'Searching', status: 'RUNNING', order: 1},
+		},
+		{
+			name: 'update message log',
+			call: async c => c.updateMessageLog('msglog_1', {status: 'COMPLETED', text: 'Found 2 documents'}),
+			method: 'PATCH',
+			path: '/message-log/msglog_1',
+			body: {status: 'COMPLETED', text: 'Found 2 documents'},
+		},
+		{
+			name: 'modify message',
+			call: async c => c.modifyMessage('msg_2', {chatId: 'chat_1', text: 'Answer', stoppedStreamingAt: '2026-01-01T00:00:00.000Z', completedAt: '2026-01-01T00:00:00.000Z'}),
+			method: 'PATCH',
+			path: '/messages/msg_2',
+			body: {chatId: 'chat_1', text: 'Answer', stoppedStreamingAt: '2026-01-01T00:00:00.000Z', completedAt: '2026-01-01T00:00:00.000Z'},
+		},
+	];
+
+	for (const testCase of cases) {
+		it(testCase.name, async () => {
+			server.enqueue({status: 200, body: {ok: true}});
+			await testCase.call(client());
+			expect(server.requests).toHaveLength(1);
+			const [request] = server.requests;
+			expect(request?.method).toBe(testCase.method);
+			expect(request?.path).toBe(testCase.path);
+			expect(request?.headers.authorization).toBe('Bearer sk_test_key_0001');
+			expect(request?.headers['x-app-id']).toBe('app_123');
+			expect(request?.headers['x-user-id']).toBe('user_1');
+			expect(request?.headers['x-company-id']).toBe('company_1');
+			expect(request?.headers['x-api-version']).toBe('2023-12-06');
+			expect(request?.headers['user-agent']).toMatch(/^platform-tui\/\d+\.\d+\.\d+/);
+			if (testCase.body === undefined) {
+				expect(request?.body).toBe('');
+				expect(request?.headers['content-type']).toBeUndefined();
+			} else {
+				expect(request?.headers['content-type']).toBe('application/json');
+				expect(JSON.parse(request?.body ?? '')).toEqual(testCase.body);
+			}
+		});
+	}
+
+	it('returns the parsed JSON answer', async () => {
+		server.enqueue({status: 200, body: {id: 'chat_9', title: 'T', createdAt: '2026-01-01T00:00:00Z'}});
+		await expect(client().createChat({title: 'T', assistantId: 'a'})).resolves.toEqual({id: 'chat_9', title: 'T', createdAt: '2026-01-01T00:00:00Z'});
+	});
+
+	it('sends the user and company named by the call instead of the defaults', async () => {
+		await client().search({searchString: 'x', searchType: 'COMBINED', limit: 3}, {userId: 'user_event', companyId: 'company_event'});
+		expect(server.requests[0]?.headers['x-user-id']).toBe('user_event');
+		expect(server.requests[0]?.headers['x-company-id']).toBe('company_event');
+	});
+});
+
+describe('retries', () => {
+	it('retries a 429 after the Retry-After it names, then succeeds', async () => {
+		server.enqueue({status: 429, body: {error: 'slow down'}, headers: {'retry-after': '1'}}, {status: 200, body: {name: 'Space'}});
+		const log: RequestLogEntry[] = [];
+		await expect(client({onRequest: entry => log.push(entry)}).getSpace('a')).resolves.toEqual({name: 'Space'});
+		expect(server.requests).toHaveLength(2);
+		expect(log.find(entry => entry.retryInMs !== undefined)?.retryInMs).toBe(1000);
+	});
+
+	it('retries a 503 then succeeds', async () => {
+		server.enqueue({status: 503, body: {message: 'unavailable'}}, {status: 200, body: {name: 'Space'}});
+		await expect(client().getSpace('a')).resolves.toEqual({name: 'Space'});
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it('does not retry a 400', async () => {
+		server.enqueue({status: 400, body: {error: {message: 'bad input'}}});
+		await expect(client().getSpace('a')).rejects.toBeInstanceOf(PlatformApiError);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it('gives up after the configured retries (3 by default: 4 attempts)', async () => {
+		server.setFallback(() => ({status: 502, body: {message: 'bad gateway'}}));
+		const error = await client().getSpace('a').catch((error_: unknown) => error_);
+		expect(error).toBeInstanceOf(PlatformApiError);
+		expect((error as PlatformApiError).status).toBe(502);
+		expect(server.requests).toHaveLength(4);
+	});
+
+	it('retries a connection reset for idempotent calls', async () => {
+		server.enqueue({status: 0, reset: true}, {status: 200, body: {messages: []}});
+		await expect(client().getChatMessages('chat_1')).resolves.toEqual({messages: []});
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it('does not retry POST /space/message after a reset or a 500, where it may have been processed', async () => {
+		server.enqueue({status: 0, reset: true});
+		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformConnectionError);
+		expect(server.requests).toHaveLength(1);
+		server.requests.length = 0;
+		server.enqueue({status: 500, body: {error: 'boom'}});
+		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformApiError);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it('retries POST /space/message on 429 and on 503 with Retry-After, where it was provably not processed', async () => {
+		server.enqueue(
+			{status: 429, body: {error: 'rate limited'}},
+			{status: 503, body: {error: 'busy'}, headers: {'retry-after': '0'}},
+			{status: 200, body: {id: 'msg_1', chatId: 'c'}},
+		);
+		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).resolves.toEqual({id: 'msg_1', chatId: 'c'});
+		expect(server.requests).toHaveLength(3);
+		server.requests.length = 0;
+		server.enqueue({status: 503, body: {error: 'busy'}});
+		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformApiError);
+		expect(server.requests).toHaveLength(1);
+	});
+});
+
+describe('errors', () => {
+	it('carries status, the platform message, Request-Id, method and path on a 4xx', async () => {
+		server.enqueue({status: 404, body: {error: {message: 'Space not found'}}, headers: {'request-id': 'req_abc'}});
+		const error = await client().getSpace('missing').catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error).toBeInstanceOf(PlatformApiError);
+		expect(error.status).toBe(404);
+		expect(error.platformMessage).toBe('Space not found');
+		expect(error.requestId).toBe('req_abc');
+		expect(error.method).toBe('GET');
+		expect(error.path).toBe('/space/missing');
+		expect(error.message).toBe('GET /space/missing failed with HTTP 404: Space not found (request id req_abc)');
+	});
+
+	it('reads the message from `error` (string), `error.message` or `message`', async () => {
+		server.enqueue({status: 422, body: {error: 'plain'}}, {status: 422, body: {message: 'top-level'}}, {status: 422, body: 'not an object'});
+		const first = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		const second = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		const third = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		expect(first.platformMessage).toBe('plain');
+		expect(second.platformMessage).toBe('top-level');
+		expect(third.platformMessage).toBe('"not an object"');
+	});
+
+	it('reports a 5xx with its fields once the retries are spent', async () => {
+		server.setFallback(() => ({status: 500, body: {error: 'internal'}, headers: {'request-id': 'req_5xx'}}));
+		const error = await client({retries: 1}).chatCompletion({model: 'm', messages: []}).catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error.status).toBe(500);
+		expect(error.requestId).toBe('req_5xx');
+		expect(error.path).toBe('/openai/chat/completions');
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it('reports connection refused as a connection error naming the target', async () => {
+		const port = await freePort();
+		const refused = client({baseUrl: `http://127.0.0.1:${port}`, retries: 1});
+		const error = await refused.getSpace('a').catch((error_: unknown) => error_) as PlatformConnectionError;
+		expect(error).toBeInstanceOf(PlatformConnectionError);
+		expect(error.code).toBe('ECONNREFUSED');
+		expect(error.method).toBe('GET');
+		expect(error.path).toBe('/space/a');
+		expect(error.message).toContain(`127.0.0.1:${port}`);
+	});
+
+	it('times out a request that never answers', async () => {
+		server.enqueue({status: 0, hang: true});
+		const error = await client({timeoutMs: 300, retries: 0}).getSpace('a').catch((error_: unknown) => error_);
+		expect(error).toBeInstanceOf(PlatformTimeoutError);
+	});
+
+	it('never puts the key into an error message, even when the platform echoes it', async () => {
+		server.enqueue({status: 401, body: {error: 'Invalid key sk_test_key_0001'}});
+		const error = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error.message).not.toContain('sk_test_key_0001');
+		expect(error.message).toContain('…0001');
+	});
+});
+
+describe('key supplier', () => {
+	it('uses a changed key on the next call', async () => {
+		let key = 'sk_first_key_1111';
+		const supplied = client({apiKey: () => key});
+		await supplied.getSpace('a');
+		key = 'sk_second_key_2222';
+		await supplied.getSpace('a');
+		expect(server.requests.map(request => request.headers.authorization)).toEqual(['Bearer sk_first_key_1111', 'Bearer sk_second_key_2222']);
+	});
+});
+
+describe('blob upload', () => {
+	let directory: string;
+
+	beforeAll(async () => {
+		directory = await mkdtemp(join(tmpdir(), 'platform-tui-blob-'));
+	});
+
+	afterAll(async () => {
+		await rm(directory, {recursive: true, force: true});
+	});
+
+	it('streams a 50 MiB file with Content-Length and no platform credentials', async () => {
+		const size = 50 * 1024 * 1024;
+		const file = join(directory, 'big.bin');
+		const handle = await open(file, 'w');
+		const block = Buffer.alloc(1024 * 1024, 7);
+		for (let written = 0; written < size; written += block.length) {
+			// eslint-disable-next-line no-await-in-loop
+			await handle.write(block);
+		}
+
+		await handle.close();
+		// The blob host runs in its own process so only the uploader's memory is measured here.
+		const sink = await startBlobSink();
+		try {
+			const upload = async () => {
+				const before = process.memoryUsage().rss;
+				let peak = before;
+				const sampler = setInterval(() => {
+					peak = Math.max(peak, process.memoryUsage().rss);
+				}, 5);
+				const progress: number[] = [];
+				await client().putBlob(`${sink.url}/blob/cont_1?token=secret-token`, {
+					filePath: file,
+					contentType: 'application/octet-stream',
+					onProgress: sent => progress.push(sent),
+				});
+				clearInterval(sampler);
+				return {growth: Math.max(peak, process.memoryUsage().rss) - before, progress};
+			};
+
+			const first = await upload();
+			const received = await sink.lastRequest();
+			expect(received.method).toBe('PUT');
+			expect(received.url).toBe('/blob/cont_1?token=secret-token');
+			expect(received.headers['content-length']).toBe(String(size));
+			expect(received.headers['content-type']).toBe('application/octet-stream');
+			expect(received.headers['x-ms-blob-type']).toBe('BlockBlob');
+			expect(received.headers.authorization).toBeUndefined();
+			expect(received.headers['x-app-id']).toBeUndefined();
+			expect(received.bytes).toBe(size);
+			expect(first.progress.at(-1)).toBe(size);
+			expect(first.progress.length).toBeGreaterThan(100);
+			// A buffered body would cost at least the 50 MiB sent. Streaming costs a fixed amount:
+			// the read chunks V8 has not collected yet (its external-memory GC trigger, about 32 MiB,
+			// the same as reading the file through any stream), and nothing more for more bytes.
+			expect(first.growth).toBeLessThan(40 * 1024 * 1024);
+			const second = await upload();
+			expect(second.growth).toBeLessThan(10 * 1024 * 1024);
+		} finally {
+			sink.close();
+		}
+	});
+
+	it('re-opens the file to retry a failed PUT, and reports a final non-2xx with status and host', async () => {
+		const file = join(directory, 'small.txt');
+		const handle = await open(file, 'w');
+		await handle.write('hello blob');
+		await handle.close();
+		server.enqueue({status: 503, body: {error: 'busy'}}, {status: 201});
+		await client().putBlob(`${server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'});
+		expect(server.requests.map(request => request.bytes)).toEqual([10, 10]);
+		server.requests.length = 0;
+		server.setFallback(() => ({status: 403, body: {error: 'signature expired'}}));
+		const error = await client().putBlob(`${server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'}).catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error).toBeInstanceOf(PlatformApiError);
+		expect(error.status).toBe(403);
+		expect(error.message).toContain('PUT 127.0.0.1');
+		expect(error.message).not.toContain('token=');
+	});
+});
+
+/** A blob host in a child process: counts the bytes of each PUT and reports the last request. */
+async function startBlobSink(): Promise<{url: string; lastRequest: () => Promise<{method: string; url: string; headers: Record<string, string>; bytes: number}>; close: () => void}> {
+	const source = `
+		const http = require('node:http');
+		let last = null;
+		const server = http.createServer((request, response) => {
+			if (request.url === '/last') {
+				response.end(JSON.stringify(last));
+				return;
+			}
+			let bytes = 0;
+			request.on('data', chunk => { bytes += chunk.length; });
+			request.on('end', () => {
+				last = {method: request.method, url: request.url, headers: request.headers, bytes};
+				response.writeHead(201, {'content-type': 'application/json'});
+				response.end('{}');
+			});
+		});
+		server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+	`;
+	const child = spawn(process.execPath, ['-e', source], {stdio: ['ignore', 'pipe', 'inherit']});
+	const port = await new Promise<string>(resolve => {
+		child.stdout.setEncoding('utf8').once('data', (chunk: string) => {
+			resolve(chunk.trim());
+		});
+	});
+	const url = `http://127.0.0.1:${port}`;
+	return {
+		url,
+		async lastRequest() {
+			const response = await fetch(`${url}/last`);
+			return response.json() as Promise<{method: string; url: string; headers: Record<string, string>; bytes: number}>;
+		},
+		close() {
+			child.kill();
+		},
+	};
+}
+
+async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const probe = createServer();
+		probe.once('error', reject);
+		probe.listen(0, '127.0.0.1', () => {
+			const address = probe.address();
+			const port = typeof address === 'object' && address ? address.port : 0;
+			probe.close(() => {
+				resolve(port);
+			});
+		});
+	});
+}
