@@ -1,0 +1,66 @@
+import {mask} from '../config/settings.js';
+import type {ConfigStore} from '../config/store.js';
+import {currentApiKey, type KeySource} from './current.js';
+import {parseIsoTimestamp} from './time.js';
+
+export type PreviousKeyStatus = {
+	/** The replaced key, masked (`…last4`), when known. */
+	masked?: string;
+	/** When it stops (stopped) working, ISO 8601 UTC. */
+	expiresAt: string;
+	/** True while the previous key still works (the overlap is running). */
+	valid: boolean;
+	/** Time left in the overlap, ms; 0 once it ended. */
+	remainingMs: number;
+};
+
+export type KeyStatus = {
+	/** The key in use, masked; undefined when no key is set anywhere. */
+	key?: {masked: string; source: KeySource};
+	/** The stored key, masked, when PLATFORM_API_KEY overrides it. */
+	storedKeyMasked?: string;
+	configPath: string;
+	lastRotatedAt?: string;
+	previousKey?: PreviousKeyStatus;
+	/**
+	 * PLATFORM_API_KEY still holds the key a rotation replaced (its last four characters match):
+	 * it stops working when the overlap ends.
+	 */
+	envHoldsPreviousKey: boolean;
+};
+
+/** Everything `keys show` reports. Never carries a full key. */
+export function keyStatus(options: {env: NodeJS.ProcessEnv; store: ConfigStore; now?: () => Date}): KeyStatus {
+	const {env, store} = options;
+	const now = (options.now ?? (() => new Date()))();
+	const current = currentApiKey({env, store});
+	const stored = store.get('apiKey');
+	const rotation = store.rotation();
+	const status: KeyStatus = {configPath: store.path, envHoldsPreviousKey: false};
+	if (current) {
+		status.key = {masked: mask(current.key), source: current.source};
+		if (current.source === 'env' && stored) {
+			status.storedKeyMasked = mask(stored);
+		}
+	}
+
+	if (parseIsoTimestamp(rotation.lastRotatedAt)) {
+		status.lastRotatedAt = rotation.lastRotatedAt;
+	}
+
+	const expiry = parseIsoTimestamp(rotation.previousKeyExpiresAt);
+	if (expiry) {
+		const remainingMs = Math.max(0, expiry.getTime() - now.getTime());
+		status.previousKey = {expiresAt: expiry.toISOString(), valid: remainingMs > 0, remainingMs};
+		if (rotation.previousKeyMasked) {
+			status.previousKey.masked = rotation.previousKeyMasked;
+		}
+
+		status.envHoldsPreviousKey = current?.source === 'env'
+			&& rotation.previousKeyMasked !== undefined
+			&& status.key?.masked === rotation.previousKeyMasked
+			&& status.storedKeyMasked !== rotation.previousKeyMasked;
+	}
+
+	return status;
+}

@@ -1,0 +1,89 @@
+/** Time formatting for key expiry: UTC, local time and a countdown. Pure functions, no UI. */
+
+function pad(value: number, width = 2): string {
+	return String(value).padStart(width, '0');
+}
+
+/** `2025-03-01 14:05:09 UTC` */
+export function formatUtc(date: Date): string {
+	return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} UTC`;
+}
+
+/** The local UTC offset of a date, e.g. `UTC+01:00`. */
+export function utcOffset(date: Date): string {
+	const minutes = -date.getTimezoneOffset();
+	const sign = minutes < 0 ? '-' : '+';
+	const absolute = Math.abs(minutes);
+	return `UTC${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+}
+
+/** `2025-03-01 15:05:09 Europe/Berlin (UTC+01:00)`: the local wall clock, its zone and offset. */
+export function formatLocal(date: Date): string {
+	const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+	const clock = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+	return zone ? `${clock} ${zone} (${utcOffset(date)})` : `${clock} ${utcOffset(date)}`;
+}
+
+/**
+ * A countdown such as `2 d 3 h`, `4 h 05 min`, `12 min 30 s` or `45 s`: two units at most, whole
+ * seconds rounded up so a countdown reaches `0 s` only when the time is up.
+ */
+export function formatDuration(ms: number): string {
+	const total = Math.max(0, Math.ceil(ms / 1000));
+	const days = Math.floor(total / 86_400);
+	const hours = Math.floor((total % 86_400) / 3600);
+	const minutes = Math.floor((total % 3600) / 60);
+	const seconds = total % 60;
+	if (days > 0) {
+		return `${days} d ${hours} h`;
+	}
+
+	if (hours > 0) {
+		return `${hours} h ${pad(minutes)} min`;
+	}
+
+	if (minutes > 0) {
+		return `${minutes} min ${pad(seconds)} s`;
+	}
+
+	return `${seconds} s`;
+}
+
+/** `3 h 02 min ago`, or `just now` within a second. */
+export function formatAgo(ms: number): string {
+	return ms < 1000 ? 'just now' : `${formatDuration(ms)} ago`;
+}
+
+const isoPattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Parses an ISO 8601 timestamp. A timestamp without a zone is read as UTC (the platform documents
+ * UTC). Returns undefined for anything else, including impossible dates such as 2025-02-30.
+ */
+export function parseIsoTimestamp(value: unknown): Date | undefined {
+	if (typeof value !== 'string') {
+		return undefined;
+	}
+
+	const match = isoPattern.exec(value.trim());
+	if (!match) {
+		return undefined;
+	}
+
+	const [, year, month, day, hour, minute] = match;
+	const zone = match[8];
+	const normalized = zone ? value.trim() : `${value.trim()}Z`;
+	const date = new Date(normalized.replace(' ', 'T'));
+	if (Number.isNaN(date.getTime())) {
+		return undefined;
+	}
+
+	// Reject dates that JavaScript silently rolls over (2025-02-30 → March 2).
+	const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute)));
+	if (calendar.getUTCFullYear() !== Number(year) || calendar.getUTCMonth() + 1 !== Number(month) || calendar.getUTCDate() !== Number(day)
+		|| calendar.getUTCHours() !== Number(hour) || calendar.getUTCMinutes() !== Number(minute)) {
+		return undefined;
+	}
+
+	return date;
+}

@@ -1,0 +1,41 @@
+import type {KeyStatus} from '../../keys/status.js';
+import {formatAgo, formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
+
+/** The `keys show` text: label, value lines. Never a full key. */
+export function statusLines(status: KeyStatus, now: Date): string[] {
+	const label = (name: string) => name.padEnd(14);
+	const indent = ' '.repeat(14);
+	const lines: string[] = [];
+	if (status.key) {
+		const source = status.key.source === 'env'
+			? `from PLATFORM_API_KEY${status.storedKeyMasked ? `; it overrides the stored key ${status.storedKeyMasked}` : ''}`
+			: `stored in ${status.configPath}`;
+		lines.push(`${label('API key')}${status.key.masked} (${source})`);
+	} else {
+		lines.push(`${label('API key')}not set; store one with \`platform-tui keys set\` or set PLATFORM_API_KEY`);
+	}
+
+	if (status.lastRotatedAt) {
+		const rotated = new Date(status.lastRotatedAt);
+		lines.push(`${label('Last rotation')}${formatUtc(rotated)} (${formatAgo(now.getTime() - rotated.getTime())})`);
+	} else {
+		lines.push(`${label('Last rotation')}none recorded`);
+	}
+
+	const previous = status.previousKey;
+	if (previous) {
+		const expiry = new Date(previous.expiresAt);
+		const name = previous.masked ?? 'the previous key';
+		if (previous.valid) {
+			lines.push(
+				`${label('Previous key')}${name} still works until ${formatUtc(expiry)}`,
+				`${indent}${formatLocal(expiry)}`,
+				`${indent}${formatDuration(previous.remainingMs)} left`,
+			);
+		} else {
+			lines.push(`${label('Previous key')}${name} expired at ${formatUtc(expiry)} (${formatAgo(now.getTime() - expiry.getTime())})`);
+		}
+	}
+
+	return lines;
+}

@@ -1,0 +1,250 @@
+import {render} from 'ink-testing-library';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cleanup} from 'ink-testing-library';
+import {KeyRotationError, type RotationOutcome} from '../../source/keys/rotate.js';
+import {RotateScreen, type RotateScreenResult} from '../../source/ui/keys/RotateScreen.js';
+import {KeyPrompt, type KeyPromptResult} from '../../source/ui/keys/KeyPrompt.js';
+import {waitUntil} from './helpers.js';
+
+const newKey = 'sk_live_NEWKEY_abcdefghijklmnop_WXYZ';
+const fixedNow = new Date('2030-01-01T10:00:00.000Z');
+
+function outcome(overrides: Partial<RotationOutcome> = {}): RotationOutcome {
+	return {
+		newKey,
+		newKeyMasked: '…WXYZ',
+		previousKeyMasked: '…OLD1',
+		previousKeySource: 'stored',
+		expiresAt: '2030-01-01T11:30:00.000Z',
+		rotatedAt: fixedNow.toISOString(),
+		stored: true,
+		configPath: '/tmp/platform-tui/config.json',
+		envOverride: false,
+		...overrides,
+	};
+}
+
+type Harness = ReturnType<typeof render> & {results: RotateScreenResult[]; calls: () => number};
+
+function screen(options: {rotate?: () => Promise<RotationOutcome>; skipConfirm?: boolean; now?: () => Date} = {}): Harness {
+	const results: RotateScreenResult[] = [];
+	let calls = 0;
+	const rotate = async () => {
+		calls++;
+		return (options.rotate ?? (async () => outcome()))();
+	};
+
+	const instance = render(
+		<RotateScreen
+			currentKeyMasked='…OLD1'
+			currentKeySource='stored'
+			baseUrl='http://127.0.0.1:4010'
+			skipConfirm={options.skipConfirm ?? false}
+			rotate={rotate}
+			now={options.now ?? (() => fixedNow)}
+			tickMs={20}
+			onDone={result => {
+				results.push(result);
+			}}
+		/>,
+	);
+	return Object.assign(instance, {results, calls: () => calls});
+}
+
+const frame = (instance: {lastFrame: () => string | undefined}) => instance.lastFrame() ?? '';
+
+afterEach(() => {
+	cleanup();
+});
+
+describe('RotateScreen', () => {
+	it('shows the current key masked, explains the overlap and waits for confirmation', async () => {
+		const instance = screen();
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		const shown = frame(instance);
+		expect(shown).toContain('…OLD1');
+		expect(shown).toContain('keeps working until the expiry');
+		expect(shown).toContain('http://127.0.0.1:4010');
+		expect(instance.calls()).toBe(0);
+		expect(instance.results).toEqual([]);
+	});
+
+	it('rotates on y and shows the new key masked, the expiry in UTC and local time and the overlap left', async () => {
+		const instance = screen();
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		const shown = frame(instance);
+		expect(instance.calls()).toBe(1);
+		expect(shown).toContain('…WXYZ');
+		expect(shown).not.toContain(newKey);
+		expect(shown).toContain('2030-01-01 11:30:00 UTC');
+		expect(shown).toMatch(/\(UTC[+-]\d\d:\d\d\)/);
+		expect(shown).toContain('1 h 30 min');
+		expect(shown).toContain('press r to reveal it once');
+		expect(shown).toContain('/tmp/platform-tui/config.json');
+		expect(shown).not.toContain('PLATFORM_API_KEY is set');
+	});
+
+	it('confirms with Enter too', async () => {
+		const instance = screen();
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('\r');
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		expect(instance.calls()).toBe(1);
+	});
+
+	it('reveals the new key once on r, masks it again on the next r, and never again', async () => {
+		const instance = screen({skipConfirm: true});
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		instance.stdin.write('r');
+		await waitUntil(() => frame(instance).includes(newKey), 'the full key');
+		expect(frame(instance)).toContain('shown once');
+		instance.stdin.write('r');
+		await waitUntil(() => frame(instance).includes('can not be shown again'), 'the key masked again');
+		expect(frame(instance)).not.toContain(newKey);
+		instance.stdin.write('r');
+		await new Promise(resolve => {
+			setTimeout(resolve, 50);
+		});
+		expect(frame(instance)).not.toContain(newKey);
+		expect(frame(instance)).toContain('…WXYZ');
+		instance.stdin.write('q');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]?.kind).toBe('rotated');
+	});
+
+	it('masks a revealed key again when the user finishes', async () => {
+		const instance = screen({skipConfirm: true});
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		instance.stdin.write('r');
+		await waitUntil(() => frame(instance).includes(newKey), 'the full key');
+		instance.stdin.write('\r');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitUntil(() => !frame(instance).includes(newKey), 'the final frame masked');
+		expect(frame(instance)).toContain('…WXYZ');
+	});
+
+	it('counts the overlap down', async () => {
+		let nowMs = fixedNow.getTime();
+		const instance = screen({skipConfirm: true, now: () => new Date(nowMs)});
+		await waitUntil(() => frame(instance).includes('1 h 30 min'), 'the first countdown');
+		nowMs += 31 * 60_000;
+		await waitUntil(() => frame(instance).includes('59 min 00 s'), 'the countdown to move on');
+		nowMs = Date.parse('2030-01-01T11:30:00.000Z');
+		await waitUntil(() => frame(instance).includes('the previous key no longer works'), 'the end of the overlap');
+	});
+
+	it('cancels on n without rotating', async () => {
+		const instance = screen();
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('n');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'cancelled'});
+		expect(instance.calls()).toBe(0);
+		expect(frame(instance)).toContain('Rotation cancelled; the key is unchanged.');
+	});
+
+	it('cancels on Esc and is interrupted by Ctrl+C, without rotating', async () => {
+		const escaped = screen();
+		await waitUntil(() => frame(escaped).includes('Rotate now?'), 'the confirmation');
+		escaped.stdin.write('\u001B');
+		await waitUntil(() => escaped.results.length === 1, 'the Esc result');
+		expect(escaped.results[0]).toEqual({kind: 'cancelled'});
+
+		const interrupted = screen();
+		await waitUntil(() => frame(interrupted).includes('Rotate now?'), 'the confirmation');
+		interrupted.stdin.write('\u0003');
+		await waitUntil(() => interrupted.results.length === 1, 'the Ctrl+C result');
+		expect(interrupted.results[0]).toEqual({kind: 'interrupted'});
+		expect(escaped.calls() + interrupted.calls()).toBe(0);
+	});
+
+	it('reports a failure and hands the error back', async () => {
+		const error = new KeyRotationError('refused', 'The platform refused the current key …OLD1');
+		const instance = screen({rotate: async () => {
+			throw error;
+		}});
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'failed', error});
+		expect(frame(instance)).toContain('The key was not rotated.');
+	});
+
+	it('keeps waiting for the answer on the first Ctrl+C while rotating', async () => {
+		let resolve: (value: RotationOutcome) => void = () => undefined;
+		const instance = screen({skipConfirm: true, rotate: async () => new Promise<RotationOutcome>(done => {
+			resolve = done;
+		})});
+		await waitUntil(() => frame(instance).includes('Asking the platform for a new key'), 'the spinner');
+		instance.stdin.write('\u0003');
+		await waitUntil(() => frame(instance).includes('press Ctrl+C again'), 'the notice');
+		expect(instance.results).toEqual([]);
+		resolve(outcome());
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+	});
+
+	it('prints the new key in full with a loud warning when it could not be stored', async () => {
+		const instance = screen({skipConfirm: true, rotate: async () => outcome({stored: false, storeError: 'EACCES: permission denied'})});
+		await waitUntil(() => frame(instance).includes('NOT SAVED'), 'the warning');
+		const shown = frame(instance);
+		expect(shown).toContain(newKey);
+		expect(shown).toContain('EACCES: permission denied');
+		expect(shown).toContain('platform-tui keys set');
+	});
+
+	it('warns that PLATFORM_API_KEY overrides the stored key and must be updated before the expiry', async () => {
+		const instance = screen({skipConfirm: true, rotate: async () => outcome({envOverride: true})});
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		const shown = frame(instance);
+		expect(shown).toContain('PLATFORM_API_KEY is set in the environment and overrides the stored key');
+		expect(shown).toContain('before 2030-01-01 11:30:00 UTC');
+	});
+
+	it('says so when the answer had no valid expiry', async () => {
+		const instance = screen({skipConfirm: true, rotate: async () => outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'})});
+		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		expect(frame(instance)).toContain('expiry unknown');
+		expect(frame(instance)).toContain('"tomorrow"');
+	});
+});
+
+describe('KeyPrompt', () => {
+	function prompt() {
+		const results: KeyPromptResult[] = [];
+		const instance = render(<KeyPrompt onDone={result => {
+			results.push(result);
+		}}/>);
+		return Object.assign(instance, {results});
+	}
+
+	it('shows typed and pasted characters as bullets and submits on Enter', async () => {
+		const instance = prompt();
+		await waitUntil(() => frame(instance).includes('API key:'), 'the prompt');
+		instance.stdin.write('sk_');
+		await waitUntil(() => frame(instance).includes('•••'), 'three bullets');
+		instance.stdin.write('pasted_secret_1234');
+		await waitUntil(() => frame(instance).includes('•'.repeat(21)), 'the pasted characters');
+		instance.stdin.write('\u007F');
+		await waitUntil(() => !frame(instance).includes('•'.repeat(21)), 'a deleted character');
+		expect(frame(instance)).not.toContain('pasted_secret');
+		instance.stdin.write('4');
+		await waitUntil(() => frame(instance).includes('•'.repeat(21)), 'the character typed again');
+		instance.stdin.write('\r');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'submitted', key: 'sk_pasted_secret_1234'});
+		expect(instance.frames.join('\n')).not.toContain('pasted_secret');
+	});
+
+	it('refuses an empty key and keeps asking', async () => {
+		const instance = prompt();
+		await waitUntil(() => frame(instance).includes('API key:'), 'the prompt');
+		instance.stdin.write('\r');
+		await waitUntil(() => frame(instance).includes('A key is required'), 'the error');
+		expect(instance.results).toEqual([]);
+		instance.stdin.write('\u001B');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'cancelled'});
+	});
+});
