@@ -1,0 +1,166 @@
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {startLocalPlatform, type LocalPlatform, type LocalPlatformOptions} from '../../source/local-platform/index.js';
+import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
+
+/** Starts a local platform tuned for fast tests (short ingestion steps and retry delays). */
+export async function startFastPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
+	return startLocalPlatform({
+		ingestionStepMs: 10,
+		assistantStepMs: 5,
+		deliveryRetryBaseMs: 5,
+		deliveryTimeoutMs: 2000,
+		...options,
+	});
+}
+
+/** The project's platform client pointed at a local platform, always using its newest key. */
+export function clientFor(platform: LocalPlatform, options: Partial<PlatformClientOptions> = {}): PlatformClient {
+	return new PlatformClient({
+		baseUrl: platform.baseUrl,
+		apiKey: () => platform.apiKey,
+		appId: platform.appId,
+		userId: platform.userId,
+		companyId: platform.companyId,
+		retryBaseMs: 5,
+		timeoutMs: 10_000,
+		...options,
+	});
+}
+
+/** The four credential headers a raw fetch needs. */
+export function authHeaders(platform: LocalPlatform, key = platform.apiKey): Record<string, string> {
+	return {
+		authorization: `Bearer ${key}`,
+		'x-app-id': platform.appId,
+		'x-user-id': platform.userId,
+		'x-company-id': platform.companyId,
+		'x-api-version': '2023-12-06',
+		'content-type': 'application/json',
+	};
+}
+
+export type TempDir = {dir: string; file(name: string, content: string | Uint8Array): Promise<string>; remove(): Promise<void>};
+
+export async function tempDir(): Promise<TempDir> {
+	const dir = await mkdtemp(path.join(tmpdir(), 'local-platform-test-'));
+	return {
+		dir,
+		async file(name, content) {
+			const filePath = path.join(dir, name);
+			await writeFile(filePath, content);
+			return filePath;
+		},
+		async remove() {
+			await rm(dir, {recursive: true, force: true});
+		},
+	};
+}
+
+/** Calls `read` until `done` accepts its value; fails after `timeoutMs` with the last value. */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 5): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		// eslint-disable-next-line no-await-in-loop
+		const value = await read();
+		if (done(value)) {
+			return value;
+		}
+
+		if (Date.now() > deadline) {
+			throw new Error(`Condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+		}
+
+		// eslint-disable-next-line no-await-in-loop
+		await sleep(intervalMs);
+	}
+}
+
+export type ReceivedRequest = {method: string; url: string; headers: IncomingMessage['headers']; body: Buffer};
+
+export type TestServer = {
+	url: string;
+	received: ReceivedRequest[];
+	close(): Promise<void>;
+};
+
+/** A small node:http server whose handler sees the raw body bytes. */
+export async function startTestServer(
+	handler: (request: ReceivedRequest, response: ServerResponse) => void | Promise<void>,
+): Promise<TestServer> {
+	const received: ReceivedRequest[] = [];
+	const server = createServer(async (request, response) => {
+		const parts: Buffer[] = [];
+		for await (const part of request) {
+			parts.push(part as Buffer);
+		}
+
+		const entry: ReceivedRequest = {method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(parts)};
+		received.push(entry);
+		try {
+			await handler(entry, response);
+		} catch (error) {
+			response.writeHead(500).end(String(error));
+		}
+	});
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	const {port} = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		received,
+		async close() {
+			server.closeAllConnections();
+			await new Promise<void>(resolve => {
+				server.close(() => {
+					resolve();
+				});
+			});
+		},
+	};
+}
+
+export function json(response: ServerResponse, status: number, body: unknown): void {
+	response.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify(body));
+}
+
+/**
+ * A minimal valid PDF (one page per entry, Helvetica text), written byte-exact with a correct
+ * cross-reference table so that pdf.js parses it without recovery.
+ */
+export function buildPdf(pages: readonly string[]): Buffer {
+	const escape = (text: string): string => text.replace(/([\\()])/g, '\\$1');
+	const objects: string[] = [];
+	const pageCount = pages.length;
+	// 1: catalog, 2: pages, 3: font, then for each page: page object, content stream.
+	const kids = pages.map((_, index) => `${4 + (index * 2)} 0 R`).join(' ');
+	objects.push('<< /Type /Catalog /Pages 2 0 R >>');
+	objects.push(`<< /Type /Pages /Kids [${kids}] /Count ${pageCount} >>`);
+	objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+	for (const [index, text] of pages.entries()) {
+		const stream = `BT /F1 12 Tf 72 720 Td (${escape(text)}) Tj ET`;
+		objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + (index * 2)} 0 R >>`);
+		objects.push(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
+	}
+
+	let out = '%PDF-1.4\n';
+	const offsets: number[] = [];
+	for (const [index, object] of objects.entries()) {
+		offsets.push(Buffer.byteLength(out, 'latin1'));
+		out += `${index + 1} 0 obj\n${object}\nendobj\n`;
+	}
+
+	const xrefOffset = Buffer.byteLength(out, 'latin1');
+	out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+	for (const offset of offsets) {
+		out += `${String(offset).padStart(10, '0')} 00000 n \n`;
+	}
+
+	out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+	return Buffer.from(out, 'latin1');
+}
