@@ -1,0 +1,43 @@
+/** Progress events of the folder-upload workflow, in the order they can occur. */
+
+export type SpaceSummary = {
+	id?: string;
+	name: string;
+	languageModel: string;
+	chatUpload: string;
+	modules: string[];
+};
+
+export type ChatMessageSummary = {role: string; text: string};
+
+export type UploadEvent =
+	/** The folder was read: the files that will be uploaded, in upload order. */
+	| {type: 'files-listed'; folder: string; files: Array<{name: string; size: number; mimeType: string}>; totalBytes: number}
+	| {type: 'space-loaded'; space: SpaceSummary}
+	/** Get space failed; the workflow goes on without it. */
+	| {type: 'space-warning'; message: string}
+	| {type: 'chat-creating'; title: string}
+	| {type: 'chat-created'; chatId: string; title: string; durationMs: number}
+	| {type: 'file-upserted'; name: string; contentId: string}
+	/** Bytes sent so far by the blob PUT (throttled; the last one has sentBytes === totalBytes). */
+	| {type: 'file-progress'; name: string; contentId: string; sentBytes: number; totalBytes: number}
+	| {type: 'file-uploaded'; name: string; contentId: string; bytes: number; durationMs: number}
+	| {type: 'file-finalized'; name: string; contentId: string}
+	/** The file could not be uploaded; the workflow stops with the matching error. */
+	| {type: 'file-failed'; name: string; contentId?: string; message: string}
+	| {type: 'upload-complete'; files: number; bytes: number; durationMs: number; bytesPerSecond: number}
+	| {type: 'ingestion-started'; total: number; timeoutMs: number}
+	/** A content's ingestion state as last seen; `final` for FINISHED and FAILED…. */
+	| {type: 'ingestion-state'; contentId: string; name: string; state: string; final: boolean}
+	| {type: 'ingestion-round'; round: number; finished: number; total: number; pending: string[]; elapsedMs: number; timeoutMs: number}
+	| {type: 'ingestion-complete'; total: number; elapsedMs: number}
+	| {type: 'message-sent'; messageId: string; text: string}
+	/** The assistant reply as it grows while it is still streaming. */
+	| {type: 'reply-progress'; text: string; elapsedMs: number}
+	| {type: 'reply-complete'; text: string; elapsedMs: number}
+	| {type: 'history'; messages: ChatMessageSummary[]}
+	| {type: 'result'; chatId: string; contentIds: string[]; reply: string};
+
+export type UploadEventType = UploadEvent['type'];
+
+export type UploadEventListener = (event: UploadEvent) => void;

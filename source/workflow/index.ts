@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './events.js';
+export * from './files.js';
+export * from './run-upload.js';
