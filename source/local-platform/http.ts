@@ -34,8 +34,11 @@ export function sendError(response: ServerResponse, error: HttpError): void {
 	sendJson(response, error.status, {error: {message: error.message, code: error.code}}, error.headers);
 }
 
-/** Reads a JSON body; an empty body is `undefined`. Non-JSON content types are refused with 415. */
-export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+/**
+ * Reads a JSON body; an empty body is `undefined`. Non-JSON content types are refused with 415.
+ * Returns the parsed value and the body's size in bytes.
+ */
+export async function readJsonBody(request: IncomingMessage): Promise<{value: unknown; bytes: number}> {
 	const declared = Number(request.headers['content-length'] ?? '0');
 	if (declared > maxJsonBodyBytes) {
 		throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${maxJsonBodyBytes} bytes`);
@@ -55,7 +58,7 @@ export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
 
 	const text = Buffer.concat(parts).toString('utf8');
 	if (text.trim() === '') {
-		return undefined;
+		return {value: undefined, bytes: size};
 	}
 
 	const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
@@ -64,7 +67,7 @@ export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
 	}
 
 	try {
-		return JSON.parse(text) as unknown;
+		return {value: JSON.parse(text) as unknown, bytes: size};
 	} catch {
 		throw badRequest('Request body is not valid JSON');
 	}

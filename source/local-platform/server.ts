@@ -43,6 +43,8 @@ import {WebhookDispatcher, type DeliveryRecord} from './webhooks.js';
 
 export const defaultModel = 'AZURE_GPT_4o_2024_1120';
 const userAgent = 'platform-tui-local/0.1.0';
+/** Request bodies up to this size are kept in the request log. */
+const maxLoggedBodyBytes = 64 * 1024;
 
 type KeyRecord = {createdAt: number; expiresAt: number | null};
 
@@ -447,8 +449,10 @@ class LocalPlatformServer implements LocalPlatform {
 
 			this.injectFault(record);
 			const caller = this.authenticate(request, url.pathname);
-			record.body = await readJsonBody(request);
-			const result = await this.route(method, url, record.body, caller);
+			const body = await readJsonBody(request);
+			// Large bodies are not kept in the request log, so that it stays small.
+			record.body = body.bytes <= maxLoggedBodyBytes ? body.value : `[${body.bytes} bytes not kept]`;
+			const result = await this.route(method, url, body.value, caller);
 			sendJson(response, result.status, result.body);
 		} catch (error) {
 			const httpError = error instanceof HttpError
@@ -1198,7 +1202,9 @@ class LocalPlatformServer implements LocalPlatform {
 		}
 
 		this.setIngestionState(content, 'INGESTION_CHUNKING');
-		const chunks = chunkPages(pages).slice(0, this.limits.maxChunksPerContent);
+		// Per content and in total, the index is capped; chunks beyond the cap are not searchable.
+		const room = Math.max(0, this.limits.maxIndexedChunks - (this.index.size - content.chunkCount));
+		const chunks = chunkPages(pages).slice(0, Math.min(this.limits.maxChunksPerContent, room));
 		if (!await step()) {
 			return;
 		}

@@ -26,6 +26,8 @@ export type LocalPlatformLimits = {
 	maxPdfBytes: number;
 	/** Chunks indexed per content; the rest of a very long document is not searchable. */
 	maxChunksPerContent: number;
+	/** Chunks indexed in total (about 1000 characters each); content ingested beyond it gets no more chunks. */
+	maxIndexedChunks: number;
 	/** Ring buffer of inspected requests. */
 	maxRequestLog: number;
 	/** Ring buffer of webhook deliveries (finished ones are dropped first). */
@@ -46,6 +48,7 @@ export const defaultLimits: LocalPlatformLimits = {
 	maxTextBytes: 16 * 1024 * 1024,
 	maxPdfBytes: 64 * 1024 * 1024,
 	maxChunksPerContent: 20_000,
+	maxIndexedChunks: 200_000,
 	maxRequestLog: 1000,
 	maxDeliveryLog: 1000,
 	maxCompletionLog: 200,

@@ -40,14 +40,14 @@ describe('content upload, ingestion and search', () => {
 	let client: PlatformClient;
 	let files: TempDir;
 	let chatId: string;
-	const events: LocalPlatformEvent[] = [];
 
 	beforeAll(async () => {
-		// Each ingestion state lasts 40 ms, long enough for polling every 5 ms to see it.
-		platform = await startFastPlatform({ingestionStepMs: 40, log: event => events.push(event)});
+		platform = await startFastPlatform({ingestionStepMs: 5});
 		client = clientFor(platform);
 		files = await tempDir();
 		chatId = (await client.createChat({title: 'Uploads', assistantId: platform.assistantId})).id;
+		const lighthouseFile = await upload(client, chatId, await files.file('lighthouse.md', lighthouse), 'lighthouse.md', 'text/markdown');
+		await waitForIngestion(client, chatId, lighthouseFile.id);
 	});
 
 	afterAll(async () => {
@@ -57,48 +57,60 @@ describe('content upload, ingestion and search', () => {
 	});
 
 	it('runs the full chat upload: upsert, PUT, finalize, every ingestion state, content search', async () => {
-		const filePath = await files.file('lighthouse.md', lighthouse);
-		const input = {key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown'};
-		const created = await client.upsertContent({input, chatId});
-		expect(created).toMatchObject({key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown', ingestionState: 'QUEUED'});
-		expect(created.id).toMatch(/^cont_[a-z\d]{24}$/);
-		expect(created.readUrl).toContain(`/blob/${created.id}?`);
+		// Each ingestion state lasts 150 ms here, so that polling every 5 ms sees every one of them.
+		const events: LocalPlatformEvent[] = [];
+		const slow = await startFastPlatform({ingestionStepMs: 150, log: event => events.push(event)});
+		const slowClient = clientFor(slow);
+		try {
+			const slowChatId = (await slowClient.createChat({title: 'Uploads', assistantId: slow.assistantId})).id;
+			const filePath = await files.file('lighthouse.md', lighthouse);
+			const input = {key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown'};
+			const created = await slowClient.upsertContent({input, chatId: slowChatId});
+			expect(created).toMatchObject({key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown', ingestionState: 'QUEUED'});
+			expect(created.id).toMatch(/^cont_[a-z\d]{24}$/);
+			expect(created.readUrl).toContain(`/blob/${created.id}?`);
 
-		await client.putBlob(created.writeUrl!, {filePath, contentType: 'text/markdown'});
-		const size = Buffer.byteLength(lighthouse);
-		const finalize = {input: {...input, byteSize: size}, chatId, fileUrl: created.readUrl!};
-		const finalized = await client.upsertContent(finalize);
-		// The finalize upsert is idempotent: again, same record, ingestion not restarted.
-		const again = await client.upsertContent(finalize);
-		expect(again.id).toBe(created.id);
-		expect(finalized.byteSize).toBe(size);
+			await slowClient.putBlob(created.writeUrl!, {filePath, contentType: 'text/markdown'});
+			const size = Buffer.byteLength(lighthouse);
+			const finalize = {input: {...input, byteSize: size}, chatId: slowChatId, fileUrl: created.readUrl!};
+			const finalized = await slowClient.upsertContent(finalize);
+			// The finalize upsert is idempotent: again, same record, ingestion not restarted.
+			const again = await slowClient.upsertContent(finalize);
+			expect(again.id).toBe(created.id);
+			expect(finalized.byteSize).toBe(size);
 
-		const seen: string[] = [];
-		await pollUntil(
-			async () => {
-				const [content] = await client.searchContent({where: {id: {equals: created.id}}, chatId, includeFailedContent: true});
-				if (content?.ingestionState && seen.at(-1) !== content.ingestionState) {
-					seen.push(content.ingestionState);
-				}
+			const seen: string[] = [];
+			await pollUntil(
+				async () => {
+					const [content] = await slowClient.searchContent({where: {id: {equals: created.id}}, chatId: slowChatId, includeFailedContent: true});
+					if (content?.ingestionState && seen.at(-1) !== content.ingestionState) {
+						seen.push(content.ingestionState);
+					}
 
-				return content?.ingestionState;
-			},
-			finished,
-		);
-		expect(seen).toEqual(['QUEUED', 'INGESTION_READING', 'INGESTION_CHUNKING', 'INGESTION_EMBEDDING', 'FINISHED']);
-		const states = events.filter(event => event.type === 'ingestion' && event.contentId === created.id).map(event => event.type === 'ingestion' && event.state);
-		expect(states).toEqual(['QUEUED', 'INGESTION_READING', 'INGESTION_CHUNKING', 'INGESTION_EMBEDDING', 'FINISHED']);
+					return content?.ingestionState;
+				},
+				finished,
+			);
+			const allStates = ['QUEUED', 'INGESTION_READING', 'INGESTION_CHUNKING', 'INGESTION_EMBEDDING', 'FINISHED'];
+			expect(seen).toEqual(allStates);
+			expect(events.flatMap(event => (event.type === 'ingestion' && event.contentId === created.id ? [event.state] : []))).toEqual(allStates);
 
-		// The read address serves the stored bytes without platform credentials.
-		const blob = await fetch(created.readUrl!);
-		expect(blob.status).toBe(200);
-		expect(await blob.text()).toBe(lighthouse);
+			// The read address serves the stored bytes without platform credentials.
+			const blob = await fetch(created.readUrl!);
+			expect(blob.status).toBe(200);
+			expect(await blob.text()).toBe(lighthouse);
 
-		// Content search: by id with `in`, and scoped to the chat.
-		const byIn = await client.searchContent({where: {id: {in: [created.id, 'cont_missing']}}, chatId, includeFailedContent: false});
-		expect(byIn.map(content => content.id)).toEqual([created.id]);
-		const otherChat = await client.createChat({title: 'Other', assistantId: platform.assistantId});
-		expect(await client.searchContent({where: {id: {equals: created.id}}, chatId: otherChat.id, includeFailedContent: true})).toEqual([]);
+			// Content search: by id with `in`, and scoped to the chat.
+			const byIn = await slowClient.searchContent({where: {id: {in: [created.id, 'cont_missing']}}, chatId: slowChatId, includeFailedContent: false});
+			expect(byIn.map(content => content.id)).toEqual([created.id]);
+			const otherChat = await slowClient.createChat({title: 'Other', assistantId: slow.assistantId});
+			expect(await slowClient.searchContent({where: {id: {equals: created.id}}, chatId: otherChat.id, includeFailedContent: true})).toEqual([]);
+			const [hit] = await slowClient.search({searchString: 'harbour lighthouse built', searchType: 'COMBINED', limit: 1, chatId: slowChatId}) ?? [];
+			expect(hit).toMatchObject({id: created.id, key: 'lighthouse.md', order: 0});
+		} finally {
+			await slowClient.close();
+			await slow.close();
+		}
 	});
 
 	it('ends a corrupt PDF in FAILED_PARSING, hidden from content search without includeFailedContent', async () => {
