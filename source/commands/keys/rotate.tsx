@@ -175,12 +175,8 @@ async function runScreen(
 		throw result.error;
 	}
 
-	const {outcome} = result;
-	if (outcome.envOverride) {
-		context.stderr.write(envWarning(outcome));
-	}
-
-	return outcomeCode(outcome);
+	// The screen showed everything, the env-var warning included.
+	return outcomeCode(result.outcome);
 }
 
 const command: CommandModule = {

@@ -1,4 +1,4 @@
-import {Box, Text, useApp, useInput} from 'ink';
+import {Box, Text, useApp, useInput, type Key} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useRef, useState, type ReactNode} from 'react';
 import type {KeySource} from '../../keys/current.js';
@@ -66,7 +66,7 @@ function Expiry({outcome, nowMs}: {outcome: RotationOutcome; nowMs: number}) {
 	);
 }
 
-function EnvWarning({outcome}: {outcome: RotationOutcome}) {
+function EnvWarning({outcome, canReveal = false}: {outcome: RotationOutcome; canReveal?: boolean}) {
 	if (!outcome.envOverride) {
 		return null;
 	}
@@ -75,7 +75,7 @@ function EnvWarning({outcome}: {outcome: RotationOutcome}) {
 	return (
 		<Box marginTop={1} borderStyle='round' borderColor='yellow' paddingX={1} flexDirection='column'>
 			<Text color='yellow' bold>⚠ PLATFORM_API_KEY is set in the environment and overrides the stored key.</Text>
-			<Text>Update it (here and wherever it is deployed) to the new key before {when}, or every call made with it will fail.</Text>
+			<Text>Update it (here and wherever it is deployed) to the new key before {when}, or every call made with it will fail.{canReveal ? ' Press r to reveal the new key once.' : ''}</Text>
 		</Box>
 	);
 }
@@ -159,7 +159,7 @@ export function RotateScreen(props: RotateScreenProps) {
 		};
 	}, [phase, expiresAtMs]);
 
-	useInput((input, key) => {
+	const handleKey = (input: string, key: Key) => {
 		const state = latest.current;
 		const ctrlC = key.ctrl && input === 'c';
 		if (state.phase === 'confirm') {
@@ -204,6 +204,14 @@ export function RotateScreen(props: RotateScreenProps) {
 
 				finish({kind: 'rotated', outcome: state.outcome});
 			}
+		}
+	};
+
+	useInput((input, key) => {
+		// Keys typed quickly can arrive together ("rq"); handle them one by one.
+		const plain = !key.ctrl && !key.meta && !key.return && !key.escape && input.length > 1;
+		for (const part of plain ? [...input] : [input]) {
+			handleKey(part, key);
 		}
 	});
 
@@ -300,7 +308,7 @@ export function RotateScreen(props: RotateScreenProps) {
 			</Row>
 			<Expiry outcome={outcome} nowMs={nowMs}/>
 			{outcome.expiresAt ? null : <Text color='red'>{malformedExpiryMessage(outcome)}</Text>}
-			<EnvWarning outcome={outcome}/>
+			<EnvWarning outcome={outcome} canReveal={reveal === 'hidden' && phase === 'done'}/>
 			{phase === 'done' ? <Box marginTop={1}><Text dimColor>Enter or q to finish.</Text></Box> : null}
 		</Box>
 	);

@@ -3,8 +3,8 @@ import {formatAgo, formatDuration, formatLocal, formatUtc} from '../../keys/time
 
 /** The `keys show` text: label, value lines. Never a full key. */
 export function statusLines(status: KeyStatus, now: Date): string[] {
-	const label = (name: string) => name.padEnd(14);
-	const indent = ' '.repeat(14);
+	const label = (name: string) => name.padEnd(15);
+	const indent = ' '.repeat(15);
 	const lines: string[] = [];
 	if (status.key) {
 		const source = status.key.source === 'env'

@@ -1,0 +1,349 @@
+import {mkdtempSync, statSync} from 'node:fs';
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {apiKeySupplier} from '../../source/config/resolve.js';
+import {ConfigStore, type StoredConfig} from '../../source/config/store.js';
+import {
+	formatDuration,
+	keyStatus,
+	KeyRotationError,
+	parseIsoTimestamp,
+	rotateApiKey,
+	storeApiKey,
+	type RotationEvent,
+} from '../../source/keys/index.js';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {PlatformApiError} from '../../source/platform/errors.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import {UserError} from '../../source/errors.js';
+
+function freshStore(): {store: ConfigStore; env: NodeJS.ProcessEnv} {
+	const env: NodeJS.ProcessEnv = {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-keys-'))};
+	return {store: new ConfigStore(env), env};
+}
+
+function clientFor(platform: Pick<LocalPlatform, 'baseUrl' | 'appId' | 'userId' | 'companyId'>, apiKey: string | (() => string)): PlatformClient {
+	return new PlatformClient({baseUrl: platform.baseUrl, apiKey, appId: platform.appId, userId: platform.userId, companyId: platform.companyId, retries: 0});
+}
+
+const bearerOf = (headers: Record<string, string>) => headers.authorization?.replace(/^Bearer\s+/i, '');
+
+describe('rotateApiKey against the local platform', () => {
+	let platform: LocalPlatform;
+	const clients: PlatformClient[] = [];
+	const track = (client: PlatformClient) => {
+		clients.push(client);
+		return client;
+	};
+
+	beforeAll(async () => {
+		platform = await startLocalPlatform({keyOverlapMs: 60 * 60 * 1000});
+	});
+
+	afterEach(async () => {
+		await Promise.all(clients.splice(0).map(async client => client.close()));
+	});
+
+	afterAll(async () => {
+		await platform.close();
+	});
+
+	it('stores the new key and the rotation state in the 0600 file before returning, and the next call uses the new key', async () => {
+		const {store, env} = freshStore();
+		const oldKey = platform.apiKey;
+		store.set('apiKey', oldKey);
+		const client = track(clientFor(platform, apiKeySupplier({env, store, fallback: oldKey})));
+		const events: RotationEvent[] = [];
+		const rotatedAt = new Date('2030-01-01T00:00:00.000Z');
+		const seen = platform.requests.length;
+		const outcome = await rotateApiKey({client, store, env, now: () => rotatedAt, onEvent: event => events.push(event)});
+
+		expect(outcome.stored).toBe(true);
+		expect(outcome.newKey).toBe(platform.apiKey);
+		expect(outcome.newKey).not.toBe(oldKey);
+		expect(outcome.newKeyMasked).toBe(`…${outcome.newKey.slice(-4)}`);
+		expect(outcome.previousKeyMasked).toBe(`…${oldKey.slice(-4)}`);
+		expect(outcome.envOverride).toBe(false);
+		const expiry = Date.parse(outcome.expiresAt ?? '');
+		expect(expiry).toBeGreaterThan(Date.now() + (59 * 60 * 1000));
+
+		// The call: POST /v2/keys/rotate, bearer = the old key, JSON content type.
+		const rotateCall = platform.requests.slice(seen).find(request => request.path === '/v2/keys/rotate');
+		expect(rotateCall?.method).toBe('POST');
+		expect(rotateCall?.headers.authorization).toBe(`Bearer ${oldKey}`);
+		expect(rotateCall?.headers['content-type']).toBe('application/json');
+		expect(rotateCall?.status).toBe(200);
+
+		// Stored on disk, with the rotation state, in a 0600 file; read by a fresh store.
+		const onDisk = new ConfigStore(env);
+		expect(onDisk.get('apiKey')).toBe(outcome.newKey);
+		expect(onDisk.rotation()).toEqual({
+			previousKeyExpiresAt: outcome.expiresAt,
+			previousKeyMasked: `…${oldKey.slice(-4)}`,
+			lastRotatedAt: rotatedAt.toISOString(),
+		});
+		expect(JSON.stringify(onDisk.all())).not.toContain(oldKey);
+		expect(statSync(store.path).mode & 0o777).toBe(0o600);
+
+		expect(events.map(event => event.type)).toEqual(['rotating', 'rotated', 'stored']);
+		expect(JSON.stringify(events)).not.toContain(outcome.newKey);
+		expect(JSON.stringify(events)).not.toContain(oldKey);
+
+		// The same client's next request carries the new key.
+		const before = platform.requests.length;
+		await client.getSpace(platform.assistantId);
+		const next = platform.requests.slice(before);
+		expect(next.map(request => bearerOf(request.headers))).toEqual([outcome.newKey]);
+	});
+
+	it('keeps the old key working inside the overlap and refuses it after', async () => {
+		const short = await startLocalPlatform({keyOverlapMs: 300});
+		try {
+			const {store, env} = freshStore();
+			const oldKey = short.apiKey;
+			store.set('apiKey', oldKey);
+			const outcome = await rotateApiKey({client: track(clientFor(short, apiKeySupplier({env, store, fallback: oldKey}))), store, env});
+			const withOldKey = track(clientFor(short, oldKey));
+			const withNewKey = track(clientFor(short, outcome.newKey));
+			// Inside the overlap: both keys work.
+			await expect(withOldKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
+			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
+			// After the announced expiry: the old key is refused, the new one still works.
+			const expiresAt = Date.parse(outcome.expiresAt ?? '');
+			while (Date.now() <= expiresAt + 20) {
+				// eslint-disable-next-line no-await-in-loop
+				await sleep(Math.min(100, Math.max(1, expiresAt + 25 - Date.now())));
+			}
+
+			const refused = await withOldKey.getSpace(short.assistantId).then(() => undefined, (error: unknown) => error);
+			expect(refused).toBeInstanceOf(PlatformApiError);
+			expect((refused as PlatformApiError).status).toBe(401);
+			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
+		} finally {
+			await short.close();
+		}
+	});
+
+	it('maps a 401 (an expired key) to a clear "refused" error and stores nothing', async () => {
+		const short = await startLocalPlatform({keyOverlapMs: 100});
+		try {
+			const {store, env} = freshStore();
+			const oldKey = short.apiKey;
+			store.set('apiKey', oldKey);
+			const first = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env});
+			while (Date.now() <= Date.parse(first.expiresAt ?? '') + 20) {
+				// eslint-disable-next-line no-await-in-loop
+				await sleep(30);
+			}
+
+			// Put the expired key back, as if the rotation had happened elsewhere.
+			store.setMany({apiKey: oldKey, rotation: {}});
+			const error = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env}).then(() => undefined, (caught: unknown) => caught);
+			expect(error).toBeInstanceOf(KeyRotationError);
+			expect(error).toBeInstanceOf(UserError);
+			const rotationError = error as KeyRotationError;
+			expect(rotationError.kind).toBe('refused');
+			expect(rotationError.message).toContain('HTTP 401');
+			expect(rotationError.message).toContain('expired or been revoked');
+			expect(rotationError.message).toContain('platform-tui keys set');
+			expect(rotationError.message).toContain(`…${oldKey.slice(-4)}`);
+			expect(rotationError.message).not.toContain(oldKey);
+			expect(store.get('apiKey')).toBe(oldKey);
+			expect(store.rotation()).toEqual({});
+		} finally {
+			await short.close();
+		}
+	});
+
+	it('maps a network failure to a clear error and keeps the key', async () => {
+		const closed = await startLocalPlatform();
+		const settings = {baseUrl: closed.baseUrl, appId: closed.appId, userId: closed.userId, companyId: closed.companyId};
+		await closed.close();
+		const {store, env} = freshStore();
+		store.set('apiKey', 'sk_test_unchanged_key_1234');
+		const error = await rotateApiKey({client: track(clientFor(settings, 'sk_test_unchanged_key_1234')), store, env}).then(() => undefined, (caught: unknown) => caught);
+		expect(error).toBeInstanceOf(KeyRotationError);
+		expect((error as KeyRotationError).kind).toBe('network');
+		expect((error as Error).message).toContain(`could not reach ${settings.baseUrl}`);
+		expect((error as Error).message).toContain('…1234 is unchanged');
+		expect((error as Error).message).toContain('PLATFORM_BASE_URL');
+		expect(store.get('apiKey')).toBe('sk_test_unchanged_key_1234');
+	});
+
+	it('fails with a clear message when no key is set', async () => {
+		const {store, env} = freshStore();
+		const error = await rotateApiKey({client: track(clientFor(platform, 'unused')), store, env}).then(() => undefined, (caught: unknown) => caught);
+		expect((error as KeyRotationError).kind).toBe('no-key');
+		expect((error as Error).message).toContain('platform-tui keys set');
+	});
+
+	it('reports a store that cannot be written, and hands back the full new key', async () => {
+		const {env} = freshStore();
+		class BrokenStore extends ConfigStore {
+			override setMany(_values: Partial<StoredConfig>): void {
+				throw new Error('EACCES: permission denied, open \'config.json\'');
+			}
+		}
+
+		const store = new BrokenStore(env);
+		const oldKey = platform.apiKey;
+		const events: RotationEvent[] = [];
+		const outcome = await rotateApiKey({client: track(clientFor(platform, oldKey)), store, env: {...env, PLATFORM_API_KEY: oldKey}, onEvent: event => events.push(event)});
+		expect(outcome.stored).toBe(false);
+		expect(outcome.storeError).toContain('EACCES');
+		expect(outcome.newKey).toBe(platform.apiKey);
+		expect(outcome.envOverride).toBe(true);
+		expect(outcome.previousKeySource).toBe('env');
+		expect(events.map(event => event.type)).toEqual(['rotating', 'rotated', 'store-failed']);
+	});
+});
+
+describe('rotateApiKey with malformed answers', () => {
+	let server: Server;
+	let baseUrl: string;
+	let answer: {status: number; body: string} = {status: 200, body: '{}'};
+
+	beforeAll(async () => {
+		server = createServer((request, response) => {
+			request.resume();
+			request.on('end', () => {
+				response.writeHead(answer.status, {'content-type': 'application/json'});
+				response.end(answer.body);
+			});
+		});
+		await new Promise<void>(resolve => {
+			server.listen(0, '127.0.0.1', resolve);
+		});
+		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+
+	afterAll(async () => {
+		server.closeAllConnections();
+		await new Promise(resolve => {
+			server.close(resolve);
+		});
+	});
+
+	async function rotateWith(body: string, status = 200) {
+		answer = {status, body};
+		const {store, env} = freshStore();
+		store.set('apiKey', 'sk_current_key_0000');
+		const client = new PlatformClient({baseUrl, apiKey: 'sk_current_key_0000', appId: 'app', retries: 0});
+		try {
+			const result = await rotateApiKey({client, store, env}).then(outcome => ({outcome}), (error: unknown) => ({error}));
+			return {...result, store};
+		} finally {
+			await client.close();
+		}
+	}
+
+	it.each([
+		['{}', 'new_key is missing'],
+		['{"new_key": "", "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key: the key is empty'],
+		['{"new_key": 42, "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is a number'],
+		['{"new_key": "two words", "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'spaces'],
+		['[1, 2]', 'not a JSON object'],
+		['null', 'not a JSON object'],
+		['<html>oops</html>', 'not JSON'],
+	])('refuses %s and keeps the key', async (body, detail) => {
+		const {error, store} = await rotateWith(body);
+		expect(error).toBeInstanceOf(KeyRotationError);
+		expect((error as KeyRotationError).kind).toBe('malformed');
+		expect((error as Error).message).toContain('malformed');
+		expect((error as Error).message).toContain(detail);
+		expect(store.get('apiKey')).toBe('sk_current_key_0000');
+	});
+
+	it('stores a usable new key even when old_key_expires_at is not a timestamp, and says the expiry is unknown', async () => {
+		const {outcome, store} = await rotateWith('{"new_key": "sk_issued_anyway_9999", "old_key_expires_at": "tomorrow"}');
+		expect(outcome?.stored).toBe(true);
+		expect(outcome?.expiresAt).toBeUndefined();
+		expect(outcome?.malformedExpiry).toBe('tomorrow');
+		expect(store.get('apiKey')).toBe('sk_issued_anyway_9999');
+		expect(store.rotation().previousKeyExpiresAt).toBeUndefined();
+	});
+
+	it('maps other platform errors to a clear message', async () => {
+		const {error} = await rotateWith('{"error": "maintenance"}', 400);
+		expect((error as KeyRotationError).kind).toBe('platform');
+		expect((error as Error).message).toContain('HTTP 400: maintenance');
+		expect((error as Error).message).toContain('…0000 is unchanged');
+	});
+});
+
+describe('keyStatus', () => {
+	it('reports the stored key masked, the last rotation and the previous key with its time left', () => {
+		const {store, env} = freshStore();
+		store.setMany({apiKey: 'sk_stored_key_ABCD', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		const status = keyStatus({env, store, now: () => new Date('2030-01-01T11:30:00.000Z')});
+		expect(status).toEqual({
+			key: {masked: '…ABCD', source: 'stored'},
+			configPath: store.path,
+			lastRotatedAt: '2030-01-01T11:00:00.000Z',
+			previousKey: {masked: '…OLD1', expiresAt: '2030-01-01T12:00:00.000Z', valid: true, remainingMs: 30 * 60 * 1000},
+			envHoldsPreviousKey: false,
+		});
+		const later = keyStatus({env, store, now: () => new Date('2030-01-01T12:00:01.000Z')});
+		expect(later.previousKey).toMatchObject({valid: false, remainingMs: 0});
+	});
+
+	it('says when PLATFORM_API_KEY overrides the store, and when it still holds the rotated-out key', () => {
+		const {store, env} = freshStore();
+		store.setMany({apiKey: 'sk_new_key_NEW2', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		const status = keyStatus({env: {...env, PLATFORM_API_KEY: 'sk_env_key_OLD1'}, store, now: () => new Date('2030-01-01T11:00:00.000Z')});
+		expect(status.key).toEqual({masked: '…OLD1', source: 'env'});
+		expect(status.storedKeyMasked).toBe('…NEW2');
+		expect(status.envHoldsPreviousKey).toBe(true);
+		expect(JSON.stringify(status)).not.toContain('sk_');
+	});
+
+	it('has no key when none is set', () => {
+		const {store, env} = freshStore();
+		expect(keyStatus({env, store})).toEqual({configPath: store.path, envHoldsPreviousKey: false});
+	});
+});
+
+describe('storeApiKey', () => {
+	it('stores a key in the 0600 file, forgets the replaced key\'s overlap and keeps the last rotation time', () => {
+		const {store, env} = freshStore();
+		store.setMany({apiKey: 'sk_before_1111', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		const stored = storeApiKey({key: '  sk_after_2222\n', store, env});
+		expect(stored).toEqual({masked: '…2222', path: store.path, changed: true, envOverride: false});
+		expect(store.get('apiKey')).toBe('sk_after_2222');
+		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z'});
+		expect(statSync(store.path).mode & 0o777).toBe(0o600);
+		expect(storeApiKey({key: 'sk_after_2222', store, env: {PLATFORM_API_KEY: 'x'}})).toMatchObject({changed: false, envOverride: true});
+	});
+
+	it.each(['', '   \n', 'two words', 'line\nbreak'])('refuses %j without storing it', key => {
+		const {store, env} = freshStore();
+		store.set('apiKey', 'sk_kept_3333');
+		expect(() => storeApiKey({key, store, env})).toThrow(UserError);
+		expect(store.get('apiKey')).toBe('sk_kept_3333');
+	});
+});
+
+describe('time helpers', () => {
+	it('formats countdowns with two units at most', () => {
+		expect(formatDuration(0)).toBe('0 s');
+		expect(formatDuration(1)).toBe('1 s');
+		expect(formatDuration(45_000)).toBe('45 s');
+		expect(formatDuration(750_000)).toBe('12 min 30 s');
+		expect(formatDuration(((4 * 60) + 5) * 60_000)).toBe('4 h 05 min');
+		expect(formatDuration(((51 * 60) + 5) * 60_000)).toBe('2 d 3 h');
+		expect(formatDuration(-5)).toBe('0 s');
+	});
+
+	it('parses ISO 8601 timestamps, reading a missing zone as UTC, and rejects anything else', () => {
+		expect(parseIsoTimestamp('2030-01-01T12:00:00Z')?.toISOString()).toBe('2030-01-01T12:00:00.000Z');
+		expect(parseIsoTimestamp('2030-01-01T12:00:00.123456+02:00')?.toISOString()).toBe('2030-01-01T10:00:00.123Z');
+		expect(parseIsoTimestamp('2030-01-01T12:00:00')?.toISOString()).toBe('2030-01-01T12:00:00.000Z');
+		for (const bad of ['tomorrow', '', '2030-02-30T00:00:00Z', '2030-13-01T00:00:00Z', '1700000000', 1_700_000_000, null, undefined, {}]) {
+			expect(parseIsoTimestamp(bad)).toBeUndefined();
+		}
+	});
+});

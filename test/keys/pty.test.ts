@@ -1,0 +1,107 @@
+import {mkdtempSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {ConfigStore} from '../../source/config/store.js';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {runInPty, stripAnsi} from '../helpers/pty.js';
+
+function configDir(): string {
+	return mkdtempSync(join(tmpdir(), 'platform-tui-keys-pty-'));
+}
+
+describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
+	let platform: LocalPlatform;
+
+	beforeAll(async () => {
+		platform = await startLocalPlatform({keyOverlapMs: 2 * 60 * 60 * 1000});
+	});
+
+	afterAll(async () => {
+		await platform.close();
+	});
+
+	it('keys rotate: confirm with y, see the new key masked, reveal it once with r, then it is masked for good', async () => {
+		const dir = configDir();
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		const oldKey = platform.apiKey;
+		store.set('apiKey', oldKey);
+		const session = runInPty(['keys', 'rotate'], {env: {
+			PLATFORM_TUI_CONFIG_DIR: dir,
+			PLATFORM_BASE_URL: platform.baseUrl,
+			PLATFORM_APP_ID: platform.appId,
+			PLATFORM_USER_ID: platform.userId,
+			PLATFORM_COMPANY_ID: platform.companyId,
+		}});
+		try {
+			const confirm = await session.waitFor('Rotate now?');
+			expect(confirm).toContain(`…${oldKey.slice(-4)}`);
+			expect(confirm).not.toContain(oldKey);
+			session.write('y');
+			const done = await session.waitFor('press r to reveal it once');
+			const newKey = platform.apiKey;
+			expect(newKey).not.toBe(oldKey);
+			// Stored before anything was shown.
+			expect(store.get('apiKey')).toBe(newKey);
+			expect(done).toContain(`…${newKey.slice(-4)}`);
+			expect(done).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+			expect(done).toMatch(/Overlap left\s+(1 h 59 min|2 h 00 min)/);
+			expect(done).not.toContain(newKey);
+
+			session.write('r');
+			await session.waitFor(newKey);
+			const revealedAt = stripAnsi(session.output()).length;
+			session.write('r');
+			await session.waitFor('can not be shown again');
+			session.write('r');
+			session.write('q');
+			const {code, output} = await session.exit();
+			expect(code).toBe(0);
+			// After it was hidden again, the key never came back.
+			const afterHide = output.slice(output.indexOf('can not be shown again', revealedAt));
+			expect(afterHide).not.toContain(newKey);
+			expect(output).not.toContain(oldKey);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('keys rotate: n cancels, exits 1 and leaves the key unchanged', async () => {
+		const dir = configDir();
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		const key = platform.apiKey;
+		store.set('apiKey', key);
+		const before = platform.requests.length;
+		const session = runInPty(['keys', 'rotate'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		try {
+			await session.waitFor('Rotate now?');
+			session.write('n');
+			const {code, output} = await session.exit();
+			expect(code).toBe(1);
+			expect(output).toContain('Rotation cancelled; the key is unchanged.');
+			expect(store.get('apiKey')).toBe(key);
+			expect(platform.requests.length).toBe(before);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('keys set: a masked prompt that never shows the key', async () => {
+		const dir = configDir();
+		const key = 'sk_typed_into_the_prompt_Zx81';
+		const session = runInPty(['keys', 'set'], {env: {PLATFORM_TUI_CONFIG_DIR: dir}});
+		try {
+			await session.waitFor('API key:');
+			session.write(key);
+			await session.waitFor('•'.repeat(key.length));
+			session.write('\r');
+			const {code, output} = await session.exit();
+			expect(code).toBe(0);
+			expect(output).toContain('Stored API key …Zx81');
+			expect(output).not.toContain(key);
+			expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).get('apiKey')).toBe(key);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+});
