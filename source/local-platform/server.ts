@@ -1,19 +1,17 @@
 import {randomBytes} from 'node:crypto';
-import {createReadStream} from 'node:fs';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {performance} from 'node:perf_hooks';
-import {pipeline} from 'node:stream/promises';
-import mime from 'mime-types';
-import {Agent, request as undiciRequest} from 'undici';
+import {Agent} from 'undici';
 import {eventTypes, type ExternalModuleChosenPayload, type UserMessageCreatedPayload, type WebhookEvent} from '../platform/types.js';
 import {webhookPayloadVersion} from '../platform/webhook-signature.js';
 import {BlobStore} from './blobs.js';
-import {chunkPages, extractFile, ParseError} from './extract.js';
+import {Completions} from './completions.js';
+import {ContentStore} from './contents.js';
+import {headerValue, now, quotaExceeded, remember, type Caller, type ServiceContext} from './context.js';
 import {
 	HttpError,
 	badRequest,
-	isObject,
 	notFound,
 	objectBody,
 	optionalString,
@@ -26,8 +24,6 @@ import {
 } from './http.js';
 import {newApiKey, newId, newToken, seededRandom} from './ids.js';
 import {assertLoopbackUrl, isLoopbackHost} from './loopback.js';
-import {localCompletion, type ModelMessage} from './model.js';
-import {ChunkIndex, searchTypes, type IndexedChunk, type LocalSearchType} from './search-index.js';
 import {abortableSleep} from './timers.js';
 import {
 	defaultLimits,
@@ -47,8 +43,6 @@ const userAgent = 'platform-tui-local/0.1.0';
 const maxLoggedBodyBytes = 64 * 1024;
 
 type KeyRecord = {createdAt: number; expiresAt: number | null};
-
-type Caller = {userId: string; companyId: string; apiKey: string};
 
 type ChatRecord = {
 	id: string;
@@ -89,45 +83,7 @@ type LogRecord = {
 	companyId: string;
 };
 
-type ContentRecord = {
-	id: string;
-	key: string;
-	title: string;
-	mimeType: string;
-	chatId: string | undefined;
-	companyId: string;
-	ownerId: string;
-	byteSize: number | null;
-	ingestionState: string;
-	ingestionError: string | undefined;
-	ingestionConfig: unknown;
-	writeToken: string;
-	readToken: string;
-	blobContentType: string | undefined;
-	uploadedAt: string | undefined;
-	finalizedAt: string | undefined;
-	createdAt: string;
-	updatedAt: string;
-	/** Bumped by every completed upload; a running ingestion stops when it is no longer current. */
-	generation: number;
-	chunkCount: number;
-};
-
 const logStatuses: readonly LogStatus[] = ['RUNNING', 'COMPLETED', 'FAILED'];
-
-function now(): string {
-	return new Date().toISOString();
-}
-
-function quotaExceeded(what: string, limit: number): HttpError {
-	return new HttpError(403, 'QUOTA_EXCEEDED', `The local platform keeps at most ${limit} ${what}`);
-}
-
-function headerValue(request: IncomingMessage, name: string): string | undefined {
-	const value = request.headers[name];
-	const text = Array.isArray(value) ? value[0] : value;
-	return text === undefined || text.trim() === '' ? undefined : text.trim();
-}
 
 function flattenHeaders(request: IncomingMessage): Record<string, string> {
 	const out: Record<string, string> = {};
@@ -138,19 +94,6 @@ function flattenHeaders(request: IncomingMessage): Record<string, string> {
 	}
 
 	return out;
-}
-
-function estimateTokens(text: string): number {
-	return Math.ceil(text.length / 4);
-}
-
-function normalizeMime(mimeType: string, key: string): string {
-	const base = (mimeType.split(';')[0] ?? '').trim().toLowerCase();
-	if (base !== '') {
-		return base;
-	}
-
-	return mime.lookup(key) || 'application/octet-stream';
 }
 
 function validateRate(value: number | undefined, name: string): number {
@@ -188,20 +131,16 @@ class LocalPlatformServer implements LocalPlatform {
 	private faultRetryAfterSeconds: number;
 	private latencyMs: number;
 	private random: () => number;
-	private readonly llmUrl: URL | undefined;
-	private readonly ingestionStepMs: number;
 	private readonly assistantStepMs: number;
 	private registeredWebhookUrl: string | undefined;
 	private readonly dispatcher: WebhookDispatcher;
 	private readonly agent = new Agent({connections: 8});
-	private readonly index = new ChunkIndex();
+	private readonly contents: ContentStore;
+	private readonly completionService: Completions;
 	private readonly chats = new Map<string, ChatRecord>();
 	private readonly messages = new Map<string, MessageRecord>();
 	private readonly logs = new Map<string, LogRecord>();
-	private readonly contents = new Map<string, ContentRecord>();
-	private readonly contentKeys = new Map<string, string>();
 	private readonly requestLog: RequestRecord[] = [];
-	private readonly completionLog: CompletionRecord[] = [];
 	private readonly stop = new AbortController();
 	private readonly background = new Set<Promise<unknown>>();
 	private readonly moduleIds = {builtIn: newId('mod'), external: newId('mod')};
@@ -225,8 +164,24 @@ class LocalPlatformServer implements LocalPlatform {
 		this.faultRetryAfterSeconds = Math.max(0, Math.round(options.faultRetryAfterSeconds ?? 1));
 		this.latencyMs = validateMs(options.latencyMs, 0, 'latencyMs');
 		this.random = options.seed === undefined ? Math.random : seededRandom(options.seed);
-		this.llmUrl = options.llmUrl === undefined ? undefined : assertLoopbackUrl(options.llmUrl, 'llmUrl');
-		this.ingestionStepMs = validateMs(options.ingestionStepMs, 150, 'ingestionStepMs');
+		const context: ServiceContext = {
+			limits: this.limits,
+			signal: this.stop.signal,
+			baseUrl: () => this.baseUrl,
+			emit: event => {
+				this.emit(event);
+			},
+			track: promise => {
+				this.track(promise);
+			},
+		};
+		this.completionService = new Completions(context, {
+			llmUrl: options.llmUrl === undefined ? undefined : assertLoopbackUrl(options.llmUrl, 'llmUrl'),
+			llmModel: options.llmModel,
+			llmApiKey: options.llmApiKey,
+			userAgent,
+		}, this.agent);
+		this.contents = new ContentStore(context, blobs, validateMs(options.ingestionStepMs, 150, 'ingestionStepMs'), (chatId, caller) => this.chatFor(chatId, caller));
 		this.assistantStepMs = validateMs(options.assistantStepMs, 100, 'assistantStepMs');
 		if (options.webhookUrl !== undefined) {
 			this.setWebhookUrl(options.webhookUrl);
@@ -295,7 +250,7 @@ class LocalPlatformServer implements LocalPlatform {
 	}
 
 	get completions(): readonly CompletionRecord[] {
-		return [...this.completionLog];
+		return [...this.completionService.records];
 	}
 
 	settings(): LocalPlatformSettings {
@@ -333,8 +288,7 @@ class LocalPlatformServer implements LocalPlatform {
 	}
 
 	content(id: string): Record<string, unknown> | undefined {
-		const record = this.contents.get(id);
-		return record === undefined ? undefined : this.contentView(record);
+		return this.contents.get(id);
 	}
 
 	message(id: string): Record<string, unknown> | undefined {
@@ -385,13 +339,6 @@ class LocalPlatformServer implements LocalPlatform {
 		}
 	}
 
-	private remember<T>(list: T[], entry: T, max: number): void {
-		list.push(entry);
-		if (list.length > max) {
-			list.splice(0, list.length - max);
-		}
-	}
-
 	private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
 		const requestId = `req_${newToken(24)}`;
 		const started = performance.now();
@@ -411,7 +358,7 @@ class LocalPlatformServer implements LocalPlatform {
 		response.setHeader('request-id', requestId);
 		const isHealth = url.pathname === '/health';
 		if (!isHealth) {
-			this.remember(this.requestLog, record, this.limits.maxRequestLog);
+			remember(this.requestLog, record, this.limits.maxRequestLog);
 			response.once('close', () => {
 				record.status = response.statusCode;
 				record.durationMs = Math.round(performance.now() - started);
@@ -443,7 +390,7 @@ class LocalPlatformServer implements LocalPlatform {
 			}
 
 			if (url.pathname.startsWith('/blob/')) {
-				await this.handleBlob(method, url, request, response);
+				await this.contents.handleBlob(method, url, request, response);
 				return;
 			}
 
@@ -579,22 +526,22 @@ class LocalPlatformServer implements LocalPlatform {
 
 		if (path === 'content/upsert') {
 			allow('POST');
-			return ok(this.upsertContent(objectBody(body), caller));
+			return ok(this.contents.upsertContent(objectBody(body), caller));
 		}
 
 		if (path === 'content/search') {
 			allow('POST');
-			return ok(this.searchContent(objectBody(body), caller));
+			return ok(this.contents.searchContent(objectBody(body), caller));
 		}
 
 		if (path === 'search/search') {
 			allow('POST');
-			return ok(this.search(objectBody(body), caller));
+			return ok(this.contents.search(objectBody(body), caller));
 		}
 
 		if (path === 'openai/chat/completions') {
 			allow('POST');
-			return ok(await this.chatCompletion(objectBody(body)));
+			return ok(await this.completionService.handle(objectBody(body)));
 		}
 
 		if (path === 'message-log') {
@@ -896,7 +843,7 @@ class LocalPlatformServer implements LocalPlatform {
 		try {
 			const searchLog = this.addLog(assistantMessage, 'Searching the knowledge base', 'RUNNING', 1);
 			open.push(searchLog);
-			const hits = this.index.search(question, {companyId: chat.companyId, chatId: chat.id, limit: 3, searchType: 'COMBINED'});
+			const hits = this.contents.searchChunks(question, {companyId: chat.companyId, chatId: chat.id, limit: 3, searchType: 'COMBINED'});
 			const context = hits.length === 0
 				? 'No relevant documents were found.'
 				: hits.map(hit => hit.text.slice(0, 500)).join('\n---\n');
@@ -904,7 +851,7 @@ class LocalPlatformServer implements LocalPlatform {
 			open.pop();
 			const generateLog = this.addLog(assistantMessage, 'Generating a response', 'RUNNING', 2);
 			open.push(generateLog);
-			const {content} = await this.complete({
+			const {content} = await this.completionService.complete({
 				model: defaultModel,
 				messages: [
 					{role: 'system', content: `Answer the user's question using only the documents below.\n\nContext:\n${context}`},
@@ -1031,466 +978,6 @@ class LocalPlatformServer implements LocalPlatform {
 		return this.logView(log);
 	}
 
-	// ---- contents and ingestion ----------------------------------------------------------------
-
-	private blobUrl(content: ContentRecord, permission: 'r' | 'w'): string {
-		const token = permission === 'w' ? content.writeToken : content.readToken;
-		return `${this.baseUrl}/blob/${encodeURIComponent(content.id)}?sp=${permission}&token=${token}`;
-	}
-
-	private contentView(content: ContentRecord): Record<string, unknown> {
-		return {
-			id: content.id,
-			key: content.key,
-			title: content.title,
-			mimeType: content.mimeType,
-			byteSize: content.byteSize,
-			chatId: content.chatId ?? null,
-			ownerId: content.ownerId,
-			ingestionState: content.ingestionState,
-			...(content.ingestionError === undefined ? {} : {ingestionError: content.ingestionError}),
-			chunkCount: content.chunkCount,
-			writeUrl: this.blobUrl(content, 'w'),
-			readUrl: this.blobUrl(content, 'r'),
-			url: null,
-			createdAt: content.createdAt,
-			updatedAt: content.updatedAt,
-		};
-	}
-
-	private contentKey(companyId: string, chatId: string | undefined, key: string): string {
-		return `${companyId}\u0000${chatId ?? ''}\u0000${key}`;
-	}
-
-	/**
-	 * Creates or updates the content with this key in this scope (the chat, or company-wide
-	 * without chatId). An upsert with `fileUrl` is the finalize step: it must name this content's
-	 * own blob, is accepted any number of times, and does not restart ingestion, which starts as
-	 * soon as the bytes have arrived by PUT.
-	 */
-	private upsertContent(body: JsonObject, caller: Caller): Record<string, unknown> {
-		if (!isObject(body.input)) {
-			throw badRequest('"input" is required and must be an object');
-		}
-
-		const {input} = body;
-		const key = requiredString(input, 'key', 'input.key');
-		const title = optionalString(input, 'title', 'input.title') ?? key;
-		const mimeType = normalizeMime(optionalString(input, 'mimeType', 'input.mimeType') ?? '', key);
-		const {byteSize} = input;
-		if (byteSize !== undefined && byteSize !== null && (typeof byteSize !== 'number' || !Number.isSafeInteger(byteSize) || byteSize < 0)) {
-			throw badRequest('"input.byteSize" must be a non-negative integer');
-		}
-
-		const chatId = optionalString(body, 'chatId');
-		const fileUrl = optionalString(body, 'fileUrl');
-		if (chatId !== undefined) {
-			this.chatFor(chatId, caller);
-		}
-
-		const scopeKey = this.contentKey(caller.companyId, chatId, key);
-		const existingId = this.contentKeys.get(scopeKey);
-		let content = existingId === undefined ? undefined : this.contents.get(existingId);
-		const at = now();
-		if (content === undefined) {
-			if (this.contents.size >= this.limits.maxContents) {
-				throw quotaExceeded('contents', this.limits.maxContents);
-			}
-
-			content = {
-				id: newId('cont'),
-				key,
-				title,
-				mimeType,
-				chatId,
-				companyId: caller.companyId,
-				ownerId: chatId ?? caller.companyId,
-				byteSize: null,
-				ingestionState: 'QUEUED',
-				ingestionError: undefined,
-				ingestionConfig: body.ingestionConfig,
-				writeToken: newToken(),
-				readToken: newToken(),
-				blobContentType: undefined,
-				uploadedAt: undefined,
-				finalizedAt: undefined,
-				createdAt: at,
-				updatedAt: at,
-				generation: 0,
-				chunkCount: 0,
-			};
-		}
-
-		if (fileUrl !== undefined) {
-			let path: string;
-			try {
-				path = new URL(fileUrl).pathname;
-			} catch {
-				throw badRequest('"fileUrl" must be a URL');
-			}
-
-			if (path !== `/blob/${encodeURIComponent(content.id)}`) {
-				throw badRequest('"fileUrl" must be the readUrl of this content (the local platform does not fetch other addresses)');
-			}
-
-			if (typeof byteSize === 'number' && content.uploadedAt !== undefined && content.byteSize !== byteSize) {
-				throw badRequest(`"input.byteSize" is ${byteSize} but ${content.byteSize ?? 0} bytes were uploaded`);
-			}
-
-			content.finalizedAt ??= at;
-		}
-
-		content.title = title;
-		content.mimeType = mimeType;
-		if (body.ingestionConfig !== undefined) {
-			content.ingestionConfig = body.ingestionConfig;
-		}
-
-		content.updatedAt = at;
-		this.contents.set(content.id, content);
-		this.contentKeys.set(scopeKey, content.id);
-		return this.contentView(content);
-	}
-
-	private setIngestionState(content: ContentRecord, state: string, error?: string): void {
-		content.ingestionState = state;
-		content.ingestionError = error;
-		content.updatedAt = now();
-		this.emit({type: 'ingestion', at: content.updatedAt, contentId: content.id, key: content.key, state, ...(error === undefined ? {} : {error})});
-	}
-
-	private startIngestion(content: ContentRecord): void {
-		const generation = ++content.generation;
-		this.index.removeContent(content.id);
-		content.chunkCount = 0;
-		this.setIngestionState(content, 'QUEUED');
-		this.track(this.ingest(content, generation));
-	}
-
-	/**
-	 * QUEUED → INGESTION_READING (text extraction) → INGESTION_CHUNKING → INGESTION_EMBEDDING →
-	 * FINISHED (chunks become searchable), each state held for `ingestionStepMs`. Unparsable
-	 * bytes end in FAILED_PARSING. A newer upload of the same content supersedes this run.
-	 */
-	private async ingest(content: ContentRecord, generation: number): Promise<void> {
-		const current = (): boolean => !this.stop.signal.aborted && content.generation === generation;
-		const step = async (): Promise<boolean> => {
-			await abortableSleep(this.ingestionStepMs, this.stop.signal);
-			return current();
-		};
-
-		if (!await step()) {
-			return;
-		}
-
-		this.setIngestionState(content, 'INGESTION_READING');
-		let pages;
-		try {
-			const extraction = await extractFile(this.blobs.pathOf(content.id), content.mimeType, content.byteSize ?? 0, this.limits);
-			pages = extraction.pages;
-		} catch (error) {
-			if (await step()) {
-				const message = error instanceof Error ? error.message : String(error);
-				this.setIngestionState(content, error instanceof ParseError ? 'FAILED_PARSING' : 'FAILED_READING', message);
-			}
-
-			return;
-		}
-
-		if (!await step()) {
-			return;
-		}
-
-		this.setIngestionState(content, 'INGESTION_CHUNKING');
-		// Per content and in total, the index is capped; chunks beyond the cap are not searchable.
-		const room = Math.max(0, this.limits.maxIndexedChunks - (this.index.size - content.chunkCount));
-		const chunks = chunkPages(pages).slice(0, Math.min(this.limits.maxChunksPerContent, room));
-		if (!await step()) {
-			return;
-		}
-
-		this.setIngestionState(content, 'INGESTION_EMBEDDING');
-		if (!await step()) {
-			return;
-		}
-
-		const indexed: IndexedChunk[] = chunks.map(chunk => ({
-			chunkId: newId('chunk'),
-			contentId: content.id,
-			companyId: content.companyId,
-			chatId: content.chatId,
-			key: content.key,
-			title: content.title,
-			url: this.blobUrl(content, 'r'),
-			order: chunk.order,
-			startPage: chunk.startPage,
-			endPage: chunk.endPage,
-			text: chunk.text,
-		}));
-		this.index.replaceContent(content.id, indexed);
-		content.chunkCount = indexed.length;
-		this.setIngestionState(content, 'FINISHED');
-	}
-
-	private searchContent(body: JsonObject, caller: Caller): Array<Record<string, unknown>> {
-		const where = body.where ?? {};
-		if (!isObject(where)) {
-			throw badRequest('"where" must be an object');
-		}
-
-		const filters: Array<(content: ContentRecord) => boolean> = [];
-		for (const [field, condition] of Object.entries(where)) {
-			if (field !== 'id' && field !== 'key') {
-				throw badRequest(`where.${field} is not supported by the local platform (use id or key)`);
-			}
-
-			if (!isObject(condition)) {
-				throw badRequest(`where.${field} must be an object such as {equals: "..."}`);
-			}
-
-			for (const [operator, value] of Object.entries(condition)) {
-				if (operator === 'equals' && typeof value === 'string') {
-					filters.push(content => content[field] === value);
-				} else if (operator === 'in' && Array.isArray(value) && value.every(item => typeof item === 'string')) {
-					const set = new Set(value as string[]);
-					filters.push(content => set.has(content[field]));
-				} else {
-					throw badRequest(`where.${field}.${operator} is not supported (use equals: string or in: string[])`);
-				}
-			}
-		}
-
-		const chatId = optionalString(body, 'chatId');
-		const includeFailed = body.includeFailedContent === true;
-		const out: Array<Record<string, unknown>> = [];
-		for (const content of this.contents.values()) {
-			if (content.companyId !== caller.companyId) {
-				continue;
-			}
-
-			if (chatId !== undefined && content.chatId !== undefined && content.chatId !== chatId) {
-				continue;
-			}
-
-			if (chatId === undefined && content.chatId !== undefined && filters.length === 0) {
-				// Without a chat and without an id filter, list company-wide content only.
-				continue;
-			}
-
-			if (!includeFailed && content.ingestionState.startsWith('FAILED')) {
-				continue;
-			}
-
-			if (filters.every(filter => filter(content))) {
-				out.push(this.contentView(content));
-			}
-		}
-
-		return out;
-	}
-
-	private search(body: JsonObject, caller: Caller): Array<Record<string, unknown>> {
-		const searchString = requiredString(body, 'searchString');
-		const searchType = body.searchType ?? 'COMBINED';
-		if (typeof searchType !== 'string' || !searchTypes.includes(searchType as LocalSearchType)) {
-			throw badRequest(`"searchType" must be one of ${searchTypes.join(', ')}`);
-		}
-
-		const limit = body.limit ?? 10;
-		if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
-			throw badRequest('"limit" must be an integer from 1 to 1000');
-		}
-
-		const chatId = optionalString(body, 'chatId');
-		if (chatId !== undefined) {
-			this.chatFor(chatId, caller);
-		}
-
-		return this.index
-			.search(searchString, {companyId: caller.companyId, ...(chatId === undefined ? {} : {chatId}), limit, searchType: searchType as LocalSearchType})
-			.map(hit => ({
-				id: hit.contentId,
-				chunkId: hit.chunkId,
-				text: hit.text,
-				key: hit.key,
-				title: hit.title,
-				url: hit.url,
-				order: hit.order,
-				startPage: hit.startPage,
-				endPage: hit.endPage,
-				score: hit.score,
-			}));
-	}
-
-	// ---- blobs ---------------------------------------------------------------------------------
-
-	private async handleBlob(method: string, url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> {
-		const contentId = decodeURIComponent(url.pathname.slice('/blob/'.length));
-		const content = this.contents.get(contentId);
-		const token = url.searchParams.get('token');
-		if (method === 'PUT') {
-			if (content === undefined || token !== content.writeToken) {
-				throw new HttpError(403, 'AUTHENTICATION_FAILED', 'The pre-signed write address is not valid');
-			}
-
-			const blobType = headerValue(request, 'x-ms-blob-type');
-			if (blobType?.toLowerCase() !== 'blockblob') {
-				throw badRequest('The x-ms-blob-type: BlockBlob header is required');
-			}
-
-			const size = await this.blobs.receive(content.id, request);
-			content.byteSize = size;
-			content.blobContentType = headerValue(request, 'content-type');
-			content.uploadedAt = now();
-			this.startIngestion(content);
-			response.writeHead(201, {'content-length': '0', 'x-ms-request-id': String(response.getHeader('request-id'))});
-			response.end();
-			return;
-		}
-
-		if (method === 'GET' || method === 'HEAD') {
-			if (content === undefined || token !== content.readToken) {
-				throw new HttpError(403, 'AUTHENTICATION_FAILED', 'The pre-signed read address is not valid');
-			}
-
-			if (!this.blobs.has(content.id)) {
-				throw new HttpError(404, 'BLOB_NOT_FOUND', 'No bytes have been uploaded for this content');
-			}
-
-			response.writeHead(200, {
-				'content-type': content.blobContentType ?? content.mimeType,
-				'content-length': String(content.byteSize ?? 0),
-				'x-ms-blob-type': 'BlockBlob',
-			});
-			if (method === 'HEAD') {
-				response.end();
-				return;
-			}
-
-			await pipeline(createReadStream(this.blobs.pathOf(content.id)), response);
-			return;
-		}
-
-		throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on blob addresses`);
-	}
-
-	// ---- chat completion -------------------------------------------------------------------------
-
-	private async chatCompletion(body: JsonObject): Promise<Record<string, unknown>> {
-		const model = requiredString(body, 'model');
-		if (!Array.isArray(body.messages) || body.messages.length === 0) {
-			throw badRequest('"messages" is required and must be a non-empty array');
-		}
-
-		const messages: ModelMessage[] = body.messages.map((message: unknown, index: number) => {
-			if (!isObject(message) || typeof message.role !== 'string' || typeof message.content !== 'string') {
-				throw badRequest(`messages[${index}] must be {role: string, content: string}`);
-			}
-
-			if (!['system', 'user', 'assistant'].includes(message.role)) {
-				throw badRequest(`messages[${index}].role must be system, user or assistant`);
-			}
-
-			return {role: message.role, content: message.content};
-		});
-		const options = body.options ?? {};
-		if (!isObject(options)) {
-			throw badRequest('"options" must be an object');
-		}
-
-		const {temperature} = options;
-		if (temperature !== undefined && (typeof temperature !== 'number' || temperature < 0 || temperature > 2)) {
-			throw badRequest('"options.temperature" must be a number from 0 to 2');
-		}
-
-		// Like the real gateway, top-level model parameters are dropped silently.
-		const known = new Set(['model', 'messages', 'options', 'chatId', 'assistantId']);
-		const ignoredFields = Object.keys(body).filter(field => !known.has(field));
-		const result = await this.complete({model, messages, temperature: temperature ?? null, ignoredFields, source: 'api'});
-		const prompt = messages.reduce((sum, message) => sum + estimateTokens(message.content), 0);
-		const completion = estimateTokens(result.content);
-		return {
-			id: `chatcmpl-${newToken(24)}`,
-			object: 'chat.completion',
-			created: Math.floor(Date.now() / 1000),
-			model,
-			choices: [{index: 0, message: {role: 'assistant', content: result.content}, finish_reason: 'stop'}],
-			usage: {prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion},
-			localPlatform: {via: result.via, temperature: temperature ?? null, ignoredFields},
-		};
-	}
-
-	private async complete(call: {
-		model: string;
-		messages: ModelMessage[];
-		temperature: number | null;
-		ignoredFields: string[];
-		source: CompletionRecord['source'];
-	}): Promise<{content: string; via: CompletionRecord['via']}> {
-		let content: string;
-		let via: CompletionRecord['via'];
-		if (this.llmUrl === undefined) {
-			content = localCompletion(call.messages);
-			via = 'local-model';
-		} else {
-			content = await this.proxyCompletion(call.model, call.messages, call.temperature);
-			via = 'llm-url';
-		}
-
-		this.remember(this.completionLog, {
-			at: now(),
-			model: call.model,
-			temperature: call.temperature,
-			ignoredFields: call.ignoredFields,
-			messages: call.messages,
-			via,
-			answer: content,
-			source: call.source,
-		}, this.limits.maxCompletionLog);
-		return {content, via};
-	}
-
-	private async proxyCompletion(model: string, messages: ModelMessage[], temperature: number | null): Promise<string> {
-		const base = this.llmUrl!;
-		const target = base.pathname.endsWith('/chat/completions')
-			? base
-			: new URL(`${base.pathname.replace(/\/$/, '')}/chat/completions`, base);
-		let answer: unknown;
-		try {
-			const response = await undiciRequest(target, {
-				method: 'POST',
-				dispatcher: this.agent,
-				signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(120_000)]),
-				headers: {
-					'content-type': 'application/json',
-					'user-agent': userAgent,
-					...(this.options.llmApiKey === undefined ? {} : {authorization: `Bearer ${this.options.llmApiKey}`}),
-				},
-				body: JSON.stringify({
-					model: this.options.llmModel ?? model,
-					messages,
-					stream: false,
-					...(temperature === null ? {} : {temperature}),
-				}),
-			});
-			const text = await response.body.text();
-			if (response.statusCode < 200 || response.statusCode >= 300) {
-				throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
-			}
-
-			answer = JSON.parse(text) as unknown;
-		} catch (error) {
-			throw new HttpError(502, 'BAD_GATEWAY', `The model at --llm-url failed: ${error instanceof Error ? error.message : String(error)}`);
-		}
-
-		const choice = isObject(answer) && Array.isArray(answer.choices) ? (answer.choices[0] as unknown) : undefined;
-		const message = isObject(choice) ? choice.message : undefined;
-		if (!isObject(message) || typeof message.content !== 'string') {
-			throw new HttpError(502, 'BAD_GATEWAY', 'The model at --llm-url answered without choices[0].message.content');
-		}
-
-		return message.content;
-	}
 }
 
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
