@@ -1,0 +1,174 @@
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {mkdtempSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {apiKeySupplier} from '../../source/config/resolve.js';
+import {ConfigStore} from '../../source/config/store.js';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {leakedKeys, waitUntil} from './helpers.js';
+
+/** The calls the receiver makes while answering an event. */
+const receiverPaths = /^\/(message-log|search\/search|openai\/chat\/completions|messages\/)/;
+const bearerOf = (headers: Record<string, string>) => headers.authorization?.replace(/^Bearer\s+/i, '') ?? '';
+
+type Serve = {child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; url: string};
+
+/** Starts the built `platform-tui serve --port 0 --json` and waits for its `listening` line. */
+async function startServe(env: Record<string, string>): Promise<Serve> {
+	const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--drain-timeout', '2'], {env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe']});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	const line = await waitUntil(() => {
+		if (child.exitCode !== null) {
+			throw new Error(`serve exited with ${child.exitCode}: ${stderr}`);
+		}
+
+		return stdout.split('\n').find(candidate => candidate.includes('"listening"'));
+	}, 'serve to listen', 20_000, 25);
+	const {url} = JSON.parse(line) as {url: string};
+	return {child, stdout: () => stdout, stderr: () => stderr, url};
+}
+
+describe('a running serve during a key rotation made by another process', () => {
+	let platform: LocalPlatform;
+	let serve: Serve | undefined;
+	const overlapMs = 2500;
+
+	beforeAll(async () => {
+		platform = await startLocalPlatform({keyOverlapMs: overlapMs, assistantStepMs: 5});
+	});
+
+	afterAll(async () => {
+		if (serve && serve.child.exitCode === null) {
+			const exited = new Promise(resolve => {
+				serve?.child.once('close', resolve);
+			});
+			serve.child.kill('SIGTERM');
+			await Promise.race([exited, sleep(5000)]);
+			serve.child.kill('SIGKILL');
+		}
+
+		await platform.close();
+	});
+
+	it('keeps answering every event during and after the rotation, with zero failed platform calls', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-serve-'));
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		const firstKey = platform.apiKey;
+		store.set('apiKey', firstKey);
+		// No PLATFORM_API_KEY: both processes read the key from the shared config file.
+		const env = {
+			PLATFORM_TUI_CONFIG_DIR: dir,
+			PLATFORM_BASE_URL: platform.baseUrl,
+			PLATFORM_APP_ID: platform.appId,
+			PLATFORM_USER_ID: platform.userId,
+			PLATFORM_COMPANY_ID: platform.companyId,
+			PLATFORM_ENDPOINT_SECRET: platform.endpointSecret,
+		};
+		serve = await startServe(env);
+		platform.setWebhookUrl(`${serve.url}/webhook`);
+
+		// The user side: chats and messages, with the key read through the same supplier.
+		const user = new PlatformClient({...platform.settings(), apiKey: apiKeySupplier({env: {PLATFORM_TUI_CONFIG_DIR: dir}, store, fallback: firstKey}), retries: 0});
+		const assistantMessages: string[] = [];
+		const ask = async (text: string) => {
+			const chat = await user.createChat({title: `rotation ${text}`, assistantId: platform.assistantId});
+			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text});
+			const latest = await user.getLatestMessage(chat.id);
+			expect(latest.role).toBe('ASSISTANT');
+			assistantMessages.push(latest.id);
+			return latest.id;
+		};
+
+		const answered = (id: string) => {
+			const message = platform.message(id);
+			return message !== undefined && message.stoppedStreamingAt !== null && message.stoppedStreamingAt !== undefined;
+		};
+
+		try {
+			// Before: a few events answered with the first key.
+			const before = await Promise.all([1, 2, 3].map(async index => ask(`before ${index}`)));
+			await waitUntil(() => before.every(id => answered(id)), 'the first answers', 15_000, 25);
+
+			// During: keep events coming while a second process rotates the key.
+			let rotating = true;
+			const during = (async () => {
+				let index = 0;
+				while (rotating && index < 200) {
+					index++;
+					// eslint-disable-next-line no-await-in-loop
+					await Promise.all([ask(`during ${index}a`), ask(`during ${index}b`)]);
+					// eslint-disable-next-line no-await-in-loop
+					await sleep(20);
+				}
+
+				return index;
+			})();
+			const rotation = await runCli(['keys', 'rotate', '--yes'], {env});
+			rotating = false;
+			const rounds = await during;
+			expect(rotation.code).toBe(0);
+			expect(rounds).toBeGreaterThan(0);
+			const secondKey = platform.apiKey;
+			expect(secondKey).not.toBe(firstKey);
+			expect(store.get('apiKey')).toBe(secondKey);
+
+			// After: past the overlap the first key is dead; events must still be answered.
+			const expiresAt = Date.parse(store.rotation().previousKeyExpiresAt ?? '');
+			expect(expiresAt).toBeGreaterThan(0);
+			while (Date.now() <= expiresAt + 50) {
+				// eslint-disable-next-line no-await-in-loop
+				await sleep(50);
+			}
+
+			const after = await Promise.all([1, 2, 3].map(async index => ask(`after ${index}`)));
+			await waitUntil(() => assistantMessages.every(id => answered(id)), 'every answer', 20_000, 25);
+
+			// Every event got the receiver's answer: both logs COMPLETED, nothing FAILED.
+			for (const id of assistantMessages) {
+				const logs = platform.messageLogs(id);
+				expect(logs.map(log => log.status), `logs of ${id}`).toEqual(['COMPLETED', 'COMPLETED']);
+				expect(String(platform.message(id)?.text ?? '')).not.toContain('(local platform)');
+			}
+
+			// Every delivery succeeded on its first attempt, and no platform call failed.
+			const deliveries = platform.deliveries;
+			expect(deliveries.length).toBe(assistantMessages.length * 2);
+			expect(deliveries.filter(delivery => delivery.state !== 'delivered')).toEqual([]);
+			expect(deliveries.filter(delivery => delivery.attempts.length !== 1)).toEqual([]);
+			const requests = platform.requests;
+			expect(requests.filter(request => request.status >= 400).map(request => `${request.method} ${request.path} → ${request.status}`)).toEqual([]);
+
+			// The receiver moved from the first key to the second, and never used the first after it expired.
+			const receiverCalls = requests.filter(request => receiverPaths.test(request.path));
+			expect(receiverCalls.length).toBeGreaterThanOrEqual(assistantMessages.length * 5);
+			const keysUsed = receiverCalls.map(request => bearerOf(request.headers));
+			expect(keysUsed.filter(key => key === firstKey).length).toBeGreaterThanOrEqual(before.length * 5);
+			expect(keysUsed.filter(key => key === secondKey).length).toBeGreaterThanOrEqual(after.length * 5);
+			expect(new Set(keysUsed)).toEqual(new Set([firstKey, secondKey]));
+			const lastWithFirst = Math.max(...receiverCalls.filter(request => bearerOf(request.headers) === firstKey).map(request => Date.parse(request.at)));
+			const firstWithSecond = Math.min(...receiverCalls.filter(request => bearerOf(request.headers) === secondKey).map(request => Date.parse(request.at)));
+			expect(lastWithFirst).toBeLessThan(expiresAt);
+			expect(firstWithSecond).toBeLessThan(expiresAt);
+			for (const id of after) {
+				const forMessage = receiverCalls.filter(request => request.path === `/messages/${id}`);
+				expect(forMessage.map(request => bearerOf(request.headers))).toEqual([secondKey]);
+			}
+
+			// No full key in anything either process printed.
+			expect(leakedKeys([serve.stdout(), serve.stderr(), rotation.stdout, rotation.stderr], [firstKey, secondKey])).toEqual([]);
+		} finally {
+			await user.close();
+		}
+	}, 90_000);
+});
