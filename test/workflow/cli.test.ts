@@ -1,0 +1,164 @@
+import {spawn} from 'node:child_process';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {runInPty} from '../helpers/pty.js';
+import {makeFolder, startTestPlatform, waitUntil} from './helpers.js';
+
+const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
+const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>\n';
+
+function envFor(platform: LocalPlatform): Record<string, string> {
+	return {
+		PLATFORM_BASE_URL: platform.baseUrl,
+		PLATFORM_API_KEY: platform.apiKey,
+		PLATFORM_APP_ID: platform.appId,
+		PLATFORM_USER_ID: platform.userId,
+		PLATFORM_COMPANY_ID: platform.companyId,
+		PLATFORM_ASSISTANT_ID: platform.assistantId,
+	};
+}
+
+describe('platform-tui upload (built CLI)', () => {
+	let platform: LocalPlatform;
+	let docs: ReturnType<typeof makeFolder>;
+
+	beforeAll(async () => {
+		platform = await startTestPlatform();
+		docs = makeFolder({'warranty.txt': 'Every Aurora Mini comes with a two-year limited warranty.\n', 'notes.md': '# Notes\n\nThe projector weighs 680 grams.\n'});
+	});
+
+	afterAll(async () => {
+		docs.cleanup();
+		await platform.close();
+	});
+
+	it.each([[[]], [['docs']]])('prints the usage line and exits 1 with %j', async args => {
+		const result = await runCli(['upload', ...args]);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toBe(usage);
+		expect(result.stdout).toBe('');
+	});
+
+	it('names every missing setting', async () => {
+		const result = await runCli(['upload', docs.dir, 'question'], {env: {PLATFORM_BASE_URL: platform.baseUrl}});
+		expect(result.code).toBe(1);
+		for (const name of ['apiKey', 'appId', 'userId', 'companyId', 'assistantId', 'PLATFORM_ASSISTANT_ID']) {
+			expect(result.stderr).toContain(name);
+		}
+	});
+
+	it('refuses a bad number with the flag named', async () => {
+		const result = await runCli(['upload', docs.dir, 'question', '--concurrency', '0'], {env: envFor(platform)});
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain('--concurrency takes a whole number from 1 to 64; got 0');
+	});
+
+	it('prints NDJSON events ending with the result under --json', async () => {
+		const result = await runCli(['upload', docs.dir, 'How long is the warranty?', '--json', '--poll-interval', '0.05', '--concurrency', '1', '--title', 'CLI run'], {env: envFor(platform)});
+		expect(result.stderr).toBe('');
+		expect(result.code).toBe(0);
+		const events = result.stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+		const types = events.map(event => event.type);
+		expect(types[0]).toBe('files-listed');
+		expect(types).toContain('space-loaded');
+		expect(types).toContain('chat-created');
+		expect(types).toContain('ingestion-complete');
+		const last = events.at(-1)!;
+		expect(Object.keys(last)).toEqual(['type', 'chatId', 'contentIds', 'reply']);
+		expect(last.type).toBe('result');
+		expect(last.chatId).toMatch(/^chat_/);
+		expect(last.contentIds).toHaveLength(2);
+		expect(String(last.reply)).toContain('two-year limited warranty');
+		const chat = platform.requests.find(record => record.path === '/space/chat' && (record.body as {title?: string}).title === 'CLI run');
+		expect(chat).toBeDefined();
+	});
+
+	it('prints one plain line per event without a TTY, and errors as one sentence on stderr', async () => {
+		const result = await runCli(['upload', docs.dir, 'How heavy is the projector?', '--poll-interval', '0.05'], {env: envFor(platform)});
+		expect(result.code).toBe(0);
+		const lines = result.stdout.trim().split('\n');
+		expect(lines[0]).toBe(`Files: 2 in ${docs.dir} (${lines[0]!.match(/\((.+)\)/)![1]}): notes.md, warranty.txt`);
+		expect(lines).toContain('Ingestion: all 2 finished in ' + lines.find(line => line.startsWith('Ingestion: all'))!.slice('Ingestion: all 2 finished in '.length));
+		expect(result.stdout).toMatch(/Reply \(.+\): \(local model\) .*680 grams/);
+		expect(result.stdout).toMatch(/History:\n {2}USER: How heavy is the projector\?\n {2}ASSISTANT: /);
+
+		const missing = path.join(docs.dir, 'missing');
+		const failed = await runCli(['upload', missing, 'q'], {env: envFor(platform)});
+		expect(failed.code).toBe(1);
+		expect(failed.stderr).toBe(`Error: Not a directory: ${missing} does not exist; pass the folder whose files should be uploaded.\n`);
+		const json = await runCli(['upload', missing, 'q', '--json'], {env: envFor(platform)});
+		expect(json.code).toBe(1);
+		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', message: `Not a directory: ${missing} does not exist; pass the folder whose files should be uploaded`});
+	});
+
+	it('runs with --local and no configuration, answering through the webhook receiver', async () => {
+		const result = await runCli(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}, timeoutMs: 30_000});
+		expect(result.stderr).toBe('');
+		expect(result.code).toBe(0);
+		expect(result.stdout).toMatch(/^Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver at http:\/\/127\.0\.0\.1:\d+\/webhook$/m);
+		expect(result.stdout).toContain('modules DocumentSearch, ExternalModule');
+		expect(result.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
+	});
+
+	it('exits 130 on SIGINT, aborting the requests in flight', async () => {
+		platform.setFaults({latencyMs: 10_000});
+		try {
+			const child = spawn(process.execPath, [cliPath, 'upload', docs.dir, 'q'], {env: childEnv(envFor(platform)), stdio: ['ignore', 'pipe', 'pipe']});
+			let stdout = '';
+			let stderr = '';
+			child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+				stdout += chunk;
+			});
+			child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+				stderr += chunk;
+			});
+			const closed = new Promise<number | null>(resolve => {
+				child.on('close', resolve);
+			});
+			await waitUntil(() => stdout.includes('Files: 2'), 10_000, 'the run to start');
+			await waitUntil(() => platform.requests.some(record => record.status === 0), 10_000, 'a request in flight');
+			child.kill('SIGINT');
+			const code = await Promise.race([closed, new Promise<string>(resolve => {
+				setTimeout(() => {
+					child.kill('SIGKILL');
+					resolve('still running');
+				}, 8000);
+			})]);
+			expect(code).toBe(130);
+			expect(stderr).toContain('Cancelled');
+		} finally {
+			platform.setFaults({latencyMs: 0});
+		}
+	});
+
+	it('shows the live screen in a terminal with --local and ends with the reply', async () => {
+		const session = runInPty(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}});
+		const {code, output} = await session.exit(30_000);
+		expect(code).toBe(0);
+		expect(output).toContain('Local Assistant');
+		expect(output).toMatch(/Chat\s+✔ chat_\w+ · Folder upload session/);
+		expect(output).toMatch(/5\/5 files uploaded/);
+		expect(output).toMatch(/✔ 5\/5 finished/);
+		expect(output).toMatch(/✔ warranty\.txt\s+728 B\s+FINISHED/);
+		expect(output).toContain('two-year limited warranty');
+		expect(output).toMatch(/History\s+USER\s+How long is the warranty\?/);
+	});
+
+	it('cancels cleanly on q in a terminal and exits 130', async () => {
+		platform.setFaults({latencyMs: 10_000});
+		try {
+			const session = runInPty(['upload', docs.dir, 'q'], {env: envFor(platform)});
+			await session.waitFor('q or Ctrl+C to cancel', 15_000);
+			await waitUntil(() => platform.requests.some(record => record.status === 0), 10_000, 'a request in flight');
+			session.write('q');
+			const {code, output} = await session.exit(10_000);
+			expect(code).toBe(130);
+			expect(output).toContain('Cancelled; in-flight requests were aborted.');
+		} finally {
+			platform.setFaults({latencyMs: 0});
+		}
+	});
+});

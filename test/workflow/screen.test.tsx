@@ -1,0 +1,202 @@
+import {render} from 'ink-testing-library';
+import {afterEach, describe, expect, it} from 'vitest';
+import {UploadApp} from '../../source/ui/upload/app.js';
+import {UploadViewModel} from '../../source/ui/upload/state.js';
+import type {UploadEvent} from '../../source/workflow/events.js';
+import {waitUntil} from './helpers.js';
+
+const instances: Array<{unmount: () => void}> = [];
+
+afterEach(() => {
+	for (const instance of instances.splice(0)) {
+		instance.unmount();
+	}
+});
+
+/** A clock the test moves by hand, so elapsed times on screen are exact. */
+function manualClock(start = 1_700_000_000_000): {now: () => number; advance: (ms: number) => void} {
+	let now = start;
+	return {
+		now: () => now,
+		advance(ms) {
+			now += ms;
+		},
+	};
+}
+
+function setup(options: {prompt?: string} = {}) {
+	const clock = manualClock();
+	const model = new UploadViewModel(clock.now, options.prompt ?? 'How long is the warranty?');
+	let cancels = 0;
+	const app = render(<UploadApp model={model} maxUpdatesPerSecond={1000} onCancel={() => {
+		cancels++;
+	}}/>);
+	instances.push(app);
+	const frame = (): string => app.lastFrame() ?? '';
+	const shows = async (text: string | RegExp): Promise<string> => {
+		await waitUntil(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), 3000, `the screen to show ${String(text)}\n${frame()}`);
+		return frame();
+	};
+
+	return {model, app, clock, frame, shows, cancels: () => cancels, apply: (...events: UploadEvent[]) => {
+		for (const event of events) {
+			model.apply(event);
+		}
+	}};
+}
+
+const listed: UploadEvent = {
+	type: 'files-listed',
+	folder: 'docs',
+	files: [
+		{name: 'faq.md', size: 2048, mimeType: 'text/markdown'},
+		{name: 'manual.pdf', size: 4 * 1024 * 1024, mimeType: 'application/pdf'},
+	],
+	totalBytes: 2048 + (4 * 1024 * 1024),
+};
+
+const space: UploadEvent = {type: 'space-loaded', space: {name: 'Support Space', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: ['DocumentSearch', 'ExternalModule']}};
+
+describe('upload screen', () => {
+	it('shows the space, a spinner while the chat is created, then its id and the elapsed time', async () => {
+		const {apply, shows, clock} = setup();
+		apply(listed, space, {type: 'chat-creating', title: 'Folder upload session'});
+		let frame = await shows('creating "Folder upload session"');
+		expect(frame).toContain('Support Space');
+		expect(frame).toContain('AZURE_GPT_4o_2024_1120');
+		expect(frame).toContain('chat upload ENABLED');
+		expect(frame).toContain('DocumentSearch, ExternalModule');
+		clock.advance(2500);
+		apply({type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		frame = await shows('chat_abc123');
+		expect(frame).toMatch(/✔ chat_abc123 · Folder upload session · 2\.5 s elapsed/);
+	});
+
+	it('shows a warning when the space could not be loaded', async () => {
+		const {apply, shows} = setup();
+		apply({type: 'space-warning', message: 'Could not load space assistant_x: GET /space/assistant_x failed with HTTP 404; going on without it'});
+		expect(await shows('⚠')).toContain('Could not load space assistant_x');
+	});
+
+	it('shows byte progress during the PUT, the totals line with throughput, and the ingestion state after', async () => {
+		const {apply, shows, clock} = setup();
+		apply(listed, space, {type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		apply({type: 'file-upserted', name: 'manual.pdf', contentId: 'cont_pdf'});
+		clock.advance(1000);
+		apply({type: 'file-progress', name: 'manual.pdf', contentId: 'cont_pdf', sentBytes: 2 * 1024 * 1024, totalBytes: 4 * 1024 * 1024});
+		let frame = await shows('50%');
+		expect(frame).toMatch(/manual\.pdf\s+4\.00 MiB\s+█{10}░{10}\s+50%/);
+		expect(frame).toContain('0/2 files uploaded · 2.00 MiB of 4.00 MiB · 2.00 MiB/s · 0 ingested');
+		expect(frame).toMatch(/faq\.md\s+2\.00 KiB\s+waiting/);
+
+		apply(
+			{type: 'file-progress', name: 'manual.pdf', contentId: 'cont_pdf', sentBytes: 4 * 1024 * 1024, totalBytes: 4 * 1024 * 1024},
+			{type: 'file-uploaded', name: 'manual.pdf', contentId: 'cont_pdf', bytes: 4 * 1024 * 1024, durationMs: 1000},
+			{type: 'file-finalized', name: 'manual.pdf', contentId: 'cont_pdf'},
+			{type: 'ingestion-started', total: 2, timeoutMs: 80_000},
+			{type: 'ingestion-state', contentId: 'cont_pdf', name: 'manual.pdf', state: 'INGESTION_CHUNKING', final: false},
+		);
+		frame = await shows('INGESTION_CHUNKING');
+		expect(frame).toMatch(/manual\.pdf\s+4\.00 MiB\s+INGESTION_CHUNKING/);
+		expect(frame).toContain('1/2 files uploaded');
+		clock.advance(3000);
+		apply({type: 'ingestion-round', round: 2, finished: 0, total: 2, pending: ['cont_md', 'cont_pdf'], elapsedMs: 3000, timeoutMs: 80_000});
+		frame = await shows('round 2');
+		expect(frame).toMatch(/0\/2 finished · 3\.0 s of 80 s · round 2/);
+	});
+
+	it('moves final rows to the static part with ✔ and ✖ and shows an error as one sentence in a red panel', async () => {
+		const {apply, shows, model} = setup();
+		apply(listed, space, {type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		for (const [name, contentId] of [['faq.md', 'cont_md'], ['manual.pdf', 'cont_pdf']] as const) {
+			apply(
+				{type: 'file-upserted', name, contentId},
+				{type: 'file-uploaded', name, contentId, bytes: 1, durationMs: 1},
+				{type: 'file-finalized', name, contentId},
+			);
+		}
+
+		apply(
+			{type: 'ingestion-started', total: 2, timeoutMs: 80_000},
+			{type: 'ingestion-state', contentId: 'cont_md', name: 'faq.md', state: 'FINISHED', final: true},
+			{type: 'ingestion-state', contentId: 'cont_pdf', name: 'manual.pdf', state: 'FAILED_PARSING', final: true},
+		);
+		model.fail('Ingestion failed for content cont_pdf (manual.pdf) with state FAILED_PARSING; check that the file is readable and of a supported type.');
+		const frame = await shows('Error');
+		expect(frame).toMatch(/✔ faq\.md\s+2\.00 KiB\s+FINISHED\s+cont_md/);
+		expect(frame).toMatch(/✖ manual\.pdf\s+4\.00 MiB\s+FAILED_PARSING\s+cont_pdf/);
+		expect(frame).toContain('Ingestion failed for content cont_pdf (manual.pdf) with state FAILED_PARSING');
+		expect(frame).not.toContain('q or Ctrl+C to cancel');
+		// The static rows come before the live panels.
+		expect(frame.indexOf('faq.md')).toBeLessThan(frame.indexOf('Space'));
+	});
+
+	it('streams the reply, then shows the final reply and the history', async () => {
+		const {apply, shows, clock, frame} = setup();
+		apply(listed, space, {type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		expect(await shows('will ask: How long is the warranty?')).toBeTruthy();
+		apply({type: 'message-sent', messageId: 'msg_1', text: 'How long is the warranty?'});
+		clock.advance(700);
+		apply({type: 'reply-progress', text: 'The warranty lasts', elapsedMs: 700});
+		let screen = await shows('The warranty lasts');
+		expect(screen).toContain('streaming');
+		apply(
+			{type: 'reply-complete', text: 'The warranty lasts two years.', elapsedMs: 1200},
+			{type: 'history', messages: [{role: 'USER', text: 'How long is the warranty?'}, {role: 'ASSISTANT', text: 'The warranty lasts two years.'}]},
+			{type: 'result', chatId: 'chat_abc123', contentIds: ['cont_md', 'cont_pdf'], reply: 'The warranty lasts two years.'},
+		);
+		screen = await shows('History');
+		expect(screen).toContain('answered in 1.2 s');
+		expect(screen).toMatch(/Reply\s+The warranty lasts two years\./);
+		expect(screen).toMatch(/USER\s+How long is the warranty\?/);
+		expect(screen).toMatch(/ASSISTANT\s+The warranty lasts two years\./);
+		expect(frame()).not.toContain('streaming');
+	});
+
+	it('cancels on q and on Ctrl+C', async () => {
+		const {app, cancels, apply, shows} = setup();
+		apply(listed);
+		await shows('q or Ctrl+C to cancel');
+		app.stdin.write('q');
+		await waitUntil(() => cancels() === 1, 3000, 'q to cancel');
+		app.stdin.write('\u0003');
+		await waitUntil(() => cancels() === 2, 3000, 'Ctrl+C to cancel');
+	});
+
+	it('says so when cancelled', async () => {
+		const {model, apply, shows} = setup();
+		apply(listed);
+		model.cancel();
+		expect(await shows('Cancelled; in-flight requests were aborted.')).not.toContain('q or Ctrl+C');
+	});
+
+	it('keeps the live part short: at most eight active rows and a count of the rest', async () => {
+		const {apply, shows} = setup();
+		const files = Array.from({length: 20}, (_, index) => ({name: `file-${String(index).padStart(2, '0')}.txt`, size: 10, mimeType: 'text/plain'}));
+		apply({type: 'files-listed', folder: 'many', files, totalBytes: 200});
+		for (const file of files) {
+			apply({type: 'file-upserted', name: file.name, contentId: `cont_${file.name}`});
+		}
+
+		const frame = await shows('… 12 more');
+		expect(frame).toContain('file-07.txt');
+		expect(frame).not.toContain('file-08.txt');
+	});
+
+	it('re-renders at a bounded rate, not once per event', async () => {
+		const clock = manualClock();
+		const model = new UploadViewModel(clock.now, 'q');
+		const app = render(<UploadApp model={model} maxUpdatesPerSecond={10} onCancel={() => {}}/>);
+		instances.push(app);
+		model.apply({type: 'files-listed', folder: 'docs', files: [{name: 'big.bin', size: 1000, mimeType: 'application/octet-stream'}], totalBytes: 1000});
+		model.apply({type: 'file-upserted', name: 'big.bin', contentId: 'cont_big'});
+		await waitUntil(() => (app.lastFrame() ?? '').includes('0%'), 3000, 'the first frame');
+		const before = app.frames.length;
+		for (let sent = 1; sent <= 500; sent++) {
+			model.apply({type: 'file-progress', name: 'big.bin', contentId: 'cont_big', sentBytes: sent * 2, totalBytes: 1000});
+		}
+
+		await waitUntil(() => (app.lastFrame() ?? '').includes('100%'), 3000, 'the last progress');
+		expect(app.frames.length - before).toBeLessThan(5);
+	});
+});
