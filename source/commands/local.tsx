@@ -87,6 +87,10 @@ export function optionsFromFlags(flags: Record<string, unknown>): LocalPlatformO
 		endpointSecret: optionalString(flags.endpointSecret),
 		llmUrl: optionalString(flags.llmUrl),
 		llmModel: optionalString(flags.llmModel),
+		// The global --app-id, --user-id and --company-id fix those ids instead of generating them.
+		appId: optionalString(flags.appId),
+		userId: optionalString(flags.userId),
+		companyId: optionalString(flags.companyId),
 	};
 	for (const [name, value] of Object.entries(strings)) {
 		if (value !== undefined) {
@@ -103,6 +107,21 @@ export function optionsFromFlags(flags: Record<string, unknown>): LocalPlatformO
 	for (const [name, value] of Object.entries(numbers)) {
 		if (value !== undefined) {
 			options[name as keyof typeof numbers] = value;
+		}
+	}
+
+	const port = options.port ?? defaultLocalPort;
+	if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+		throw new UserError(`--port must be a whole number from 0 to 65535, got ${port}.`);
+	}
+
+	if (options.failRate !== undefined && (options.failRate < 0 || options.failRate > 1)) {
+		throw new UserError(`--fail-rate must be between 0 and 1, got ${options.failRate}.`);
+	}
+
+	for (const [flag, value] of [['--latency', options.latencyMs], ['--ingestion-step', options.ingestionStepMs]] as const) {
+		if (value !== undefined && value < 0) {
+			throw new UserError(`${flag} must not be negative, got ${value}.`);
 		}
 	}
 

@@ -114,7 +114,11 @@ describe('platform-tui local', () => {
 			llmUrl: 'http://127.0.0.1:11434/v1',
 		});
 		expect(optionsFromFlags({}).port).toBe(4010);
+		expect(optionsFromFlags({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'})).toMatchObject({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'});
 		expect(() => optionsFromFlags({keyOverlap: '90'})).toThrow(/--key-overlap/);
+		expect(() => optionsFromFlags({failRate: 1.5})).toThrow(/--fail-rate/);
+		expect(() => optionsFromFlags({latency: -1})).toThrow(/--latency/);
+		expect(() => optionsFromFlags({port: 70_000})).toThrow(/--port/);
 		expect(exportLines({baseUrl: 'http://127.0.0.1:1', apiKey: 'a b', appId: 'x', userId: 'u', companyId: 'c', assistantId: 'a', endpointSecret: 'it\'s'})).toEqual([
 			'export PLATFORM_BASE_URL=http://127.0.0.1:1',
 			'export PLATFORM_API_KEY=\'a b\'',
