@@ -15,6 +15,7 @@ import {
 	rotateApiKey,
 	storeApiKey,
 	type RotationEvent,
+	type RotationOutcome,
 } from '../../source/keys/index.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
@@ -234,7 +235,7 @@ describe('rotateApiKey with malformed answers', () => {
 		store.set('apiKey', 'sk_current_key_0000');
 		const client = new PlatformClient({baseUrl, apiKey: 'sk_current_key_0000', appId: 'app', retries: 0});
 		try {
-			const result = await rotateApiKey({client, store, env}).then(outcome => ({outcome}), (error: unknown) => ({error}));
+			const result: {outcome?: RotationOutcome; error?: unknown} = await rotateApiKey({client, store, env}).then(outcome => ({outcome}), (error: unknown) => ({error}));
 			return {...result, store};
 		} finally {
 			await client.close();
