@@ -45,11 +45,20 @@ export function TextInput({placeholder, mask = false, onSubmit, onCancel, isActi
 			return;
 		}
 
-		// Pasted text arrives in one chunk; keep only printable characters.
+		// Pasted text arrives in one chunk, maybe ending in a newline: keep the printable
+		// characters, and submit at the first line break.
+		const lineBreak = input.search(/[\r\n]/);
+		const line = lineBreak === -1 ? input : input.slice(0, lineBreak);
 		// eslint-disable-next-line no-control-regex
-		const printable = input.replace(/[\u0000-\u001F\u007F]/g, '');
+		const printable = line.replace(/[\u0000-\u001F\u007F]/g, '');
 		if (printable) {
 			setValue(current => current + printable);
+		}
+
+		if (lineBreak !== -1) {
+			const submitted = typed.current;
+			setValue(() => '');
+			onSubmit(submitted);
 		}
 	}, {isActive});
 

@@ -1,0 +1,58 @@
+import {readFileSync, statSync} from 'node:fs';
+import {join} from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {runInPty, type PtySession} from '../helpers/pty.js';
+
+let platform: LocalPlatform;
+
+beforeAll(async () => {
+	platform = await startLocalPlatform();
+});
+
+afterAll(async () => {
+	await platform.close();
+});
+
+async function answer(session: PtySession, question: string, value: string) {
+	await session.waitFor(question);
+	await sleep(100);
+	session.write(`${value}\r`);
+}
+
+describe('platform-tui init in a terminal', () => {
+	it('asks each setting, checks them with one Get space call and stores them with mode 0600', async () => {
+		const session = runInPty(['init']);
+		await answer(session, 'PLATFORM_BASE_URL', platform.baseUrl);
+		await answer(session, 'PLATFORM_API_KEY', platform.apiKey);
+		await answer(session, 'PLATFORM_APP_ID', platform.appId);
+		await answer(session, 'PLATFORM_USER_ID', platform.userId);
+		await answer(session, 'PLATFORM_COMPANY_ID', platform.companyId);
+		await answer(session, 'PLATFORM_ASSISTANT_ID', platform.assistantId);
+		await answer(session, 'PLATFORM_ENDPOINT_SECRET', platform.endpointSecret);
+		await answer(session, 'PLATFORM_MODEL', '');
+		await session.waitFor('Saved to');
+		const {code, output} = await session.exit();
+		expect(code).toBe(0);
+		expect(output).not.toContain(platform.apiKey);
+		expect(output).not.toContain(platform.endpointSecret);
+		expect(output).toContain(`apiKey: …${platform.apiKey.slice(-4)}`);
+
+		const file = join(process.env.PLATFORM_TUI_CONFIG_DIR ?? '', 'config.json');
+		expect(statSync(file).mode & 0o777).toBe(0o600);
+		const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+		expect(stored).toMatchObject({
+			baseUrl: platform.baseUrl,
+			apiKey: platform.apiKey,
+			appId: platform.appId,
+			userId: platform.userId,
+			companyId: platform.companyId,
+			assistantId: platform.assistantId,
+			endpointSecret: platform.endpointSecret,
+			model: 'AZURE_GPT_4o_2024_1120',
+		});
+		const spaceCalls = platform.requests.filter(request => request.method === 'GET' && request.path === `/space/${platform.assistantId}`);
+		expect(spaceCalls).toHaveLength(1);
+	});
+});
