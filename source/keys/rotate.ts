@@ -84,13 +84,13 @@ export function rotationFailure(error: unknown, context: {baseUrl: string; curre
 
 	if (error instanceof PlatformConnectionError || error instanceof PlatformTimeoutError) {
 		const what = error instanceof PlatformTimeoutError
-			? `got no answer from ${context.baseUrl} in ${(error.timeoutMs / 1000).toFixed(0)} s`
+			? `no answer from ${context.baseUrl} in ${(error.timeoutMs / 1000).toFixed(0)} s`
 			: `could not reach ${context.baseUrl}${error.code ? ` (${error.code})` : ''}`;
 		const refused = error instanceof PlatformConnectionError && (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' || error.code === 'UND_ERR_CONNECT_TIMEOUT');
 		const maybeLost = refused
 			? ''
 			: ' If the request reached the platform, a new key may have been issued and lost; the current key still works during its overlap, so rotating again now is safe.';
-		return new KeyRotationError('network', `Key rotation failed: the tool ${what}. The key ${context.currentKeyMasked} is unchanged; check --base-url / PLATFORM_BASE_URL and the network, then try again.${maybeLost}`, error);
+		return new KeyRotationError('network', `Key rotation failed: ${what}. The key ${context.currentKeyMasked} is unchanged; check --base-url / PLATFORM_BASE_URL and the network, then try again.${maybeLost}`, error);
 	}
 
 	if (error instanceof PlatformResponseError) {
