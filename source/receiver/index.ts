@@ -19,3 +19,5 @@ export {
 	systemMessage,
 } from './process.js';
 export type {ChosenJob, JobOutcome} from './process.js';
+export {buildTestEvent, parseTestEventKind, randomId, signDelivery} from './test-event.js';
+export type {TestEventKind, TestEventOptions} from './test-event.js';

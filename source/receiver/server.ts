@@ -503,7 +503,6 @@ export class WebhookReceiver {
 			this.emit({type: 'stage', at: new Date().toISOString(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
 		};
 
-		stage('queued');
 		this.queue.push(async signal => {
 			const outcome = await answerChosenEvent({
 				client: this.options.client,

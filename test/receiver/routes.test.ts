@@ -1,3 +1,4 @@
+import {Readable} from 'node:stream';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {request} from 'undici';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
@@ -70,7 +71,7 @@ describe('receiver routes and verification (real HTTP)', () => {
 			}
 		};
 
-		const streamed = await request(`${url}/webhook`, {method: 'POST', body: chunks()});
+		const streamed = await request(`${url}/webhook`, {method: 'POST', body: Readable.from(chunks())});
 		expect(streamed.statusCode).toBe(413);
 		expect(await streamed.body.json()).toMatchObject({success: false});
 		// The receiver still answers afterwards.
@@ -163,7 +164,7 @@ describe('receiver routes and verification (real HTTP)', () => {
 	});
 
 	it('answers 200 to an unhandled event type and logs it as unhandled', async () => {
-		const event = {...userMessageEvent(), event: 'platform.chat.something-else'};
+		const event: Record<string, unknown> = {...userMessageEvent(), event: 'platform.chat.something-else'};
 		const answer = await sendSigned(`${url}/webhook`, event, secret);
 		expect(answer).toMatchObject({status: 200, body: {success: true}});
 		expect(lastOf('accepted')).toMatchObject({eventId: event.id, eventType: 'platform.chat.something-else', handling: 'unhandled'});

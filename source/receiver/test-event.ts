@@ -1,0 +1,88 @@
+import {randomBytes} from 'node:crypto';
+import {eventTypes, type ExternalModuleChosenPayload, type UserMessageCreatedPayload, type WebhookEvent} from '../platform/types.js';
+import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../platform/webhook-signature.js';
+
+/** The test events `platform-tui trigger` can send. */
+export type TestEventKind = 'user-message' | 'external-module-chosen';
+
+const kindNames: Record<string, TestEventKind> = {
+	'user-message': 'user-message',
+	'user-message.created': 'user-message',
+	[eventTypes.userMessageCreated]: 'user-message',
+	'external-module-chosen': 'external-module-chosen',
+	'external-module.chosen': 'external-module-chosen',
+	chosen: 'external-module-chosen',
+	[eventTypes.externalModuleChosen]: 'external-module-chosen',
+};
+
+/** Reads a kind name (short or full event name); undefined when unknown. */
+export function parseTestEventKind(name: string): TestEventKind | undefined {
+	return kindNames[name.trim()];
+}
+
+/** An id shaped like the platform's: `<prefix>_` and 24 lowercase hex characters. */
+export function randomId(prefix: string): string {
+	return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+export type TestEventOptions = {
+	/** Event id; a fresh `evt_…` when absent. */
+	id?: string;
+	text?: string;
+	chatId?: string;
+	userId?: string;
+	companyId?: string;
+	assistantId?: string;
+	/** For the chosen event: the assistant message to answer. */
+	assistantMessageId?: string;
+	now?: Date;
+};
+
+/** Builds a webhook envelope exactly as the platform sends it (platform-api.md, "Webhooks"). */
+export function buildTestEvent(kind: TestEventKind, options: TestEventOptions = {}): WebhookEvent<UserMessageCreatedPayload | ExternalModuleChosenPayload> {
+	const now = options.now ?? new Date();
+	const chatId = options.chatId ?? randomId('chat');
+	const assistantId = options.assistantId ?? randomId('assistant');
+	const text = options.text ?? 'Hello from platform-tui trigger';
+	const base = {
+		id: options.id ?? randomId('evt'),
+		version: webhookPayloadVersion,
+		createdAt: String(Math.floor(now.getTime() / 1000)),
+		userId: options.userId ?? 'user_trigger',
+		companyId: options.companyId ?? 'company_trigger',
+	};
+	if (kind === 'user-message') {
+		return {...base, event: eventTypes.userMessageCreated, payload: {chatId, assistantId, text}};
+	}
+
+	return {
+		...base,
+		event: eventTypes.externalModuleChosen,
+		payload: {
+			name: 'ExternalModule',
+			description: 'Test event sent by platform-tui trigger',
+			configuration: {},
+			chatid: chatId,
+			assistantId,
+			userMessage: {id: randomId('msg'), text, createdAt: now.toISOString()},
+			assistantMessage: {id: options.assistantMessageId ?? randomId('msg'), createdAt: now.toISOString()},
+		},
+	};
+}
+
+/** The body bytes and headers of a delivery, signed now with `secret` (Created-At taken at this moment). */
+export function signDelivery(event: WebhookEvent<unknown>, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): {body: string; headers: Record<string, string>} {
+	const body = JSON.stringify(event);
+	return {
+		body,
+		headers: {
+			'content-type': 'application/json',
+			[webhookHeaders.id]: event.id,
+			[webhookHeaders.signature]: signWebhookBody(body, secret),
+			[webhookHeaders.version]: event.version,
+			[webhookHeaders.createdAt]: String(nowSeconds),
+			[webhookHeaders.userId]: event.userId,
+			[webhookHeaders.companyId]: event.companyId,
+		},
+	};
+}

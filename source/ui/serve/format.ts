@@ -1,0 +1,186 @@
+import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
+
+/** Local wall-clock time HH:MM:SS of an ISO timestamp. */
+export function clock(iso: string): string {
+	const date = new Date(iso);
+	const pad = (value: number) => String(value).padStart(2, '0');
+	return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** The event type without the common `platform.chat.` prefix. */
+export function shortType(eventType: string): string {
+	return eventType.replace(/^platform\.chat\./, '');
+}
+
+/** Cuts text to `max` characters on one line, with an ellipsis. */
+export function cut(text: string, max: number): string {
+	const oneLine = text.replace(/\s+/g, ' ').trim();
+	const characters = [...oneLine];
+	return characters.length <= max ? oneLine : `${characters.slice(0, Math.max(1, max - 1)).join('')}…`;
+}
+
+const reasonTexts: Record<RejectionReason, string> = {
+	'body-too-large': 'body over the size limit',
+	'missing-signature-headers': 'X-Platform-Signature or X-Platform-Created-At missing',
+	'malformed-signature': 'signature is not 64 hex characters',
+	'signature-mismatch': 'HMAC does not match any endpoint secret',
+	'malformed-timestamp': 'Created-At is not unix seconds',
+	'timestamp-outside-tolerance': 'Created-At outside the tolerance',
+	'invalid-json': 'body is not JSON',
+	'not-an-object': 'body is not a JSON object',
+	busy: 'job queue full',
+	'shutting-down': 'receiver shutting down',
+	'not-found': 'unknown path',
+	'method-not-allowed': 'method not allowed',
+};
+
+/** Why a request was rejected, in words. */
+export function rejectionText(reason: RejectionReason): string {
+	return reasonTexts[reason];
+}
+
+/** Formats a duration for "answered in …". */
+export function formatMs(ms: number): string {
+	if (ms < 10_000) {
+		return `${Math.round(ms)} ms`;
+	}
+
+	const seconds = ms / 1000;
+	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/** A countdown such as `23h 59m 12s`, `4m 03s` or `9s`. */
+export function formatCountdown(ms: number): string {
+	const total = Math.max(0, Math.floor(ms / 1000));
+	const days = Math.floor(total / 86_400);
+	const hours = Math.floor((total % 86_400) / 3600);
+	const minutes = Math.floor((total % 3600) / 60);
+	const seconds = total % 60;
+	const pad = (value: number) => String(value).padStart(2, '0');
+	if (days > 0) {
+		return `${days}d ${hours}h ${pad(minutes)}m`;
+	}
+
+	if (hours > 0) {
+		return `${hours}h ${pad(minutes)}m ${pad(seconds)}s`;
+	}
+
+	if (minutes > 0) {
+		return `${minutes}m ${pad(seconds)}s`;
+	}
+
+	return `${seconds}s`;
+}
+
+/** The live stage of a chosen-module job, in words. */
+export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup'>): string {
+	switch (event.stage) {
+		case 'queued': {
+			return 'queued';
+		}
+
+		case 'searching': {
+			return 'searching';
+		}
+
+		case 'generating': {
+			return `generating (${event.documents ?? 0} document${event.documents === 1 ? '' : 's'} found)`;
+		}
+
+		case 'answered': {
+			return `answered in ${formatMs(event.durationMs ?? 0)}`;
+		}
+
+		case 'failed': {
+			const cleanup = event.cleanup;
+			const parts: string[] = [];
+			if (cleanup) {
+				if (cleanup.logsFailed > 0) {
+					parts.push(`${cleanup.logsFailed} log${cleanup.logsFailed === 1 ? '' : 's'} set FAILED`);
+				}
+
+				parts.push(cleanup.apologyWritten ? 'apology written' : 'apology NOT written');
+				if (cleanup.errors.length > 0) {
+					parts.push(cleanup.errors.join('; '));
+				}
+			}
+
+			return `failed: ${event.reason ?? 'unknown error'}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}`;
+		}
+	}
+}
+
+/** What happened to an accepted event, in words. */
+export function handlingText(event: AcceptedEvent): string {
+	switch (event.handling) {
+		case 'logged': {
+			return 'logged';
+		}
+
+		case 'queued': {
+			return 'queued';
+		}
+
+		case 'unhandled': {
+			return 'unhandled event type';
+		}
+
+		case 'invalid': {
+			return `invalid: lacks ${(event.missing ?? []).join(', ')}; no platform call made`;
+		}
+	}
+}
+
+export function countersText(counters: ReceiverCounters): string {
+	return [
+		`received ${counters.received}`,
+		`verified ${counters.verified}`,
+		`rejected ${counters.rejected}`,
+		`duplicates ${counters.duplicates}`,
+		`processing ${counters.processing}`,
+		`answered ${counters.answered}`,
+		`failed ${counters.failed}`,
+	].join(' · ');
+}
+
+/** One plain log line per receiver event (no TTY, or CI set). */
+export function plainLine(event: ReceiverEvent): string {
+	const time = clock(event.at);
+	switch (event.type) {
+		case 'rejected': {
+			const id = event.eventId ? ` ${event.eventId}` : '';
+			return `${time}  ${event.status}  ${event.method} ${event.path}  rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}${id}`;
+		}
+
+		case 'accepted': {
+			const parts = [time, String(event.status), shortType(event.eventType), event.eventId ?? '(no id)'];
+			if (event.chatId) {
+				parts.push(`chat ${event.chatId}`);
+			}
+
+			if (event.text !== undefined) {
+				parts.push(JSON.stringify(cut(event.text, 60)));
+			}
+
+			parts.push(handlingText(event));
+			return parts.join('  ');
+		}
+
+		case 'duplicate': {
+			return `${time}  ${event.status}  ${shortType(event.eventType)}  ${event.eventId}${event.chatId ? `  chat ${event.chatId}` : ''}  duplicate delivery, not processed again`;
+		}
+
+		case 'stage': {
+			return `${time}  ${event.eventId}  chat ${event.chatId}  ${stageText(event)}`;
+		}
+
+		case 'draining': {
+			return `${time}  stopping: no new events; waiting up to ${formatMs(event.timeoutMs)} for ${event.jobs} job${event.jobs === 1 ? '' : 's'}`;
+		}
+
+		case 'stopped': {
+			const cut = event.cutOff > 0 ? `; ${event.cutOff} job${event.cutOff === 1 ? '' : 's'} cut off (logs FAILED, apology written)` : '';
+			return `${time}  stopped: ${countersText(event.counters)}${cut}`;
+		}
+	}
+}

@@ -1,0 +1,116 @@
+import type {JobStage, ReceiverCounters, ReceiverEvent} from '../../receiver/events.js';
+import {clock, handlingText, rejectionText, shortType, stageText} from './format.js';
+
+/** One row of the event log. */
+export type LogRow = {
+	/** Unique and stable (React key). */
+	key: string;
+	time: string;
+	status: number;
+	/** Short event type, or `METHOD /path` for a rejected request. */
+	label: string;
+	chatId?: string;
+	text?: string;
+	/** What happened, or the live stage. */
+	detail: string;
+	tone: 'ok' | 'warn' | 'error' | 'info' | 'live';
+	stage?: JobStage;
+};
+
+export type ServeState = {
+	/** Finished rows, append-only (they go into <Static>). */
+	done: LogRow[];
+	/** Rows of chosen-module jobs still queued or running, by event id. */
+	live: Map<string, LogRow>;
+	draining?: {jobs: number; timeoutMs: number; at: string};
+	stopped?: {cutOff: number; counters: ReceiverCounters};
+};
+
+export function initialServeState(): ServeState {
+	return {done: [], live: new Map()};
+}
+
+let sequence = 0;
+const nextKey = (prefix: string) => `${prefix}-${++sequence}`;
+
+/**
+ * Folds one receiver event into the view state (mutating it; the screen re-renders on its own
+ * schedule). Accepted chosen events open a live row that the stage events update; it moves to the
+ * finished rows on 'answered' or 'failed'.
+ */
+export function applyEvent(state: ServeState, event: ReceiverEvent): void {
+	switch (event.type) {
+		case 'rejected': {
+			state.done.push({
+				key: nextKey('rejected'),
+				time: clock(event.at),
+				status: event.status,
+				label: `${event.method} ${event.path}`,
+				detail: `rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}`,
+				tone: 'error',
+			});
+			return;
+		}
+
+		case 'accepted': {
+			const row: LogRow = {
+				key: nextKey('accepted'),
+				time: clock(event.at),
+				status: event.status,
+				label: shortType(event.eventType),
+				detail: handlingText(event),
+				tone: event.handling === 'invalid' ? 'error' : (event.handling === 'unhandled' ? 'info' : 'ok'),
+				...(event.chatId === undefined ? {} : {chatId: event.chatId}),
+				...(event.text === undefined ? {} : {text: event.text}),
+			};
+			if (event.handling === 'queued' && event.eventId) {
+				row.tone = 'live';
+				row.stage = 'queued';
+				state.live.set(event.eventId, row);
+			} else {
+				state.done.push(row);
+			}
+
+			return;
+		}
+
+		case 'duplicate': {
+			state.done.push({
+				key: nextKey('duplicate'),
+				time: clock(event.at),
+				status: event.status,
+				label: shortType(event.eventType),
+				detail: `duplicate of ${event.eventId}, not processed again`,
+				tone: 'warn',
+				...(event.chatId === undefined ? {} : {chatId: event.chatId}),
+			});
+			return;
+		}
+
+		case 'stage': {
+			const row = state.live.get(event.eventId);
+			if (!row) {
+				return;
+			}
+
+			row.stage = event.stage;
+			row.detail = stageText(event);
+			if (event.stage === 'answered' || event.stage === 'failed') {
+				row.tone = event.stage === 'answered' ? 'ok' : 'error';
+				state.live.delete(event.eventId);
+				state.done.push({...row, key: nextKey('finished')});
+			}
+
+			return;
+		}
+
+		case 'draining': {
+			state.draining = {jobs: event.jobs, timeoutMs: event.timeoutMs, at: event.at};
+			return;
+		}
+
+		case 'stopped': {
+			state.stopped = {cutOff: event.cutOff, counters: event.counters};
+		}
+	}
+}

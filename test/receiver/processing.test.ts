@@ -1,0 +1,337 @@
+import {mkdtemp, rm, stat, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import type {Message} from '../../source/platform/types.js';
+import {
+	apologyText,
+	buildContext,
+	createReceiver,
+	noResultsContext,
+	type ReceiverEvent,
+	type StageEvent,
+	type WebhookReceiver,
+} from '../../source/receiver/index.js';
+import {chosenEvent, clientFor, sendSigned, startModel, startPlatform, waitUntil} from './helpers.js';
+
+/** Paragraphs longer than 500 characters, so the context cut shows. */
+const lighthouse = [
+	`The harbour lighthouse keeper ${'polishes the great lamp every evening and records the weather, the passing ships and the state of the tide in a leather log book that has been kept since the tower was first lit, '.repeat(4)}and that is the end of the first paragraph.`,
+	'',
+	`The harbour lighthouse lamp ${'turns once every twelve seconds and its beam reaches twenty-two nautical miles across the bay on a clear night, guiding fishing boats past the rocks at the harbour mouth, '.repeat(4)}which ends the second paragraph.`,
+].join('\n');
+
+const receiverPaths = (request: RequestRecord) => request.method !== 'GET'
+	&& (request.path === '/message-log' || request.path.startsWith('/message-log/') || request.path === '/search/search' || request.path === '/openai/chat/completions' || request.path.startsWith('/messages/'));
+
+type Harness = {
+	platform: LocalPlatform;
+	/** The test's own client (acts as the platform user). */
+	user: PlatformClient;
+	/** The receiver's client: no default user or company, so every call must name the event's. */
+	receiverClient: PlatformClient;
+	receiver: WebhookReceiver;
+	events: ReceiverEvent[];
+	close(): Promise<void>;
+};
+
+async function harness(options: {llmUrl?: string; concurrency?: number; latencyMs?: number} = {}): Promise<Harness> {
+	const platform = await startPlatform({...(options.llmUrl ? {llmUrl: options.llmUrl} : {}), ...(options.latencyMs ? {latencyMs: options.latencyMs} : {})});
+	const user = clientFor(platform);
+	const receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 1, retryBaseMs: 10, retryCapMs: 20});
+	const receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], concurrency: options.concurrency ?? 8, cleanupTimeoutMs: 5000});
+	const events: ReceiverEvent[] = [];
+	receiver.on('event', event => events.push(event));
+	const {url} = await receiver.listen({port: 0});
+	platform.setWebhookUrl(`${url}/webhook`);
+	return {
+		platform,
+		user,
+		receiverClient,
+		receiver,
+		events,
+		async close() {
+			await receiver.close(0);
+			await receiverClient.close();
+			await user.close();
+			await platform.close();
+		},
+	};
+}
+
+/** Sends a space message and returns the ids of the user and assistant messages. */
+async function ask(h: Harness, chatId: string, text: string): Promise<{assistantMessageId: string}> {
+	await h.user.createSpaceMessage({assistantId: h.platform.assistantId, chatId, text});
+	const history = await h.user.getChatMessages(chatId);
+	const assistant = history.messages.filter(message => message.role === 'ASSISTANT').at(-1);
+	return {assistantMessageId: assistant!.id};
+}
+
+async function answered(h: Harness, chatId: string): Promise<Message> {
+	return waitUntil(async () => h.user.getLatestMessage(chatId), message => Boolean(message.stoppedStreamingAt), 15_000, `the answer in ${chatId}`);
+}
+
+const stagesOf = (events: ReceiverEvent[], chatId: string) => events.filter((event): event is StageEvent => event.type === 'stage' && event.chatId === chatId);
+
+describe('chosen-module processing against the local platform', () => {
+	let h: Harness;
+	let files: string;
+
+	beforeAll(async () => {
+		h = await harness();
+		files = await mkdtemp(join(tmpdir(), 'receiver-files-'));
+	});
+
+	afterAll(async () => {
+		await h.close();
+		await rm(files, {recursive: true, force: true});
+	});
+
+	it('runs the exact sequence, with the exact payloads, for the event\'s user and company', async () => {
+		const chat = await h.user.createChat({title: 'Lighthouse', assistantId: h.platform.assistantId});
+		const filePath = join(files, 'lighthouse.md');
+		await writeFile(filePath, lighthouse);
+		const input = {key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown'};
+		const content = await h.user.upsertContent({input, chatId: chat.id});
+		await h.user.putBlob(content.writeUrl!, {filePath, contentType: 'text/markdown'});
+		await h.user.upsertContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: content.readUrl!});
+		await waitUntil(async () => h.user.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}), found => found[0]?.ingestionState === 'FINISHED', 10_000, 'ingestion');
+
+		const question = 'How far does the harbour lighthouse lamp reach?';
+		// What the search gives for this question, to compute the expected context independently.
+		const results = await h.user.search({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
+		expect(results?.length).toBeGreaterThan(0);
+		expect(results!.some(result => (result.text?.length ?? 0) > 500)).toBe(true);
+		const expectedContext = results!.map(result => result.text!.slice(0, 500)).join('\n---\n');
+
+		const requestsBefore = h.platform.requests.length;
+		const {assistantMessageId} = await ask(h, chat.id, question);
+		const message = await answered(h, chat.id);
+		const calls = h.platform.requests.slice(requestsBefore).filter(receiverPaths);
+		expect(calls.map(call => `${call.method} ${call.path.replace(/msglog_\w+/, 'LOG')}`)).toEqual([
+			'POST /message-log',
+			'POST /search/search',
+			'PATCH /message-log/LOG',
+			'POST /message-log',
+			'POST /openai/chat/completions',
+			'PATCH /message-log/LOG',
+			`PATCH /messages/${assistantMessageId}`,
+		]);
+		for (const call of calls) {
+			expect(call.headers['x-user-id']).toBe(h.platform.userId);
+			expect(call.headers['x-company-id']).toBe(h.platform.companyId);
+			expect(call.headers.authorization).toBe(`Bearer ${h.platform.apiKey}`);
+			expect(call.headers['x-app-id']).toBe(h.platform.appId);
+		}
+
+		const [createSearchLog, search, completeSearchLog, createGenerateLog, completion, completeGenerateLog, modify] = calls;
+		expect(createSearchLog!.body).toEqual({messageId: assistantMessageId, text: 'Searching the knowledge base…', status: 'RUNNING', order: 1});
+		expect(search!.body).toEqual({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
+		expect(completeSearchLog!.body).toEqual({status: 'COMPLETED', text: `Found ${results!.length} documents`});
+		expect(createGenerateLog!.body).toEqual({messageId: assistantMessageId, text: 'Generating the response…', status: 'RUNNING', order: 2});
+		const completionBody = completion!.body as {model: string; messages: Array<{role: string; content: string}>; options: Record<string, unknown>; temperature?: unknown};
+		expect(completionBody.model).toBe('AZURE_GPT_4o_2024_1120');
+		expect(completionBody.options).toEqual({temperature: 0.3});
+		expect(completionBody).not.toHaveProperty('temperature');
+		expect(completionBody.messages).toHaveLength(2);
+		expect(completionBody.messages[0]!.role).toBe('system');
+		expect(completionBody.messages[0]!.content).toMatch(/answer .*using only the context/i);
+		expect(completionBody.messages[0]!.content.endsWith(`\n${expectedContext}`)).toBe(true);
+		expect(completionBody.messages[1]).toEqual({role: 'user', content: question});
+		expect(completeGenerateLog!.body).toEqual({status: 'COMPLETED', text: 'Response generated'});
+		const record = h.platform.completions.at(-1)!;
+		expect(record.temperature).toBe(0.3);
+		expect(record.ignoredFields).toEqual([]);
+		const modifyBody = modify!.body as Record<string, unknown>;
+		expect(modifyBody).toEqual({chatId: chat.id, text: record.answer, stoppedStreamingAt: expect.any(String), completedAt: expect.any(String)});
+		expect(Number.isNaN(Date.parse(modifyBody.stoppedStreamingAt as string))).toBe(false);
+
+		expect(message.text).toBe(record.answer);
+		expect(h.platform.messageLogs(assistantMessageId).map(log => [log.order, log.status, log.text])).toEqual([
+			[1, 'COMPLETED', `Found ${results!.length} documents`],
+			[2, 'COMPLETED', 'Response generated'],
+		]);
+		const stages = stagesOf(h.events, chat.id);
+		expect(stages.map(stage => stage.stage)).toEqual(['searching', 'generating', 'answered']);
+		expect(stages.at(-1)).toMatchObject({documents: results!.length, durationMs: expect.any(Number)});
+		// The user message event arrived first and was logged with its text and chat id.
+		expect(h.events.find(event => event.type === 'accepted' && event.eventType === 'platform.chat.user-message.created' && event.chatId === chat.id)).toMatchObject({text: question, handling: 'logged'});
+	});
+
+	it('uses the fixed sentence as context and reports 0 documents when the search finds nothing', async () => {
+		const chat = await h.user.createChat({title: 'Empty', assistantId: h.platform.assistantId});
+		const requestsBefore = h.platform.requests.length;
+		const {assistantMessageId} = await ask(h, chat.id, 'Zebras quantum xylophone?');
+		await answered(h, chat.id);
+		const calls = h.platform.requests.slice(requestsBefore).filter(receiverPaths);
+		const completion = calls.find(call => call.path === '/openai/chat/completions')!.body as {messages: Array<{content: string}>};
+		expect(completion.messages[0]!.content.endsWith(`\n${noResultsContext}`)).toBe(true);
+		expect(noResultsContext).toMatch(/no relevant documents were found/i);
+		expect(h.platform.messageLogs(assistantMessageId)[0]).toMatchObject({status: 'COMPLETED', text: 'Found 0 documents'});
+	});
+
+	it('does not process a redelivered chosen event again', async () => {
+		const chat = await h.user.createChat({title: 'Twice', assistantId: h.platform.assistantId});
+		const {assistantMessageId} = await ask(h, chat.id, 'Where is the lighthouse?');
+		await answered(h, chat.id);
+		const delivery = h.platform.deliveries.find(record => record.event === 'platform.chat.external-module.chosen' && record.body.includes(chat.id))!;
+		const requestsBefore = h.platform.requests.length;
+		// The platform redelivers the exact same bytes, signed again at send time.
+		const redelivery = await sendSigned(h.receiver.url! + '/webhook', JSON.parse(delivery.body) as Record<string, unknown>, h.platform.endpointSecret, {raw: delivery.body});
+		expect(redelivery).toMatchObject({status: 200, body: {success: true}});
+		expect(h.events.at(-1)).toMatchObject({type: 'duplicate', eventId: delivery.eventId, chatId: chat.id});
+		expect(h.platform.requests.length).toBe(requestsBefore);
+		expect(h.platform.messageLogs(assistantMessageId)).toHaveLength(2);
+	});
+
+	it('makes no platform call for a chosen event lacking the ids it needs, and logs it as invalid', async () => {
+		const event = chosenEvent({chatId: 'chat_x', text: 'hi', assistantMessageId: 'msg_x', userId: h.platform.userId, companyId: h.platform.companyId});
+		delete (event.payload as {assistantMessage?: unknown}).assistantMessage;
+		delete (event as {companyId?: unknown}).companyId;
+		const requestsBefore = h.platform.requests.length;
+		const failedBefore = h.receiver.counters().failed;
+		const answer = await sendSigned(h.receiver.url! + '/webhook', event, h.platform.endpointSecret);
+		expect(answer).toMatchObject({status: 200, body: {success: true}});
+		expect(h.events.at(-1)).toMatchObject({type: 'accepted', handling: 'invalid', missing: ['companyId', 'payload.assistantMessage.id']});
+		await new Promise(resolve => {
+			setTimeout(resolve, 100);
+		});
+		expect(h.platform.requests.length).toBe(requestsBefore);
+		expect(h.receiver.counters().failed).toBe(failedBefore + 1);
+	});
+});
+
+describe('the failure path', () => {
+	let h: Harness | undefined;
+	let model: Awaited<ReturnType<typeof startModel>> | undefined;
+
+	afterEach(async () => {
+		await h?.close();
+		await model?.close();
+		h = undefined;
+		model = undefined;
+	});
+
+	it('completion fails: no log is left open (log 1 COMPLETED, log 2 FAILED) and the apology is written', async () => {
+		model = await startModel({status: 500});
+		h = await harness({llmUrl: model.url});
+		const chat = await h.user.createChat({title: 'Broken model', assistantId: h.platform.assistantId});
+		const {assistantMessageId} = await ask(h, chat.id, 'Will this work?');
+		const message = await answered(h, chat.id);
+		expect(message.text).toBe(apologyText);
+		expect(apologyText).toMatch(/try again/i);
+		expect(message.stoppedStreamingAt).toEqual(expect.any(String));
+		const logs = h.platform.messageLogs(assistantMessageId);
+		expect(logs.map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'FAILED']]);
+		expect(logs.some(log => log.status === 'RUNNING')).toBe(false);
+		const failed = stagesOf(h.events, chat.id).at(-1)!;
+		expect(failed).toMatchObject({stage: 'failed', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
+		expect(failed.reason).toMatch(/chat\/completions failed with HTTP 502/);
+		expect(h.receiver.counters()).toMatchObject({failed: 1, answered: 0, processing: 0});
+	});
+
+	it('sets every open log FAILED when the failure comes while both could be open (search fails)', async () => {
+		h = await harness();
+		const chat = await h.user.createChat({title: 'Empty question', assistantId: h.platform.assistantId});
+		// A chosen event with an empty user text: the platform refuses the search (400), a final error.
+		const {assistantMessageId} = await ask(h, chat.id, 'placeholder');
+		await answered(h, chat.id);
+		const event = chosenEvent({chatId: chat.id, text: '', assistantMessageId, userId: h.platform.userId, companyId: h.platform.companyId});
+		await sendSigned(h.receiver.url! + '/webhook', event, h.platform.endpointSecret);
+		await waitUntil(() => stagesOf(h!.events, chat.id).filter(stage => stage.stage === 'failed').length, count => count === 1, 10_000, 'the failure');
+		const logs = h.platform.messageLogs(assistantMessageId);
+		expect(logs.slice(2).map(log => [log.order, log.status, log.text])).toEqual([[1, 'FAILED', 'Searching the knowledge base…']]);
+		expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText});
+	});
+});
+
+describe('bounded queue and drain', () => {
+	let h: Harness | undefined;
+	let model: Awaited<ReturnType<typeof startModel>> | undefined;
+
+	afterEach(async () => {
+		await h?.close();
+		await model?.close();
+		h = undefined;
+		model = undefined;
+	});
+
+	it('acknowledges a chosen event without waiting for its processing, and runs at most --concurrency jobs', async () => {
+		model = await startModel({delayMs: 400});
+		h = await harness({llmUrl: model.url, concurrency: 2});
+		const chats = await Promise.all([1, 2, 3, 4].map(async index => h!.user.createChat({title: `Chat ${index}`, assistantId: h!.platform.assistantId})));
+		for (const chat of chats) {
+			// eslint-disable-next-line no-await-in-loop
+			await ask(h, chat.id, 'Is the lamp lit?');
+		}
+
+		// Every chosen delivery was answered 200 while the model was still holding completions.
+		await waitUntil(() => h!.platform.deliveries.filter(record => record.event === 'platform.chat.external-module.chosen' && record.state === 'delivered').length, count => count === 4, 10_000, 'four acknowledged chosen events');
+		expect(h.receiver.counters().answered).toBeLessThan(4);
+		await Promise.all(chats.map(async chat => answered(h!, chat.id)));
+		expect(model.maxActive).toBe(2);
+		expect(h.receiver.counters()).toMatchObject({answered: 4, processing: 0});
+	});
+
+	it('lets in-flight jobs finish within the drain time', async () => {
+		model = await startModel({delayMs: 300});
+		h = await harness({llmUrl: model.url});
+		const chat = await h.user.createChat({title: 'Drain', assistantId: h.platform.assistantId});
+		const {assistantMessageId} = await ask(h, chat.id, 'Is the lamp lit?');
+		await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the completion call');
+		const result = await h.receiver.close(10_000);
+		expect(result.cutOff).toBe(0);
+		expect(h.platform.message(assistantMessageId)).toMatchObject({text: 'An answer from the test model.'});
+		expect(h.events.at(-1)).toMatchObject({type: 'stopped', cutOff: 0, counters: {answered: 1}});
+	});
+
+	it('cuts off jobs still open at the drain deadline: open logs FAILED, apology written, none left RUNNING', async () => {
+		model = await startModel({delayMs: 5000});
+		h = await harness({llmUrl: model.url, concurrency: 1});
+		const first = await h.user.createChat({title: 'Slow one', assistantId: h.platform.assistantId});
+		const second = await h.user.createChat({title: 'Queued one', assistantId: h.platform.assistantId});
+		const running = await ask(h, first.id, 'Is the lamp lit?');
+		const queued = await ask(h, second.id, 'Is the lamp lit?');
+		await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the completion call');
+		await waitUntil(() => h!.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, count => count === 1, 10_000, 'the second job queued');
+		const result = await h.receiver.close(50);
+		expect(result.cutOff).toBe(2);
+		for (const {assistantMessageId} of [running, queued]) {
+			expect(h.platform.messageLogs(assistantMessageId).filter(log => log.status === 'RUNNING')).toEqual([]);
+			expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String)});
+		}
+
+		expect(h.platform.messageLogs(running.assistantMessageId).map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
+		// The queued job never started: no log was opened, only the apology.
+		expect(h.platform.messageLogs(queued.assistantMessageId)).toEqual([]);
+		const failed = stagesOf(h.events, first.id).at(-1)!;
+		expect(failed).toMatchObject({stage: 'failed', cleanup: {logsFailed: 1, apologyWritten: true}});
+		expect(failed.reason).toMatch(/drain/);
+	});
+});
+
+describe('buildContext', () => {
+	it('cuts each text to 500 characters and joins with a line ---', () => {
+		const long = 'x'.repeat(700);
+		expect(buildContext([{text: long}, {text: 'short'}])).toEqual({context: `${'x'.repeat(500)}\n---\nshort`, documents: 2});
+	});
+
+	it('cuts characters, not UTF-16 units', () => {
+		const emoji = '🙂'.repeat(600);
+		const {context} = buildContext([{text: emoji}]);
+		expect([...context]).toHaveLength(500);
+		expect(context).toBe('🙂'.repeat(500));
+	});
+
+	it('uses the string form of items without text', () => {
+		expect(buildContext([{title: 'No text', id: 1}, 'plain', 42]).context).toBe('{"title":"No text","id":1}\n---\nplain\n---\n42');
+	});
+
+	it('falls back to the fixed sentence when the results are empty or absent', () => {
+		for (const results of [[], null, undefined, {}]) {
+			expect(buildContext(results)).toEqual({context: noResultsContext, documents: 0});
+		}
+	});
+});

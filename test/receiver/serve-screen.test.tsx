@@ -1,0 +1,224 @@
+import {render} from 'ink-testing-library';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {afterEach, describe, expect, it} from 'vitest';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../source/receiver/index.js';
+import {plainLine} from '../../source/ui/serve/format.js';
+import {replayingSource, ServeScreen, type KeyStatus} from '../../source/ui/serve/ServeScreen.js';
+
+function fakeSource() {
+	const listeners = new Set<ReceiverEventListener>();
+	const counters: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
+	return {
+		counters: () => ({...counters}),
+		state: counters,
+		on(_type: 'event', listener: ReceiverEventListener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+		emit(event: ReceiverEvent) {
+			for (const listener of listeners) {
+				listener(event);
+			}
+		},
+		get listenerCount() {
+			return listeners.size;
+		},
+	};
+}
+
+const at = '2025-01-01T10:00:00.000Z';
+const accepted = (fields: Partial<Extract<ReceiverEvent, {type: 'accepted'}>>): ReceiverEvent => ({
+	type: 'accepted',
+	at,
+	request: 1,
+	remoteAddress: '127.0.0.1',
+	status: 200,
+	eventType: 'platform.chat.external-module.chosen',
+	handling: 'queued',
+	secretIndex: 0,
+	...fields,
+});
+
+async function waitFor(check: () => boolean): Promise<void> {
+	for (let attempt = 0; attempt < 200 && !check(); attempt++) {
+		// eslint-disable-next-line no-await-in-loop
+		await sleep(20);
+	}
+
+	expect(check()).toBe(true);
+}
+
+/** Everything written to the fake terminal so far (Static rows are written once), wrapped lines joined. */
+const screen = (frames: string[]) => flat(frames.join('\n'));
+/** Joins wrapped lines and collapses white space, so assertions do not depend on the width. */
+const flat = (text: string | undefined) => (text ?? '').replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
+
+describe('ServeScreen (the event log)', () => {
+	let cleanup: (() => void) | undefined;
+	afterEach(() => {
+		cleanup?.();
+		cleanup = undefined;
+	});
+
+	function mount(options: {key?: KeyStatus; now?: number} = {}) {
+		const source = fakeSource();
+		// Events emitted right after the first render (before the screen subscribed) are replayed.
+		const replaying = replayingSource(source);
+		let quits = 0;
+		const key = options.key ?? {keyMasked: '…abcd'};
+		const instance = render(
+			<ServeScreen
+				source={replaying}
+				url="http://127.0.0.1:8080"
+				secretCount={2}
+				drainTimeoutMs={25_000}
+				keyStatus={() => key}
+				flushIntervalMs={10}
+				now={() => options.now ?? Date.parse(at)}
+				onQuit={() => {
+					quits++;
+				}}
+			/>,
+		);
+		cleanup = () => {
+			instance.unmount();
+			replaying.dispose();
+		};
+
+		return {source, instance, quits: () => quits};
+	}
+
+	it('shows the listen address, secrets, the masked key and the counters', async () => {
+		const {source, instance} = mount();
+		source.state.received = 3;
+		source.state.verified = 2;
+		source.state.rejected = 1;
+		source.emit({type: 'rejected', at, request: 1, method: 'POST', path: '/webhook', remoteAddress: '10.0.0.7', status: 400, reason: 'signature-mismatch', error: 'Invalid signature'});
+		await waitFor(() => screen(instance.frames).includes('from 10.0.0.7'));
+		const text = screen(instance.frames);
+		expect(text).toContain('listening on http://127.0.0.1:8080');
+		expect(text).toContain('secrets 2 ok');
+		expect(text).toContain('key …abcd');
+		expect(text).toContain('received 3 · verified 2 · rejected 1 · duplicates 0 · processing 0 · answered 0 · failed 0');
+		expect(text).not.toContain('previous key');
+	});
+
+	it('shows a rejected request with its reason and remote address', async () => {
+		const {source, instance} = mount();
+		source.emit({type: 'rejected', at, request: 1, method: 'POST', path: '/webhook', remoteAddress: '10.0.0.7', status: 400, reason: 'timestamp-outside-tolerance', error: 'Invalid signature'});
+		await waitFor(() => screen(instance.frames).includes('from 10.0.0.7'));
+		const text = screen(instance.frames);
+		expect(text).toMatch(/\d\d:\d\d:\d\d 400 POST \/webhook rejected: Invalid signature \(Created-At outside the tolerance\) from 10\.0\.0\.7/);
+	});
+
+	it('follows a chosen event through its stages, then moves it to the finished rows', async () => {
+		const {source, instance} = mount();
+		source.emit(accepted({eventId: 'evt_1', chatId: 'chat_42', text: 'What does the harbour lighthouse keeper write in the leather log book every evening?'}));
+		await waitFor(() => flat(instance.lastFrame()).includes('chat_42'));
+		expect(flat(instance.lastFrame())).toContain('chat_42');
+		expect(flat(instance.lastFrame())).toContain('"What does the harbour lighthouse keeper…"');
+		expect(flat(instance.lastFrame())).toContain('queued');
+		source.emit({type: 'stage', at, eventId: 'evt_1', chatId: 'chat_42', stage: 'searching'});
+		await waitFor(() => flat(instance.lastFrame()).includes('searching'));
+		expect(flat(instance.lastFrame())).toContain('searching');
+		source.emit({type: 'stage', at, eventId: 'evt_1', chatId: 'chat_42', stage: 'generating', documents: 3});
+		await waitFor(() => flat(instance.lastFrame()).includes('generating'));
+		expect(flat(instance.lastFrame())).toContain('generating (3 documents found)');
+		source.emit({type: 'stage', at, eventId: 'evt_1', chatId: 'chat_42', stage: 'answered', documents: 3, durationMs: 812});
+		await waitFor(() => screen(instance.frames).includes('answered in 812 ms'));
+		// The finished row was written once (Static); the live part no longer holds it.
+		expect(screen(instance.frames)).toContain('answered in 812 ms');
+		expect(flat(instance.lastFrame())).not.toContain('generating');
+	});
+
+	it('shows why a job failed and what the clean-up did', async () => {
+		const {source, instance} = mount();
+		source.emit(accepted({eventId: 'evt_2', chatId: 'chat_9', text: 'Hi'}));
+		source.emit({type: 'stage', at, eventId: 'evt_2', chatId: 'chat_9', stage: 'failed', durationMs: 40, reason: 'POST /openai/chat/completions failed with HTTP 502: model down', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
+		await waitFor(() => screen(instance.frames).includes('failed:'));
+		expect(screen(instance.frames)).toContain('failed: POST /openai/chat/completions failed with HTTP 502: model down (1 log set FAILED, apology written)');
+	});
+
+	it('shows user messages, duplicates, unhandled and invalid events as finished rows', async () => {
+		const {source, instance} = mount();
+		source.emit(accepted({eventId: 'evt_3', eventType: 'platform.chat.user-message.created', handling: 'logged', chatId: 'chat_1', text: 'Hello'}));
+		source.emit({type: 'duplicate', at, request: 2, remoteAddress: '127.0.0.1', status: 200, eventId: 'evt_3', eventType: 'platform.chat.user-message.created', chatId: 'chat_1'});
+		source.emit(accepted({eventId: 'evt_4', eventType: 'platform.chat.other', handling: 'unhandled'}));
+		source.emit(accepted({eventId: 'evt_5', handling: 'invalid', missing: ['payload.chatid']}));
+		await waitFor(() => screen(instance.frames).includes('invalid:'));
+		const text = screen(instance.frames);
+		expect(text).toMatch(/200 user-message\.created chat_1 "Hello" logged/);
+		expect(text).toContain('duplicate of evt_3, not processed again');
+		expect(text).toContain('unhandled event type');
+		expect(text).toContain('invalid: lacks payload.chatid; no platform call made');
+	});
+
+	it('counts down while the previous key is still valid', async () => {
+		const now = Date.parse(at);
+		const {instance} = mount({now, key: {keyMasked: '…newk', previousKeyMasked: '…oldk', previousKeyExpiresAt: new Date(now + (((2 * 3600) + (5 * 60) + 7) * 1000)).toISOString()}});
+		await waitFor(() => flat(instance.lastFrame()).includes('key …newk'));
+		expect(flat(instance.lastFrame())).toContain('previous key …oldk valid for 2h 05m 07s');
+	});
+
+	it('hides an expired previous key', async () => {
+		const now = Date.parse(at);
+		const {instance} = mount({now, key: {keyMasked: '…newk', previousKeyMasked: '…oldk', previousKeyExpiresAt: new Date(now - 1000).toISOString()}});
+		await waitFor(() => flat(instance.lastFrame()).includes('key …newk'));
+		expect(flat(instance.lastFrame())).not.toContain('previous key');
+	});
+
+	it('asks to quit on q, once', async () => {
+		const {instance, quits} = mount();
+		await waitFor(() => flat(instance.lastFrame()).includes('q or Ctrl+C to stop'));
+		await sleep(30);
+		instance.stdin.write('q');
+		await waitFor(() => quits() === 1);
+		instance.stdin.write('q');
+		instance.stdin.write('\u0003');
+		await sleep(30);
+		expect(quits()).toBe(1);
+	});
+
+	it('shows the drain and the final counters', async () => {
+		const {source, instance} = mount();
+		source.state.processing = 2;
+		source.emit({type: 'draining', at, jobs: 2, timeoutMs: 25_000});
+		await waitFor(() => flat(instance.lastFrame()).includes('Stopping'));
+		expect(flat(instance.lastFrame())).toContain('Stopping: no new events; waiting up to 25 s for 2 jobs');
+		source.emit({type: 'stopped', at, cutOff: 1, counters: {received: 4, verified: 4, rejected: 0, duplicates: 0, processing: 0, answered: 1, failed: 1}});
+		await waitFor(() => flat(instance.lastFrame()).includes('Stopped.'));
+		expect(flat(instance.lastFrame())).toContain('answered 1 · failed 1');
+		expect(flat(instance.lastFrame())).toContain('1 job cut off at the drain deadline');
+	});
+
+	it('renders a burst of events in a bounded number of frames', async () => {
+		const {source, instance} = mount();
+		const before = instance.frames.length;
+		for (let index = 0; index < 500; index++) {
+			source.emit(accepted({eventId: `evt_burst_${index}`, eventType: 'platform.chat.user-message.created', handling: 'logged', chatId: 'chat_b', text: `message ${index}`}));
+		}
+
+		await waitFor(() => flat(instance.lastFrame()).includes('"message 499"'));
+		// 500 events arrived at once: they were folded into a few renders (at most 100 rows each), not 500.
+		expect(instance.frames.length - before).toBeLessThan(30);
+	});
+});
+
+describe('plain log lines', () => {
+	it('writes one line per event', () => {
+		const lines = [
+			plainLine({type: 'rejected', at, request: 1, method: 'POST', path: '/webhook', remoteAddress: '10.1.2.3', status: 400, reason: 'missing-signature-headers', error: 'Missing signature headers'}),
+			plainLine(accepted({eventId: 'evt_a', chatId: 'chat_a', text: 'Hi'})),
+			plainLine({type: 'stage', at, eventId: 'evt_a', chatId: 'chat_a', stage: 'answered', durationMs: 1234, documents: 2}),
+			plainLine({type: 'stopped', at, cutOff: 0, counters: {received: 2, verified: 1, rejected: 1, duplicates: 0, processing: 0, answered: 1, failed: 0}}),
+		];
+		for (const line of lines) {
+			expect(line).not.toContain('\n');
+		}
+
+		expect(lines[0]).toMatch(/400 {2}POST \/webhook {2}rejected: Missing signature headers .* from 10\.1\.2\.3$/);
+		expect(lines[1]).toMatch(/200 {2}external-module\.chosen {2}evt_a {2}chat chat_a {2}"Hi" {2}queued$/);
+		expect(lines[2]).toMatch(/evt_a {2}chat chat_a {2}answered in 1234 ms$/);
+		expect(lines[3]).toMatch(/stopped: received 2 · verified 1 · rejected 1/);
+	});
+});
