@@ -187,7 +187,7 @@ const command: CommandModule = {
 			if (context.interactive) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast.
 				const {runInteractive} = await import('../ui/upload/interactive.js');
-				return await runInteractive(context, options, cancel);
+				return await runInteractive(context, options, cancel, target.note ? localBanner(target.note) : undefined);
 			}
 
 			return await runPlain(context, options, target.note, cancelledCode);
@@ -199,13 +199,17 @@ const command: CommandModule = {
 
 type RunOptions = Parameters<typeof runUpload>[0];
 
+function localBanner(note: NonNullable<Target['note']>): string {
+	return `Local platform: ${note.baseUrl}${note.receiverUrl ? `, answers through the webhook receiver at ${note.receiverUrl}` : ''}`;
+}
+
 async function runPlain(context: CommandContext, options: RunOptions, note: Target['note'], cancelledCode: () => number): Promise<number> {
 	const keep = createPlainFilter();
 	if (note) {
 		if (context.json) {
 			writeJson(context, {type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
 		} else {
-			context.stdout.write(`Local platform: ${note.baseUrl}${note.receiverUrl ? `, answers through the webhook receiver at ${note.receiverUrl}` : ''}\n`);
+			context.stdout.write(`${localBanner(note)}\n`);
 		}
 	}
 

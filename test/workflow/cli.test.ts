@@ -138,6 +138,7 @@ describe('platform-tui upload (built CLI)', () => {
 		const session = runInPty(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}});
 		const {code, output} = await session.exit(30_000);
 		expect(code).toBe(0);
+		expect(output).toMatch(/Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver/);
 		expect(output).toContain('Local Assistant');
 		expect(output).toMatch(/Chat\s+✔ chat_\w+ · Folder upload session/);
 		expect(output).toMatch(/5\/5 files uploaded/);
@@ -145,6 +146,23 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(output).toMatch(/✔ warranty\.txt\s+728 B\s+FINISHED/);
 		expect(output).toContain('two-year limited warranty');
 		expect(output).toMatch(/History\s+USER\s+How long is the warranty\?/);
+	});
+
+	it('shows a failure in the red panel in a terminal and exits 1', async () => {
+		const broken = makeFolder({'broken.pdf': '%PDF-1.7\nnot a real pdf\n%%EOF\n'});
+		try {
+			const session = runInPty(['upload', broken.dir, 'q', '--poll-interval', '0.05'], {env: envFor(platform), columns: 220});
+			const {code, output} = await session.exit(20_000);
+			expect(code).toBe(1);
+			expect(output).toMatch(/Error Ingestion failed for content cont_\w+ \(broken\.pdf\) with state FAILED_PARSING/);
+			expect(output).toMatch(/✖ broken\.pdf\s+\d+ B\s+FAILED_PARSING/);
+			expect(output).toContain('1/1 files uploaded');
+			// One sentence, no stack trace and no second copy on the terminal.
+			expect(output.match(/with state FAILED_PARSING;/g)).toHaveLength(1);
+			expect(output).not.toMatch(/\n\s+at /);
+		} finally {
+			broken.cleanup();
+		}
 	});
 
 	it('cancels cleanly on q in a terminal and exits 130', async () => {

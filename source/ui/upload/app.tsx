@@ -117,7 +117,7 @@ function FilesPanel({state, now}: {state: UploadViewState; now: number}) {
 	const shownWaiting = spare > 0 ? waiting.slice(0, Math.min(spare, 3)) : [];
 	const hidden = active.length - shown.length + waiting.length - shownWaiting.length;
 	const finishedCount = state.files.filter(row => row.phase === 'finished').length;
-	const uploadedCount = state.files.filter(row => row.phase === 'finalizing' || row.phase === 'ingesting' || row.phase === 'finished').length;
+	const uploadedCount = state.files.filter(row => row.uploaded).length;
 	const transferMs = state.uploadStartedAt === undefined ? 0 : (state.uploadEndedAt ?? state.endedAt ?? now) - state.uploadStartedAt;
 	const rate = transferMs > 0 ? state.sentBytes / (transferMs / 1000) : 0;
 	return (
@@ -270,10 +270,12 @@ export type UploadAppProps = {
 	/** Called on `q`, Escape or Ctrl+C while the run is going. */
 	onCancel: () => void;
 	maxUpdatesPerSecond?: number;
+	/** A dim line above the panels (e.g. the addresses of `--local`). */
+	banner?: string;
 };
 
 /** The live screen of `platform-tui upload`. */
-export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10}: UploadAppProps) {
+export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, banner}: UploadAppProps) {
 	const state = useThrottledState(model, maxUpdatesPerSecond);
 	const now = useClock(model, !state.done);
 	const {isRawModeSupported} = useStdin();
@@ -298,6 +300,7 @@ export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10}: UploadApp
 				{item => <FileLine key={item.key} row={item.row} width={width} live={false}/>}
 			</Static>
 			<Box flexDirection='column'>
+				{banner !== undefined && <Text dimColor>{banner}</Text>}
 				<SpacePanel state={state}/>
 				<ChatPanel state={state} now={now}/>
 				<FilesPanel state={state} now={now}/>

@@ -9,15 +9,16 @@ import {UploadViewModel} from './state.js';
  * Runs the workflow under the live Ink screen. Returns the exit code: 0 done, 1 failed (the
  * error shows in the red panel), 130 cancelled with q / Ctrl+C (143 on SIGTERM).
  */
-export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController): Promise<number> {
+export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController, banner?: string): Promise<number> {
 	const model = new UploadViewModel(Date.now, options.prompt);
 	const onCancel = (): void => {
 		cancel.abort('q');
 		model.cancel();
 	};
 
-	const instance = renderApp(context, <UploadApp model={model} onCancel={onCancel}/>);
+	const instance = renderApp(context, <UploadApp model={model} banner={banner} onCancel={onCancel}/>);
 	let code: number;
+	let failure: string | undefined;
 	try {
 		await runUpload(options, event => {
 			model.apply(event);
@@ -28,7 +29,8 @@ export async function runInteractive(context: CommandContext, options: UploadOpt
 			model.cancel();
 			code = !cancel.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
 		} else {
-			model.fail(formatError(error, false));
+			failure = formatError(error, false);
+			model.fail(failure);
 			if (context.debug) {
 				context.stderr.write(`${formatError(error, true)}\n`);
 			}
@@ -42,5 +44,10 @@ export async function runInteractive(context: CommandContext, options: UploadOpt
 		setTimeout(resolve, 2000).unref();
 	})]);
 	instance.unmount();
+	if (failure !== undefined && !context.debug && !context.stderr.isTTY) {
+		// The red panel is on the terminal; a redirected stderr still gets the sentence.
+		context.stderr.write(`Error: ${failure}\n`);
+	}
+
 	return code;
 }

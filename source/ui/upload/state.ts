@@ -11,6 +11,8 @@ export type FileRow = {
 	contentId?: string;
 	phase: FilePhase;
 	sentBytes: number;
+	/** The bytes are in the blob store (set at file-uploaded, kept if ingestion fails later). */
+	uploaded: boolean;
 	/** Last ingestion state seen. */
 	state?: string;
 	error?: string;
@@ -86,7 +88,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 				...state,
 				folder: event.folder,
 				totalBytes: event.totalBytes,
-				files: event.files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType, phase: 'waiting', sentBytes: 0})),
+				files: event.files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType, phase: 'waiting', sentBytes: 0, uploaded: false})),
 			};
 		}
 
@@ -119,7 +121,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 
 		case 'file-uploaded': {
 			const previous = state.files.find(row => row.name === event.name)?.sentBytes ?? 0;
-			const next = updateFile(state, event.name, row => ({...row, phase: 'finalizing', sentBytes: event.bytes}));
+			const next = updateFile(state, event.name, row => ({...row, phase: 'finalizing', sentBytes: event.bytes, uploaded: true}));
 			return {...next, sentBytes: next.sentBytes + Math.max(0, event.bytes - previous)};
 		}
 

@@ -1,0 +1,260 @@
+/**
+ * Upload benchmark (`npm run bench`, or `node --import tsx test/bench/upload.ts`).
+ *
+ * 1. 200 files × 256 KiB uploaded by the workflow to the local platform running in another
+ *    process, with `--concurrency 1` and with the default (4), alternating, best of two each;
+ *    printed side by side with their ratio.
+ * 2. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
+ *    one 1 GiB file, next to the same CLI uploading a 1 KiB file. Goal: under 150 MiB.
+ *
+ * The platform runs in a child process (this file with the argument `platform`), so neither
+ * its CPU nor its memory is counted against the uploader. Files live in temporary directories
+ * that are removed at the end.
+ */
+import {spawn, type ChildProcess} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {open, readFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {createInterface} from 'node:readline';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {fileURLToPath} from 'node:url';
+import {PlatformClient} from '../../source/platform/client.js';
+import {runUpload, type UploadEvent} from '../../source/workflow/index.js';
+
+type Settings = {baseUrl: string; apiKey: string; appId: string; userId: string; companyId: string; assistantId: string};
+
+const here = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(here), '../..');
+const cliPath = path.join(root, 'dist/cli.js');
+const mib = 1024 * 1024;
+
+if (process.argv[2] === 'platform') {
+	await servePlatform();
+} else {
+	await main();
+}
+
+/** Child mode: runs the local platform until stdin closes, printing its settings as one JSON line. */
+async function servePlatform(): Promise<void> {
+	const {startLocalPlatform} = await import('../../source/local-platform/index.js');
+	const platform = await startLocalPlatform({host: '127.0.0.1', port: 0, limits: {maxContents: 5000}});
+	process.stdout.write(`${JSON.stringify(platform.settings())}\n`);
+	await new Promise<void>(resolve => {
+		process.stdin.on('end', resolve).on('close', resolve).resume();
+		process.on('SIGTERM', resolve);
+	});
+	await platform.close();
+	process.exit(0);
+}
+
+async function startPlatformProcess(): Promise<{settings: Settings; child: ChildProcess; stop: () => Promise<void>}> {
+	const child = spawn(process.execPath, ['--import', 'tsx', here, 'platform'], {stdio: ['pipe', 'pipe', 'inherit'], cwd: root});
+	const lines = createInterface({input: child.stdout!});
+	const first = await new Promise<string>((resolve, reject) => {
+		const timer = setTimeout(() => {
+			reject(new Error('the local platform did not start within 30 s'));
+		}, 30_000);
+		lines.once('line', line => {
+			clearTimeout(timer);
+			resolve(line);
+		});
+		child.once('exit', code => {
+			clearTimeout(timer);
+			reject(new Error(`the local platform exited with ${String(code)}`));
+		});
+	});
+	const settings = JSON.parse(first) as Settings;
+	return {
+		settings,
+		child,
+		async stop() {
+			const exited = new Promise(resolve => {
+				child.once('exit', resolve);
+			});
+			child.stdin!.end();
+			await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+		},
+	};
+}
+
+function formatMiB(bytes: number): string {
+	return `${(bytes / mib).toFixed(1)} MiB`;
+}
+
+type Timing = {uploadMs: number; totalMs: number; bytes: number};
+
+async function timeWorkflow(settings: Settings, folder: string, concurrency: number): Promise<Timing> {
+	const client = new PlatformClient({...settings});
+	let upload: Extract<UploadEvent, {type: 'upload-complete'}> | undefined;
+	const started = performance.now();
+	try {
+		await runUpload({
+			client,
+			folder,
+			prompt: 'What is in these files?',
+			assistantId: settings.assistantId,
+			concurrency,
+			pollIntervalMs: 100,
+			title: `bench concurrency ${concurrency}`,
+		}, event => {
+			if (event.type === 'upload-complete') {
+				upload = event;
+			}
+		});
+	} finally {
+		await client.close();
+	}
+
+	if (!upload) {
+		throw new Error('the workflow reported no upload-complete event');
+	}
+
+	return {uploadMs: upload.durationMs, totalMs: performance.now() - started, bytes: upload.bytes};
+}
+
+async function throughput(settings: Settings): Promise<void> {
+	const count = 200;
+	const size = 256 * 1024;
+	const folder = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-files-'));
+	try {
+		for (let index = 0; index < count; index++) {
+			writeFileSync(path.join(folder, `file-${String(index).padStart(3, '0')}.bin`), randomBytes(size));
+		}
+
+		// Warm up both sides (JIT, connections) with a small run.
+		const warm = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-warm-'));
+		try {
+			for (let index = 0; index < 8; index++) {
+				writeFileSync(path.join(warm, `warm-${index}.bin`), randomBytes(size));
+			}
+
+			await timeWorkflow(settings, warm, 4);
+		} finally {
+			rmSync(warm, {recursive: true, force: true});
+		}
+
+		const results: Record<number, Timing[]> = {1: [], 4: []};
+		for (const concurrency of [1, 4, 1, 4]) {
+			// eslint-disable-next-line no-await-in-loop
+			results[concurrency]!.push(await timeWorkflow(settings, folder, concurrency));
+		}
+
+		const best = (concurrency: number): Timing => results[concurrency]!.reduce((a, b) => (a.uploadMs <= b.uploadMs ? a : b));
+		const one = best(1);
+		const four = best(4);
+		console.log(`upload of ${count} files × ${size / 1024} KiB (${formatMiB(count * size)}) to the local platform in another process, best of 2 runs each:`);
+		for (const [label, timing] of [['--concurrency 1', one], ['--concurrency 4 (default)', four]] as const) {
+			console.log(`  ${label.padEnd(26)} upload phase ${(timing.uploadMs / 1000).toFixed(2)} s (${formatMiB(timing.bytes / (timing.uploadMs / 1000))}/s), whole workflow ${(timing.totalMs / 1000).toFixed(2)} s`);
+		}
+
+		console.log(`  ratio: --concurrency 1 takes ${(one.uploadMs / four.uploadMs).toFixed(2)}× the time of the default (upload phase); default is ${(one.uploadMs / four.uploadMs).toFixed(2)}× faster`);
+	} finally {
+		rmSync(folder, {recursive: true, force: true});
+	}
+}
+
+/** Writes `size` bytes of a repeated random block without holding the file in memory. */
+async function writeLargeFile(filePath: string, size: number): Promise<void> {
+	const block = randomBytes(8 * mib);
+	const handle = await open(filePath, 'w');
+	try {
+		for (let written = 0; written < size; written += block.length) {
+			// eslint-disable-next-line no-await-in-loop
+			await handle.write(block, 0, Math.min(block.length, size - written));
+		}
+	} finally {
+		await handle.close();
+	}
+}
+
+type Measured = {peakRssBytes: number; events: Array<Record<string, unknown>>; method: string};
+
+/** Runs the built CLI and measures its peak RSS (GNU time when present, else VmHWM sampling). */
+async function measureCli(settings: Settings, folder: string): Promise<Measured> {
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PLATFORM_BASE_URL: settings.baseUrl,
+		PLATFORM_API_KEY: settings.apiKey,
+		PLATFORM_APP_ID: settings.appId,
+		PLATFORM_USER_ID: settings.userId,
+		PLATFORM_COMPANY_ID: settings.companyId,
+		PLATFORM_ASSISTANT_ID: settings.assistantId,
+		PLATFORM_TUI_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-config-')),
+		CI: 'true',
+	};
+	const args = [cliPath, 'upload', folder, 'What is in this file?', '--json', '--poll-interval', '0.2'];
+	const useTime = existsSync('/usr/bin/time');
+	const child = useTime
+		? spawn('/usr/bin/time', ['-f', 'PEAK_RSS_KB=%M', process.execPath, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
+		: spawn(process.execPath, args, {env, stdio: ['ignore', 'pipe', 'pipe']});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	let sampledKb = 0;
+	const sampler = useTime ? undefined : setInterval(() => {
+		void readFile(`/proc/${child.pid}/status`, 'utf8').then(status => {
+			const match = /VmHWM:\s+(\d+) kB/.exec(status);
+			sampledKb = Math.max(sampledKb, Number(match?.[1] ?? 0));
+		}, () => undefined);
+	}, 20);
+	const code = await new Promise<number | null>(resolve => {
+		child.on('close', resolve);
+	});
+	clearInterval(sampler);
+	rmSync(env.PLATFORM_TUI_CONFIG_DIR!, {recursive: true, force: true});
+	if (code !== 0) {
+		throw new Error(`platform-tui upload exited with ${String(code)}: ${stderr.trim()}`);
+	}
+
+	const peakKb = useTime ? Number(/PEAK_RSS_KB=(\d+)/.exec(stderr)?.[1] ?? Number.NaN) : sampledKb;
+	const events = stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+	return {peakRssBytes: peakKb * 1024, events, method: useTime ? 'GNU time %M' : 'VmHWM sampled every 20 ms'};
+}
+
+async function peakRss(settings: Settings): Promise<boolean> {
+	if (!existsSync(cliPath)) {
+		console.log(`peak RSS: skipped, ${cliPath} is missing (run \`npm run build\` first)`);
+		return true;
+	}
+
+	const small = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-small-'));
+	const large = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-large-'));
+	try {
+		writeFileSync(path.join(small, 'small.bin'), randomBytes(1024));
+		const gib = 1024 * mib;
+		await writeLargeFile(path.join(large, 'large.bin'), gib);
+		const baseline = await measureCli(settings, small);
+		const measured = await measureCli(settings, large);
+		const upload = measured.events.find(event => event.type === 'upload-complete');
+		const seconds = Number(upload?.durationMs ?? Number.NaN) / 1000;
+		const ok = measured.peakRssBytes < 150 * mib;
+		console.log(`peak RSS of \`platform-tui upload --json\` (built CLI, its own process; ${measured.method}):`);
+		console.log(`  uploading 1 KiB: ${formatMiB(baseline.peakRssBytes)}`);
+		console.log(`  uploading 1 GiB: ${formatMiB(measured.peakRssBytes)} (goal under 150 MiB: ${ok ? 'met' : 'NOT met'}); the transfer took ${seconds.toFixed(2)} s (${formatMiB(gib / seconds)}/s)`);
+		console.log(`  ratio 1 GiB / 1 KiB: ${(measured.peakRssBytes / baseline.peakRssBytes).toFixed(2)}×`);
+		return ok;
+	} finally {
+		rmSync(small, {recursive: true, force: true});
+		rmSync(large, {recursive: true, force: true});
+	}
+}
+
+async function main(): Promise<void> {
+	const platform = await startPlatformProcess();
+	let ok = true;
+	try {
+		await throughput(platform.settings);
+		ok = await peakRss(platform.settings);
+	} finally {
+		await platform.stop();
+	}
+
+	process.exitCode = ok ? 0 : 1;
+}
