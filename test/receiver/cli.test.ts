@@ -1,0 +1,284 @@
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {createServer} from 'node:net';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {ConfigStore} from '../../source/config/store.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import type {PlatformClient} from '../../source/platform/client.js';
+import {apologyText, type ReceiverEvent} from '../../source/receiver/index.js';
+import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {runInPty} from '../helpers/pty.js';
+import {clientFor, startPlatform, waitUntil} from './helpers.js';
+
+/** The built `serve` running as a child process, its stdout read line by line. */
+type ServeChild = {
+	child: ChildProcessWithoutNullStreams;
+	lines: string[];
+	stderr(): string;
+	/** NDJSON lines parsed (with --json). */
+	events(): Array<Record<string, unknown>>;
+	url: string;
+	exit(): Promise<number | null>;
+};
+
+async function startServe(args: string[], env: Record<string, string | undefined>): Promise<ServeChild> {
+	const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', ...args], {env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe']});
+	const lines: string[] = [];
+	let stderr = '';
+	let partial = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		partial += chunk;
+		const parts = partial.split('\n');
+		partial = parts.pop() ?? '';
+		lines.push(...parts);
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	const exited = new Promise<number | null>(resolve => {
+		child.on('close', code => {
+			resolve(code);
+		});
+	});
+	const parse = () => lines.filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
+	const first = await waitUntil<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr}), value => value !== undefined, 15_000, 'serve to listen');
+	if (first?.type !== 'listening') {
+		throw new Error(`serve did not start: ${JSON.stringify(first)} ${stderr}`);
+	}
+
+	return {child, lines, stderr: () => stderr, events: parse, url: String(first.url), exit: async () => exited};
+}
+
+function envFor(platform: LocalPlatform, extra: Record<string, string> = {}): Record<string, string> {
+	return {
+		PLATFORM_BASE_URL: platform.baseUrl,
+		PLATFORM_APP_ID: platform.appId,
+		PLATFORM_ENDPOINT_SECRET: platform.endpointSecret,
+		...extra,
+	};
+}
+
+async function freePortInUse(): Promise<{port: number; close(): Promise<void>}> {
+	const server = createServer();
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	const address = server.address() as {port: number};
+	return {
+		port: address.port,
+		async close() {
+			await new Promise(resolve => {
+				server.close(resolve);
+			});
+		},
+	};
+}
+
+describe('platform-tui serve and trigger (built CLI)', () => {
+	let platform: LocalPlatform;
+	let user: PlatformClient;
+	let serve: ServeChild | undefined;
+
+	beforeAll(async () => {
+		platform = await startPlatform();
+		user = clientFor(platform);
+		// serve reads the API key from the store (no PLATFORM_API_KEY), as after `keys set`.
+		new ConfigStore(process.env).set('apiKey', platform.apiKey);
+	});
+
+	afterEach(async () => {
+		if (serve && serve.child.exitCode === null) {
+			serve.child.kill('SIGKILL');
+			await serve.exit();
+		}
+
+		serve = undefined;
+		platform.setWebhookUrl();
+		platform.setFaults({latencyMs: 0});
+	});
+
+	afterAll(async () => {
+		await user.close();
+		await platform.close();
+	});
+
+	it('names every missing setting and exits 1', async () => {
+		const result = await runCli(['serve'], {env: {PLATFORM_TUI_CONFIG_DIR: '/nonexistent-platform-tui-test'}});
+		expect(result.code).toBe(1);
+		for (const name of ['baseUrl', 'apiKey', 'appId', 'endpointSecret', 'PLATFORM_ENDPOINT_SECRET']) {
+			expect(result.stderr).toContain(name);
+		}
+
+		expect(result.stderr).not.toContain('    at ');
+	});
+
+	it('says which port is taken', async () => {
+		const taken = await freePortInUse();
+		try {
+			const result = await runCli(['serve', '--port', String(taken.port)], {env: envFor(platform)});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain(`Port ${taken.port} on 127.0.0.1 is already in use`);
+			expect(result.stderr).toContain('--port');
+		} finally {
+			await taken.close();
+		}
+	});
+
+	it('refuses bad numbers with the flag named', async () => {
+		const result = await runCli(['serve', '--concurrency', '0'], {env: envFor(platform)});
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 1000; got 0');
+	});
+
+	it('receives signed test events from trigger, in NDJSON, and exits 0 on SIGTERM', async () => {
+		serve = await startServe([], envFor(platform));
+		expect(serve.events()[0]).toMatchObject({type: 'listening', webhookUrl: `${serve.url}/webhook`, secrets: 1, key: `…${platform.apiKey.slice(-4)}`});
+		expect(serve.lines[0]).not.toContain(platform.apiKey);
+		expect(serve.lines[0]).not.toContain(platform.endpointSecret);
+
+		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
+		expect(sent.code).toBe(0);
+		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
+		const accepted = await waitUntil(() => serve!.events().find(event => event.type === 'accepted'), event => event !== undefined, 5000, 'the accepted event');
+		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
+
+		// Same id twice: the second is a duplicate, still 200.
+		for (let round = 0; round < 2; round++) {
+			// eslint-disable-next-line no-await-in-loop
+			const repeated = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--repeat-id', 'evt_repeat0123456789abcdef', '--json'], {env: {PLATFORM_ENDPOINT_SECRET: `${platform.endpointSecret},other`}});
+			expect(repeated.code).toBe(0);
+			expect(JSON.parse(repeated.stdout)).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
+		}
+
+		await waitUntil(() => serve!.events().filter(event => event.type === 'duplicate').length, count => count === 1, 5000, 'the duplicate');
+
+		// A wrong secret: 400 printed, a hint on stderr, exit 1.
+		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret', 'not-the-secret'], {});
+		expect(wrong.code).toBe(1);
+		expect(wrong.stdout).toContain('400 {"success":false,"error":"Invalid signature"}');
+		expect(wrong.stderr).toContain('The receiver answered 400');
+		await waitUntil(() => serve!.events().find(event => event.type === 'rejected'), event => event !== undefined, 5000, 'the rejection');
+		expect(serve.events().find(event => event.type === 'rejected')).toMatchObject({reason: 'signature-mismatch', remoteAddress: '127.0.0.1', status: 400});
+
+		serve.child.kill('SIGTERM');
+		expect(await serve.exit()).toBe(0);
+		const last = serve.events().at(-1) as Extract<ReceiverEvent, {type: 'stopped'}>;
+		expect(last).toMatchObject({type: 'stopped', cutOff: 0, counters: {received: 4, verified: 3, rejected: 1, duplicates: 1}});
+	});
+
+	it('fails clearly when no receiver listens, or without a secret', async () => {
+		const unreachable = await runCli(['trigger', 'user-message', '--url', 'http://127.0.0.1:9/webhook', '--secret', 's'], {});
+		expect(unreachable.code).toBe(1);
+		expect(unreachable.stderr).toContain('Could not reach http://127.0.0.1:9/webhook (ECONNREFUSED)');
+		const noSecret = await runCli(['trigger', 'user-message'], {});
+		expect(noSecret.code).toBe(1);
+		expect(noSecret.stderr).toContain('--secret');
+		const badKind = await runCli(['trigger', 'payment-received', '--secret', 's'], {});
+		expect(badKind.code).toBe(1);
+		expect(badKind.stderr).toContain('user-message or external-module-chosen');
+	});
+
+	it('answers a chosen event through the webhook path, and uses a key rotated by `keys rotate` from the next request on', async () => {
+		serve = await startServe([], envFor(platform));
+		platform.setWebhookUrl(`${serve.url}/webhook`);
+		const oldKey = platform.apiKey;
+		const chat = await user.createChat({title: 'CLI chosen', assistantId: platform.assistantId});
+		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Is anybody there?'});
+		const first = await waitUntil(async () => user.getLatestMessage(chat.id), message => Boolean(message.stoppedStreamingAt), 15_000, 'the first answer');
+		expect(first.text).not.toBe(apologyText);
+		const firstCalls = platform.requests.filter(request => request.path === '/message-log');
+		expect(firstCalls.at(-1)?.headers.authorization).toBe(`Bearer ${oldKey}`);
+
+		// Another process rotates the key and stores the new one.
+		const rotated = await runCli(['keys', 'rotate', '--yes', '--json'], {env: {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		expect(rotated.code).toBe(0);
+		const newKey = new ConfigStore(process.env).get('apiKey');
+		expect(newKey).toBe(platform.apiKey);
+		expect(newKey).not.toBe(oldKey);
+
+		const before = platform.requests.length;
+		const second = await user.createChat({title: 'After rotation', assistantId: platform.assistantId});
+		const userClient = clientFor(platform);
+		await userClient.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Still there?'});
+		await waitUntil(async () => userClient.getLatestMessage(second.id), message => Boolean(message.stoppedStreamingAt), 15_000, 'the second answer');
+		await userClient.close();
+		const receiverCalls = platform.requests.slice(before).filter(request => request.path === '/message-log' || request.path === '/search/search' || request.path === '/openai/chat/completions');
+		expect(receiverCalls.length).toBeGreaterThanOrEqual(4);
+		for (const call of receiverCalls) {
+			expect(call.headers.authorization).toBe(`Bearer ${newKey}`);
+		}
+
+		serve.child.kill('SIGTERM');
+		expect(await serve.exit()).toBe(0);
+	});
+
+	it('SIGTERM during a slow completion (platform latency) leaves no log RUNNING, writes the apology and exits 0', async () => {
+		serve = await startServe(['--drain-timeout', '0.2'], envFor(platform));
+		platform.setWebhookUrl(`${serve.url}/webhook`);
+		const chat = await user.createChat({title: 'Slow', assistantId: platform.assistantId});
+		platform.setFaults({latencyMs: 400});
+		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Take your time'});
+		const history = await user.getChatMessages(chat.id);
+		const assistant = history.messages.find(message => message.role === 'ASSISTANT')!;
+		// The completion call has arrived and is being held by the latency.
+		await waitUntil(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), found => found, 15_000, 'the completion call');
+		serve.child.kill('SIGTERM');
+		expect(await serve.exit()).toBe(0);
+		const logs = platform.messageLogs(assistant.id);
+		expect(logs.length).toBeGreaterThan(0);
+		expect(logs.filter(log => log.status === 'RUNNING')).toEqual([]);
+		expect(logs.map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
+		expect(platform.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String)});
+		const stopped = serve.events().at(-1);
+		expect(stopped).toMatchObject({type: 'stopped', cutOff: 1});
+		expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain')});
+	});
+
+	it('prints one plain line per event without a TTY', async () => {
+		const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], {env: childEnv(envFor(platform)), stdio: ['pipe', 'pipe', 'pipe']});
+		let out = '';
+		child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+			out += chunk;
+		});
+		const exited = new Promise<number | null>(resolve => {
+			child.on('close', resolve);
+		});
+		try {
+			const url = (await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], value => value !== undefined, 15_000, 'the listening line'))!;
+			expect(out).toContain('secrets 1 ok');
+			expect(out).toContain(`key …${platform.apiKey.slice(-4)}`);
+			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please', '--secret', platform.endpointSecret]);
+			expect(sent.code).toBe(0);
+			await waitUntil(() => out, text => text.includes('plain please'), 5000, 'the event line');
+			expect(out).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
+			child.kill('SIGINT');
+			expect(await exited).toBe(0);
+			expect(out).toMatch(/stopped: received 1 · verified 1/);
+		} finally {
+			if (child.exitCode === null) {
+				child.kill('SIGKILL');
+			}
+		}
+	});
+
+	it('shows the live screen in a terminal: header, key countdown, rows; q stops it', async () => {
+		const session = runInPty(['serve', '--port', '0'], {env: envFor(platform), columns: 140});
+		try {
+			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
+			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)![1]!;
+			await session.waitFor('secrets 1 ok');
+			// keys rotate ran in the previous test: the previous key is still valid and counts down.
+			await session.waitFor(/previous key …\w{4} valid for 2\dh \d\dm \d\ds/);
+			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);
+			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen', '--secret', platform.endpointSecret]);
+			expect(sent.code).toBe(0);
+			await session.waitFor(/200 {2}user-message\.created {2}chat_\w+ {2}"On the screen" {2}logged/);
+			await session.waitFor('received 1 · verified 1 · rejected 0');
+			session.write('q');
+			const {code, output} = await session.exit();
+			expect(code).toBe(0);
+			expect(output).toContain('Stopped.');
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+});
