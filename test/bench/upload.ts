@@ -3,7 +3,9 @@
  *
  * 1. 200 files × 256 KiB uploaded by the workflow to the local platform running in another
  *    process, with `--concurrency 1` and with the default (4), alternating, best of two each;
- *    printed side by side with their ratio.
+ *    printed side by side with their ratio. Once on bare loopback (where both processes compete
+ *    for the same CPUs, so overlap gains little) and once with 20 ms added to every request by
+ *    the platform (`latencyMs`), a stand-in for a real network, where overlap pays.
  * 2. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
  *    one 1 GiB file, next to the same CLI uploading a 1 KiB file. Goal: under 150 MiB.
  *
@@ -31,15 +33,15 @@ const cliPath = path.join(root, 'dist/cli.js');
 const mib = 1024 * 1024;
 
 if (process.argv[2] === 'platform') {
-	await servePlatform();
+	await servePlatform(Number(process.argv[3] ?? 0));
 } else {
 	await main();
 }
 
 /** Child mode: runs the local platform until stdin closes, printing its settings as one JSON line. */
-async function servePlatform(): Promise<void> {
+async function servePlatform(latencyMs: number): Promise<void> {
 	const {startLocalPlatform} = await import('../../source/local-platform/index.js');
-	const platform = await startLocalPlatform({host: '127.0.0.1', port: 0, limits: {maxContents: 5000}});
+	const platform = await startLocalPlatform({host: '127.0.0.1', port: 0, latencyMs, limits: {maxContents: 5000}});
 	process.stdout.write(`${JSON.stringify(platform.settings())}\n`);
 	await new Promise<void>(resolve => {
 		process.stdin.on('end', resolve).on('close', resolve).resume();
@@ -49,8 +51,8 @@ async function servePlatform(): Promise<void> {
 	process.exit(0);
 }
 
-async function startPlatformProcess(): Promise<{settings: Settings; child: ChildProcess; stop: () => Promise<void>}> {
-	const child = spawn(process.execPath, ['--import', 'tsx', here, 'platform'], {stdio: ['pipe', 'pipe', 'inherit'], cwd: root});
+async function startPlatformProcess(latencyMs = 0): Promise<{settings: Settings; child: ChildProcess; stop: () => Promise<void>}> {
+	const child = spawn(process.execPath, ['--import', 'tsx', here, 'platform', String(latencyMs)], {stdio: ['pipe', 'pipe', 'inherit'], cwd: root});
 	const lines = createInterface({input: child.stdout!});
 	const first = await new Promise<string>((resolve, reject) => {
 		const timer = setTimeout(() => {
@@ -114,7 +116,7 @@ async function timeWorkflow(settings: Settings, folder: string, concurrency: num
 	return {uploadMs: upload.durationMs, totalMs: performance.now() - started, bytes: upload.bytes};
 }
 
-async function throughput(settings: Settings): Promise<void> {
+async function throughput(settings: Settings, label: string, rounds: number): Promise<void> {
 	const count = 200;
 	const size = 256 * 1024;
 	const folder = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-files-'));
@@ -136,7 +138,7 @@ async function throughput(settings: Settings): Promise<void> {
 		}
 
 		const results: Record<number, Timing[]> = {1: [], 4: []};
-		for (const concurrency of [1, 4, 1, 4]) {
+		for (const concurrency of Array.from({length: rounds}, () => [1, 4]).flat()) {
 			// eslint-disable-next-line no-await-in-loop
 			results[concurrency]!.push(await timeWorkflow(settings, folder, concurrency));
 		}
@@ -144,7 +146,7 @@ async function throughput(settings: Settings): Promise<void> {
 		const best = (concurrency: number): Timing => results[concurrency]!.reduce((a, b) => (a.uploadMs <= b.uploadMs ? a : b));
 		const one = best(1);
 		const four = best(4);
-		console.log(`upload of ${count} files × ${size / 1024} KiB (${formatMiB(count * size)}) to the local platform in another process, best of 2 runs each:`);
+		console.log(`upload of ${count} files × ${size / 1024} KiB (${formatMiB(count * size)}) to the local platform in another process, ${label}, best of ${rounds} run${rounds === 1 ? '' : 's'} each:`);
 		for (const [label, timing] of [['--concurrency 1', one], ['--concurrency 4 (default)', four]] as const) {
 			console.log(`  ${label.padEnd(26)} upload phase ${(timing.uploadMs / 1000).toFixed(2)} s (${formatMiB(timing.bytes / (timing.uploadMs / 1000))}/s), whole workflow ${(timing.totalMs / 1000).toFixed(2)} s`);
 		}
@@ -247,13 +249,20 @@ async function peakRss(settings: Settings): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-	const platform = await startPlatformProcess();
 	let ok = true;
+	const platform = await startPlatformProcess();
 	try {
-		await throughput(platform.settings);
+		await throughput(platform.settings, 'bare loopback', 2);
 		ok = await peakRss(platform.settings);
 	} finally {
 		await platform.stop();
+	}
+
+	const slow = await startPlatformProcess(20);
+	try {
+		await throughput(slow.settings, '20 ms added to every request', 1);
+	} finally {
+		await slow.stop();
 	}
 
 	process.exitCode = ok ? 0 : 1;
