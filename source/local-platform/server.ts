@@ -24,7 +24,7 @@ import {
 } from './http.js';
 import {newApiKey, newId, newToken, seededRandom} from './ids.js';
 import {assertLoopbackUrl, isLoopbackHost} from './loopback.js';
-import {abortableSleep} from './timers.js';
+import {abortableSleep, unlimitedListeners} from './timers.js';
 import {
 	defaultLimits,
 	type CompletionRecord,
@@ -141,7 +141,8 @@ class LocalPlatformServer implements LocalPlatform {
 	private readonly messages = new Map<string, MessageRecord>();
 	private readonly logs = new Map<string, LogRecord>();
 	private readonly requestLog: RequestRecord[] = [];
-	private readonly stop = new AbortController();
+	/** Every pending sleep listens on this signal (and removes itself when done), so the count is unbounded by design. */
+	private readonly stop = unlimitedListeners(new AbortController());
 	private readonly background = new Set<Promise<unknown>>();
 	private readonly moduleIds = {builtIn: newId('mod'), external: newId('mod')};
 	private readonly spaceCreatedAt = now();

@@ -2,7 +2,7 @@ import {Agent, request} from 'undici';
 import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../platform/webhook-signature.js';
 import type {WebhookEvent} from '../platform/types.js';
 import {assertLoopbackUrl} from './loopback.js';
-import {abortableSleep} from './timers.js';
+import {abortableSleep, unlimitedListeners} from './timers.js';
 
 export type DeliveryAttempt = {
 	attempt: number;
@@ -65,7 +65,8 @@ function isRetryable(status: number): boolean {
 export class WebhookDispatcher {
 	readonly records: DeliveryRecord[] = [];
 	private readonly agent = new Agent({connections: 16});
-	private readonly stop = new AbortController();
+	/** Every pending sleep listens on this signal (and removes itself when done), so the count is unbounded by design. */
+	private readonly stop = unlimitedListeners(new AbortController());
 	private readonly running = new Set<Promise<unknown>>();
 
 	constructor(private readonly options: DeliveryOptions) {}
