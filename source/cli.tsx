@@ -71,20 +71,27 @@ function kebab(name: string): string {
 	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
 }
 
-function flagLine(name: string, spec: FlagSpec): string | undefined {
-	if (!spec.description) {
-		return undefined;
-	}
-
+function flagText(name: string, spec: FlagSpec): string {
 	const value = spec.type === 'boolean' ? '' : ` ${spec.placeholder ?? (spec.type === 'number' ? 'N' : 'VALUE')}`;
 	const short = spec.shortFlag ? `, -${spec.shortFlag}` : '';
-	const defaultPart = spec.default !== undefined && spec.type !== 'boolean' ? ` (default ${String(spec.default)})` : '';
-	return `    ${`--${kebab(name)}${value}${short}`.padEnd(26)}${spec.description}${defaultPart}`;
+	return `--${kebab(name)}${value}${short}`;
 }
 
-function commandHelp(entry: CommandEntry, module: CommandModule): string {
-	const own = Object.entries(module.flags).map(([name, spec]) => flagLine(name, spec)).filter(Boolean);
-	const global = Object.entries(globalFlags).map(([name, spec]) => flagLine(name, spec)).filter(Boolean);
+/** Help lines for the described flags, in one aligned column. */
+function flagLines(flags: Record<string, FlagSpec>, width: number): string[] {
+	return Object.entries(flags)
+		.filter(([, spec]) => spec.description)
+		.map(([name, spec]) => {
+			const defaultPart = spec.default !== undefined && spec.type !== 'boolean' ? ` (default ${String(spec.default)})` : '';
+			return `    ${flagText(name, spec).padEnd(width)}${spec.description ?? ''}${defaultPart}`;
+		});
+}
+
+function commandHelp(module: CommandModule): string {
+	const described = Object.entries({...globalFlags, ...module.flags}).filter(([, spec]) => spec.description);
+	const width = Math.max(24, ...described.map(([name, spec]) => flagText(name, spec).length)) + 2;
+	const own = flagLines(module.flags, width);
+	const global = flagLines(globalFlags, width);
 	const sections = [
 		`\n  ${module.description}`,
 		`  Usage\n    $ ${module.usage}`,
@@ -93,12 +100,11 @@ function commandHelp(entry: CommandEntry, module: CommandModule): string {
 		sections.push(`  Options\n${own.join('\n')}`);
 	}
 
-	sections.push(`  Global options\n${global.join('\n')}\n    --help, -h                Show this help`);
+	sections.push(`  Global options\n${global.join('\n')}\n    ${'--help, -h'.padEnd(width)}Show this help`);
 	if (module.examples && module.examples.length > 0) {
 		sections.push(`  Examples\n${module.examples.map(example => `    $ ${example}`).join('\n')}`);
 	}
 
-	void entry;
 	return `${sections.join('\n\n')}\n`;
 }
 
@@ -197,7 +203,7 @@ async function main(argv: string[]): Promise<number> {
 	const allFlags = {...globalFlags, ...module.flags};
 	const unknown = unknownFlags(rest, allFlags);
 	if (unknown.length > 0) {
-		stderr.write(`Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}\n${commandHelp(entry, module)}`);
+		stderr.write(`Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}\n${commandHelp(module)}`);
 		return 1;
 	}
 
@@ -223,7 +229,7 @@ async function main(argv: string[]): Promise<number> {
 	});
 	const flags = cli.flags as Record<string, unknown>;
 	if (flags.help === true) {
-		stdout.write(commandHelp(entry, module));
+		stdout.write(commandHelp(module));
 		return 0;
 	}
 
@@ -235,7 +241,7 @@ async function main(argv: string[]): Promise<number> {
 
 	for (const [name, spec] of Object.entries(allFlags)) {
 		if (spec.type === 'number' && flags[name] !== undefined && Number.isNaN(flags[name])) {
-			stderr.write(`--${kebab(name)} takes a number.\n${commandHelp(entry, module)}`);
+			stderr.write(`--${kebab(name)} takes a number.\n${commandHelp(module)}`);
 			return 1;
 		}
 	}
