@@ -3,8 +3,8 @@ import {apiKeySupplier} from '../config/resolve.js';
 import {UserError} from '../errors.js';
 import {createReceiver} from '../receiver/index.js';
 import {plainLine} from '../ui/serve/format.js';
-import {replayingSource, ServeScreen, type KeyStatus} from '../ui/serve/ServeScreen.js';
-import {renderApp} from '../ui/render.js';
+import type {KeyStatus} from '../ui/serve/ServeScreen.js';
+import type {renderApp} from '../ui/render.js';
 import {createClient, settingsFor, writeJson} from './shared.js';
 import type {CommandContext, CommandModule} from './types.js';
 
@@ -38,6 +38,34 @@ function readFlags(context: CommandContext): ServeFlags {
 	}
 
 	return {port, host, concurrency, toleranceSeconds: tolerance, drainTimeoutMs: Math.round(drain * 1000)};
+}
+
+/**
+ * Collects log lines and writes them once per turn of the event loop: under load one write
+ * carries many lines instead of a system call per event.
+ */
+function lineWriter(stream: NodeJS.WritableStream): {line(text: string): void; flush(): void} {
+	let pending: string[] = [];
+	let scheduled = false;
+	const flush = () => {
+		scheduled = false;
+		if (pending.length > 0) {
+			const text = pending.join('');
+			pending = [];
+			stream.write(text);
+		}
+	};
+
+	return {
+		line(text) {
+			pending.push(`${text}\n`);
+			if (!scheduled) {
+				scheduled = true;
+				setImmediate(flush);
+			}
+		},
+		flush,
+	};
 }
 
 function listenError(error: unknown, flags: ServeFlags): Error {
@@ -125,8 +153,11 @@ const command: CommandModule = {
 		});
 
 		let app: ReturnType<typeof renderApp> | undefined;
+		const log = lineWriter(context.stdout);
 		const flushIntervalMs = 100;
 		if (context.interactive) {
+			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
+			const [{replayingSource, ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
 			app = renderApp(context, (
 				<ServeScreen
 					source={replayingSource(receiver)}
@@ -157,7 +188,7 @@ const command: CommandModule = {
 				drainTimeoutMs: flags.drainTimeoutMs,
 			});
 			receiver.on('event', event => {
-				writeJson(context, event);
+				log.line(JSON.stringify(event));
 			});
 		} else {
 			const key = keyStatus();
@@ -166,7 +197,7 @@ const command: CommandModule = {
 				: '';
 			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health); secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; model ${model}; concurrency ${flags.concurrency}. Ctrl+C to stop.\n`);
 			receiver.on('event', event => {
-				context.stdout.write(`${plainLine(event)}\n`);
+				log.line(plainLine(event));
 			});
 		}
 
@@ -174,6 +205,7 @@ const command: CommandModule = {
 			await stopRequested;
 			await receiver.close(flags.drainTimeoutMs);
 		} finally {
+			log.flush();
 			await client.close();
 			if (app) {
 				// Let the last events render before the screen is released.

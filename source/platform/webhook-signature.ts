@@ -1,4 +1,4 @@
-import {createHmac, timingSafeEqual} from 'node:crypto';
+import {createHmac, createSecretKey, timingSafeEqual, type KeyObject} from 'node:crypto';
 
 /** Header names the platform uses on webhook deliveries (platform-api.md, "Webhooks"). */
 export const webhookHeaders = {
@@ -13,8 +13,16 @@ export const webhookHeaders = {
 export const webhookPayloadVersion = '1.0.0';
 
 /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
-export function signWebhookBody(body: string | Uint8Array, secret: string): string {
+export function signWebhookBody(body: string | Uint8Array, secret: string | KeyObject): string {
 	return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/**
+ * Prepares endpoint secrets once for `verifyWebhookSignature` (a KeyObject saves converting the
+ * secret on every delivery, which matters to a busy receiver).
+ */
+export function prepareWebhookSecrets(secrets: readonly string[]): KeyObject[] {
+	return secrets.map(secret => createSecretKey(Buffer.from(secret, 'utf8')));
 }
 
 export type SignatureCheck =
@@ -30,7 +38,8 @@ export function verifyWebhookSignature(options: {
 	body: Uint8Array | string;
 	signature: string;
 	createdAt: string;
-	secrets: readonly string[];
+	/** Endpoint secrets, as strings or as prepared by `prepareWebhookSecrets`. */
+	secrets: ReadonlyArray<string | KeyObject>;
 	toleranceSeconds: number;
 	nowSeconds?: number;
 }): SignatureCheck {

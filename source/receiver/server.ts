@@ -3,7 +3,8 @@ import type {AddressInfo} from 'node:net';
 import {defaultModel} from '../config/settings.js';
 import type {PlatformClient} from '../platform/client.js';
 import {eventTypes} from '../platform/types.js';
-import {verifyWebhookSignature, webhookHeaders} from '../platform/webhook-signature.js';
+import type {KeyObject} from 'node:crypto';
+import {prepareWebhookSecrets, verifyWebhookSignature, webhookHeaders} from '../platform/webhook-signature.js';
 import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import type {
 	AcceptedEvent,
@@ -74,14 +75,47 @@ function formatSeconds(ms: number): string {
 	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-function header(request: IncomingMessage, name: string): string {
-	const value = request.headers[name];
-	return (Array.isArray(value) ? value[0] ?? '' : value ?? '').trim();
+type DeliveryHeaders = {contentLength: string; signature: string; createdAt: string; id: string};
+
+/**
+ * The headers the webhook route reads, straight from rawHeaders (first occurrence of each):
+ * cheaper than `request.headers`, which builds an object of every header on first use.
+ */
+function deliveryHeaders(request: IncomingMessage): DeliveryHeaders {
+	const found: DeliveryHeaders = {contentLength: '', signature: '', createdAt: '', id: ''};
+	const raw = request.rawHeaders;
+	for (let index = 0; index + 1 < raw.length; index += 2) {
+		const name = raw[index]!;
+		if (name.length === 14 && name.toLowerCase() === 'content-length') {
+			found.contentLength ||= raw[index + 1]!.trim();
+		} else if (name.length > 11 && (name.charCodeAt(0) === 120 || name.charCodeAt(0) === 88)) {
+			// Starts with x/X: one of the X-Platform-* headers, perhaps.
+			const lower = name.toLowerCase();
+			if (lower === webhookHeaders.signature) {
+				found.signature ||= raw[index + 1]!.trim();
+			} else if (lower === webhookHeaders.createdAt) {
+				found.createdAt ||= raw[index + 1]!.trim();
+			} else if (lower === webhookHeaders.id) {
+				found.id ||= raw[index + 1]!.trim();
+			}
+		}
+	}
+
+	return found;
 }
 
 function remoteOf(request: IncomingMessage): string {
 	const address = request.socket.remoteAddress ?? 'unknown';
 	return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+const successBody = Buffer.from('{"success":true}');
+const successHeaders = {'content-type': 'application/json; charset=utf-8', 'content-length': String(successBody.length)};
+
+/** The 200 `{"success":true}` every verified event gets (prebuilt: it is the hot path). */
+function sendSuccess(response: ServerResponse): void {
+	response.writeHead(200, successHeaders);
+	response.end(successBody);
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -103,8 +137,6 @@ function stringField(object: Record<string, unknown> | undefined, field: string)
 	return typeof value === 'string' ? value : undefined;
 }
 
-const bodyTooLarge = Symbol('body-too-large');
-
 /**
  * The webhook receiver (spec §4.2, §6): a node:http server with `GET /health` and `POST /webhook`.
  * It verifies each delivery (HMAC-SHA256 of the raw bytes under any configured secret, Created-At
@@ -117,6 +149,7 @@ export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
 	readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
 	private readonly options: Required<Omit<ReceiverOptions, 'dedupe'>>;
+	private readonly keys: KeyObject[];
 	private readonly store: EventIdStore;
 	private readonly queue: JobQueue;
 	private readonly listeners = new Set<ReceiverEventListener>();
@@ -144,16 +177,15 @@ export class WebhookReceiver {
 			cleanupTimeoutMs: options.cleanupTimeoutMs ?? 10_000,
 			maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
 		};
+		this.keys = prepareWebhookSecrets(secrets);
 		this.store = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
 		this.queue = new JobQueue(this.options.concurrency, this.options.maxPending);
 		this.handler = (request, response) => {
-			this.handle(request, response).catch(() => {
-				if (!response.headersSent) {
-					sendJson(response, 500, {success: false, error: 'Internal error'});
-				} else {
-					response.destroy();
-				}
-			});
+			try {
+				this.handle(request, response);
+			} catch {
+				this.internalError(response);
+			}
 		};
 	}
 
@@ -227,6 +259,7 @@ export class WebhookReceiver {
 	}
 
 	private async shutdown(drainTimeoutMs: number): Promise<CloseResult> {
+		const deadline = Date.now() + drainTimeoutMs;
 		this.draining = true;
 		const {server} = this;
 		const serverClosed = server
@@ -247,6 +280,13 @@ export class WebhookReceiver {
 		}
 
 		if (server) {
+			// Requests still being read get until the deadline (at least a moment) to be answered; every
+			// answer while draining closes its connection, so this ends as soon as they are done.
+			let timer: NodeJS.Timeout | undefined;
+			await Promise.race([serverClosed, new Promise<void>(resolve => {
+				timer = setTimeout(resolve, Math.max(200, deadline - Date.now()));
+			})]);
+			clearTimeout(timer);
 			server.closeAllConnections();
 			await serverClosed;
 		}
@@ -283,7 +323,21 @@ export class WebhookReceiver {
 		});
 	}
 
-	private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+	private internalError(response: ServerResponse): void {
+		if (response.headersSent) {
+			response.destroy();
+		} else {
+			sendJson(response, 500, {success: false, error: 'Internal error'});
+		}
+	}
+
+	/** Routes a request. Synchronous on purpose: the hot path creates no promise. */
+	private handle(request: IncomingMessage, response: ServerResponse): void {
+		if (this.draining) {
+			// No keep-alive while stopping: each connection closes after its answer.
+			response.setHeader('connection', 'close');
+		}
+
 		const path = (request.url ?? '/').split('?')[0] ?? '/';
 		const method = request.method ?? 'GET';
 		if (path === '/health' && (method === 'GET' || method === 'HEAD')) {
@@ -301,7 +355,7 @@ export class WebhookReceiver {
 				return;
 			}
 
-			await this.handleWebhook(request, response, seq);
+			this.readWebhook(request, response, seq);
 			return;
 		}
 
@@ -309,78 +363,75 @@ export class WebhookReceiver {
 		this.reject(request, response, seq, 404, 'not-found', `Not found: ${path}; the receiver serves POST /webhook and GET /health`);
 	}
 
-	/** Reads the raw body, or returns `bodyTooLarge` as soon as it passes the limit. */
-	private async readBody(request: IncomingMessage): Promise<Buffer | typeof bodyTooLarge> {
+	/**
+	 * Reads the raw body of a delivery with plain listeners (no async iterator: leaving one early
+	 * destroys the socket, and the 413 must still reach the sender), then handles it.
+	 */
+	private readWebhook(request: IncomingMessage, response: ServerResponse, seq: number): void {
+		const headers = deliveryHeaders(request);
 		const limit = this.options.maxBodyBytes;
-		const declared = Number(header(request, 'content-length') || '0');
-		if (declared > limit) {
-			return bodyTooLarge;
-		}
-
-		// Event-based rather than `for await`: leaving an async iterator early destroys the socket,
-		// and the 413 must still reach the sender.
-		return new Promise((resolve, reject) => {
-			const chunks: Buffer[] = [];
-			let size = 0;
-			const cleanup = () => {
-				request.off('data', onData);
-				request.off('end', onEnd);
-				request.off('error', onError);
-			};
-
-			const onData = (chunk: Buffer) => {
-				size += chunk.length;
-				if (size > limit) {
-					cleanup();
-					request.pause();
-					resolve(bodyTooLarge);
-					return;
-				}
-
-				chunks.push(chunk);
-			};
-
-			const onEnd = () => {
-				cleanup();
-				resolve(Buffer.concat(chunks, size));
-			};
-
-			const onError = (error: Error) => {
-				cleanup();
-				reject(error);
-			};
-
-			request.on('data', onData);
-			request.on('end', onEnd);
-			request.on('error', onError);
-		});
-	}
-
-	private async handleWebhook(request: IncomingMessage, response: ServerResponse, seq: number): Promise<void> {
-		const headerId = header(request, webhookHeaders.id) || undefined;
-		const body = await this.readBody(request);
-		if (body === bodyTooLarge) {
-			// Answer at once and close the connection rather than reading the rest of a huge body.
-			const {socket} = request;
-			response.once('finish', () => {
-				socket?.destroySoon();
-			});
-			this.reject(request, response, seq, 413, 'body-too-large', receiverErrors.tooLarge.replace('1 MiB', formatBytes(this.options.maxBodyBytes)), {
-				headers: {connection: 'close'},
-				...(headerId ? {eventId: headerId} : {}),
-			});
+		if (Number(headers.contentLength || '0') > limit) {
+			this.tooLarge(request, response, seq, headers.id);
 			return;
 		}
 
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let finished = false;
+		request.on('data', (chunk: Buffer) => {
+			if (finished) {
+				return;
+			}
+
+			size += chunk.length;
+			if (size > limit) {
+				finished = true;
+				request.pause();
+				this.tooLarge(request, response, seq, headers.id);
+				return;
+			}
+
+			chunks.push(chunk);
+		});
+		request.on('end', () => {
+			if (finished) {
+				return;
+			}
+
+			finished = true;
+			try {
+				this.handleWebhook(request, response, seq, headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+			} catch {
+				this.internalError(response);
+			}
+		});
+		request.on('error', () => {
+			finished = true;
+		});
+	}
+
+	/** 413 at once, closing the connection rather than reading the rest of a huge body. */
+	private tooLarge(request: IncomingMessage, response: ServerResponse, seq: number, headerId: string): void {
+		const {socket} = request;
+		response.once('finish', () => {
+			socket?.destroySoon();
+		});
+		this.reject(request, response, seq, 413, 'body-too-large', receiverErrors.tooLarge.replace('1 MiB', formatBytes(this.options.maxBodyBytes)), {
+			headers: {connection: 'close'},
+			...(headerId ? {eventId: headerId} : {}),
+		});
+	}
+
+	private handleWebhook(request: IncomingMessage, response: ServerResponse, seq: number, headers: DeliveryHeaders, body: Buffer): void {
+		const headerId = headers.id || undefined;
 		const idExtra = headerId ? {eventId: headerId} : {};
-		const signature = header(request, webhookHeaders.signature);
-		const createdAt = header(request, webhookHeaders.createdAt);
+		const {signature, createdAt} = headers;
 		if (!signature || !createdAt) {
 			this.reject(request, response, seq, 400, 'missing-signature-headers', receiverErrors.missingHeaders, idExtra);
 			return;
 		}
 
-		const check = verifyWebhookSignature({body, signature, createdAt, secrets: this.options.secrets, toleranceSeconds: this.options.toleranceSeconds});
+		const check = verifyWebhookSignature({body, signature, createdAt, secrets: this.keys, toleranceSeconds: this.options.toleranceSeconds});
 		if (!check.ok) {
 			this.reject(request, response, seq, 400, check.reason, receiverErrors.invalidSignature, idExtra);
 			return;
@@ -414,7 +465,7 @@ export class WebhookReceiver {
 			this.stats.duplicates++;
 			const chatId = stringField(payload, 'chatId') ?? stringField(payload, 'chatid');
 			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId, eventType, ...(chatId ? {chatId} : {})});
-			sendJson(response, 200, {success: true});
+			sendSuccess(response);
 			return;
 		}
 
@@ -491,7 +542,7 @@ export class WebhookReceiver {
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
 		this.emit(accepted);
-		sendJson(response, 200, {success: true});
+		sendSuccess(response);
 		if (job) {
 			this.enqueue(job);
 		}

@@ -260,20 +260,22 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		}
 	});
 
-	it('shows the live screen in a terminal: header, key countdown, rows; q stops it', async () => {
+	it('shows the live screen in a terminal: header, key countdown, rows; Ctrl+C stops it with exit 0', async () => {
+		// A rotation two hours ago with a day of overlap: the previous key is valid for 22 more hours.
+		const rotatedAt = Date.now() - (2 * 3600 * 1000);
+		new ConfigStore(process.env).setMany({rotation: {previousKeyMasked: '…prev', lastRotatedAt: new Date(rotatedAt).toISOString(), previousKeyExpiresAt: new Date(rotatedAt + (24 * 3600 * 1000)).toISOString()}});
 		const session = runInPty(['serve', '--port', '0'], {env: envFor(platform), columns: 140});
 		try {
 			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
 			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)![1]!;
 			await session.waitFor('secrets 1 ok');
-			// keys rotate ran in the previous test: the previous key is still valid and counts down.
-			await session.waitFor(/previous key …\w{4} valid for 2\dh \d\dm \d\ds/);
+			await session.waitFor(/previous key …prev valid for 2[01]h \d\dm \d\ds/);
 			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen', '--secret', platform.endpointSecret]);
 			expect(sent.code).toBe(0);
 			await session.waitFor(/200 {2}user-message\.created {2}chat_\w+ {2}"On the screen" {2}logged/);
 			await session.waitFor('received 1 · verified 1 · rejected 0');
-			session.write('q');
+			session.write('\u0003');
 			const {code, output} = await session.exit();
 			expect(code).toBe(0);
 			expect(output).toContain('Stopped.');

@@ -1,7 +1,10 @@
 import {mkdtemp, rm, stat, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {PassThrough} from 'node:stream';
+import {request} from 'undici';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {signWebhookBody} from '../../source/platform/webhook-signature.js';
 import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import type {Message} from '../../source/platform/types.js';
@@ -309,6 +312,47 @@ describe('bounded queue and drain', () => {
 		const failed = stagesOf(h.events, first.id).at(-1)!;
 		expect(failed).toMatchObject({stage: 'failed', cleanup: {logsFailed: 1, apologyWritten: true}});
 		expect(failed.reason).toMatch(/drain/);
+	});
+});
+
+describe('during the drain', () => {
+	it('answers a delivery that arrives while draining with 503 and Retry-After (the platform retries it), without accepting its id', async () => {
+		const platform = await startPlatform();
+		const client = clientFor(platform);
+		const receiver = createReceiver({client, secrets: [platform.endpointSecret]});
+		const events: ReceiverEvent[] = [];
+		receiver.on('event', event => events.push(event));
+		const {url} = await receiver.listen({port: 0});
+		try {
+			const event = chosenEvent({chatId: 'chat_late', text: 'late', assistantMessageId: 'msg_late', userId: platform.userId, companyId: platform.companyId});
+			const raw = JSON.stringify(event);
+			const body = new PassThrough();
+			// The request starts before the drain and its body ends after it.
+			const answer = request(`${url}/webhook`, {
+				method: 'POST',
+				body,
+				headers: {
+					'content-type': 'application/json',
+					'x-platform-signature': signWebhookBody(raw, platform.endpointSecret),
+					'x-platform-created-at': String(Math.floor(Date.now() / 1000)),
+				},
+			});
+			body.write(raw.slice(0, 10));
+			await waitUntil(() => receiver.counters().received, count => count === 1, 5000, 'the request to arrive');
+			const closing = receiver.close(1000);
+			body.end(raw.slice(10));
+			const response = await answer;
+			expect(response.statusCode).toBe(503);
+			expect(response.headers['retry-after']).toBe('5');
+			expect(await response.body.json()).toEqual({success: false, error: 'Receiver shutting down, retry later'});
+			await closing;
+			expect(events.find(received => received.type === 'rejected')).toMatchObject({reason: 'shutting-down', status: 503});
+			expect(events.some(received => received.type === 'accepted')).toBe(false);
+		} finally {
+			await receiver.close(0);
+			await client.close();
+			await platform.close();
+		}
 	});
 });
 

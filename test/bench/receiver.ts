@@ -1,0 +1,396 @@
+/**
+ * Receiver benchmark (`npm run bench`, or `node --import tsx test/bench/receiver.ts` after
+ * `npm run build`).
+ *
+ * 1. Throughput of verified webhooks: the built CLI `platform-tui serve` (its own process, NDJSON
+ *    log on a pipe that this process drains) against a bare node:http server (its own process)
+ *    that only reads the body and answers 200. Same load generator for both: an undici Pool with
+ *    32 connections sending a fixed number of pre-signed `platform.chat.user-message.created`
+ *    deliveries (fresh ids, so none is a duplicate) over loopback. User-message events are used
+ *    because they exercise the whole verified path (body read, HMAC, Created-At, JSON, exactly-once
+ *    store, log line) without the platform calls of a chosen-module job, which would measure the
+ *    platform rather than the receiver. Rounds run in side-by-side pairs (bare and serve, the
+ *    order alternating), and the printed ratio is the median of the pairs' ratios (goal ≥ 0.85),
+ *    with p50/p99 latency and, on Linux, each server's CPU time per request.
+ *    The child-process setup is chosen so the figure is the one a user gets from the command,
+ *    including its argument parsing, logging and process, and so that the load generator and the
+ *    server never share an event loop.
+ * 2. Ack latency of chosen-module events while each completion takes 2 s: the local platform runs
+ *    in this process with `llmUrl` pointing at a model that answers after 2 s; 16 chosen events for
+ *    real assistant messages are sent one after another to `serve` (concurrency 8), and the time
+ *    to each 200 is printed next to the time until its answer was written.
+ */
+import {spawn, type ChildProcess} from 'node:child_process';
+import {closeSync, mkdtempSync, openSync, readFileSync, rmSync} from 'node:fs';
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {fileURLToPath} from 'node:url';
+import {Pool} from 'undici';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+
+const here = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(here), '../..');
+const cliPath = path.join(root, 'dist/cli.js');
+
+const requestCount = Number(process.env.BENCH_RECEIVER_REQUESTS ?? 10_000);
+const warmupCount = 3000;
+const connections = 32;
+const secret = 'whsec_bench_0123456789abcdef';
+
+type Delivery = {body: string; headers: Record<string, string>};
+type LoadResult = {durationMs: number; perSecond: number; p50: number; p99: number; non200: number};
+
+function percentile(sorted: number[], fraction: number): number {
+	if (sorted.length === 0) {
+		return Number.NaN;
+	}
+
+	return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+/** Fresh, signed user-message deliveries (signed before the clock starts). */
+function deliveries(count: number): Delivery[] {
+	const out: Delivery[] = [];
+	for (let index = 0; index < count; index++) {
+		const event = buildTestEvent('user-message', {text: `Benchmark message ${index}: what does the harbour lighthouse keeper write?`, chatId: 'chat_bench', userId: 'user_bench', companyId: 'company_bench'});
+		out.push(signDelivery(event, secret));
+	}
+
+	return out;
+}
+
+/** Sends every delivery with `connections` in flight; returns throughput and latency. */
+async function load(url: string, items: Delivery[]): Promise<LoadResult> {
+	const origin = new URL(url).origin;
+	const pool = new Pool(origin, {connections, pipelining: 1, keepAliveTimeout: 10_000});
+	const latencies: number[] = [];
+	let next = 0;
+	let non200 = 0;
+	const started = performance.now();
+	const worker = async () => {
+		while (next < items.length) {
+			const item = items[next++]!;
+			const sent = performance.now();
+			// eslint-disable-next-line no-await-in-loop
+			const response = await pool.request({path: '/webhook', method: 'POST', headers: item.headers, body: item.body});
+			// eslint-disable-next-line no-await-in-loop
+			await response.body.text();
+			latencies.push(performance.now() - sent);
+			if (response.statusCode !== 200) {
+				non200++;
+			}
+		}
+	};
+
+	await Promise.all(Array.from({length: connections}, worker));
+	const durationMs = performance.now() - started;
+	await pool.close();
+	latencies.sort((a, b) => a - b);
+	return {durationMs, perSecond: (items.length / durationMs) * 1000, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), non200};
+}
+
+type Child = {child: ChildProcess; url: string; lines(): string[]; stop(signal?: NodeJS.Signals): Promise<number | null>};
+
+/**
+ * Starts a child whose first stdout line is JSON with `url`. Its stdout goes to a file, as a
+ * deployed receiver's log would, so this process (the load generator) never spends time reading
+ * the child's log.
+ */
+async function startChild(command: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<Child> {
+	const out = openSync(logFile, 'w');
+	const child = spawn(process.execPath, command, {env, stdio: ['ignore', out, 'inherit'], cwd: root});
+	closeSync(out);
+	const closed = new Promise<number | null>(resolve => {
+		child.on('close', code => {
+			resolve(code);
+		});
+	});
+	const lines = () => readFileSync(logFile, 'utf8').split('\n').filter(line => line !== '');
+	let first: string | undefined;
+	for (let attempt = 0; attempt < 600 && first === undefined; attempt++) {
+		if (child.exitCode !== null) {
+			throw new Error(`${command.join(' ')} exited with ${String(child.exitCode)} before listening`);
+		}
+
+		first = lines()[0];
+		if (first === undefined) {
+			// eslint-disable-next-line no-await-in-loop
+			await sleep(50);
+		}
+	}
+
+	if (first === undefined) {
+		child.kill('SIGKILL');
+		throw new Error(`${command.join(' ')} did not start within 30 s`);
+	}
+
+	const {url} = JSON.parse(first) as {url: string};
+	return {
+		child,
+		url,
+		lines,
+		async stop(signal: NodeJS.Signals = 'SIGTERM') {
+			if (child.exitCode === null && child.signalCode === null) {
+				child.kill(signal);
+			}
+
+			return closed;
+		},
+	};
+}
+
+const bareServerScript = `
+const http = require('node:http');
+const server = http.createServer((request, response) => {
+	const chunks = [];
+	request.on('data', chunk => chunks.push(chunk));
+	request.on('end', () => {
+		Buffer.concat(chunks);
+		response.writeHead(200, {'content-type': 'application/json', 'content-length': '16'});
+		response.end('{"success":true}');
+	});
+});
+server.keepAliveTimeout = 5000;
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({url: 'http://127.0.0.1:' + server.address().port})));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+function serveEnv(platform: LocalPlatform, configDir: string): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (!name.startsWith('PLATFORM_') && name !== 'NODE_OPTIONS') {
+			env[name] = value;
+		}
+	}
+
+	return {
+		...env,
+		CI: '1',
+		NO_COLOR: '1',
+		PLATFORM_TUI_CONFIG_DIR: configDir,
+		PLATFORM_BASE_URL: platform.baseUrl,
+		PLATFORM_API_KEY: platform.apiKey,
+		PLATFORM_APP_ID: platform.appId,
+		PLATFORM_ENDPOINT_SECRET: secret,
+	};
+}
+
+const fmt = (value: number, digits = 1) => value.toFixed(digits);
+
+/** CPU time (user + system) a process has used, ms; undefined where /proc is not available. */
+function cpuMs(pid: number | undefined): number | undefined {
+	if (pid === undefined) {
+		return undefined;
+	}
+
+	try {
+		const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+		const ticks = Number(fields[11]) + Number(fields[12]);
+		return ticks * 10; // USER_HZ is 100 on Linux.
+	} catch {
+		return undefined;
+	}
+}
+
+const median = (values: number[]) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+type Round = LoadResult & {cpuUsPerRequest?: number};
+
+async function measure(target: Child, count: number): Promise<Round> {
+	const items = deliveries(count);
+	const before = cpuMs(target.child.pid);
+	const result = await load(target.url, items);
+	const after = cpuMs(target.child.pid);
+	return {...result, ...(before === undefined || after === undefined ? {} : {cpuUsPerRequest: ((after - before) * 1000) / count})};
+}
+
+async function throughput(platform: LocalPlatform, configDir: string): Promise<void> {
+	const pairs = 4;
+	console.log(`Verified-webhook throughput: ${pairs} pairs of rounds (bare and serve alternating), ${requestCount} signed user-message.created deliveries per round, ${connections} connections, loopback`);
+	const bare = await startChild(['-e', bareServerScript], process.env, path.join(configDir, 'bare.log'));
+	const serve = await startChild([cliPath, 'serve', '--port', '0', '--json'], serveEnv(platform, configDir), path.join(configDir, 'serve.log'));
+	const show = (name: string, round: Round) => `${name.padEnd(5)} ${fmt(round.perSecond, 0).padStart(6)} req/s  p50 ${fmt(round.p50)} ms  p99 ${fmt(round.p99)} ms${round.cpuUsPerRequest === undefined ? '' : `  ${fmt(round.cpuUsPerRequest)} µs CPU/request`}${round.non200 > 0 ? `  (${round.non200} non-200!)` : ''}`;
+	try {
+		await load(bare.url, deliveries(warmupCount));
+		await load(serve.url, deliveries(warmupCount));
+		const bareRounds: Round[] = [];
+		const serveRounds: Round[] = [];
+		const ratios: number[] = [];
+		for (let pair = 0; pair < pairs; pair++) {
+			// Alternate which goes first, so a slow spell of the machine does not always hit the same one.
+			const order = pair % 2 === 0 ? (['bare', 'serve'] as const) : (['serve', 'bare'] as const);
+			const results: Partial<Record<'bare' | 'serve', Round>> = {};
+			for (const name of order) {
+				// eslint-disable-next-line no-await-in-loop
+				results[name] = await measure(name === 'bare' ? bare : serve, requestCount);
+			}
+
+			bareRounds.push(results.bare!);
+			serveRounds.push(results.serve!);
+			ratios.push(results.serve!.perSecond / results.bare!.perSecond);
+			console.log(`  pair ${pair + 1}: ${show('bare', results.bare!)}`);
+			console.log(`          ${show('serve', results.serve!)}   ratio ${fmt(ratios.at(-1)!, 2)}`);
+		}
+
+		await serve.stop('SIGTERM');
+		const stopped = serve.lines().map(line => JSON.parse(line) as {type?: string; counters?: {verified: number; rejected: number; duplicates: number}}).find(line => line.type === 'stopped');
+		const expected = warmupCount + (pairs * requestCount);
+		const summary = (rounds: Round[]): Round => {
+			const cpu = rounds.map(round => round.cpuUsPerRequest).filter((value): value is number => value !== undefined);
+			return {
+				durationMs: median(rounds.map(round => round.durationMs)),
+				perSecond: median(rounds.map(round => round.perSecond)),
+				p50: median(rounds.map(round => round.p50)),
+				p99: median(rounds.map(round => round.p99)),
+				non200: rounds.reduce((sum, round) => sum + round.non200, 0),
+				...(cpu.length > 0 ? {cpuUsPerRequest: median(cpu)} : {}),
+			};
+		};
+
+		console.log('  medians:');
+		console.log(`    bare node:http (reads the body, answers 200):  ${show('', summary(bareRounds)).trim()}`);
+		console.log(`    platform-tui serve (verify, dedupe, log line):  ${show('', summary(serveRounds)).trim()}`);
+		console.log(`  serve verified ${stopped?.counters?.verified ?? '?'} of ${expected} deliveries, rejected ${stopped?.counters?.rejected ?? '?'}, duplicates ${stopped?.counters?.duplicates ?? '?'}`);
+		const ratio = median(ratios);
+		console.log(`  RESULT throughput ratio serve/bare (median of ${pairs} side-by-side pairs): ${fmt(ratio, 2)} (goal ≥ 0.85) ${ratio >= 0.85 ? 'MET' : 'NOT MET'}`);
+	} finally {
+		await serve.stop('SIGKILL');
+		await bare.stop('SIGTERM');
+	}
+}
+
+/** An OpenAI-compatible model that answers after `delayMs`. */
+async function slowModel(): Promise<{url: string; setSlow(ms: number): void; close(): Promise<void>}> {
+	let delayMs = 0;
+	let content = 'A quick answer.';
+	const server: Server = createServer((request, response) => {
+		request.resume();
+		request.on('end', () => {
+			setTimeout(() => {
+				response.writeHead(200, {'content-type': 'application/json'});
+				response.end(JSON.stringify({choices: [{index: 0, message: {role: 'assistant', content}, finish_reason: 'stop'}]}));
+			}, delayMs);
+		});
+	});
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+		setSlow(ms) {
+			delayMs = ms;
+			content = 'A slow answer.';
+		},
+		async close() {
+			server.closeAllConnections();
+			await new Promise(resolve => {
+				server.close(resolve);
+			});
+		},
+	};
+}
+
+async function ackLatency(configDir: string): Promise<void> {
+	const events = 16;
+	const completionMs = 2000;
+	console.log(`\nAck latency of chosen-module events while each completion takes ${completionMs / 1000} s (${events} events, serve --concurrency 8)`);
+	const model = await slowModel();
+	const platform = await startLocalPlatform({llmUrl: model.url, ingestionStepMs: 10, assistantStepMs: 1});
+	const client = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, userId: platform.userId, companyId: platform.companyId});
+	const serve = await startChild([cliPath, 'serve', '--port', '0', '--json', '--concurrency', '8'], serveEnv(platform, configDir), path.join(configDir, 'serve-chosen.log'));
+	try {
+		// Real assistant messages to answer (made while no module is registered, with a quick model).
+		const targets: Array<{chatId: string; messageId: string}> = [];
+		for (let index = 0; index < events; index++) {
+			// eslint-disable-next-line no-await-in-loop
+			const chat = await client.createChat({title: `Bench ${index}`, assistantId: platform.assistantId});
+			// eslint-disable-next-line no-await-in-loop
+			await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
+			// eslint-disable-next-line no-await-in-loop
+			const history = await client.getChatMessages(chat.id);
+			targets.push({chatId: chat.id, messageId: history.messages.find(message => message.role === 'ASSISTANT')!.id});
+		}
+
+		// Wait until the built-in answers are written, so they do not count as ours.
+		for (const target of targets) {
+			for (let attempt = 0; attempt < 200 && !platform.message(target.messageId)?.stoppedStreamingAt; attempt++) {
+				// eslint-disable-next-line no-await-in-loop
+				await sleep(10);
+			}
+		}
+
+		model.setSlow(completionMs);
+		const pool = new Pool(new URL(serve.url).origin, {connections: 1});
+		const acks: number[] = [];
+		const ackedAt = new Map<string, number>();
+		for (const target of targets) {
+			const event = buildTestEvent('external-module-chosen', {
+				chatId: target.chatId,
+				assistantMessageId: target.messageId,
+				text: 'What does the lighthouse keeper write?',
+				userId: platform.userId,
+				companyId: platform.companyId,
+				assistantId: platform.assistantId,
+			});
+			const delivery = signDelivery(event, secret);
+			const sent = performance.now();
+			// eslint-disable-next-line no-await-in-loop
+			const response = await pool.request({path: '/webhook', method: 'POST', headers: delivery.headers, body: delivery.body});
+			// eslint-disable-next-line no-await-in-loop
+			await response.body.text();
+			const acked = performance.now();
+			acks.push(acked - sent);
+			ackedAt.set(target.messageId, acked);
+			if (response.statusCode !== 200) {
+				console.log(`  unexpected status ${response.statusCode}`);
+			}
+		}
+
+		await pool.close();
+		const answered: number[] = [];
+		const deadline = Date.now() + 60_000;
+		for (const target of targets) {
+			while (platform.message(target.messageId)?.text !== 'A slow answer.' && Date.now() < deadline) {
+				// eslint-disable-next-line no-await-in-loop
+				await sleep(10);
+			}
+
+			answered.push(performance.now() - ackedAt.get(target.messageId)!);
+		}
+
+		const unanswered = targets.filter(target => platform.message(target.messageId)?.text !== 'A slow answer.').length;
+		acks.sort((a, b) => a - b);
+		answered.sort((a, b) => a - b);
+		console.log(`  ack (time to 200): p50 ${fmt(acks[Math.floor(acks.length / 2)]!)} ms  p99 ${fmt(percentile(acks, 0.99))} ms  max ${fmt(acks.at(-1)!)} ms`);
+		console.log(`  answer written after the ack: min ${fmt(answered[0]! / 1000, 2)} s  max ${fmt(answered.at(-1)! / 1000, 2)} s${unanswered > 0 ? `  (${unanswered} never answered!)` : ''}`);
+		console.log(`  RESULT max ack / completion time: ${fmt(acks.at(-1)! / completionMs, 4)} (the acknowledgement does not wait for the 2 s completion)`);
+	} finally {
+		await serve.stop('SIGTERM');
+		await client.close();
+		await platform.close();
+		await model.close();
+	}
+}
+
+const configDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-receiver-'));
+try {
+	const platform = await startLocalPlatform();
+	try {
+		await throughput(platform, configDir);
+	} finally {
+		await platform.close();
+	}
+
+	await ackLatency(configDir);
+} finally {
+	rmSync(configDir, {recursive: true, force: true});
+}
