@@ -278,6 +278,41 @@ describe('bounded queue and drain', () => {
 		expect(h.receiver.counters()).toMatchObject({answered: 4, processing: 0});
 	});
 
+	it('answers 503 when the queue is full, without taking the id, so the platform\'s redelivery is accepted later', async () => {
+		model = await startModel({delayMs: 300});
+		const platform = await startPlatform({llmUrl: model.url});
+		const user = clientFor(platform);
+		const receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 0});
+		const receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], concurrency: 1, maxPending: 0});
+		const events: ReceiverEvent[] = [];
+		receiver.on('event', event => events.push(event));
+		platform.setWebhookUrl(`${(await receiver.listen({port: 0})).url}/webhook`);
+		try {
+			const first = await user.createChat({title: 'First', assistantId: platform.assistantId});
+			const second = await user.createChat({title: 'Second', assistantId: platform.assistantId});
+			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: first.id, text: 'One?'});
+			await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the first completion');
+			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Two?'});
+			for (const chat of [first, second]) {
+				// eslint-disable-next-line no-await-in-loop
+				const message = await waitUntil(async () => user.getLatestMessage(chat.id), latest => Boolean(latest.stoppedStreamingAt), 15_000, `the answer in ${chat.id}`);
+				expect(message.text).toBe('An answer from the test model.');
+			}
+
+			const busy = events.find(event => event.type === 'rejected' && event.reason === 'busy') as Extract<ReceiverEvent, {type: 'rejected'}>;
+			expect(busy).toMatchObject({status: 503});
+			expect(events.filter(event => event.type === 'accepted' && event.eventId === busy.eventId)).toHaveLength(1);
+			const delivery = platform.deliveries.find(record => record.eventId === busy.eventId)!;
+			expect(delivery.attempts[0]!.status).toBe(503);
+			expect(delivery.state).toBe('delivered');
+		} finally {
+			await receiver.close(0);
+			await receiverClient.close();
+			await user.close();
+			await platform.close();
+		}
+	});
+
 	it('lets in-flight jobs finish within the drain time', async () => {
 		model = await startModel({delayMs: 300});
 		h = await harness({llmUrl: model.url});
