@@ -166,8 +166,17 @@ const command: CommandModule = {
 					drainTimeoutMs={flags.drainTimeoutMs}
 					keyStatus={keyStatus}
 					flushIntervalMs={flushIntervalMs}
-					onQuit={() => {
-						quit.abort();
+					onQuit={force => {
+						if (!force) {
+							quit.abort();
+							return;
+						}
+
+						// A second Ctrl+C: quit now, as the shell does on a second SIGINT.
+						const open = receiver.counters().processing;
+						app?.unmount();
+						context.stderr.write(`Quit without waiting: ${open} job${open === 1 ? '' : 's'} left unfinished; ${open === 1 ? 'its' : 'their'} logs may stay RUNNING.\n`);
+						process.exit(130);
 					}}
 				/>
 			));

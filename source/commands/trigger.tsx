@@ -59,7 +59,7 @@ function hintFor(status: number, body: string): string {
 }
 
 const command: CommandModule = {
-	usage: `platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--secret S] [--repeat-id ID]`,
+	usage: `platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--secret S] [--repeat-id ID] [--message-id ID]`,
 	description: 'Send a correctly signed test event to a webhook receiver and print its answer',
 	flags: {
 		url: {type: 'string', default: defaultUrl, description: 'Receiver address', placeholder: 'URL'},

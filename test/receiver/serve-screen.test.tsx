@@ -64,7 +64,7 @@ describe('ServeScreen (the event log)', () => {
 		const source = fakeSource();
 		// Events emitted right after the first render (before the screen subscribed) are replayed.
 		const replaying = replayingSource(source);
-		let quits = 0;
+		const quits: boolean[] = [];
 		const key = options.key ?? {keyMasked: '…abcd'};
 		const instance = render(
 			<ServeScreen
@@ -75,8 +75,8 @@ describe('ServeScreen (the event log)', () => {
 				keyStatus={() => key}
 				flushIntervalMs={10}
 				now={() => options.now ?? Date.parse(at)}
-				onQuit={() => {
-					quits++;
+				onQuit={force => {
+					quits.push(force);
 				}}
 			/>,
 		);
@@ -167,16 +167,15 @@ describe('ServeScreen (the event log)', () => {
 		expect(flat(instance.lastFrame())).not.toContain('previous key');
 	});
 
-	it('asks to quit on q, once', async () => {
+	it('asks to stop on q or Ctrl+C, and to quit at once on the next press', async () => {
 		const {instance, quits} = mount();
 		await waitFor(() => flat(instance.lastFrame()).includes('q or Ctrl+C to stop'));
 		await sleep(30);
 		instance.stdin.write('q');
-		await waitFor(() => quits() === 1);
-		instance.stdin.write('q');
+		await waitFor(() => quits().length === 1);
 		instance.stdin.write('\u0003');
-		await sleep(30);
-		expect(quits()).toBe(1);
+		await waitFor(() => quits().length === 2);
+		expect(quits()).toEqual([false, true]);
 	});
 
 	it('shows the drain and the final counters', async () => {

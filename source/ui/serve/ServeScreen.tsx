@@ -26,8 +26,8 @@ export type ServeScreenProps = {
 	secretCount: number;
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
-	/** Called on q or Ctrl+C. */
-	onQuit: () => void;
+	/** Called on q or Ctrl+C: first to stop gracefully (drain), then with force=true to quit at once. */
+	onQuit: (force: boolean) => void;
 	/** Shortest time between two re-renders of the live part, ms. Default 100 (at most 10 a second). */
 	flushIntervalMs?: number;
 	now?: () => number;
@@ -123,9 +123,9 @@ export function ServeScreen({source, url, secretCount, drainTimeoutMs, keyStatus
 	const quitting = useRef(false);
 
 	useInput((input, pressed) => {
-		if ((input === 'q' || (pressed.ctrl && input === 'c')) && !quitting.current) {
+		if (input === 'q' || (pressed.ctrl && input === 'c')) {
+			onQuit(quitting.current);
 			quitting.current = true;
-			onQuit();
 		}
 	}, {isActive: isRawModeSupported === true});
 
@@ -231,7 +231,7 @@ export function ServeScreen({source, url, secretCount, drainTimeoutMs, keyStatus
 				{stopped
 					? <Text dimColor>{`Stopped.${stopped.cutOff > 0 ? ` ${stopped.cutOff} job${stopped.cutOff === 1 ? '' : 's'} cut off at the drain deadline (logs FAILED, apology written).` : ''}`}</Text>
 					: (draining
-						? <Text color="yellow"><Spinner type="dots" />{` Stopping: no new events; waiting up to ${formatMs(draining.timeoutMs)} for ${counters.processing} job${counters.processing === 1 ? '' : 's'}…`}</Text>
+						? <Text color="yellow"><Spinner type="dots" />{` Stopping: no new events; waiting up to ${formatMs(draining.timeoutMs)} for ${counters.processing} job${counters.processing === 1 ? '' : 's'}… (Ctrl+C again quits at once)`}</Text>
 						: <Text dimColor>{`q or Ctrl+C to stop (running jobs get up to ${formatMs(drainTimeoutMs)} to finish)`}</Text>)}
 			</Box>
 		</Box>
