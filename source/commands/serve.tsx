@@ -41,8 +41,8 @@ function readFlags(context: CommandContext): ServeFlags {
 }
 
 /**
- * Collects log lines and writes them once per turn of the event loop: under load one write
- * carries many lines instead of a system call per event.
+ * Collects log lines and writes them at most every 10 ms: under load one write carries many lines
+ * instead of a system call per event.
  */
 function lineWriter(stream: NodeJS.WritableStream): {line(text: string): void; flush(): void} {
 	let pending: string[] = [];
@@ -61,7 +61,7 @@ function lineWriter(stream: NodeJS.WritableStream): {line(text: string): void; f
 			pending.push(`${text}\n`);
 			if (!scheduled) {
 				scheduled = true;
-				setImmediate(flush);
+				setTimeout(flush, 10);
 			}
 		},
 		flush,

@@ -27,6 +27,7 @@ export class EventIdStore {
 	/** Id → when it was accepted. A Map keeps insertion order, which is acceptance order. */
 	private readonly seen = new Map<string, number>();
 	private readonly now: () => number;
+	private lastPrune = Number.NEGATIVE_INFINITY;
 
 	constructor(options: EventIdStoreOptions = {}) {
 		this.ttlMs = options.ttlMs ?? defaultDedupeTtlMs;
@@ -49,14 +50,23 @@ export class EventIdStore {
 	 * deliveries of the same id racing each other cannot both be accepted.
 	 */
 	add(id: string): boolean {
-		this.prune();
-		if (this.has(id)) {
+		const now = this.now();
+		// Pruning walks from the oldest id and stops at the first one still valid; doing it at most
+		// once a second (or once per ttl, if shorter) keeps the hot path short, and the size cap
+		// below bounds memory in between.
+		if (now - this.lastPrune >= Math.min(1000, this.ttlMs)) {
+			this.lastPrune = now;
+			this.prune(now);
+		}
+
+		const at = this.seen.get(id);
+		if (at !== undefined && now - at < this.ttlMs) {
 			return false;
 		}
 
 		// An expired id may still sit in the map; re-inserting moves it to the newest end.
 		this.seen.delete(id);
-		this.seen.set(id, this.now());
+		this.seen.set(id, now);
 		while (this.seen.size > this.maxEntries) {
 			const oldest = this.seen.keys().next();
 			if (oldest.done) {
@@ -75,8 +85,8 @@ export class EventIdStore {
 	}
 
 	/** Drops expired ids from the oldest end; stops at the first one still valid. */
-	private prune(): void {
-		const cutoff = this.now() - this.ttlMs;
+	private prune(now: number): void {
+		const cutoff = now - this.ttlMs;
 		for (const [id, at] of this.seen) {
 			if (at > cutoff) {
 				break;

@@ -70,6 +70,29 @@ export class DrainTimeoutError extends Error {
 	}
 }
 
+let lastIsoMs = 0;
+let lastIso = new Date(0).toISOString();
+
+/** The current time as ISO 8601, computed once per millisecond (every event carries one). */
+function isoNow(): string {
+	const now = Date.now();
+	if (now !== lastIsoMs) {
+		lastIsoMs = now;
+		lastIso = new Date(now).toISOString();
+	}
+
+	return lastIso;
+}
+
+function pathOf(url: string | undefined): string {
+	if (!url) {
+		return '/';
+	}
+
+	const query = url.indexOf('?');
+	return query === -1 ? url : url.slice(0, query);
+}
+
 function formatSeconds(ms: number): string {
 	const seconds = ms / 1000;
 	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
@@ -270,7 +293,7 @@ export class WebhookReceiver {
 				server.closeIdleConnections();
 			})
 			: Promise.resolve();
-		this.emit({type: 'draining', at: new Date().toISOString(), jobs: this.queue.size, timeoutMs: drainTimeoutMs});
+		this.emit({type: 'draining', at: isoNow(), jobs: this.queue.size, timeoutMs: drainTimeoutMs});
 		const idle = await this.queue.whenIdle(drainTimeoutMs);
 		let cutOff = 0;
 		if (!idle) {
@@ -292,7 +315,7 @@ export class WebhookReceiver {
 		}
 
 		const counters = this.counters();
-		this.emit({type: 'stopped', at: new Date().toISOString(), counters, cutOff});
+		this.emit({type: 'stopped', at: isoNow(), counters, cutOff});
 		return {cutOff, counters};
 	}
 
@@ -311,10 +334,10 @@ export class WebhookReceiver {
 		sendJson(response, status, {success: false, error}, extra.headers);
 		this.emit({
 			type: 'rejected',
-			at: new Date().toISOString(),
+			at: isoNow(),
 			request: seq,
 			method: request.method ?? 'GET',
-			path: (request.url ?? '/').split('?')[0] ?? '/',
+			path: pathOf(request.url),
 			remoteAddress: remoteOf(request),
 			status,
 			reason,
@@ -338,7 +361,7 @@ export class WebhookReceiver {
 			response.setHeader('connection', 'close');
 		}
 
-		const path = (request.url ?? '/').split('?')[0] ?? '/';
+		const path = pathOf(request.url);
 		const method = request.method ?? 'GET';
 		if (path === '/health' && (method === 'GET' || method === 'HEAD')) {
 			sendJson(response, 200, {status: 'ok'});
@@ -458,7 +481,7 @@ export class WebhookReceiver {
 		const eventId = stringField(parsed, 'id') || headerId;
 		const eventType = stringField(parsed, 'event') ?? '(none)';
 		const payload = isRecord(parsed.payload) ? parsed.payload : undefined;
-		const at = new Date().toISOString();
+		const at = isoNow();
 		const remoteAddress = remoteOf(request);
 		if (eventId && this.store.has(eventId)) {
 			this.stats.verified++;
@@ -551,7 +574,7 @@ export class WebhookReceiver {
 	private enqueue(job: ChosenJob): void {
 		const started = performance.now();
 		const stage = (stageName: JobStage, extra: {documents?: number; durationMs?: number; reason?: string; cleanup?: {logsFailed: number; apologyWritten: boolean; errors: string[]}} = {}) => {
-			this.emit({type: 'stage', at: new Date().toISOString(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
+			this.emit({type: 'stage', at: isoNow(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
 		};
 
 		this.queue.push(async signal => {
