@@ -4,7 +4,7 @@ import {ConfigStore} from '../config/store.js';
 import {verifySettings, type ConnectionSettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
-import {renderApp} from '../ui/render.js';
+import {renderApp, waitForApp} from '../ui/render.js';
 import type {CommandModule} from './types.js';
 
 const command: CommandModule = {
@@ -50,13 +50,7 @@ const command: CommandModule = {
 				}}
 			/>
 		));
-		const onAbort = () => {
-			app.unmount();
-		};
-
-		context.signal.addEventListener('abort', onAbort, {once: true});
-		await app.waitUntilExit();
-		context.signal.removeEventListener('abort', onAbort);
+		await waitForApp(app, context.signal);
 		if (outcome.cancelled) {
 			return 130;
 		}

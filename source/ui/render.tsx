@@ -16,3 +16,21 @@ export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'st
 		maxFps: options.maxFps ?? 15,
 	});
 }
+
+/**
+ * Waits for an Ink app to exit. When the command's signal aborts first (Ctrl+C, SIGTERM),
+ * `onAbort` runs and the app is unmounted, so the wait always ends.
+ */
+export async function waitForApp(instance: Instance, signal: AbortSignal, onAbort?: () => void): Promise<void> {
+	const abort = () => {
+		onAbort?.();
+		instance.unmount();
+	};
+
+	signal.addEventListener('abort', abort, {once: true});
+	try {
+		await instance.waitUntilExit();
+	} finally {
+		signal.removeEventListener('abort', abort);
+	}
+}

@@ -10,7 +10,7 @@ import {
 } from '../../keys/rotate.js';
 import {formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
 import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
-import {renderApp} from '../../ui/render.js';
+import {renderApp, waitForApp} from '../../ui/render.js';
 import {createClient, settingsFor, writeJson} from '../shared.js';
 import type {CommandContext, CommandModule} from '../types.js';
 
@@ -142,17 +142,9 @@ async function runScreen(
 			}}
 		/>
 	), {maxFps: 10});
-	const onAbort = () => {
+	await waitForApp(instance, context.signal, () => {
 		result ??= {kind: 'interrupted'};
-		instance.unmount();
-	};
-
-	context.signal.addEventListener('abort', onAbort, {once: true});
-	try {
-		await instance.waitUntilExit();
-	} finally {
-		context.signal.removeEventListener('abort', onAbort);
-	}
+	});
 
 	if (!result || result.kind === 'interrupted') {
 		// A rotation in flight still stores its key (the core does that before anything is shown);

@@ -4,7 +4,7 @@ import {CancelledError, UserError} from '../../errors.js';
 import {maxKeyLength} from '../../keys/current.js';
 import {storeApiKey, type StoredKey} from '../../keys/set.js';
 import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
-import {renderApp} from '../../ui/render.js';
+import {renderApp, waitForApp} from '../../ui/render.js';
 import {writeJson} from '../shared.js';
 import type {CommandContext, CommandModule} from '../types.js';
 
@@ -31,17 +31,9 @@ async function promptForKey(context: CommandContext): Promise<string> {
 	const instance = renderApp(context, <KeyPrompt label='API key' onDone={value => {
 		result = value;
 	}}/>);
-	const onAbort = () => {
+	await waitForApp(instance, context.signal, () => {
 		result ??= {kind: 'interrupted'};
-		instance.unmount();
-	};
-
-	context.signal.addEventListener('abort', onAbort, {once: true});
-	try {
-		await instance.waitUntilExit();
-	} finally {
-		context.signal.removeEventListener('abort', onAbort);
-	}
+	});
 
 	if (!result || result.kind === 'interrupted') {
 		throw new CancelledError();
