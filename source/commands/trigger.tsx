@@ -112,6 +112,19 @@ const command: CommandModule = {
 		// Signed at send time, as the platform does on every attempt.
 		const delivery = signDelivery(event, secret);
 		const started = performance.now();
+		const timeoutMs = Math.round(timeoutSeconds * 1000);
+		// A plain timer rather than AbortSignal.timeout: the answer must come within the time given.
+		const controller = new AbortController();
+		let timedOut = false;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			controller.abort();
+		}, timeoutMs);
+		const onCancel = () => {
+			controller.abort(context.signal.reason);
+		};
+
+		context.signal.addEventListener('abort', onCancel, {once: true});
 		let status: number;
 		let body: string;
 		try {
@@ -119,7 +132,9 @@ const command: CommandModule = {
 				method: 'POST',
 				headers: delivery.headers,
 				body: delivery.body,
-				signal: AbortSignal.any([context.signal, AbortSignal.timeout(timeoutSeconds * 1000)]),
+				signal: controller.signal,
+				headersTimeout: timeoutMs,
+				bodyTimeout: timeoutMs,
 			});
 			status = response.statusCode;
 			body = await response.body.text();
@@ -129,11 +144,14 @@ const command: CommandModule = {
 			}
 
 			const code = errorCode(error);
-			if (code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR' || (error instanceof Error && error.name === 'TimeoutError')) {
+			if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
 				throw new UserError(`${url.href} did not answer within ${timeoutSeconds} s; a receiver must acknowledge at once (raise --timeout to wait longer)`);
 			}
 
 			throw new UserError(`Could not reach ${url.href}${code ? ` (${code})` : ''}; is \`platform-tui serve\` running there? (--url sets the address)`);
+		} finally {
+			clearTimeout(timer);
+			context.signal.removeEventListener('abort', onCancel);
 		}
 
 		const durationMs = Math.round(performance.now() - started);

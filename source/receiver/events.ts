@@ -62,7 +62,10 @@ export type AcceptedEvent = Base & {
 	request: number;
 	remoteAddress: string;
 	status: 200;
-	/** Event id; absent when neither the body nor X-Platform-Id carried one. */
+	/**
+	 * Event id; absent when neither the body nor X-Platform-Id carried one (a queued chosen event
+	 * then gets `no-id-request-N`, so its stage events can be matched).
+	 */
 	eventId?: string;
 	eventType: string;
 	/** How the event is handled: logged, queued for the answer, ignored, or refused as invalid. */

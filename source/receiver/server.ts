@@ -537,7 +537,8 @@ export class WebhookReceiver {
 				accepted.text = text;
 			}
 
-			const result = parseChosenEvent(parsed, eventId ?? '(no id)');
+			// Without an id the event cannot be deduplicated; a local name still lets the log follow its job.
+			const result = parseChosenEvent(parsed, eventId ?? `no-id-request-${seq}`);
 			if ('missing' in result) {
 				accepted.handling = 'invalid';
 				accepted.missing = result.missing;
@@ -546,6 +547,7 @@ export class WebhookReceiver {
 				return;
 			} else {
 				accepted.handling = 'queued';
+				accepted.eventId = result.job.eventId;
 				job = result.job;
 			}
 		}

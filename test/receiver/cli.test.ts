@@ -1,4 +1,5 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {createServer as createHttpServer} from 'node:http';
 import {createServer} from 'node:net';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {ConfigStore} from '../../source/config/store.js';
@@ -172,6 +173,20 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const noSecret = await runCli(['trigger', 'user-message'], {});
 		expect(noSecret.code).toBe(1);
 		expect(noSecret.stderr).toContain('--secret');
+		// A receiver that never answers: trigger gives up after --timeout.
+		const silent = createHttpServer(() => undefined);
+		await new Promise<void>(resolve => {
+			silent.listen(0, '127.0.0.1', resolve);
+		});
+		try {
+			const held = await runCli(['trigger', 'user-message', '--url', `http://127.0.0.1:${(silent.address() as {port: number}).port}/webhook`, '--secret', 's', '--timeout', '0.3'], {});
+			expect(held.code).toBe(1);
+			expect(held.stderr).toContain('did not answer within 0.3 s');
+		} finally {
+			silent.closeAllConnections();
+			silent.close();
+		}
+
 		const badKind = await runCli(['trigger', 'payment-received', '--secret', 's'], {});
 		expect(badKind.code).toBe(1);
 		expect(badKind.stderr).toContain('user-message or external-module-chosen');
