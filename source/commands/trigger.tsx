@@ -1,5 +1,6 @@
 import {request} from 'undici';
 import {UserError} from '../errors.js';
+import {errorCode} from '../platform/errors.js';
 import {buildTestEvent, parseTestEventKind, signDelivery} from '../receiver/test-event.js';
 import {settingsFor, writeJson} from './shared.js';
 import type {CommandContext, CommandModule} from './types.js';
@@ -25,20 +26,6 @@ function targetUrl(value: string): URL {
 	}
 
 	return url;
-}
-
-function errorCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-		const {code} = current as {code?: unknown};
-		if (typeof code === 'string') {
-			return code;
-		}
-
-		current = (current as {cause?: unknown}).cause;
-	}
-
-	return undefined;
 }
 
 /** A hint for a non-2xx answer of a receiver. */

@@ -10,6 +10,7 @@ import {
 	PlatformError,
 	PlatformResponseError,
 	PlatformTimeoutError,
+	errorCode,
 	platformMessageFrom,
 } from './errors.js';
 import {
@@ -496,20 +497,6 @@ export function parseRetryAfter(value: string | undefined): number | undefined {
 	}
 
 	return Math.max(0, (date - Date.now()) / 1000);
-}
-
-function errorCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-		const {code} = current as {code?: unknown};
-		if (typeof code === 'string') {
-			return code;
-		}
-
-		current = (current as {cause?: unknown}).cause;
-	}
-
-	return undefined;
 }
 
 /** Never let a key leak through an echoed error message. */

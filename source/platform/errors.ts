@@ -104,3 +104,18 @@ export function platformMessageFrom(body: unknown, fallback: string): string {
 
 	return fallback;
 }
+
+/** The first `code` (ECONNREFUSED, UND_ERR_SOCKET, …) on an error or its causes. */
+export function errorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+		const {code} = current as {code?: unknown};
+		if (typeof code === 'string') {
+			return code;
+		}
+
+		current = (current as {cause?: unknown}).cause;
+	}
+
+	return undefined;
+}

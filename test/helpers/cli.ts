@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process';
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 
@@ -30,31 +30,55 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 	return env;
 }
 
-/** Runs the built CLI as a child process (no TTY) and collects its output. */
-export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+export type CliProcess = {
+	child: ChildProcessWithoutNullStreams;
+	/** Everything written to stdout / stderr so far. */
+	stdout(): string;
+	stderr(): string;
+	/** Resolves with the exit code (or null after a signal) once the process has ended. */
+	closed: Promise<number | null>;
+};
+
+/** Starts the built CLI as a child process (no TTY), collecting its output as it comes. */
+export function startCli(args: string[], options: {env?: Record<string, string | undefined>} = {}): CliProcess {
 	if (!existsSync(cliPath)) {
 		throw new Error(`${cliPath} is missing; run \`npm run build\` first`);
 	}
 
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
-		let stdout = '';
-		let stderr = '';
-		child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-			stdout += chunk;
-		});
-		child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-			stderr += chunk;
-		});
-		const timer = setTimeout(() => {
-			child.kill('SIGKILL');
-			reject(new Error(`platform-tui ${args.join(' ')} did not finish in ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-		}, options.timeoutMs ?? 20_000);
-		child.on('error', reject);
-		child.on('close', (code, signal) => {
-			clearTimeout(timer);
-			resolve({code, signal, stdout, stderr});
-		});
-		child.stdin.end(options.input ?? '');
+	const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		stdout += chunk;
 	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	const closed = new Promise<number | null>((resolve, reject) => {
+		child.on('error', reject);
+		child.on('close', code => {
+			resolve(code);
+		});
+	});
+	return {child, stdout: () => stdout, stderr: () => stderr, closed};
+}
+
+/** Runs the built CLI as a child process (no TTY) and collects its output. */
+export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+	const run = startCli(args, options);
+	run.child.stdin.end(options.input ?? '');
+	const timeoutMs = options.timeoutMs ?? 20_000;
+	let timer: NodeJS.Timeout | undefined;
+	const timedOut = new Promise<never>((_resolve, reject) => {
+		timer = setTimeout(() => {
+			run.child.kill('SIGKILL');
+			reject(new Error(`platform-tui ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`));
+		}, timeoutMs);
+	});
+	try {
+		const code = await Promise.race([run.closed, timedOut]);
+		return {code, signal: run.child.signalCode, stdout: run.stdout(), stderr: run.stderr()};
+	} finally {
+		clearTimeout(timer);
+	}
 }

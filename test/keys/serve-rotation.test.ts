@@ -1,4 +1,3 @@
-import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -8,35 +7,27 @@ import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {runCli, startCli, type CliProcess} from '../helpers/cli.js';
 import {leakedKeys, waitUntil} from './helpers.js';
 
 /** The calls the receiver makes while answering an event. */
 const receiverPaths = /^\/(message-log|search\/search|openai\/chat\/completions|messages\/)/;
 const bearerOf = (headers: Record<string, string>) => headers.authorization?.replace(/^Bearer\s+/i, '') ?? '';
 
-type Serve = {child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; url: string};
+type Serve = CliProcess & {url: string};
 
 /** Starts the built `platform-tui serve --port 0 --json` and waits for its `listening` line. */
 async function startServe(env: Record<string, string>): Promise<Serve> {
-	const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--drain-timeout', '2'], {env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe']});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-		stdout += chunk;
-	});
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
+	const serve = startCli(['serve', '--port', '0', '--json', '--drain-timeout', '2'], {env});
 	const line = await waitUntil(() => {
-		if (child.exitCode !== null) {
-			throw new Error(`serve exited with ${child.exitCode}: ${stderr}`);
+		if (serve.child.exitCode !== null) {
+			throw new Error(`serve exited with ${serve.child.exitCode}: ${serve.stderr()}`);
 		}
 
-		return stdout.split('\n').find(candidate => candidate.includes('"listening"'));
+		return serve.stdout().split('\n').find(candidate => candidate.includes('"listening"'));
 	}, 'serve to listen', 20_000, 25);
 	const {url} = JSON.parse(line) as {url: string};
-	return {child, stdout: () => stdout, stderr: () => stderr, url};
+	return {...serve, url};
 }
 
 describe('a running serve during a key rotation made by another process', () => {

@@ -1,4 +1,4 @@
-import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import type {ChildProcessWithoutNullStreams} from 'node:child_process';
 import {createServer as createHttpServer} from 'node:http';
 import {createServer} from 'node:net';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
@@ -6,7 +6,7 @@ import {ConfigStore} from '../../source/config/store.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import {apologyText, type ReceiverEvent} from '../../source/receiver/index.js';
-import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {runCli, startCli} from '../helpers/cli.js';
 import {runInPty} from '../helpers/pty.js';
 import {clientFor, startPlatform, waitUntil} from './helpers.js';
 
@@ -22,31 +22,24 @@ type ServeChild = {
 };
 
 async function startServe(args: string[], env: Record<string, string | undefined>): Promise<ServeChild> {
-	const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', ...args], {env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe']});
+	const run = startCli(['serve', '--port', '0', '--json', ...args], {env});
+	const {child, closed: exited} = run;
+	const stderr = run.stderr;
 	const lines: string[] = [];
-	let stderr = '';
 	let partial = '';
-	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+	child.stdout.on('data', (chunk: string) => {
 		partial += chunk;
 		const parts = partial.split('\n');
 		partial = parts.pop() ?? '';
 		lines.push(...parts);
 	});
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
-	const exited = new Promise<number | null>(resolve => {
-		child.on('close', code => {
-			resolve(code);
-		});
-	});
 	const parse = () => lines.filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const first = await waitUntil<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr}), value => value !== undefined, 15_000, 'serve to listen');
+	const first = await waitUntil<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr()}), value => value !== undefined, 15_000, 'serve to listen');
 	if (first?.type !== 'listening') {
-		throw new Error(`serve did not start: ${JSON.stringify(first)} ${stderr}`);
+		throw new Error(`serve did not start: ${JSON.stringify(first)} ${stderr()}`);
 	}
 
-	return {child, lines, stderr: () => stderr, events: parse, url: String(first.url), exit: async () => exited};
+	return {child, lines, stderr, events: parse, url: String(first.url), exit: async () => exited};
 }
 
 function envFor(platform: LocalPlatform, extra: Record<string, string> = {}): Record<string, string> {
@@ -249,25 +242,19 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 	});
 
 	it('prints one plain line per event without a TTY', async () => {
-		const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], {env: childEnv(envFor(platform)), stdio: ['pipe', 'pipe', 'pipe']});
-		let out = '';
-		child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-			out += chunk;
-		});
-		const exited = new Promise<number | null>(resolve => {
-			child.on('close', resolve);
-		});
+		const run = startCli(['serve', '--port', '0'], {env: envFor(platform)});
+		const {child, closed: exited} = run;
 		try {
-			const url = (await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], value => value !== undefined, 15_000, 'the listening line'))!;
-			expect(out).toContain('secrets 1 ok');
-			expect(out).toContain(`key …${platform.apiKey.slice(-4)}`);
+			const url = (await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], value => value !== undefined, 15_000, 'the listening line'))!;
+			expect(run.stdout()).toContain('secrets 1 ok');
+			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please', '--secret', platform.endpointSecret]);
 			expect(sent.code).toBe(0);
-			await waitUntil(() => out, text => text.includes('plain please'), 5000, 'the event line');
-			expect(out).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
+			await waitUntil(() => run.stdout(), text => text.includes('plain please'), 5000, 'the event line');
+			expect(run.stdout()).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
 			child.kill('SIGINT');
 			expect(await exited).toBe(0);
-			expect(out).toMatch(/stopped: received 1 · verified 1/);
+			expect(run.stdout()).toMatch(/stopped: received 1 · verified 1/);
 		} finally {
 			if (child.exitCode === null) {
 				child.kill('SIGKILL');

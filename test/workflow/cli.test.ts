@@ -1,9 +1,8 @@
-import {spawn} from 'node:child_process';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {childEnv, cliPath, runCli} from '../helpers/cli.js';
+import {runCli, startCli} from '../helpers/cli.js';
 import {runInPty} from '../helpers/pty.js';
 import {makeFolder, startTestPlatform, waitUntil} from './helpers.js';
 
@@ -106,19 +105,9 @@ describe('platform-tui upload (built CLI)', () => {
 	it('exits 130 on SIGINT, aborting the requests in flight', async () => {
 		platform.setFaults({latencyMs: 10_000});
 		try {
-			const child = spawn(process.execPath, [cliPath, 'upload', docs.dir, 'q'], {env: childEnv(envFor(platform)), stdio: ['ignore', 'pipe', 'pipe']});
-			let stdout = '';
-			let stderr = '';
-			child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-				stdout += chunk;
-			});
-			child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-				stderr += chunk;
-			});
-			const closed = new Promise<number | null>(resolve => {
-				child.on('close', resolve);
-			});
-			await waitUntil(() => stdout.includes('Files: 2'), 10_000, 'the run to start');
+			const run = startCli(['upload', docs.dir, 'q'], {env: envFor(platform)});
+			const {child, closed} = run;
+			await waitUntil(() => run.stdout().includes('Files: 2'), 10_000, 'the run to start');
 			await waitUntil(() => platform.requests.some(record => record.status === 0), 10_000, 'a request in flight');
 			child.kill('SIGINT');
 			const code = await Promise.race([closed, new Promise<string>(resolve => {
@@ -128,7 +117,7 @@ describe('platform-tui upload (built CLI)', () => {
 				}, 8000);
 			})]);
 			expect(code).toBe(130);
-			expect(stderr).toContain('Cancelled');
+			expect(run.stderr()).toContain('Cancelled');
 		} finally {
 			platform.setFaults({latencyMs: 0});
 		}
