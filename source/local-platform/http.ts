@@ -1,4 +1,7 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
+import {sendJson} from '../platform/json-response.js';
+
+export {sendJson};
 
 /** An error answered with the platform's JSON error shape `{error: {message, code}}`. */
 export class HttpError extends Error {
@@ -19,16 +22,6 @@ export const notFound = (message: string): HttpError => new HttpError(404, 'NOT_
 
 /** Largest JSON request body accepted by the API routes. */
 export const maxJsonBodyBytes = 1024 * 1024;
-
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-	const text = JSON.stringify(body);
-	response.writeHead(status, {
-		...headers,
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': String(Buffer.byteLength(text)),
-	});
-	response.end(text);
-}
 
 export function sendError(response: ServerResponse, error: HttpError): void {
 	sendJson(response, error.status, {error: {message: error.message, code: error.code}}, error.headers);

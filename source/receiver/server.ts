@@ -4,6 +4,7 @@ import {defaultModel} from '../config/settings.js';
 import type {PlatformClient} from '../platform/client.js';
 import {eventTypes} from '../platform/types.js';
 import type {KeyObject} from 'node:crypto';
+import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets, verifyWebhookSignature, webhookHeaders} from '../platform/webhook-signature.js';
 import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import type {
@@ -139,16 +140,6 @@ const successHeaders = {'content-type': 'application/json; charset=utf-8', 'cont
 function sendSuccess(response: ServerResponse): void {
 	response.writeHead(200, successHeaders);
 	response.end(successBody);
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-	const text = JSON.stringify(body);
-	response.writeHead(status, {
-		...headers,
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': String(Buffer.byteLength(text)),
-	});
-	response.end(text);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
