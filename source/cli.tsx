@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import process from 'node:process';
 import meow from 'meow';
-import type {CommandContext, CommandModule, FlagSpec} from './commands/types.js';
+import type {CommandContext, CommandModule, FlagSpec} from './commands/legacy-types.js';
 import {formatError, isAbortError, UserError} from './errors.js';
 
 if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') {

@@ -5,7 +5,7 @@ import {verifySettings, type ConnectionSettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';
-import type {CommandModule} from './types.js';
+import type {CommandModule} from './legacy-types.js';
 
 const command: CommandModule = {
 	usage: 'platform-tui init',

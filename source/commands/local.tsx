@@ -8,7 +8,7 @@ import {
 	type LocalPlatformOptions,
 	type LocalPlatformSettings,
 } from '../local-platform/index.js';
-import type {CommandContext, CommandModule} from './types.js';
+import type {CommandContext, CommandModule} from './legacy-types.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;

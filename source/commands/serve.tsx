@@ -6,7 +6,7 @@ import {plainLine} from '../ui/serve/format.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {createClient, settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './types.js';
+import type {CommandContext, CommandModule} from './legacy-types.js';
 
 type ServeFlags = {port: number; host: string; concurrency: number; toleranceSeconds: number; drainTimeoutMs: number};
 

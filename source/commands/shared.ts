@@ -2,7 +2,7 @@ import {apiKeySupplier, requireSettings, resolveConfig, type Settings} from '../
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
-import type {CommandContext} from './types.js';
+import type {CommandContext} from './legacy-types.js';
 
 /** Resolves settings for a command (flag > env > stored) and fails naming every missing one. */
 export function settingsFor<K extends SettingName>(context: CommandContext, required: readonly K[], command: string): {settings: Settings<K>; store: ConfigStore} {

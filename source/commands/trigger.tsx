@@ -3,7 +3,7 @@ import {UserError} from '../errors.js';
 import {errorCode} from '../platform/errors.js';
 import {buildTestEvent, parseTestEventKind, signDelivery} from '../receiver/test-event.js';
 import {settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './types.js';
+import type {CommandContext, CommandModule} from './legacy-types.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';

@@ -1,4 +1,11 @@
-/** The contract between the CLI shell (cli.tsx) and each command module (one command, one file). */
+/**
+ * The command seam (in the manner of GitHub CLI's Options + Factory). Each command file exports a
+ * `Command<Options>`: its help and flags, a `parse` that turns the raw input into typed Options
+ * (every flag value is validated here, once, with the shared validators of `validators.ts`), and
+ * `run(options, deps)`. `deps` comes from `createDeps` (deps.ts), so a test runs a command
+ * in-process with memory streams, an env of its own and the local platform.
+ */
+import type {Deps} from './deps.js';
 
 export type FlagSpec = {
 	type: 'string' | 'boolean' | 'number';
@@ -11,28 +18,41 @@ export type FlagSpec = {
 	placeholder?: string;
 };
 
-export type CommandContext = {
+/** The raw input of one invocation, after the shell split off the command words. */
+export type CommandInput = {
 	/** Positional arguments after the command words. */
 	argv: string[];
-	/** Parsed flags, camelCased (global flags included). */
+	/** Parsed flags, camelCased (the shared flags included). Numbers stay strings until `parse` reads them. */
 	flags: Record<string, unknown>;
+	env: NodeJS.ProcessEnv;
+};
+
+/** The streams, environment and signal of one invocation: process.* in the CLI, memory streams in tests. */
+export type CommandContext = CommandInput & {
 	json: boolean;
 	debug: boolean;
 	/** True when Ink may run: stdout is a TTY, CI is unset and --json was not given. */
 	interactive: boolean;
-	stdin: NodeJS.ReadStream;
-	stdout: NodeJS.WriteStream;
-	stderr: NodeJS.WriteStream;
-	env: NodeJS.ProcessEnv;
+	stdin: NodeJS.ReadableStream & {isTTY?: boolean; setRawMode?: (mode: boolean) => unknown};
+	stdout: NodeJS.WritableStream & {isTTY?: boolean; columns?: number; rows?: number};
+	stderr: NodeJS.WritableStream & {isTTY?: boolean};
 	/** Aborted on Ctrl+C (reason 'SIGINT') or SIGTERM (reason 'SIGTERM'). */
 	signal: AbortSignal;
 };
 
-export type CommandModule = {
+export type Command<Options = unknown> = {
+	/** The words that name it, e.g. ['keys', 'rotate']. */
+	name: string[];
+	summary: string;
 	usage: string;
 	description: string;
 	flags: Record<string, FlagSpec>;
 	examples?: string[];
-	/** Returns the exit code. Throwing prints one clear sentence and exits 1. */
-	run(context: CommandContext): Promise<number>;
+	/** Validates the input into typed options; throws `UsageError` (validators.ts) with the one sentence. */
+	parse(input: CommandInput): Options;
+	/** Returns the exit code. Throwing prints one clear sentence (error-message.ts) and exits 1. */
+	run(options: Options, deps: Deps): Promise<number>;
 };
+
+/** Lets the registry hold commands of different option types. */
+export type AnyCommand = Command<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the registry is heterogeneous by design; each command is typed where it is defined

@@ -12,7 +12,7 @@ import {
 	type UploadClient,
 } from '../workflow/run-upload.js';
 import {createClient, formatRequestLog, settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './types.js';
+import type {CommandContext, CommandModule} from './legacy-types.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 

@@ -1,6 +1,6 @@
 import {render, type Instance} from 'ink';
 import type {ReactElement} from 'react';
-import type {CommandContext} from '../commands/types.js';
+import type {CommandContext} from '../commands/legacy-types.js';
 
 /**
  * Renders an Ink app for an interactive command. Ctrl+C is left to the app (exitOnCtrlC false) so

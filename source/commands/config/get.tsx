@@ -1,7 +1,7 @@
 import {resolveConfig} from '../../config/resolve.js';
 import {isSettingName, mask, settingNames, settingSpecs} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
-import type {CommandModule} from '../types.js';
+import type {CommandModule} from '../legacy-types.js';
 
 const command: CommandModule = {
 	usage: 'platform-tui config get <name> [--json]',

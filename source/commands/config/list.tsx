@@ -1,7 +1,7 @@
 import {resolveConfig} from '../../config/resolve.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import {ConfigStore} from '../../config/store.js';
-import type {CommandModule} from '../types.js';
+import type {CommandModule} from '../legacy-types.js';
 
 const command: CommandModule = {
 	usage: 'platform-tui config list [--json]',

@@ -1,5 +1,5 @@
 import {ConfigStore} from '../../config/store.js';
-import type {CommandModule} from '../types.js';
+import type {CommandModule} from '../legacy-types.js';
 
 const command: CommandModule = {
 	usage: 'platform-tui config path',

@@ -2,7 +2,7 @@ import {text} from 'node:stream/consumers';
 import {isSettingName, mask, settingNames, settingSpecs} from '../../config/settings.js';
 import {ConfigStore} from '../../config/store.js';
 import {UserError} from '../../errors.js';
-import type {CommandModule} from '../types.js';
+import type {CommandModule} from '../legacy-types.js';
 
 function validate(name: string, value: string): void {
 	if (name === 'baseUrl') {

@@ -12,7 +12,7 @@ import {formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
 import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {renderApp, waitForApp} from '../../ui/render.js';
 import {createClient, settingsFor, writeJson} from '../shared.js';
-import type {CommandContext, CommandModule} from '../types.js';
+import type {CommandContext, CommandModule} from '../legacy-types.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;

@@ -6,7 +6,7 @@ import {storeApiKey, type StoredKey} from '../../keys/set.js';
 import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import {renderApp, waitForApp} from '../../ui/render.js';
 import {writeJson} from '../shared.js';
-import type {CommandContext, CommandModule} from '../types.js';
+import type {CommandContext, CommandModule} from '../legacy-types.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
 

@@ -3,7 +3,7 @@ import {keyStatus} from '../../keys/status.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
 import {writeJson} from '../shared.js';
-import type {CommandModule} from '../types.js';
+import type {CommandModule} from '../legacy-types.js';
 
 const command: CommandModule = {
 	usage: 'platform-tui keys show [--json]',

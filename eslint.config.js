@@ -1,0 +1,29 @@
+// ESLint flat config: typescript-eslint's strict type-checked rules and the React hooks rules.
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+	{ignores: ['dist/**', 'node_modules/**', 'coverage/**']},
+	js.configs.recommended,
+	...tseslint.configs.strictTypeChecked,
+	{
+		languageOptions: {
+			parserOptions: {
+				projectService: true,
+				tsconfigRootDir: import.meta.dirname,
+			},
+		},
+		plugins: {'react-hooks': reactHooks},
+		rules: {
+			...reactHooks.configs.recommended.rules,
+			// Template literals with numbers and booleans are how the CLI words its sentences.
+			'@typescript-eslint/restrict-template-expressions': ['error', {allowNumber: true, allowBoolean: true}],
+			'no-await-in-loop': 'off',
+		},
+	},
+	{
+		files: ['**/*.js'],
+		...tseslint.configs.disableTypeChecked,
+	},
+);

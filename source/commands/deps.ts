@@ -1,0 +1,102 @@
+/**
+ * The one factory of a command's dependencies. Everything a command touches outside its own
+ * logic (config store, resolved settings, platform client, streams, clock, signal) comes from here,
+ * so tests swap the context and run commands in-process.
+ */
+import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, type Settings} from '../config/resolve.js';
+import type {SettingName} from '../config/settings.js';
+import {ConfigStore} from '../config/store.js';
+import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
+import type {CommandContext} from './types.js';
+
+export type Clock = {now(): number};
+
+export type Deps = {
+	context: CommandContext;
+	clock: Clock;
+	/** The config store (created on first use: `config path` never reads the file). */
+	store(): ConfigStore;
+	/** Every setting resolved flag > env > stored > default. */
+	resolved(): ResolvedConfig;
+	/** The values of `required`, or one error naming every missing one. */
+	settings<K extends SettingName>(required: readonly K[], command: string): Settings<K>;
+	/** The API key read afresh per call (env, else the store), so a key rotated elsewhere is used next. */
+	apiKey(fallback: string): () => string;
+	/** A platform client for these settings; `--debug` logs each request to stderr. */
+	client(settings: Partial<Record<SettingName, string>> & {baseUrl: string; apiKey: string; appId: string}, extra?: Partial<PlatformClientOptions>): PlatformClient;
+	/** Writes one NDJSON line to stdout. */
+	writeJson(value: unknown): void;
+};
+
+/** One debug line for a platform request; keys appear masked only. */
+export function formatRequestLog(entry: RequestLogEntry): string {
+	const parts = [`${entry.method} ${entry.path}`, `attempt ${entry.attempt}`];
+	if (entry.status !== undefined) {
+		parts.push(`→ ${entry.status}`);
+	}
+
+	parts.push(`${entry.durationMs} ms`);
+	if (entry.requestId) {
+		parts.push(`request-id ${entry.requestId}`);
+	}
+
+	if (entry.key) {
+		parts.push(`key ${entry.key}`);
+	}
+
+	if (entry.error) {
+		parts.push(`error: ${entry.error}`);
+	}
+
+	if (entry.retryInMs !== undefined) {
+		parts.push(`retry in ${entry.retryInMs} ms`);
+	}
+
+	return `[debug] ${parts.join('  ')}`;
+}
+
+export function createDeps(context: CommandContext, overrides: {clock?: Clock} = {}): Deps {
+	let store: ConfigStore | undefined;
+	const getStore = () => {
+		store ??= new ConfigStore(context.env);
+		return store;
+	};
+
+	const resolved = () => resolveConfig({flags: context.flags, env: context.env, store: getStore()});
+	const deps: Deps = {
+		context,
+		clock: overrides.clock ?? {now: () => Date.now()},
+		store: getStore,
+		resolved,
+		settings: (required, command) => requireSettings(resolved(), required, command),
+		apiKey: fallback => apiKeySupplier({env: context.env, store: getStore(), fallback}),
+		client(settings, extra = {}) {
+			const options: PlatformClientOptions = {
+				baseUrl: settings.baseUrl,
+				apiKey: deps.apiKey(settings.apiKey),
+				appId: settings.appId,
+				...extra,
+			};
+			if (settings.userId) {
+				options.userId = settings.userId;
+			}
+
+			if (settings.companyId) {
+				options.companyId = settings.companyId;
+			}
+
+			if (context.debug) {
+				options.onRequest = entry => {
+					context.stderr.write(`${formatRequestLog(entry)}\n`);
+					extra.onRequest?.(entry);
+				};
+			}
+
+			return new PlatformClient(options);
+		},
+		writeJson(value) {
+			context.stdout.write(`${JSON.stringify(value)}\n`);
+		},
+	};
+	return deps;
+}

@@ -1,0 +1,143 @@
+/**
+ * The shared flag validators. Every bad value reads alike:
+ * `--concurrency must be a whole number from 1 to 1000; got "abc".`
+ * Flags arrive as meow parsed them (numbers may already be numbers, or NaN for `abc`).
+ */
+import {z} from 'zod';
+import {parseDuration} from '../format/duration.js';
+
+/** A mistake in how the command was called; the CLI prints the sentence and exits 1. */
+export class UsageError extends Error {
+	override name = 'UsageError';
+	readonly exitCode = 1;
+}
+
+function kebab(name: string): string {
+	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
+}
+
+function shown(value: unknown): string {
+	return typeof value === 'number' && Number.isNaN(value) ? '"NaN"' : JSON.stringify(String(value));
+}
+
+/** Throws the one-style sentence for a bad flag value. */
+export function badFlag(name: string, expected: string, value: unknown): never {
+	throw new UsageError(`--${kebab(name)} must be ${expected}; got ${shown(value)}.`);
+}
+
+function rawOf(flags: Record<string, unknown>, name: string): unknown {
+	const value = flags[name];
+	return Array.isArray(value) ? value.at(-1) : value;
+}
+
+const wholeNumber = z.coerce.number().int();
+
+/** A whole number in [min, max]; `fallback` when the flag is absent. */
+export function intFlag(flags: Record<string, unknown>, name: string, range: {min: number; max: number; fallback: number}): number {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return range.fallback;
+	}
+
+	const parsed = wholeNumber.min(range.min).max(range.max).safeParse(typeof raw === 'string' ? raw.trim() : raw);
+	if (!parsed.success || (typeof raw === 'string' && raw.trim() === '')) {
+		badFlag(name, `a whole number from ${range.min} to ${range.max}`, raw);
+	}
+
+	return parsed.data;
+}
+
+/** A TCP port, 0 to 65535 (0 picks a free one). */
+export function portFlag(flags: Record<string, unknown>, name: string, fallback: number): number {
+	return intFlag(flags, name, {min: 0, max: 65_535, fallback});
+}
+
+/** A number of seconds (fractions allowed) in (min, max], returned in milliseconds. */
+export function secondsFlag(flags: Record<string, unknown>, name: string, range: {min?: number; max: number; fallbackSeconds: number; allowZero?: boolean}): number {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return Math.round(range.fallbackSeconds * 1000);
+	}
+
+	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN);
+	const min = range.min ?? 0;
+	const low = range.allowZero ? value >= min : value > min;
+	if (!Number.isFinite(value) || !low || value > range.max) {
+		badFlag(name, `a number of seconds ${range.allowZero ? 'from' : 'above'} ${min} ${range.allowZero ? 'to' : 'up to'} ${range.max}`, raw);
+	}
+
+	return Math.round(value * 1000);
+}
+
+/** A duration such as `90s`, `1h30m`, `7d` (or bare seconds), returned in milliseconds. */
+export function durationFlag(flags: Record<string, unknown>, name: string, range: {min: number; max: number; fallbackMs: number}): number {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return range.fallbackMs;
+	}
+
+	const ms = parseDuration(String(raw));
+	if (ms === undefined || ms < range.min || ms > range.max) {
+		badFlag(name, 'a duration such as 90s, 15m, 24h or 7d', raw);
+	}
+
+	return ms;
+}
+
+/** An http(s) URL. */
+export function urlFlag(flags: Record<string, unknown>, name: string, options: {protocols?: string[]} = {}): string | undefined {
+	const raw = rawOf(flags, name);
+	if (raw === undefined || raw === '') {
+		return undefined;
+	}
+
+	const protocols = options.protocols ?? ['http:', 'https:'];
+	const parsed = z.string().trim().url().safeParse(raw);
+	if (!parsed.success || !protocols.includes(new URL(parsed.data).protocol)) {
+		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw);
+	}
+
+	return parsed.data;
+}
+
+/** A comma-separated list of secrets (for rotating a secret, the new one first); none may be empty. */
+export function secretListFlag(value: string, name: string): string[] {
+	const secrets = value.split(',').map(secret => secret.trim()).filter(secret => secret !== '');
+	if (secrets.length === 0) {
+		throw new UsageError(`--${kebab(name)} must name at least one secret (several may be given, comma-separated).`);
+	}
+
+	return secrets;
+}
+
+/** One of a fixed set of words. */
+export function choiceFlag<T extends string>(flags: Record<string, unknown>, name: string, choices: readonly T[]): T | undefined {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return undefined;
+	}
+
+	if (!choices.includes(raw as T)) {
+		badFlag(name, `one of ${choices.join(', ')}`, raw);
+	}
+
+	return raw as T;
+}
+
+/** A non-empty string flag, trimmed; undefined when absent. */
+export function stringFlag(flags: Record<string, unknown>, name: string): string | undefined {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return undefined;
+	}
+
+	if (typeof raw !== 'string' || raw.trim() === '') {
+		badFlag(name, 'a non-empty value', raw);
+	}
+
+	return raw.trim();
+}
+
+export function booleanFlag(flags: Record<string, unknown>, name: string): boolean {
+	return rawOf(flags, name) === true;
+}

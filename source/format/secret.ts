@@ -1,0 +1,22 @@
+/** Secrets are shown as `…last4` everywhere except the one-time reveal of a freshly rotated key. */
+export function mask(secret: string | undefined): string {
+	if (!secret) {
+		return '(not set)';
+	}
+
+	return `…${secret.slice(-4)}`;
+}
+
+/** A URL with its password (and user) masked: `redis://user:…abcd@host:6379/0`. */
+export function maskUrl(url: string): string {
+	try {
+		const parsed = new URL(url);
+		if (parsed.password) {
+			parsed.password = mask(decodeURIComponent(parsed.password)).replace('…', '%E2%80%A6');
+		}
+
+		return decodeURI(parsed.toString());
+	} catch {
+		return mask(url);
+	}
+}

@@ -1,0 +1,148 @@
+/**
+ * Where verified events live between the 200 and their answer. Three backends implement it:
+ * `memory` (tests and benchmarks: nothing survives the process), `journal` (LMDB in the data
+ * directory: `serve`'s default) and `redis` (BullMQ: several replicas share the work). The
+ * receiver calls `accept` before it answers 200 and hands processing to `start`; the `events`
+ * commands read through `list`/`get` and reprocess through `replay`.
+ */
+
+export type EventStatus = 'received' | 'processing' | 'answered' | 'failed' | 'ignored';
+
+export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'answered', 'failed', 'ignored'];
+
+/**
+ * One recorded step of the answer sequence (spec §6.2). The answer module names the steps and
+ * puts what it needs to resume in `data` (a log id, the completion text, …); backends store steps
+ * as they are, in order, and never interpret them.
+ */
+export type StepRecord = {
+	name: string;
+	/** ISO 8601. */
+	at: string;
+	data?: Record<string, unknown>;
+	error?: string;
+};
+
+/** A verified delivery as the receiver hands it over. */
+export type NewEvent = {
+	/** The event id (body `id`, else the X-Platform-Event-Id header): the exactly-once key. */
+	id: string;
+	/** The event type, e.g. `platform.chat.external-module.chosen`. */
+	event: string;
+	/** ISO 8601: when the delivery arrived. */
+	receivedAt: string;
+	/** The raw body as received (UTF-8). */
+	body: string;
+	/** The delivery headers that matter (signature, created-at, event id, user agent), lower-case names. */
+	headers: Record<string, string>;
+	/** The chat the event is about, when it names one. */
+	chatId?: string;
+	/**
+	 * `received` for an event to process; `ignored` for one recorded only (another type, or one
+	 * lacking the ids needed to write anything).
+	 */
+	status: 'received' | 'ignored';
+	/** Why an event is ignored, in a few words. */
+	note?: string;
+};
+
+/** A stored event with its processing state. */
+export type StoredEvent = NewEvent & {
+	status: EventStatus;
+	/** ISO 8601 of the last change. */
+	updatedAt: string;
+	/** ISO 8601: when processing ended (answered or failed). */
+	finishedAt?: string;
+	/** Processing time of the last attempt, ms. */
+	durationMs?: number;
+	/** The reason of a failure. */
+	error?: string;
+	/** Steps of the current attempt, oldest first; a replay starts a new attempt with no steps. */
+	steps: StepRecord[];
+	/** How many times processing started (a resume after a crash counts, a replay counts). */
+	attempts: number;
+};
+
+export type AcceptResult = 'stored' | 'duplicate';
+
+/** What a job handler reports when it ends. */
+export type JobResult = {status: 'answered' | 'failed'; error?: string};
+
+export type JobHandle = {
+	/** The event with the steps recorded so far (non-empty when resuming after a crash). */
+	event: StoredEvent;
+	/** Aborted when the drain deadline passes; the handler then takes its failure path. */
+	signal: AbortSignal;
+	/** Persists one step; resolves once it is stored, before the next platform call. */
+	recordStep(step: StepRecord): Promise<void>;
+};
+
+export type JobHandler = (job: JobHandle) => Promise<JobResult>;
+
+export type ListFilter = {
+	status?: EventStatus;
+	/** Exact type, or its short form without `platform.chat.`. */
+	type?: string;
+	/** Only events received at or after this time (ms since the epoch). */
+	sinceMs?: number;
+	/** Newest first; at most this many. */
+	limit?: number;
+};
+
+export type BackendStats = {
+	/** Events held. */
+	count: number;
+	/** Bytes on disk or in Redis, when the backend can tell. */
+	bytes?: number;
+	/** Cluster queue figures (redis). */
+	queue?: {waiting: number; active: number; completed: number; failed: number};
+};
+
+export type ReplayResult =
+	| {outcome: 'done'; result: JobResult}
+	| {outcome: 'queued'}
+	| {outcome: 'unknown'; near: string[]}
+	| {outcome: 'busy'; holder: string};
+
+export type BackendErrorCode = 'backend-unavailable' | 'backend-busy' | 'backend-locked';
+
+/** Thrown by `accept` when the event cannot be stored now: the receiver answers 503 so the platform retries. */
+export class BackendUnavailableError extends Error {
+	override name = 'BackendUnavailableError';
+	readonly code: BackendErrorCode;
+
+	constructor(code: BackendErrorCode, message: string, options?: {cause?: unknown}) {
+		super(message, options?.cause === undefined ? undefined : {cause: options.cause});
+		this.code = code;
+	}
+}
+
+export type EventBackend = {
+	readonly kind: 'memory' | 'journal' | 'redis';
+	/**
+	 * Stores a verified event; resolves once it is durable ('duplicate' when the id is already held
+	 * within the retention window, and then nothing changes). Throws `BackendUnavailableError` when it
+	 * cannot store it (disk, Redis down, queue full): the receiver answers 503.
+	 */
+	accept(event: NewEvent): Promise<AcceptResult>;
+	/**
+	 * Starts processing: every event in status `received`, and every `processing` one left by a
+	 * process that died, is handed to `handler`, at most `concurrency` at once.
+	 */
+	start(handler: JobHandler, options: {concurrency: number}): Promise<void>;
+	/** Stops taking jobs, waits up to `drainMs` for running ones, then aborts the rest through their signal and waits for their failure path. */
+	stop(drainMs: number): Promise<{cutOff: number}>;
+	/** Jobs running in this process now. */
+	active(): number;
+	list(filter: ListFilter): Promise<StoredEvent[]>;
+	get(id: string): Promise<StoredEvent | undefined>;
+	/**
+	 * Processes a stored event again with a fresh attempt: in this process through `handler`
+	 * (journal, memory) or by re-queuing it for the replicas (redis). Never while another process
+	 * holds the event.
+	 */
+	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
+	stats(): Promise<BackendStats>;
+	/** Releases the store (files, connections). */
+	close(): Promise<void>;
+};
