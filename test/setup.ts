@@ -15,3 +15,4 @@ for (const name of Object.keys(process.env)) {
 delete process.env.CI;
 
 process.env.PLATFORM_TUI_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'platform-tui-test-'));
+process.env.PLATFORM_TUI_DATA_DIR = mkdtempSync(join(tmpdir(), 'platform-tui-data-'));

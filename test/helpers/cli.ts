@@ -17,6 +17,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 	}
 
 	env.PLATFORM_TUI_CONFIG_DIR = process.env.PLATFORM_TUI_CONFIG_DIR;
+	env.PLATFORM_TUI_DATA_DIR = process.env.PLATFORM_TUI_DATA_DIR;
 	env.NO_COLOR = '1';
 	env.CI = 'true';
 	for (const [name, value] of Object.entries(extra)) {

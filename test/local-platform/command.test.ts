@@ -1,7 +1,7 @@
 import {PassThrough} from 'node:stream';
 import {describe, expect, it} from 'vitest';
 import command, {exportLines, optionsFromFlags} from '../../source/commands/local.js';
-import type {CommandContext} from '../../source/commands/types.js';
+import type {CommandContext} from '../../source/commands/legacy-types.js';
 import {formatDuration, parseDuration} from '../../source/local-platform/index.js';
 import {pollUntil} from './helpers.js';
 

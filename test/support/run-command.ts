@@ -1,0 +1,90 @@
+/**
+ * Runs a command in-process, the way the CLI does after parsing argv: `parse` then
+ * `run(options, createDeps(context))`, with memory streams and an env of the test's own.
+ * A `UsageError` from parse comes back as exit code 1 with its sentence on stderr.
+ */
+import {PassThrough} from 'node:stream';
+import {createDeps, type Clock} from '../../source/commands/deps.js';
+import type {AnyCommand, CommandContext} from '../../source/commands/legacy-types.js';
+import {UsageError} from '../../source/commands/validators.js';
+
+export type MemoryStream = PassThrough & {isTTY?: boolean; columns?: number; rows?: number; text(): string};
+
+export function memoryStream(): MemoryStream {
+	const stream = new PassThrough() as MemoryStream;
+	let text = '';
+	stream.on('data', (chunk: Buffer) => {
+		text += chunk.toString('utf8');
+	});
+	stream.text = () => text;
+	return stream;
+}
+
+export type RunCommandOptions = {
+	argv?: string[];
+	flags?: Record<string, unknown>;
+	/** Added to an env that holds only the test's config and data dirs. */
+	env?: Record<string, string | undefined>;
+	/** Written to stdin, then stdin ends. */
+	stdin?: string;
+	signal?: AbortSignal;
+	clock?: Clock;
+	json?: boolean;
+	debug?: boolean;
+};
+
+export type RunCommandResult = {code: number; stdout: string; stderr: string; error?: unknown};
+
+export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {
+		PLATFORM_TUI_CONFIG_DIR: process.env.PLATFORM_TUI_CONFIG_DIR,
+		PLATFORM_TUI_DATA_DIR: process.env.PLATFORM_TUI_DATA_DIR,
+	};
+	for (const [name, value] of Object.entries(extra)) {
+		if (value === undefined) {
+			delete env[name];
+		} else {
+			env[name] = value;
+		}
+	}
+
+	return env;
+}
+
+/** Parses and runs `command`; errors thrown by run are returned (not rethrown) with code 1. */
+export async function runCommand(command: AnyCommand, options: RunCommandOptions = {}): Promise<RunCommandResult> {
+	const stdin = memoryStream();
+	const stdout = memoryStream();
+	const stderr = memoryStream();
+	if (options.stdin === undefined) {
+		stdin.end();
+	} else {
+		stdin.end(options.stdin);
+	}
+
+	const json = options.json ?? options.flags?.json === true;
+	const context: CommandContext = {
+		argv: options.argv ?? [],
+		flags: {...options.flags, ...(json ? {json: true} : {})},
+		env: testEnv(options.env),
+		json,
+		debug: options.debug ?? false,
+		interactive: false,
+		stdin,
+		stdout,
+		stderr,
+		signal: options.signal ?? new AbortController().signal,
+	};
+	try {
+		const parsed: unknown = command.parse(context);
+		const code = await command.run(parsed, createDeps(context, options.clock ? {clock: options.clock} : {}));
+		return {code, stdout: stdout.text(), stderr: stderr.text()};
+	} catch (error) {
+		if (error instanceof UsageError) {
+			stderr.write(`${error.message}\n`);
+		}
+
+		await new Promise(resolve => setImmediate(resolve));
+		return {code: 1, stdout: stdout.text(), stderr: stderr.text(), error};
+	}
+}
