@@ -5,7 +5,7 @@
  */
 import {PassThrough} from 'node:stream';
 import {createDeps, type Clock} from '../../source/commands/deps.js';
-import type {AnyCommand, CommandContext} from '../../source/commands/legacy-types.js';
+import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
 import {UsageError} from '../../source/commands/validators.js';
 
 export type MemoryStream = PassThrough & {isTTY?: boolean; columns?: number; rows?: number; text(): string};
