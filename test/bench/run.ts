@@ -9,6 +9,7 @@ import {fileURLToPath} from 'node:url';
 const parts = [
 	{name: 'upload', file: 'upload.ts'},
 	{name: 'receiver', file: 'receiver.ts'},
+	{name: 'scale', file: 'scale.ts'},
 	{name: 'keys', file: 'keys.ts'},
 ];
 
