@@ -22,7 +22,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 	env.CI = 'true';
 	for (const [name, value] of Object.entries(extra)) {
 		if (value === undefined) {
-			delete env[name];
+			Reflect.deleteProperty(env, name);
 		} else {
 			env[name] = value;
 		}

@@ -64,7 +64,6 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 					break;
 				}
 
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(50);
 			}
 

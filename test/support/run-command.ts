@@ -42,7 +42,7 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 	};
 	for (const [name, value] of Object.entries(extra)) {
 		if (value === undefined) {
-			delete env[name];
+			Reflect.deleteProperty(env, name);
 		} else {
 			env[name] = value;
 		}

@@ -1,0 +1,2 @@
+/** The pseudo-terminal helpers (util-linux `script`), from one place. */
+export * from '../helpers/pty.js';
