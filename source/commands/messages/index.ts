@@ -1,0 +1,23 @@
+/** Every domain's wording table, merged: one lookup by error code. */
+import {configMessages} from './config.js';
+import {keysMessages} from './keys.js';
+import {localMessages} from './local.js';
+import {platformMessages} from './platform.js';
+import {receiverMessages} from './receiver.js';
+import type {ErrorWording, MessageTable} from './types.js';
+import {workflowMessages} from './workflow.js';
+
+export type {ErrorWording, MessageTable} from './types.js';
+
+const tables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, localMessages];
+
+/** The wording for `code`, or undefined when no table knows it. */
+export function wordingFor(code: string, data: Record<string, unknown>): ErrorWording | undefined {
+	for (const table of tables) {
+		if (Object.hasOwn(table, code)) {
+			return table[code]?.(data);
+		}
+	}
+
+	return undefined;
+}

@@ -1,0 +1,4 @@
+import type {MessageTable} from './types.js';
+
+/** Wording for the platform domain's error codes (placeholder until that domain fills it). */
+export const platformMessages: MessageTable = {};
