@@ -4,20 +4,23 @@ export type {CloseResult, ListenOptions, ListenResult, ReceiverOptions} from './
 export type * from './events.js';
 export {EventIdStore, defaultDedupeMaxEntries, defaultDedupeTtlMs} from './dedupe.js';
 export type {EventIdStoreOptions} from './dedupe.js';
+export {answerChosenEvent, missingTextReason} from './answer.js';
+export type {AnswerOptions, FailureCleanup, JobOutcome, StageUpdate} from './answer.js';
 export {
-	answerChosenEvent,
 	apologyText,
 	buildContext,
 	completionTemperature,
 	contextCutCharacters,
 	contextSeparator,
-	cutCharacters,
 	logTexts,
 	noResultsContext,
-	parseChosenEvent,
 	searchLimit,
 	systemMessage,
-} from './process.js';
-export type {ChosenJob, JobOutcome} from './process.js';
+} from './answer-text.js';
+export {foldSteps, stepNames} from './answer-steps.js';
+export {parseChosenEvent} from './chosen-event.js';
+export type {ChosenJob} from './chosen-event.js';
+export {platformPort} from './platform-port.js';
+export type {AnswerPort, PortCall} from './answer-port.js';
 export {buildTestEvent, parseTestEventKind, randomId, signDelivery} from './test-event.js';
 export type {TestEventKind, TestEventOptions} from './test-event.js';

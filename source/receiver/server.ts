@@ -15,7 +15,9 @@ import type {
 	ReceiverEventListener,
 	RejectionReason,
 } from './events.js';
-import {answerChosenEvent, parseChosenEvent, type ChosenJob} from './process.js';
+import {answerChosenEvent} from './answer.js';
+import {parseChosenEvent, type ChosenJob} from './chosen-event.js';
+import {platformPort} from './platform-port.js';
 import {JobQueue} from './queue.js';
 
 /** Error bodies of the webhook route (spec §4.2, §7). */
@@ -572,7 +574,7 @@ export class WebhookReceiver {
 
 		this.queue.push(async signal => {
 			const outcome = await answerChosenEvent({
-				client: this.options.client,
+				port: platformPort(this.options.client),
 				job,
 				model: this.options.model,
 				signal,

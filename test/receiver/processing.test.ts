@@ -132,7 +132,7 @@ describe('chosen-module processing against the local platform', () => {
 		const [createSearchLog, search, completeSearchLog, createGenerateLog, completion, completeGenerateLog, modify] = calls;
 		expect(createSearchLog!.body).toEqual({messageId: assistantMessageId, text: 'Searching the knowledge base…', status: 'RUNNING', order: 1});
 		expect(search!.body).toEqual({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
-		expect(completeSearchLog!.body).toEqual({status: 'COMPLETED', text: `Found ${results!.length} documents`});
+		expect(completeSearchLog!.body).toEqual({status: 'COMPLETED', text: `Found ${results!.length} document${results!.length === 1 ? '' : 's'}`});
 		expect(createGenerateLog!.body).toEqual({messageId: assistantMessageId, text: 'Generating the response…', status: 'RUNNING', order: 2});
 		const completionBody = completion!.body as {model: string; messages: Array<{role: string; content: string}>; options: Record<string, unknown>; temperature?: unknown};
 		expect(completionBody.model).toBe('AZURE_GPT_4o_2024_1120');
@@ -153,7 +153,7 @@ describe('chosen-module processing against the local platform', () => {
 
 		expect(message.text).toBe(record.answer);
 		expect(h.platform.messageLogs(assistantMessageId).map(log => [log.order, log.status, log.text])).toEqual([
-			[1, 'COMPLETED', `Found ${results!.length} documents`],
+			[1, 'COMPLETED', `Found ${results!.length} document${results!.length === 1 ? '' : 's'}`],
 			[2, 'COMPLETED', 'Response generated'],
 		]);
 		const stages = stagesOf(h.events, chat.id);

@@ -1,0 +1,129 @@
+/**
+ * The steps the answer records (through `recordStep`, stored by the backend as they are) and how
+ * recorded steps fold back into where an interrupted answer stands. Each step is recorded after
+ * the platform call it names succeeded, before the next call:
+ *
+ * - `log-created` {order, id}: a message log was created (RUNNING).
+ * - `searched` {context, documents}: the search ran and the context was built.
+ * - `log-completed` {order, id}: a log was set COMPLETED.
+ * - `completed` {text}: the model's answer (never asked again once recorded).
+ * - `failing` (error): the failure path started; a resume continues it rather than the answer.
+ * - `log-failed` {order, id}: a log was set FAILED.
+ * - `message-written` {apology}: the assistant message was written; the answer is done.
+ * - `apology-failed` (error): the apology could not be written.
+ */
+import {isRecord} from '../format/value.js';
+import type {StepRecord} from './backend.js';
+
+export const stepNames = {
+	logCreated: 'log-created',
+	searched: 'searched',
+	logCompleted: 'log-completed',
+	completed: 'completed',
+	failing: 'failing',
+	logFailed: 'log-failed',
+	messageWritten: 'message-written',
+	apologyFailed: 'apology-failed',
+} as const;
+
+export type LogOrder = 1 | 2;
+
+export type LogState = {id: string; status: 'RUNNING' | 'COMPLETED' | 'FAILED'};
+
+/** Where an answer stands after the recorded steps. */
+export type AnswerProgress = {
+	logs: Partial<Record<LogOrder, LogState>>;
+	searched?: {context: string; documents: number};
+	completion?: string;
+	/** The failure path started (its reason). */
+	failing?: string;
+	written?: {apology: boolean};
+};
+
+function orderOf(data: Record<string, unknown> | undefined): LogOrder | undefined {
+	const order = data?.order;
+	return order === 1 || order === 2 ? order : undefined;
+}
+
+function idOf(data: Record<string, unknown> | undefined): string | undefined {
+	return typeof data?.id === 'string' ? data.id : undefined;
+}
+
+/** Applies one recorded step to the progress (mutating it); unknown steps change nothing. */
+export function applyStep(progress: AnswerProgress, step: StepRecord): void {
+	const data = isRecord(step.data) ? step.data : undefined;
+	const order = orderOf(data);
+	switch (step.name) {
+		case stepNames.logCreated: {
+			const id = idOf(data);
+			if (order && id) {
+				progress.logs[order] = {id, status: 'RUNNING'};
+			}
+
+			break;
+		}
+
+		case stepNames.logCompleted:
+		case stepNames.logFailed: {
+			const log = order ? progress.logs[order] : undefined;
+			if (log) {
+				log.status = step.name === stepNames.logCompleted ? 'COMPLETED' : 'FAILED';
+			}
+
+			break;
+		}
+
+		case stepNames.searched: {
+			if (typeof data?.context === 'string' && typeof data.documents === 'number') {
+				progress.searched = {context: data.context, documents: data.documents};
+			}
+
+			break;
+		}
+
+		case stepNames.completed: {
+			if (typeof data?.text === 'string') {
+				progress.completion = data.text;
+			}
+
+			break;
+		}
+
+		case stepNames.failing: {
+			progress.failing = step.error ?? 'the answer failed';
+			break;
+		}
+
+		case stepNames.messageWritten: {
+			progress.written = {apology: data?.apology === true};
+			break;
+		}
+
+		default: {
+			break;
+		}
+	}
+}
+
+/** Folds recorded steps, oldest first, into the progress they show. */
+export function foldSteps(steps: readonly StepRecord[] = []): AnswerProgress {
+	const progress: AnswerProgress = {logs: {}};
+	for (const step of steps) {
+		applyStep(progress, step);
+	}
+
+	return progress;
+}
+
+/** The logs still RUNNING, in order. */
+export function openLogs(progress: AnswerProgress): Array<{order: LogOrder; id: string}> {
+	const open: Array<{order: LogOrder; id: string}> = [];
+	for (const order of [1, 2] as const) {
+		const log = progress.logs[order];
+		if (log?.status === 'RUNNING') {
+			open.push({order, id: log.id});
+		}
+	}
+
+	return open;
+}
