@@ -1,0 +1,112 @@
+import {Redis, type RedisOptions} from 'ioredis';
+import {errorMessage, maskUrl} from '../../format/index.js';
+import {RedisError} from './errors.js';
+
+/** How long opening a connection may take before Redis counts as unreachable. */
+export const defaultConnectTimeoutMs = 5000;
+
+/** How long one command of the producer connection may wait before `accept` gives up (→ 503). */
+export const defaultCommandTimeoutMs = 3000;
+
+export type ConnectOptions = {
+	url: string;
+	connectTimeoutMs?: number;
+	/** Extra TLS options (a private CA, …) for `rediss://` URLs. */
+	tls?: RedisOptions['tls'];
+	/** Reports connection errors after the first connect (Redis went away, came back). */
+	onError?: (error: Error) => void;
+};
+
+/**
+ * The two kinds of connection BullMQ needs. `producer` fails fast (no offline queue, one retry, a
+ * command timeout) so an ack never hangs while Redis is down; `worker` waits for ever
+ * (`maxRetriesPerRequest: null`, as BullMQ requires for blocking commands) and reconnects by itself.
+ */
+export type ConnectionKind = 'producer' | 'worker';
+
+function optionsFor(kind: ConnectionKind, options: ConnectOptions): RedisOptions {
+	const common: RedisOptions = {
+		lazyConnect: true,
+		connectTimeout: options.connectTimeoutMs ?? defaultConnectTimeoutMs,
+		connectionName: `platform-tui-${kind}`,
+		// Reconnect quickly at first, then at most every 2 s: a restarted Redis is found soon.
+		retryStrategy: (times: number) => Math.min(times * 100, 2000),
+	};
+	if (options.tls !== undefined) {
+		common.tls = options.tls;
+	}
+
+	return kind === 'producer'
+		? {...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: defaultCommandTimeoutMs}
+		: {...common, maxRetriesPerRequest: null};
+}
+
+/** Throws `redis-url-invalid` unless the URL is a redis:// or rediss:// URL. */
+export function checkRedisUrl(url: string): void {
+	let protocol: string | undefined;
+	try {
+		protocol = new URL(url).protocol;
+	} catch {
+		protocol = undefined;
+	}
+
+	if (protocol !== 'redis:' && protocol !== 'rediss:') {
+		throw new RedisError('redis-url-invalid', {url: maskUrl(url)}, `Not a Redis URL: ${maskUrl(url)}`);
+	}
+}
+
+function isAuthError(message: string): boolean {
+	return /WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message);
+}
+
+/**
+ * Opens one connection and waits until it is ready. A refused connection, a timeout, a TLS or an
+ * authentication failure ends the attempt (no endless retrying) with a `RedisError`.
+ */
+export async function connect(kind: ConnectionKind, options: ConnectOptions): Promise<Redis> {
+	checkRedisUrl(options.url);
+	const client = new Redis(options.url, optionsFor(kind, options));
+	let lastError: Error | undefined;
+	const remember = (error: Error) => {
+		lastError = error;
+	};
+
+	client.on('error', remember);
+	try {
+		await client.connect();
+		// A server with requirepass accepts the connection and refuses the first command instead.
+		await client.ping();
+	} catch (error) {
+		client.disconnect();
+		const reason = errorMessage(lastError ?? error);
+		const url = maskUrl(options.url);
+		if (isAuthError(reason) || isAuthError(errorMessage(error))) {
+			throw new RedisError('redis-auth', {url}, `Redis at ${url} refused the credentials: ${reason}`, {cause: error});
+		}
+
+		throw new RedisError('redis-unreachable', {url, reason}, `Redis at ${url} is unreachable: ${reason}`, {cause: error});
+	} finally {
+		client.off('error', remember);
+	}
+
+	// ioredis prints unhandled 'error' events; after the first connect, errors go to the caller.
+	client.on('error', (error: Error) => {
+		options.onError?.(error);
+	});
+	return client;
+}
+
+/** Closes a connection politely, or at once when Redis does not answer. */
+export async function disconnect(client: Redis): Promise<void> {
+	if (client.status === 'end') {
+		return;
+	}
+
+	try {
+		await Promise.race([client.quit(), new Promise(resolve => setTimeout(resolve, 500))]);
+	} catch {
+		// Already gone: nothing to close politely.
+	}
+
+	client.disconnect();
+}

@@ -1,0 +1,100 @@
+/**
+ * The Redis backend (BullMQ): several `serve` replicas share one queue, the exactly-once ids and
+ * the work. A verified event becomes a job whose id is the event id; each replica runs a worker.
+ */
+import type {EventBackend} from '../backend.js';
+import {maskUrl} from '../../format/index.js';
+import {type ConnectOptions, connect, disconnect} from './connection.js';
+import {createEventQueue} from './queue.js';
+import {type EventWorker, startWorker} from './worker.js';
+
+export {RedisError, type RedisErrorCode, type RedisErrorData} from './errors.js';
+export {defaultLockDurationMs, defaultStalledIntervalMs, replicaName} from './worker.js';
+
+/** The ids (finished jobs) are kept at least this long: the exactly-once window. */
+export const minRetentionMs = 24 * 60 * 60 * 1000;
+export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
+export const defaultMaxEntries = 100_000;
+export const defaultQueueName = 'events';
+export const defaultPrefix = 'platform-tui';
+
+export type RedisBackendOptions = {
+	/** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+	url: string;
+	/** How long finished events are kept (at least 24 h: the ids are the exactly-once keys). */
+	maxAgeMs?: number;
+	/** How many finished events of each outcome (completed, failed) are kept at most. */
+	maxEntries?: number;
+	/** The BullMQ queue; replicas sharing work use the same one. */
+	queueName?: string;
+	/** The Redis key prefix. */
+	prefix?: string;
+	/** See `defaultLockDurationMs` in worker.ts: how fast a dead replica's jobs are taken over. */
+	lockDurationMs?: number;
+	stalledIntervalMs?: number;
+	/** The holder name of this replica's jobs (default `host:pid`). */
+	replicaName?: string;
+	connectTimeoutMs?: number;
+	tls?: ConnectOptions['tls'];
+	/** Connection errors after start-up (Redis went away); the backend keeps reconnecting. */
+	onError?: (error: Error) => void;
+};
+
+/**
+ * Connects to Redis and returns the backend. Throws a `RedisError` (`redis-url-invalid`,
+ * `redis-unreachable`, `redis-auth`) when Redis cannot be used now.
+ */
+export async function openRedisBackend(options: RedisBackendOptions): Promise<EventBackend> {
+	const connectOptions: ConnectOptions = {url: options.url, connectTimeoutMs: options.connectTimeoutMs, tls: options.tls, onError: options.onError};
+	const producer = await connect('producer', connectOptions);
+	const queueName = options.queueName ?? defaultQueueName;
+	const prefix = options.prefix ?? defaultPrefix;
+	const events = createEventQueue({
+		producer,
+		queueName,
+		prefix,
+		keepMs: Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs),
+		keepCount: options.maxEntries ?? defaultMaxEntries,
+		maskedUrl: maskUrl(options.url),
+	});
+	let worker: EventWorker | undefined;
+	let workerConnection: Awaited<ReturnType<typeof connect>> | undefined;
+
+	return {
+		kind: 'redis',
+		accept: async event => events.accept(event),
+		async start(handler, {concurrency}) {
+			if (worker !== undefined) {
+				throw new Error('The Redis backend is already processing.');
+			}
+
+			workerConnection = await connect('worker', connectOptions);
+			worker = await startWorker({
+				connection: workerConnection,
+				queueName,
+				prefix,
+				handler,
+				concurrency,
+				lockDurationMs: options.lockDurationMs,
+				stalledIntervalMs: options.stalledIntervalMs,
+				name: options.replicaName,
+				onError: options.onError,
+			});
+		},
+		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
+		active: () => worker?.active() ?? 0,
+		list: async filter => events.list(filter),
+		get: async id => events.get(id),
+		// Redis re-queues the event for the replicas: the handler of this process is not used.
+		replay: async id => events.replay(id),
+		stats: async () => events.stats(),
+		async close() {
+			if (worker !== undefined) {
+				await worker.stop(0);
+			}
+
+			await events.close();
+			await Promise.all([producer, workerConnection].filter(client => client !== undefined).map(async client => disconnect(client)));
+		},
+	};
+}

@@ -1,0 +1,15 @@
+import leven from 'leven';
+
+/** The known ids closest to `id` (at most `count`, within a third of its length), closest first. */
+export function nearIds(id: string, known: Iterable<string>, count = 3): string[] {
+	const limit = Math.max(2, Math.floor(id.length / 3));
+	const scored: Array<{id: string; distance: number}> = [];
+	for (const candidate of known) {
+		const distance = leven(id, candidate);
+		if (distance <= limit) {
+			scored.push({id: candidate, distance});
+		}
+	}
+
+	return scored.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id)).slice(0, count).map(entry => entry.id);
+}

@@ -1,0 +1,141 @@
+/**
+ * The queue side of the Redis backend: store (accept), read (list/get/stats) and re-queue (replay).
+ * Every replica and every `events` command use it; only `serve` also runs a worker (worker.ts).
+ */
+import {type Job, type JobState as BullState, Queue} from 'bullmq';
+import type {Redis} from 'ioredis';
+import {
+	type AcceptResult,
+	type BackendStats,
+	BackendUnavailableError,
+	type ListFilter,
+	type NewEvent,
+	type ReplayResult,
+	type StoredEvent,
+} from '../backend.js';
+import {errorMessage} from '../../format/index.js';
+import {type JobState, jobIdOf, matchesType, progressOf, toStoredEvent} from './mapping.js';
+import {nearIds} from './near.js';
+
+export type EventQueueOptions = {
+	producer: Redis;
+	queueName: string;
+	prefix: string;
+	/** How long finished jobs (and so their ids, the exactly-once keys) are kept, ms. */
+	keepMs: number;
+	/** How many finished jobs of each outcome (completed, failed) are kept at most. */
+	keepCount: number;
+	/** The masked URL, for messages. */
+	maskedUrl: string;
+};
+
+/** The states `list` reads, each with the state it maps from. */
+const listedStates: BullState[] = ['active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed'];
+
+export type EventQueue = {
+	queue: Queue<NewEvent>;
+	accept(event: NewEvent): Promise<AcceptResult>;
+	list(filter: ListFilter): Promise<StoredEvent[]>;
+	get(id: string): Promise<StoredEvent | undefined>;
+	replay(id: string): Promise<ReplayResult>;
+	stats(): Promise<BackendStats>;
+	close(): Promise<void>;
+};
+
+export function createEventQueue(options: EventQueueOptions): EventQueue {
+	const keep = {age: Math.ceil(options.keepMs / 1000), count: options.keepCount};
+	const queue = new Queue<NewEvent>(options.queueName, {
+		connection: options.producer,
+		prefix: options.prefix,
+		// The answer has its own failure path (apology, logs FAILED): BullMQ never retries it.
+		defaultJobOptions: {attempts: 1, removeOnComplete: keep, removeOnFail: keep},
+	});
+	// BullMQ re-emits connection errors; the producer's own listener reports them.
+	queue.on('error', () => undefined);
+
+	async function jobsIn(state: BullState): Promise<Array<{job: Job<NewEvent>; state: JobState}>> {
+		const jobs: Array<Job<NewEvent> | undefined> = await queue.getJobs([state], 0, -1);
+		// A job removed between reading the range and the job itself comes back empty.
+		return jobs.filter((job): job is Job<NewEvent> => job?.data !== undefined).map(job => ({job, state}));
+	}
+
+	async function allJobs(): Promise<Array<{job: Job<NewEvent>; state: JobState}>> {
+		const groups = await Promise.all(listedStates.map(async state => jobsIn(state)));
+		// A job moving between states while we read may show up twice: keep its first sighting.
+		const seen = new Set<string>();
+		return groups.flat().filter(({job}) => {
+			const id = job.id ?? '';
+			if (seen.has(id)) {
+				return false;
+			}
+
+			seen.add(id);
+			return true;
+		});
+	}
+
+	return {
+		queue,
+		async accept(event) {
+			const jobId = jobIdOf(event.id);
+			try {
+				// The job id is the exactly-once key: a job held under it means a redelivery. Two
+				// replicas racing on one id both add; BullMQ keeps one job, so it runs once.
+				if ((await options.producer.exists(queue.toKey(jobId))) === 1) {
+					return 'duplicate';
+				}
+
+				await queue.add(event.event, event, {jobId});
+				return 'stored';
+			} catch (error) {
+				throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} could not store event ${event.id}: ${errorMessage(error)}`, {cause: error});
+			}
+		},
+		async list(filter) {
+			const events = (await allJobs())
+				.map(({job, state}) => toStoredEvent(job, state))
+				.filter(event => filter.status === undefined || event.status === filter.status)
+				.filter(event => filter.type === undefined || matchesType(event.event, filter.type))
+				.filter(event => filter.sinceMs === undefined || Date.parse(event.receivedAt) >= filter.sinceMs)
+				.sort((a, b) => b.receivedAt.localeCompare(a.receivedAt) || b.id.localeCompare(a.id));
+			return filter.limit === undefined ? events : events.slice(0, filter.limit);
+		},
+		async get(id) {
+			const job = await queue.getJob(jobIdOf(id));
+			if (job?.data === undefined) {
+				return undefined;
+			}
+
+			return toStoredEvent(job, await job.getState());
+		},
+		async replay(id) {
+			const job = await queue.getJob(jobIdOf(id));
+			if (job?.data === undefined) {
+				return {outcome: 'unknown', near: nearIds(id, (await allJobs()).map(({job}) => job.data.id))};
+			}
+
+			const state = await job.getState();
+			if (state === 'active') {
+				return {outcome: 'busy', holder: job.processedBy ?? 'another replica'};
+			}
+
+			if (state === 'completed' || state === 'failed') {
+				// A new attempt starts with no steps: the answer is written again from the start.
+				await job.updateProgress(progressOf([]));
+				await job.retry(state);
+			}
+
+			return {outcome: 'queued'};
+		},
+		async stats() {
+			const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
+			const count = (name: string) => counts[name] ?? 0;
+			const waiting = count('waiting') + count('prioritized') + count('delayed');
+			const queueFigures = {waiting, active: count('active'), completed: count('completed'), failed: count('failed')};
+			return {count: waiting + queueFigures.active + queueFigures.completed + queueFigures.failed, queue: queueFigures};
+		},
+		async close() {
+			await queue.close();
+		},
+	};
+}

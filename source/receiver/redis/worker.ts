@@ -1,0 +1,122 @@
+/**
+ * The processing side of the Redis backend: one BullMQ worker per replica with `concurrency` slots.
+ * Steps go into the job progress as they happen, so the replica that takes over a job after its
+ * owner died (BullMQ's stalled-job check) resumes from the last step.
+ */
+import {hostname} from 'node:os';
+import {type Job, UnrecoverableError, Worker} from 'bullmq';
+import type {Redis} from 'ioredis';
+import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
+import {progressOf, toStoredEvent} from './mapping.js';
+
+/**
+ * The lock a replica holds on each running job, and how often replicas look for jobs whose lock
+ * ran out. A live replica renews its locks every half lock (7.5 s). A replica killed with SIGKILL
+ * stops renewing: its locks expire within 15 s, and the next stalled check after that (every 10 s,
+ * run by every replica) puts the job back in the queue, where any replica takes it at once. A job
+ * of a dead replica is so taken over 10–25 s after the kill (about 30 s at the very worst with a
+ * loaded Redis).
+ */
+export const defaultLockDurationMs = 15_000;
+export const defaultStalledIntervalMs = 10_000;
+
+/** How many times one job may be taken over after its replica died before it counts as failed. */
+export const maxTakeovers = 2;
+
+export type WorkerOptions = {
+	connection: Redis;
+	queueName: string;
+	prefix: string;
+	handler: JobHandler;
+	concurrency: number;
+	lockDurationMs?: number;
+	stalledIntervalMs?: number;
+	/** Shown as the holder of this replica's jobs (`events replay` of a busy event names it). */
+	name?: string;
+	onError?: (error: Error) => void;
+};
+
+export type EventWorker = {
+	active(): number;
+	stop(drainMs: number): Promise<{cutOff: number}>;
+};
+
+export function replicaName(): string {
+	return `${hostname()}:${process.pid}`;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
+	let active = 0;
+	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'ignored'}> => {
+		if (job.data.status === 'ignored') {
+			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
+			return {status: 'ignored'};
+		}
+
+		active++;
+		try {
+			const event = toStoredEvent(job, 'active');
+			const steps: StepRecord[] = [...event.steps];
+			const result = await options.handler({
+				event,
+				signal: signal ?? new AbortController().signal,
+				async recordStep(step) {
+					steps.push(step);
+					await job.updateProgress(progressOf(steps));
+				},
+			});
+			if (result.status === 'failed') {
+				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
+				throw new UnrecoverableError(result.error ?? 'failed');
+			}
+
+			return result;
+		} finally {
+			active--;
+		}
+	};
+
+	const worker = new Worker<NewEvent>(options.queueName, processor, {
+		connection: options.connection,
+		prefix: options.prefix,
+		concurrency: options.concurrency,
+		name: options.name ?? replicaName(),
+		lockDuration: options.lockDurationMs ?? defaultLockDurationMs,
+		stalledInterval: options.stalledIntervalMs ?? defaultStalledIntervalMs,
+		maxStalledCount: maxTakeovers,
+		autorun: false,
+	});
+	worker.on('error', error => {
+		options.onError?.(error);
+	});
+	void worker.run().catch((error: unknown) => {
+		options.onError?.(error instanceof Error ? error : new Error(String(error)));
+	});
+	await worker.waitUntilReady();
+
+	return {
+		active: () => active,
+		async stop(drainMs) {
+			const closing = worker.close();
+			let timer: NodeJS.Timeout | undefined;
+			const deadline = new Promise<'deadline'>(resolve => {
+				timer = setTimeout(() => {
+					resolve('deadline');
+				}, drainMs);
+			});
+			try {
+				if (await Promise.race([closing.then(() => 'drained' as const), deadline]) === 'drained') {
+					return {cutOff: 0};
+				}
+			} finally {
+				clearTimeout(timer);
+			}
+
+			// The drain deadline passed: abort the rest; their failure path ends them failed.
+			const cutOff = active;
+			worker.cancelAllJobs('the replica is shutting down');
+			await closing;
+			return {cutOff};
+		},
+	};
+}
