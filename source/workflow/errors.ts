@@ -1,91 +1,108 @@
-/** Errors of the folder-upload workflow (spec §7). Each message is one sentence naming what failed. */
+/**
+ * Errors of the folder-upload workflow (spec §7). Each carries a stable `code` and the `data` the
+ * CLI needs to word it (`source/commands/messages/workflow.ts`); the message is for logs and
+ * `--debug` and holds no CLI wording.
+ */
+import {CoreError} from '../core-error.js';
+import {formatSeconds} from '../format/duration.js';
+import {errorMessage} from '../format/value.js';
+import {plural} from '../format/text.js';
 
-export class WorkflowError extends Error {
-	override name = 'WorkflowError';
-}
+export type FileFailure = {
+	name: string;
+	contentId?: string;
+	/** Where it failed: the transfer (upsert, PUT, finalize) or the platform's ingestion. */
+	stage: 'upload' | 'ingestion';
+	/** One short clause: `HTTP 403 from the blob store (…)`, `FAILED_PARSING`, `still QUEUED at the deadline`. */
+	reason: string;
+};
+
+export class WorkflowError<Code extends string = string, Data extends Record<string, unknown> = Record<string, unknown>> extends CoreError<Code, Data> {}
 
 /** The folder to upload is not a directory (or does not exist). */
-export class NotADirectoryError extends WorkflowError {
-	override name = 'NotADirectoryError';
-	readonly code = 'ENOTDIR';
-
+export class NotADirectoryError extends WorkflowError<'NOT_A_DIRECTORY', {folder: string; reason: 'missing' | 'not-a-directory'}> {
 	constructor(readonly folder: string, readonly reason: 'missing' | 'not-a-directory') {
-		super(reason === 'missing'
-			? `Not a directory: ${folder} does not exist; pass the folder whose files should be uploaded`
-			: `Not a directory: ${folder} is a file, not a folder; pass the folder whose files should be uploaded`);
+		super('NOT_A_DIRECTORY', {folder, reason}, reason === 'missing'
+			? `Not a directory: ${folder} does not exist`
+			: `Not a directory: ${folder} is a file, not a folder`);
 	}
 }
 
 /** The folder holds no eligible file (regular, name not starting with a dot). */
-export class NoFilesFoundError extends WorkflowError {
-	override name = 'FileNotFoundError';
-	readonly code = 'ENOENT';
-
+export class NoFilesFoundError extends WorkflowError<'NO_FILES', {folder: string}> {
 	constructor(readonly folder: string) {
-		super(`File not found: ${folder} has no files to upload (only regular files whose names do not begin with a dot are uploaded)`);
+		super('NO_FILES', {folder}, `File not found: ${folder} has no files to upload`);
+	}
+}
+
+/** Files that cannot be opened for reading; found before anything is created on the platform. */
+export class UnreadableFilesError extends WorkflowError<'FILES_UNREADABLE', {folder: string; files: Array<{name: string; path: string; reason: string}>}> {
+	constructor(folder: string, files: Array<{name: string; path: string; reason: string}>) {
+		super('FILES_UNREADABLE', {folder, files}, `${plural(files.length, 'file')} in ${folder} cannot be read: ${files.map(file => `${file.name} (${file.reason})`).join(', ')}`);
 	}
 }
 
 /** The upsert answer carried no `writeUrl` for a file. */
-export class MissingWriteUrlError extends WorkflowError {
-	override name = 'MissingWriteUrlError';
-
+export class MissingWriteUrlError extends WorkflowError<'MISSING_WRITE_URL', {file: string; contentId?: string}> {
 	constructor(readonly fileName: string, readonly contentId: string | undefined) {
-		super(`The platform returned no writeUrl for ${fileName}${contentId ? ` (content ${contentId})` : ''}, so its bytes cannot be uploaded; check that the space allows chat uploads`);
+		super('MISSING_WRITE_URL', contentId ? {file: fileName, contentId} : {file: fileName},
+			`The platform returned no writeUrl for ${fileName}${contentId ? ` (content ${contentId})` : ''}, so its bytes cannot be uploaded`);
 	}
 }
 
 /** The blob host answered the PUT with a non-2xx status. */
-export class BlobUploadError extends WorkflowError {
-	override name = 'BlobUploadError';
-
+export class BlobUploadError extends WorkflowError<'BLOB_UPLOAD_FAILED', {file: string; status: number; detail: string}> {
 	constructor(readonly fileName: string, readonly status: number, readonly detail: string) {
-		super(`Uploading ${fileName} failed: the blob store answered the PUT with HTTP ${status}${detail ? ` (${detail})` : ''}`);
+		super('BLOB_UPLOAD_FAILED', {file: fileName, status, detail}, `Uploading ${fileName} failed: the blob store answered the PUT with HTTP ${status}${detail ? ` (${detail})` : ''}`);
 	}
 }
 
 /** Any other failure while upserting, sending or finalizing one file. */
-export class FileUploadError extends WorkflowError {
-	override name = 'FileUploadError';
-
+export class FileUploadError extends WorkflowError<'FILE_UPLOAD_FAILED', {file: string; detail: string}> {
 	constructor(readonly fileName: string, cause: unknown) {
-		const detail = cause instanceof Error ? cause.message : String(cause);
-		super(`Uploading ${fileName} failed: ${detail.replace(/\.$/, '')}`, {cause});
+		const detail = errorMessage(cause).replace(/\.$/, '');
+		super('FILE_UPLOAD_FAILED', {file: fileName, detail}, `Uploading ${fileName} failed: ${detail}`, {cause});
 	}
 }
 
 /** A content's ingestion state began with FAILED. */
-export class IngestionFailedError extends WorkflowError {
-	override name = 'IngestionFailedError';
-
+export class IngestionFailedError extends WorkflowError<'INGESTION_FAILED', {contentId: string; file: string; state: string}> {
 	constructor(readonly contentId: string, readonly fileName: string, readonly state: string) {
-		super(`Ingestion failed for content ${contentId} (${fileName}) with state ${state}; check that the file is readable and of a supported type`);
+		super('INGESTION_FAILED', {contentId, file: fileName, state}, `Ingestion failed for content ${contentId} (${fileName}) with state ${state}`);
 	}
 }
 
 /** The ingestion deadline passed with contents still pending. */
-export class IngestionTimeoutError extends WorkflowError {
-	override name = 'IngestionTimeoutError';
+export class IngestionTimeoutError extends WorkflowError<'INGESTION_TIMEOUT', {pending: string[]; timeoutMs: number}> {
 	readonly pending: string[];
 
 	constructor(pending: readonly string[], readonly timeoutMs: number) {
 		const sorted = [...pending].sort(compareCodePoints);
-		super(`Ingestion timed out after ${formatSeconds(timeoutMs)} with ${sorted.length} content${sorted.length === 1 ? '' : 's'} pending: ${sorted.join(', ')}; raise --ingestion-timeout to wait longer`);
+		super('INGESTION_TIMEOUT', {pending: sorted, timeoutMs}, `Ingestion timed out after ${formatSeconds(timeoutMs)} with ${plural(sorted.length, 'content')} pending: ${sorted.join(', ')}`);
 		this.pending = sorted;
 	}
 }
 
 /** No complete assistant reply arrived in time. */
-export class ReplyTimeoutError extends WorkflowError {
-	override name = 'ReplyTimeoutError';
-
+export class ReplyTimeoutError extends WorkflowError<'REPLY_TIMEOUT', {chatId: string; timeoutMs: number}> {
 	constructor(readonly chatId: string, readonly timeoutMs: number) {
-		super(`Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}; raise --reply-timeout to wait longer`);
+		super('REPLY_TIMEOUT', {chatId, timeoutMs}, `Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}`);
 	}
 }
 
-function formatSeconds(ms: number): string {
-	return `${Number((ms / 1000).toFixed(2))} s`;
+/** Keep-going: every file failed, so there is nothing to ask about. */
+export class NothingIngestedError extends WorkflowError<'NOTHING_INGESTED', {chatId: string; failed: FileFailure[]}> {
+	constructor(readonly chatId: string, readonly failed: FileFailure[]) {
+		super('NOTHING_INGESTED', {chatId, failed}, `No file of chat ${chatId} was ingested: ${failed.map(failure => `${failure.name} (${failure.reason})`).join(', ')}`);
+	}
+}
+
+/** The reply arrived but the chat history could not be fetched. */
+export class HistoryFetchError extends WorkflowError<'HISTORY_FAILED', {chatId: string; detail: string}> {
+	constructor(readonly chatId: string, cause: unknown) {
+		const detail = errorMessage(cause).replace(/\.$/, '');
+		super('HISTORY_FAILED', {chatId, detail}, `The reply arrived but the history of chat ${chatId} could not be fetched: ${detail}`, {cause});
+	}
 }
 
 /** Orders strings by Unicode code point (not by UTF-16 unit, not by locale). */

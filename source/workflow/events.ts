@@ -1,4 +1,6 @@
 /** Progress events of the folder-upload workflow, in the order they can occur. */
+import type {FileFailure} from './errors.js';
+import type {SkippedEntry} from './files.js';
 
 export type SpaceSummary = {
 	id?: string;
@@ -11,32 +13,37 @@ export type SpaceSummary = {
 export type ChatMessageSummary = {role: string; text: string};
 
 export type UploadEvent =
-	/** The folder was read: the files that will be uploaded, in upload order. */
-	| {type: 'files-listed'; folder: string; files: Array<{name: string; size: number; mimeType: string}>; totalBytes: number}
+	/** The folder was read: the files that will be uploaded, in upload order, and the entries skipped. */
+	| {type: 'files-listed'; folder: string; files: Array<{name: string; size: number; mimeType: string}>; totalBytes: number; skipped: SkippedEntry[]}
 	| {type: 'space-loaded'; space: SpaceSummary}
 	/** Get space failed; the workflow goes on without it. */
 	| {type: 'space-warning'; message: string}
 	| {type: 'chat-creating'; title: string}
 	| {type: 'chat-created'; chatId: string; title: string; durationMs: number}
+	/** The upsert of a file was sent (its transfer began). */
+	| {type: 'file-started'; name: string}
 	| {type: 'file-upserted'; name: string; contentId: string}
 	/** Bytes sent so far by the blob PUT (throttled; the last one has sentBytes === totalBytes). */
 	| {type: 'file-progress'; name: string; contentId: string; sentBytes: number; totalBytes: number}
 	| {type: 'file-uploaded'; name: string; contentId: string; bytes: number; durationMs: number}
 	| {type: 'file-finalized'; name: string; contentId: string}
-	/** The file could not be uploaded; the workflow stops with the matching error. */
-	| {type: 'file-failed'; name: string; contentId?: string; message: string}
-	| {type: 'upload-complete'; files: number; bytes: number; durationMs: number; bytesPerSecond: number}
+	/** The file could not be uploaded; without keep-going the workflow stops with the matching error. */
+	| {type: 'file-failed'; name: string; contentId?: string; message: string; code?: string}
+	/** A request failed and is sent again after `retryInMs` (`file` when it belongs to one file's transfer). */
+	| {type: 'retry'; file?: string; operation: string; attempt: number; retryInMs: number; reason: string}
+	| {type: 'upload-complete'; files: number; failed: number; bytes: number; durationMs: number; bytesPerSecond: number}
 	| {type: 'ingestion-started'; total: number; timeoutMs: number}
 	/** A content's ingestion state as last seen; `final` for FINISHED and FAILED…. */
 	| {type: 'ingestion-state'; contentId: string; name: string; state: string; final: boolean}
-	| {type: 'ingestion-round'; round: number; finished: number; total: number; pending: string[]; elapsedMs: number; timeoutMs: number}
-	| {type: 'ingestion-complete'; total: number; elapsedMs: number}
+	| {type: 'ingestion-round'; round: number; finished: number; failed: number; total: number; pending: string[]; elapsedMs: number; timeoutMs: number}
+	| {type: 'ingestion-complete'; total: number; finished: number; failed: number; elapsedMs: number}
 	| {type: 'message-sent'; messageId: string; text: string}
 	/** The assistant reply as it grows while it is still streaming. */
 	| {type: 'reply-progress'; text: string; elapsedMs: number}
 	| {type: 'reply-complete'; text: string; elapsedMs: number}
 	| {type: 'history'; messages: ChatMessageSummary[]}
-	| {type: 'result'; chatId: string; contentIds: string[]; reply: string};
+	/** The end of a run; `failed` lists the files left out under keep-going (empty otherwise). */
+	| {type: 'result'; chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
 
 export type UploadEventType = UploadEvent['type'];
 

@@ -1,8 +1,8 @@
 import type {Dirent} from 'node:fs';
-import {readdir, stat} from 'node:fs/promises';
+import {open, readdir, stat} from 'node:fs/promises';
 import path from 'node:path';
-import {lookup} from 'mime-types';
-import {compareCodePoints, NoFilesFoundError, NotADirectoryError} from './errors.js';
+import {errorCode} from '../format/value.js';
+import {compareCodePoints, NoFilesFoundError, NotADirectoryError, UnreadableFilesError} from './errors.js';
 
 export type FolderFile = {
 	/** The entry name, used as the content key and title. */
@@ -13,35 +13,50 @@ export type FolderFile = {
 	mimeType: string;
 };
 
+/** Why an entry of the folder is not uploaded. */
+export type SkipKind = 'dotfile' | 'folder' | 'symlink-to-folder' | 'broken-symlink' | 'fifo' | 'socket' | 'device' | 'other';
+
+export type SkippedEntry = {name: string; kind: SkipKind};
+
+export type FolderScan = {files: FolderFile[]; skipped: SkippedEntry[]};
+
 export const fallbackMimeType = 'application/octet-stream';
 
-/** The MIME type for a file name (mime-types), falling back to application/octet-stream. */
-export function mimeTypeFor(fileName: string): string {
+type Lookup = (fileName: string) => string | false;
+let lookup: Lookup | undefined;
+
+/** The MIME type for a file name (mime-types, loaded on first use), falling back to application/octet-stream. */
+export async function mimeTypeFor(fileName: string): Promise<string> {
+	lookup ??= (await import('mime-types')).lookup;
 	return lookup(fileName) || fallbackMimeType;
 }
 
-/**
- * The files of a folder that are uploaded (spec §4.3 step 2): regular, non-directory entries
- * whose names do not begin with a dot, in ascending code-point order of their names. A symbolic
- * link counts when it points at a regular file. Throws NotADirectoryError when `folder` is not a
- * directory and NoFilesFoundError when no entry qualifies.
- */
-export async function listFolderFiles(folder: string): Promise<FolderFile[]> {
-	const absolute = path.resolve(folder);
-	let entries: Dirent[];
+function kindOf(entry: {isFIFO(): boolean; isSocket(): boolean; isBlockDevice(): boolean; isCharacterDevice(): boolean}): SkipKind {
+	if (entry.isFIFO()) {
+		return 'fifo';
+	}
+
+	if (entry.isSocket()) {
+		return 'socket';
+	}
+
+	return entry.isBlockDevice() || entry.isCharacterDevice() ? 'device' : 'other';
+}
+
+async function readFolder(folder: string, absolute: string): Promise<Dirent[]> {
 	try {
 		const info = await stat(absolute);
 		if (!info.isDirectory()) {
 			throw new NotADirectoryError(folder, 'not-a-directory');
 		}
 
-		entries = await readdir(absolute, {withFileTypes: true});
+		return await readdir(absolute, {withFileTypes: true});
 	} catch (error) {
 		if (error instanceof NotADirectoryError) {
 			throw error;
 		}
 
-		const code = (error as {code?: unknown}).code;
+		const code = errorCode(error);
 		if (code === 'ENOENT') {
 			throw new NotADirectoryError(folder, 'missing');
 		}
@@ -52,30 +67,82 @@ export async function listFolderFiles(folder: string): Promise<FolderFile[]> {
 
 		throw error;
 	}
+}
 
+/**
+ * The entries of a folder (spec §4.3 step 2): the files that are uploaded (regular, non-directory
+ * entries whose names do not begin with a dot, in ascending code-point order; a symbolic link
+ * counts when it points at a regular file) and the entries skipped, with why. Throws
+ * NotADirectoryError when `folder` is not a directory and NoFilesFoundError when no entry qualifies.
+ */
+export async function scanFolder(folder: string): Promise<FolderScan> {
+	const absolute = path.resolve(folder);
+	const entries = await readFolder(folder, absolute);
 	const files: FolderFile[] = [];
-	for (const entry of entries) {
-		if (entry.name.startsWith('.') || entry.isDirectory()) {
-			continue;
+	const skipped: SkippedEntry[] = [];
+	const candidates = entries.filter(entry => {
+		if (entry.name.startsWith('.')) {
+			skipped.push({name: entry.name, kind: 'dotfile'});
+			return false;
 		}
 
-		const filePath = path.join(absolute, entry.name);
+		if (entry.isDirectory()) {
+			skipped.push({name: entry.name, kind: 'folder'});
+			return false;
+		}
+
 		if (!entry.isFile() && !entry.isSymbolicLink()) {
-			continue;
+			skipped.push({name: entry.name, kind: kindOf(entry)});
+			return false;
 		}
 
-		// eslint-disable-next-line no-await-in-loop
-		const info = await stat(filePath).catch(() => undefined);
-		if (!info?.isFile()) {
-			continue;
+		return true;
+	});
+	const infos = await Promise.all(candidates.map(async entry => stat(path.join(absolute, entry.name)).catch(() => undefined)));
+	for (const [index, entry] of candidates.entries()) {
+		const info = infos[index];
+		if (info?.isFile()) {
+			// eslint-disable-next-line no-await-in-loop -- the lookup table loads once, then this is synchronous
+			files.push({name: entry.name, path: path.join(absolute, entry.name), size: info.size, mimeType: await mimeTypeFor(entry.name)});
+		} else {
+			skipped.push({name: entry.name, kind: info === undefined ? 'broken-symlink' : (info.isDirectory() ? 'symlink-to-folder' : kindOf(info))});
 		}
-
-		files.push({name: entry.name, path: filePath, size: info.size, mimeType: mimeTypeFor(entry.name)});
 	}
 
 	if (files.length === 0) {
 		throw new NoFilesFoundError(folder);
 	}
 
-	return files.sort((a, b) => compareCodePoints(a.name, b.name));
+	skipped.sort((a, b) => compareCodePoints(a.name, b.name));
+	return {files: files.sort((a, b) => compareCodePoints(a.name, b.name)), skipped};
+}
+
+/** The uploadable files of a folder (see scanFolder). */
+export async function listFolderFiles(folder: string): Promise<FolderFile[]> {
+	return (await scanFolder(folder)).files;
+}
+
+/** Opens every file for reading (a few at a time) and throws UnreadableFilesError naming each one that cannot be. */
+export async function checkReadable(folder: string, files: readonly FolderFile[], parallelism = 16): Promise<void> {
+	const unreadable: Array<{name: string; path: string; reason: string}> = [];
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (next < files.length) {
+			const file = files[next++]!;
+			try {
+				// eslint-disable-next-line no-await-in-loop -- bounded by the number of workers
+				const handle = await open(file.path, 'r');
+				// eslint-disable-next-line no-await-in-loop
+				await handle.close();
+			} catch (error) {
+				unreadable.push({name: file.name, path: file.path, reason: errorCode(error) ?? 'cannot be opened'});
+			}
+		}
+	};
+
+	await Promise.all(Array.from({length: Math.min(parallelism, files.length)}, worker));
+	if (unreadable.length > 0) {
+		unreadable.sort((a, b) => compareCodePoints(a.name, b.name));
+		throw new UnreadableFilesError(folder, unreadable);
+	}
 }

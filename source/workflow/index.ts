@@ -1,4 +1,5 @@
 export * from './errors.js';
 export * from './events.js';
 export * from './files.js';
+export * from './retries.js';
 export * from './run-upload.js';

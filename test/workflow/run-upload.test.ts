@@ -1,6 +1,7 @@
 import {symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {describeError, joinText} from '../../source/commands/error-message.js';
 import {CancelledError} from '../../source/errors.js';
 import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
 import {
@@ -39,6 +40,11 @@ const bodyOf = (record: RequestRecord): Body => (record.body ?? {}) as Body;
 const isUpsert = (record: RequestRecord): boolean => record.method === 'POST' && record.path === '/content/upsert';
 const isPut = (record: RequestRecord): boolean => record.method === 'PUT' && record.path.startsWith('/blob/');
 const isFinalize = (record: RequestRecord): boolean => isUpsert(record) && bodyOf(record).fileUrl !== undefined;
+
+/** The sentence the CLI prints for an error (the wording lives in source/commands/messages/workflow.ts). */
+function said(error: unknown): string {
+	return joinText(describeError(error));
+}
 
 describe('runUpload against the local platform', () => {
 	let platform: LocalPlatform;
@@ -87,7 +93,7 @@ describe('runUpload against the local platform', () => {
 		const positions = order.map(type => events.findIndex(event => event.type === type));
 		expect(positions.every(position => position >= 0)).toBe(true);
 		expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-		expect(events.at(-1)).toEqual({type: 'result', chatId: result.chatId, contentIds: result.contentIds, reply: result.reply});
+		expect(events.at(-1)).toEqual({type: 'result', chatId: result.chatId, contentIds: result.contentIds, reply: result.reply, failed: []});
 
 		// Space: name, languageModel, chatUpload and module names.
 		expect(ofType('space-loaded')[0]?.space).toEqual({id: platform.assistantId, name: 'Local Assistant', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: ['DocumentSearch']});
@@ -248,7 +254,8 @@ describe('runUpload against the local platform', () => {
 		writeFileSync(path.join(dir, 'nested', 'a.txt'), 'a');
 		const error = await runUpload(options({folder: dir})).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(NoFilesFoundError);
-		expect((error as Error).message).toBe(`File not found: ${dir} has no files to upload (only regular files whose names do not begin with a dot are uploaded)`);
+		expect((error as Error).message).toBe(`File not found: ${dir} has no files to upload`);
+		expect(said(error)).toBe(`File not found: ${dir} has no files to upload. Only regular files whose names do not begin with a dot are uploaded.`);
 	});
 
 	it('fails naming the file when the upsert answer has no writeUrl', async () => {
@@ -260,7 +267,8 @@ describe('runUpload against the local platform', () => {
 		const error = await runUpload(options({folder: folder({'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c'}), concurrency: 1}, proxy.url), onEvent).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(MissingWriteUrlError);
 		const failed = ofType('file-failed')[0]!;
-		expect((error as Error).message).toBe(`The platform returned no writeUrl for b.txt (content ${failed.contentId}), so its bytes cannot be uploaded; check that the space allows chat uploads`);
+		expect((error as Error).message).toBe(`The platform returned no writeUrl for b.txt (content ${failed.contentId}), so its bytes cannot be uploaded`);
+		expect(said(error)).toBe(`The platform returned no writeUrl for b.txt (content ${failed.contentId}), so its bytes cannot be uploaded. Check that the space allows chat uploads.`);
 		expect(failed.name).toBe('b.txt');
 		// The rest was not started.
 		expect(ofType('file-upserted').map(event => event.name)).toEqual(['a.txt', 'b.txt']);
@@ -312,7 +320,8 @@ describe('runUpload against the local platform', () => {
 		expect(error).toBeInstanceOf(IngestionFailedError);
 		const uploaded = ofType('file-upserted').find(event => event.name === 'broken.pdf')!;
 		expect((error as IngestionFailedError).contentId).toBe(uploaded.contentId);
-		expect((error as Error).message).toBe(`Ingestion failed for content ${uploaded.contentId} (broken.pdf) with state FAILED_PARSING; check that the file is readable and of a supported type`);
+		expect((error as Error).message).toBe(`Ingestion failed for content ${uploaded.contentId} (broken.pdf) with state FAILED_PARSING`);
+		expect(said(error)).toBe(`Ingestion failed for content ${uploaded.contentId} (broken.pdf) with state FAILED_PARSING. Check that the file is readable and of a supported type, or pass --keep-going to ask about the other files.`);
 		expect(ofType('ingestion-state').find(event => event.name === 'broken.pdf' && event.final)).toMatchObject({state: 'FAILED_PARSING', contentId: uploaded.contentId});
 		expect(ofType('message-sent')).toHaveLength(0);
 	});
@@ -328,7 +337,8 @@ describe('runUpload against the local platform', () => {
 		expect(error).toBeInstanceOf(IngestionTimeoutError);
 		const ids = ofType('file-upserted').map(event => event.contentId).sort();
 		expect((error as IngestionTimeoutError).pending).toEqual(ids);
-		expect((error as Error).message).toBe(`Ingestion timed out after 0.15 s with 3 contents pending: ${ids.join(', ')}; raise --ingestion-timeout to wait longer`);
+		expect((error as Error).message).toBe(`Ingestion timed out after 0.15 s with 3 contents pending: ${ids.join(', ')}`);
+		expect(said(error)).toBe(`Ingestion timed out after 0.15 s with 3 contents pending: ${ids.join(', ')}. Raise --ingestion-timeout to wait longer, or pass --keep-going to ask about the files that finished.`);
 		expect(ofType('ingestion-round').length).toBeGreaterThanOrEqual(1);
 	});
 
@@ -361,7 +371,8 @@ describe('runUpload against the local platform', () => {
 		const error = await runUpload(options({folder: folder({'a.txt': 'a'}), replyTimeoutMs: 250}), onEvent).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(ReplyTimeoutError);
 		const chatId = ofType('chat-created')[0]!.chatId;
-		expect((error as Error).message).toBe(`Timed out after 0.25 s waiting for the assistant's reply in chat ${chatId}; raise --reply-timeout to wait longer`);
+		expect((error as Error).message).toBe(`Timed out after 0.25 s waiting for the assistant's reply in chat ${chatId}`);
+		expect(said(error)).toBe(`Timed out after 0.25 s waiting for the assistant's reply in chat ${chatId}. Raise --reply-timeout to wait longer; the chat keeps the uploaded files.`);
 		expect((error as ReplyTimeoutError).chatId).toBe(chatId);
 		expect(module.events).toContain('platform.chat.external-module.chosen');
 	});

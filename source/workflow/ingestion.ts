@@ -1,0 +1,144 @@
+/** Step 3 of spec §4.3: search each pending content by id until FINISHED, FAILED… or the deadline. */
+import {setTimeout as sleep} from 'node:timers/promises';
+import {formatSeconds} from '../format/duration.js';
+import {IngestionFailedError, IngestionTimeoutError, type FileFailure} from './errors.js';
+import type {UploadEventListener} from './events.js';
+import type {UploadedFile} from './transfer.js';
+import type {UploadClient} from './types.js';
+
+/** A signal that aborts with `signal` or when `ms` have passed; `expired()` tells which. */
+export function until(signal: AbortSignal, ms: number): {signal: AbortSignal; expired: () => boolean} {
+	const timeout = AbortSignal.timeout(Math.max(0, Math.ceil(ms)));
+	return {signal: AbortSignal.any([signal, timeout]), expired: () => timeout.aborted && !signal.aborted};
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; the first failure rejects at once. */
+async function eachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	let failed = false;
+	const worker = async (): Promise<void> => {
+		while (!failed && next < items.length) {
+			const item = items[next++] as T;
+			try {
+				// eslint-disable-next-line no-await-in-loop -- bounded by the number of workers
+				await task(item);
+			} catch (error) {
+				failed = true;
+				throw error;
+			}
+		}
+	};
+
+	await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
+}
+
+/**
+ * Waits until every file is ingested. Without keep-going the first FAILED… state or the deadline
+ * throws; with it, failed and timed-out files are returned and the rest goes on.
+ */
+export async function waitForIngestion(options: {
+	client: UploadClient;
+	chatId: string;
+	files: UploadedFile[];
+	pollIntervalMs: number;
+	timeoutMs: number;
+	parallelism: number;
+	keepGoing: boolean;
+	signal: AbortSignal;
+	emit: UploadEventListener;
+}): Promise<FileFailure[]> {
+	const {client, chatId, files, signal, emit, timeoutMs} = options;
+	const names = new Map(files.map(file => [file.contentId, file.name]));
+	const pending = new Set(files.map(file => file.contentId));
+	const lastState = new Map<string, string>();
+	const failed: FileFailure[] = [];
+	const started = performance.now();
+	const elapsed = (): number => performance.now() - started;
+	const timedOut = (): FileFailure[] => {
+		if (!options.keepGoing) {
+			throw new IngestionTimeoutError([...pending], timeoutMs);
+		}
+
+		for (const contentId of pending) {
+			failed.push({name: names.get(contentId) ?? contentId, contentId, stage: 'ingestion', reason: `still ${lastState.get(contentId) ?? 'pending'} after ${formatSeconds(timeoutMs)}`});
+		}
+
+		pending.clear();
+		return complete();
+	};
+
+	const complete = (): FileFailure[] => {
+		emit({type: 'ingestion-complete', total: files.length, finished: files.length - failed.length, failed: failed.length, elapsedMs: Math.round(elapsed())});
+		return failed;
+	};
+
+	emit({type: 'ingestion-started', total: files.length, timeoutMs});
+	const check = async (contentId: string, roundSignal: AbortSignal): Promise<void> => {
+		const found = await client.searchContent({where: {id: {equals: contentId}}, chatId, includeFailedContent: true}, {signal: roundSignal});
+		const records = Array.isArray(found) ? found : [];
+		const record = records.find(item => item.id === contentId) ?? records[0];
+		if (!record) {
+			return;
+		}
+
+		const state = typeof record.ingestionState === 'string' ? record.ingestionState : '';
+		const name = names.get(contentId) ?? contentId;
+		const isFailed = state.startsWith('FAILED');
+		if (state !== '' && lastState.get(contentId) !== state) {
+			lastState.set(contentId, state);
+			emit({type: 'ingestion-state', contentId, name, state, final: state === 'FINISHED' || isFailed});
+		}
+
+		if (state === 'FINISHED') {
+			pending.delete(contentId);
+		} else if (isFailed) {
+			if (!options.keepGoing) {
+				throw new IngestionFailedError(contentId, name, state);
+			}
+
+			pending.delete(contentId);
+			failed.push({name, contentId, stage: 'ingestion', reason: state});
+		}
+	};
+
+	for (let round = 1; pending.size > 0; round++) {
+		const deadline = until(signal, timeoutMs - elapsed());
+		const stopRound = new AbortController();
+		const roundSignal = AbortSignal.any([deadline.signal, stopRound.signal]);
+		try {
+			// eslint-disable-next-line no-await-in-loop -- one round after another
+			await eachLimit([...pending], options.parallelism, async contentId => check(contentId, roundSignal));
+		} catch (error) {
+			stopRound.abort();
+			if (deadline.expired()) {
+				return timedOut();
+			}
+
+			throw error;
+		}
+
+		emit({
+			type: 'ingestion-round',
+			round,
+			finished: files.length - pending.size - failed.length,
+			failed: failed.length,
+			total: files.length,
+			pending: [...pending],
+			elapsedMs: Math.round(elapsed()),
+			timeoutMs,
+		});
+		if (pending.size === 0) {
+			break;
+		}
+
+		const remaining = timeoutMs - elapsed();
+		if (remaining <= 0) {
+			return timedOut();
+		}
+
+		// eslint-disable-next-line no-await-in-loop -- the poll interval between rounds
+		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
+	}
+
+	return complete();
+}

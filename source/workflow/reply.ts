@@ -1,0 +1,64 @@
+/** Step 4 of spec §4.3: send the prompt, then poll the latest message until it stopped streaming. */
+import {setTimeout as sleep} from 'node:timers/promises';
+import {ReplyTimeoutError} from './errors.js';
+import type {UploadEventListener} from './events.js';
+import {until} from './ingestion.js';
+import type {UploadClient} from './types.js';
+
+export async function askAndWait(options: {
+	client: UploadClient;
+	assistantId: string;
+	chatId: string;
+	prompt: string;
+	pollIntervalMs: number;
+	/** Wait before the first poll: a reply is never complete the moment the prompt is accepted. */
+	firstPollMs: number;
+	timeoutMs: number;
+	signal: AbortSignal;
+	emit: UploadEventListener;
+}): Promise<string> {
+	const {client, chatId, signal, emit, timeoutMs} = options;
+	const sent = await client.createSpaceMessage({assistantId: options.assistantId, chatId, text: options.prompt}, {signal});
+	const sentId = typeof sent.id === 'string' ? sent.id : '';
+	emit({type: 'message-sent', messageId: sentId, text: options.prompt});
+	const started = performance.now();
+	const elapsed = (): number => performance.now() - started;
+	let shown = '';
+	await sleep(Math.min(options.firstPollMs, timeoutMs), undefined, {signal});
+	for (;;) {
+		const deadline = until(signal, timeoutMs - elapsed());
+		let latest;
+		try {
+			// eslint-disable-next-line no-await-in-loop -- one poll after another
+			latest = await client.getLatestMessage(chatId, {signal: deadline.signal});
+		} catch (error) {
+			if (deadline.expired()) {
+				throw new ReplyTimeoutError(chatId, timeoutMs);
+			}
+
+			throw error;
+		}
+
+		// The user's own message is not the reply, whatever its streaming fields say.
+		if ((sentId === '' || latest.id !== sentId)) {
+			const text = typeof latest.text === 'string' ? latest.text : '';
+			if (latest.stoppedStreamingAt !== null && latest.stoppedStreamingAt !== undefined) {
+				emit({type: 'reply-complete', text, elapsedMs: Math.round(elapsed())});
+				return text;
+			}
+
+			if (text !== shown) {
+				shown = text;
+				emit({type: 'reply-progress', text, elapsedMs: Math.round(elapsed())});
+			}
+		}
+
+		const remaining = timeoutMs - elapsed();
+		if (remaining <= 0) {
+			throw new ReplyTimeoutError(chatId, timeoutMs);
+		}
+
+		// eslint-disable-next-line no-await-in-loop -- the poll interval
+		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
+	}
+}

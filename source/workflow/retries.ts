@@ -1,0 +1,69 @@
+/**
+ * Makes the platform client's retries visible as workflow events. The client reports each request
+ * through its `onRequest` hook; the workflow runs each file's transfer inside an async context
+ * naming the file, so a retry is attributed to the file whose request failed.
+ */
+import {AsyncLocalStorage} from 'node:async_hooks';
+import type {RequestLogEntry} from '../platform/client.js';
+import type {UploadEventListener} from './events.js';
+
+type Scope = {file?: string; lastStatus?: number};
+
+export type RetryTracker = {
+	/** Pass as (or call from) the client's `onRequest`. */
+	onRequest(entry: RequestLogEntry): void;
+	/** Where retry events go (the workflow sets it when it starts). */
+	listen(emit: UploadEventListener): void;
+	/** Runs `task` with its requests attributed to `file`. */
+	forFile<T>(file: string, task: () => Promise<T>): Promise<T>;
+};
+
+export function createRetryTracker(): RetryTracker {
+	const scopes = new AsyncLocalStorage<Scope>();
+	const loose: Scope = {};
+	let emit: UploadEventListener | undefined;
+	return {
+		onRequest(entry) {
+			const scope = scopes.getStore() ?? loose;
+			if (entry.retryInMs === undefined) {
+				if (entry.status !== undefined) {
+					scope.lastStatus = entry.status;
+				}
+
+				return;
+			}
+
+			const reason = scope.lastStatus !== undefined && scope.lastStatus >= 400 ? `HTTP ${scope.lastStatus}` : shortReason(entry.error);
+			scope.lastStatus = undefined;
+			emit?.({
+				type: 'retry',
+				...(scope.file === undefined ? {} : {file: scope.file}),
+				operation: `${entry.method} ${entry.method === 'PUT' ? 'blob' : entry.path}`,
+				attempt: entry.attempt,
+				retryInMs: entry.retryInMs,
+				reason,
+			});
+		},
+		listen(listener) {
+			emit = listener;
+		},
+		async forFile(file, task) {
+			return scopes.run({file}, task);
+		},
+	};
+}
+
+/** `ECONNRESET`, `timed out after 60.0 s`: the tail of a client error, without the request line. */
+function shortReason(error: string | undefined): string {
+	if (!error) {
+		return 'a failed attempt';
+	}
+
+	const code = /\(([A-Z][A-Z_]+)\)/.exec(error)?.[1];
+	if (code) {
+		return code;
+	}
+
+	const timedOut = /timed out after .*/.exec(error)?.[0];
+	return timedOut ?? error;
+}

@@ -1,0 +1,163 @@
+/** Step 2 of spec §4.3: every file upserted, sent to its writeUrl and finalized, a few at a time. */
+import {stat} from 'node:fs/promises';
+import {PlatformApiError, PlatformResponseError} from '../platform/errors.js';
+import type {Content} from '../platform/types.js';
+import {errorCode} from '../format/value.js';
+import {BlobUploadError, FileUploadError, MissingWriteUrlError, WorkflowError, type FileFailure} from './errors.js';
+import type {UploadEventListener} from './events.js';
+import type {FolderFile} from './files.js';
+import type {RetryTracker} from './retries.js';
+import type {UploadClient} from './types.js';
+
+export type UploadedFile = FolderFile & {contentId: string};
+
+export type TransferResult = {uploaded: UploadedFile[]; failed: FileFailure[]};
+
+const siblingFailed = Symbol('a sibling upload failed');
+
+/** A short reason for a file failure, for the result's list of failed files. */
+export function failureReason(error: unknown): string {
+	if (error instanceof BlobUploadError) {
+		return `HTTP ${error.status} from the blob store${error.detail ? ` (${error.detail})` : ''}`;
+	}
+
+	if (error instanceof MissingWriteUrlError) {
+		return 'no writeUrl in the upsert answer';
+	}
+
+	if (error instanceof FileUploadError && error.cause instanceof PlatformApiError) {
+		return `HTTP ${error.cause.status}: ${error.cause.platformMessage}`;
+	}
+
+	return error instanceof WorkflowError && typeof error.data.detail === 'string' ? error.data.detail : (errorCode(error) ?? 'failed');
+}
+
+export async function uploadFiles(options: {
+	client: UploadClient;
+	files: FolderFile[];
+	chatId: string;
+	concurrency: number;
+	progressIntervalMs: number;
+	keepGoing: boolean;
+	retries: RetryTracker | undefined;
+	signal: AbortSignal;
+	emit: UploadEventListener;
+}): Promise<TransferResult> {
+	const {client, files, chatId, emit} = options;
+	const stopRest = new AbortController();
+	const signal = AbortSignal.any([options.signal, stopRest.signal]);
+	const contentIds: Array<string | undefined> = [];
+	const failed: FileFailure[] = [];
+	let firstError: unknown;
+	let next = 0;
+	let bytes = 0;
+	const started = performance.now();
+
+	const uploadOne = async (file: FolderFile): Promise<string> => {
+		const input = {key: file.name, title: file.name, mimeType: file.mimeType};
+		let content: Content | undefined;
+		emit({type: 'file-started', name: file.name});
+		try {
+			content = await client.upsertContent({input, chatId}, {signal});
+			const contentId = content.id;
+			if (typeof contentId !== 'string' || contentId === '') {
+				throw new PlatformResponseError({method: 'POST', path: '/content/upsert', detail: 'the answer has no id'});
+			}
+
+			emit({type: 'file-upserted', name: file.name, contentId});
+			const {writeUrl} = content;
+			if (typeof writeUrl !== 'string' || writeUrl.trim() === '') {
+				throw new MissingWriteUrlError(file.name, contentId);
+			}
+
+			// The size is read again: the file may have changed since the folder was listed.
+			const size = (await stat(file.path)).size;
+			let lastProgress = Number.NEGATIVE_INFINITY;
+			const putStarted = performance.now();
+			try {
+				await client.putBlob(writeUrl, {
+					filePath: file.path,
+					contentType: file.mimeType,
+					size,
+					signal,
+					onProgress(sentBytes, totalBytes) {
+						const now = performance.now();
+						if (sentBytes === totalBytes || now - lastProgress >= options.progressIntervalMs) {
+							lastProgress = now;
+							emit({type: 'file-progress', name: file.name, contentId, sentBytes, totalBytes});
+						}
+					},
+				});
+			} catch (error) {
+				if (error instanceof PlatformApiError && error.method === 'PUT') {
+					throw new BlobUploadError(file.name, error.status, error.platformMessage);
+				}
+
+				throw error;
+			}
+
+			bytes += size;
+			emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
+			const readUrl = typeof content.readUrl === 'string' && content.readUrl ? content.readUrl : undefined;
+			await client.upsertContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
+			emit({type: 'file-finalized', name: file.name, contentId});
+			return contentId;
+		} catch (error) {
+			if (signal.aborted) {
+				throw error;
+			}
+
+			const failure = error instanceof WorkflowError ? error : new FileUploadError(file.name, error);
+			const contentId = typeof content?.id === 'string' && content.id ? content.id : undefined;
+			emit({type: 'file-failed', name: file.name, ...(contentId ? {contentId} : {}), message: failure.message, code: failure.code});
+			failed.push({name: file.name, ...(contentId ? {contentId} : {}), stage: 'upload', reason: failureReason(failure)});
+			throw failure;
+		}
+	};
+
+	const run = async (file: FolderFile): Promise<string> => (options.retries ? options.retries.forFile(file.name, async () => uploadOne(file)) : uploadOne(file));
+
+	// Each worker takes the next file in name order, so upserts start in that order; with one
+	// worker a file is upserted, sent and finalized before the next one starts.
+	const worker = async (): Promise<void> => {
+		while (!signal.aborted && next < files.length) {
+			const index = next++;
+			try {
+				// eslint-disable-next-line no-await-in-loop -- each worker handles one file at a time
+				contentIds[index] = await run(files[index]!);
+			} catch (error) {
+				if (options.keepGoing && !options.signal.aborted) {
+					continue;
+				}
+
+				if (!stopRest.signal.aborted && !options.signal.aborted) {
+					firstError = error;
+					stopRest.abort(siblingFailed);
+				}
+
+				return;
+			}
+		}
+	};
+
+	await Promise.all(Array.from({length: Math.min(options.concurrency, files.length)}, worker));
+	options.signal.throwIfAborted();
+	if (firstError !== undefined) {
+		throw firstError;
+	}
+
+	const durationMs = performance.now() - started;
+	emit({
+		type: 'upload-complete',
+		files: files.length - failed.length,
+		failed: failed.length,
+		bytes,
+		durationMs: Math.round(durationMs),
+		bytesPerSecond: durationMs > 0 ? Math.round(bytes / (durationMs / 1000)) : bytes,
+	});
+	const uploaded = files.flatMap((file, index) => {
+		const contentId = contentIds[index];
+		return contentId === undefined ? [] : [{...file, contentId}];
+	});
+	return {uploaded, failed};
+}
