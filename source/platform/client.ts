@@ -1,18 +1,14 @@
 import {createReadStream} from 'node:fs';
 import {stat} from 'node:fs/promises';
 import {Readable} from 'node:stream';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {Agent, request, type Dispatcher} from 'undici';
+import {mask} from '../format/index.js';
 import {userAgent as defaultUserAgent} from '../version.js';
-import {
-	PlatformApiError,
-	PlatformConnectionError,
-	PlatformError,
-	PlatformResponseError,
-	PlatformTimeoutError,
-	errorCode,
-	platformMessageFrom,
-} from './errors.js';
+import {runAttempts, type AttemptPlan, type RequestLogEntry} from './attempts.js';
+import {PlatformApiError, platformMessageFrom} from './errors.js';
+import {headerValue, parseRetryAfter, parseJsonBody, redact} from './http.js';
+import type {OperationName} from './retry.js';
+import {decodeAnswer, notJson, type Answer, type AnswerOperation} from './schemas.js';
 import {
 	apiVersion,
 	type Chat,
@@ -20,36 +16,33 @@ import {
 	type ChatCompletionRequest,
 	type ChatMessages,
 	type Content,
-	type ContentSearch,
-	type ContentUpsert,
+	type DeletedChat,
 	type KeyRotation,
 	type Message,
+	type MessageList,
 	type MessageLog,
+	type SearchResult,
+	type Space,
+	type ContentSearch,
+	type ContentUpsert,
 	type MessageLogCreate,
 	type MessageLogUpdate,
 	type MessageModify,
 	type SearchRequest,
-	type SearchResult,
-	type Space,
 	type SpaceMessageCreate,
 } from './types.js';
+
+export type {RequestLogEntry} from './attempts.js';
+export {parseRetryAfter} from './http.js';
 
 /** Returns the API key to use; read on every request so a key rotated on disk is picked up. */
 export type KeySupplier = () => string;
 
-export type RequestLogEntry = {
-	method: string;
-	/** Path (API) or host and path (blob); never the query of a pre-signed address. */
-	path: string;
-	attempt: number;
-	status?: number;
-	requestId?: string;
-	durationMs: number;
-	error?: string;
-	/** The key used, masked. */
-	key?: string;
-	retryInMs?: number;
-};
+/** Time allowed to one small JSON call, and to all its attempts together (ms). */
+export const defaultAttemptTimeoutMs = 15_000;
+export const defaultTotalTimeoutMs = 45_000;
+/** A blob PUT gets this plus one second per MiB per attempt, and twice that in all. */
+const blobBaseTimeoutMs = 60_000;
 
 export type PlatformClientOptions = {
 	baseUrl: string;
@@ -66,8 +59,10 @@ export type PlatformClientOptions = {
 	retryCapMs?: number;
 	/** Longest `Retry-After` honoured, seconds. Default 60. */
 	maxRetryAfterSeconds?: number;
-	/** Per-request timeout, ms. Default 60 000. */
+	/** Time allowed to one attempt, ms. Default 15 000 (JSON calls); a blob PUT's base, default 60 000. */
 	timeoutMs?: number;
+	/** Time allowed to an operation's attempts and waits together, ms. Default 45 000, never less than one attempt's. */
+	totalTimeoutMs?: number;
 	/** Connect timeout, ms. Default 10 000. */
 	connectTimeoutMs?: number;
 	userAgent?: string;
@@ -79,7 +74,10 @@ export type CallOptions = {
 	userId?: string;
 	companyId?: string;
 	signal?: AbortSignal;
+	/** Time allowed to one attempt, ms. */
 	timeoutMs?: number;
+	/** Time allowed to all attempts together, ms. */
+	totalTimeoutMs?: number;
 };
 
 export type BlobUpload = {
@@ -89,37 +87,19 @@ export type BlobUpload = {
 	size?: number;
 	onProgress?: (sentBytes: number, totalBytes: number) => void;
 	signal?: AbortSignal;
+	/** Time allowed to one attempt, ms. */
 	timeoutMs?: number;
 };
 
-/**
- * Which failures may be retried for an operation.
- * - `idempotent`: 408/409/429/5xx, timeouts and any connection failure.
- * - `unprocessed-only`: only where the server provably did not process the call: 429, 503 with
- *   Retry-After, connection refused.
- */
-type RetryPolicy = 'idempotent' | 'unprocessed-only';
-
-type Operation = {
-	method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+type JsonCall<O extends AnswerOperation> = {
+	operation: O;
+	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
 	path: string;
 	body?: unknown;
-	call?: CallOptions;
-	retryPolicy?: RetryPolicy;
+	call?: CallOptions | undefined;
 };
 
-const isRetryableStatus = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
-const refusedCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ETIMEDOUT']);
-
-/** Masks a secret as `…last4`. */
-export function maskSecret(secret: string | undefined): string {
-	if (!secret) {
-		return '(not set)';
-	}
-
-	return `…${secret.slice(-4)}`;
-}
+const segment = encodeURIComponent;
 
 export class PlatformClient {
 	readonly baseUrl: string;
@@ -147,62 +127,78 @@ export class PlatformClient {
 		}
 	}
 
-	rotateKey(call?: CallOptions): Promise<KeyRotation> {
-		return this.send<KeyRotation>({method: 'POST', path: '/v2/keys/rotate', body: {}, call, retryPolicy: 'unprocessed-only'});
+	/** POST /v2/keys/rotate: the contract names no body, so none is sent. */
+	async rotateKey(call?: CallOptions): Promise<KeyRotation> {
+		return this.send({operation: 'rotateKey', method: 'POST', path: '/v2/keys/rotate', call});
 	}
 
-	createChat(body: {title: string; assistantId: string}, call?: CallOptions): Promise<Chat> {
-		return this.send<Chat>({method: 'POST', path: '/space/chat', body, call});
+	async createChat(body: {title: string; assistantId: string}, call?: CallOptions): Promise<Chat> {
+		return this.send({operation: 'createChat', method: 'POST', path: '/space/chat', body, call});
 	}
 
-	getSpace(spaceId: string, call?: CallOptions): Promise<Space> {
-		return this.send<Space>({method: 'GET', path: `/space/${encodeURIComponent(spaceId)}`, call});
+	async getSpace(spaceId: string, call?: CallOptions): Promise<Space> {
+		return this.send({operation: 'getSpace', method: 'GET', path: `/space/${segment(spaceId)}`, call});
 	}
 
-	createSpaceMessage(body: SpaceMessageCreate, call?: CallOptions): Promise<Message> {
-		return this.send<Message>({
-			method: 'POST',
-			path: '/space/message',
-			body: {toolChoices: [], skillChoices: [], ...body},
-			call,
-			retryPolicy: 'unprocessed-only',
-		});
+	async createSpaceMessage(body: SpaceMessageCreate, call?: CallOptions): Promise<Message> {
+		return this.send({operation: 'createSpaceMessage', method: 'POST', path: '/space/message', body: {toolChoices: [], skillChoices: [], ...body}, call});
 	}
 
-	getLatestMessage(chatId: string, call?: CallOptions): Promise<Message> {
-		return this.send<Message>({method: 'GET', path: `/space/${encodeURIComponent(chatId)}/messages/latest`, call});
+	async getLatestMessage(chatId: string, call?: CallOptions): Promise<Message> {
+		return this.send({operation: 'getLatestMessage', method: 'GET', path: `/space/${segment(chatId)}/messages/latest`, call});
 	}
 
-	getChatMessages(chatId: string, call?: CallOptions): Promise<ChatMessages> {
-		return this.send<ChatMessages>({method: 'GET', path: `/space/chat/${encodeURIComponent(chatId)}/messages`, call});
+	async getChatMessages(chatId: string, call?: CallOptions): Promise<ChatMessages> {
+		return this.send({operation: 'getChatMessages', method: 'GET', path: `/space/chat/${segment(chatId)}/messages`, call});
 	}
 
-	upsertContent(body: ContentUpsert, call?: CallOptions): Promise<Content> {
-		return this.send<Content>({method: 'POST', path: '/content/upsert', body, call});
+	/** GET /messages/{id}?chatId= (the SDK reads a message back this way). */
+	async getMessage(messageId: string, chatId: string, call?: CallOptions): Promise<Message> {
+		return this.send({operation: 'getMessage', method: 'GET', path: `/messages/${segment(messageId)}?chatId=${segment(chatId)}`, call});
 	}
 
-	searchContent(body: ContentSearch, call?: CallOptions): Promise<Content[]> {
-		return this.send<Content[]>({method: 'POST', path: '/content/search', body, call});
+	/** GET /messages?chatId=: `{object: "list", data: [message]}`. */
+	async listMessages(chatId: string, call?: CallOptions): Promise<MessageList> {
+		return this.send({operation: 'listMessages', method: 'GET', path: `/messages?chatId=${segment(chatId)}`, call});
 	}
 
-	search(body: SearchRequest, call?: CallOptions): Promise<SearchResult[] | null> {
-		return this.send<SearchResult[] | null>({method: 'POST', path: '/search/search', body, call});
+	/** DELETE /space/chat/{chatId}: the chat and its messages are gone. */
+	async deleteChat(chatId: string, call?: CallOptions): Promise<DeletedChat> {
+		return this.send({operation: 'deleteChat', method: 'DELETE', path: `/space/chat/${segment(chatId)}`, call});
 	}
 
-	chatCompletion(body: ChatCompletionRequest, call?: CallOptions): Promise<ChatCompletion> {
-		return this.send<ChatCompletion>({method: 'POST', path: '/openai/chat/completions', body, call});
+	/**
+	 * POST /content/upsert. Without `fileUrl` it creates the content (a create: not resent where it
+	 * may have been processed); with `fileUrl` it finalizes one (idempotent).
+	 */
+	async upsertContent(body: ContentUpsert, call?: CallOptions): Promise<Content> {
+		const operation = body.fileUrl === undefined ? 'createContent' : 'finalizeContent';
+		return this.send({operation, method: 'POST', path: '/content/upsert', body, call});
 	}
 
-	createMessageLog(body: MessageLogCreate, call?: CallOptions): Promise<MessageLog> {
-		return this.send<MessageLog>({method: 'POST', path: '/message-log', body, call});
+	async searchContent(body: ContentSearch, call?: CallOptions): Promise<Content[]> {
+		return this.send({operation: 'searchContent', method: 'POST', path: '/content/search', body, call});
 	}
 
-	updateMessageLog(messageLogId: string, body: MessageLogUpdate, call?: CallOptions): Promise<MessageLog> {
-		return this.send<MessageLog>({method: 'PATCH', path: `/message-log/${encodeURIComponent(messageLogId)}`, body, call});
+	/** POST /search/search; `null` when the platform answers with no list (spec §2.4). */
+	async search(body: SearchRequest, call?: CallOptions): Promise<SearchResult[] | null> {
+		return this.send({operation: 'search', method: 'POST', path: '/search/search', body, call});
 	}
 
-	modifyMessage(messageId: string, body: MessageModify, call?: CallOptions): Promise<Message> {
-		return this.send<Message>({method: 'PATCH', path: `/messages/${encodeURIComponent(messageId)}`, body, call});
+	async chatCompletion(body: ChatCompletionRequest, call?: CallOptions): Promise<ChatCompletion> {
+		return this.send({operation: 'chatCompletion', method: 'POST', path: '/openai/chat/completions', body, call});
+	}
+
+	async createMessageLog(body: MessageLogCreate, call?: CallOptions): Promise<MessageLog> {
+		return this.send({operation: 'createMessageLog', method: 'POST', path: '/message-log', body, call});
+	}
+
+	async updateMessageLog(messageLogId: string, body: MessageLogUpdate, call?: CallOptions): Promise<MessageLog> {
+		return this.send({operation: 'updateMessageLog', method: 'PATCH', path: `/message-log/${segment(messageLogId)}`, body, call});
+	}
+
+	async modifyMessage(messageId: string, body: MessageModify, call?: CallOptions): Promise<Message> {
+		return this.send({operation: 'modifyMessage', method: 'PATCH', path: `/messages/${segment(messageId)}`, body, call});
 	}
 
 	/**
@@ -213,16 +209,13 @@ export class PlatformClient {
 		const size = upload.size ?? (await stat(upload.filePath)).size;
 		const url = new URL(writeUrl);
 		const shownPath = `${url.host}${url.pathname}`;
-		const timeoutMs = upload.timeoutMs ?? (this.options.timeoutMs ?? 60_000) + Math.ceil(size / 1024 / 1024) * 1000;
-		const call: CallOptions = {timeoutMs};
-		if (upload.signal) {
-			call.signal = upload.signal;
-		}
-
-		await this.withRetries({method: 'PUT', path: shownPath, call, retryPolicy: 'idempotent'}, async (signal, attempt) => {
+		const attemptTimeoutMs = upload.timeoutMs ?? (this.options.timeoutMs ?? blobBaseTimeoutMs) + (Math.ceil(size / 1024 / 1024) * 1000);
+		const plan = this.plan('putBlob', 'PUT', shownPath, {timeoutMs: attemptTimeoutMs, totalTimeoutMs: 2 * attemptTimeoutMs, ...(upload.signal ? {signal: upload.signal} : {})});
+		plan.target = url.host;
+		await runAttempts(plan, async (signal, attempt) => {
 			let sent = 0;
 			const {filePath, onProgress} = upload;
-			upload.onProgress?.(0, size);
+			onProgress?.(0, size);
 			async function * body() {
 				for await (const chunk of createReadStream(filePath, {highWaterMark: 256 * 1024})) {
 					sent += (chunk as Buffer).length;
@@ -249,19 +242,44 @@ export class PlatformClient {
 			this.log({method: 'PUT', path: shownPath, attempt, status: response.statusCode, requestId, durationMs: performance.now() - started});
 			if (response.statusCode < 200 || response.statusCode >= 300) {
 				throw new PlatformApiError({
-					status: response.statusCode,
-					platformMessage: platformMessageFrom(safeJson(text), text.trim().slice(0, 200) || `HTTP ${response.statusCode}`),
-					requestId,
+					operation: 'putBlob',
 					method: 'PUT',
 					path: shownPath,
+					status: response.statusCode,
+					platformMessage: platformMessageFrom(parseJsonBody(text).value, text.trim().slice(0, 200) || `HTTP ${response.statusCode}`),
+					requestId,
 					retryAfterSeconds: parseRetryAfter(headerValue(response.headers, 'retry-after')),
 				});
 			}
 		});
 	}
 
-	private async send<T>(operation: Operation): Promise<T> {
-		return this.withRetries(operation, async (signal, attempt) => {
+	private plan(operation: OperationName, method: string, path: string, call: CallOptions = {}): AttemptPlan {
+		const attemptTimeoutMs = call.timeoutMs ?? this.options.timeoutMs ?? defaultAttemptTimeoutMs;
+		return {
+			operation,
+			method,
+			path,
+			target: new URL(this.baseUrl).host,
+			retries: this.options.retries ?? 3,
+			attemptTimeoutMs,
+			totalTimeoutMs: call.totalTimeoutMs ?? Math.max(this.options.totalTimeoutMs ?? defaultTotalTimeoutMs, attemptTimeoutMs),
+			signal: call.signal,
+			timing: {
+				baseMs: this.options.retryBaseMs ?? 500,
+				capMs: this.options.retryCapMs ?? 8000,
+				maxRetryAfterSeconds: this.options.maxRetryAfterSeconds ?? 60,
+				random: Math.random,
+			},
+			log: entry => {
+				this.log(entry);
+			},
+		};
+	}
+
+	private async send<O extends AnswerOperation>(operation: JsonCall<O>): Promise<Answer<O>> {
+		const {method, path} = operation;
+		return runAttempts(this.plan(operation.operation, method, path, operation.call), async (signal, attempt) => {
 			const key = this.keySupplier();
 			const call = operation.call ?? {};
 			const userId = call.userId ?? this.options.userId;
@@ -282,154 +300,37 @@ export class PlatformClient {
 			}
 
 			let body: string | undefined;
-			if (operation.body !== undefined && operation.method !== 'GET') {
+			if (operation.body !== undefined) {
 				body = JSON.stringify(operation.body);
 				headers['content-type'] = 'application/json';
 			}
 
 			const started = performance.now();
-			const response = await request(`${this.baseUrl}${operation.path}`, {
-				method: operation.method,
-				dispatcher: this.dispatcher,
-				signal,
-				headers,
-				body,
-			});
+			const response = await request(`${this.baseUrl}${path}`, {method, dispatcher: this.dispatcher, signal, headers, body});
 			const text = await response.body.text();
 			const requestId = headerValue(response.headers, 'request-id');
-			this.log({
-				method: operation.method,
-				path: operation.path,
-				attempt,
-				status: response.statusCode,
-				requestId,
-				durationMs: performance.now() - started,
-				key: maskSecret(key),
-			});
-			const parsed = safeJson(text);
-			if (response.statusCode < 200 || response.statusCode >= 300) {
+			const status = response.statusCode;
+			this.log({method, path, attempt, status, requestId, durationMs: performance.now() - started, key: mask(key)});
+			const parsed = parseJsonBody(text);
+			if (status < 200 || status >= 300) {
 				throw new PlatformApiError({
-					status: response.statusCode,
-					platformMessage: redact(platformMessageFrom(parsed, text.trim().slice(0, 200) || `HTTP ${response.statusCode}`), key),
+					operation: operation.operation,
+					method,
+					path,
+					status,
+					platformMessage: redact(platformMessageFrom(parsed.value, text.trim().slice(0, 200) || `HTTP ${status}`), key),
 					requestId,
-					method: operation.method,
-					path: operation.path,
 					retryAfterSeconds: parseRetryAfter(headerValue(response.headers, 'retry-after')),
 				});
 			}
 
-			if (parsed === invalidJson) {
-				throw new PlatformResponseError({method: operation.method, path: operation.path, detail: 'the body is not JSON', requestId});
+			const context = {operation: operation.operation, method, path, status, requestId, empty: parsed.empty};
+			if (!parsed.json) {
+				notJson(context);
 			}
 
-			return parsed as T;
+			return decodeAnswer(parsed.value, context);
 		});
-	}
-
-	/** Runs one attempt after another until success, a final failure, or the retries are spent. */
-	private async withRetries<T>(
-		operation: Pick<Operation, 'method' | 'path' | 'call' | 'retryPolicy'>,
-		attemptOnce: (signal: AbortSignal, attempt: number) => Promise<T>,
-	): Promise<T> {
-		const retries = this.options.retries ?? 3;
-		const call = operation.call ?? {};
-		const timeoutMs = call.timeoutMs ?? this.options.timeoutMs ?? 60_000;
-		const policy = operation.retryPolicy ?? 'idempotent';
-		for (let attempt = 1; ; attempt++) {
-			call.signal?.throwIfAborted();
-			const timeout = AbortSignal.timeout(timeoutMs);
-			const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-			const started = performance.now();
-			let failure: PlatformError;
-			try {
-				// eslint-disable-next-line no-await-in-loop
-				return await attemptOnce(signal, attempt);
-			} catch (error) {
-				if (call.signal?.aborted) {
-					throw call.signal.reason ?? error;
-				}
-
-				failure = this.classify(error, operation, timeout.aborted, timeoutMs);
-				if (!(failure instanceof PlatformApiError)) {
-					this.log({method: operation.method, path: operation.path, attempt, durationMs: performance.now() - started, error: failure.message});
-				}
-			}
-
-			const delay = this.retryDelay(failure, policy, attempt);
-			if (delay === undefined || attempt > retries) {
-				throw failure;
-			}
-
-			this.log({method: operation.method, path: operation.path, attempt, durationMs: 0, retryInMs: Math.round(delay), error: failure.message});
-			// eslint-disable-next-line no-await-in-loop
-			await sleep(delay, undefined, call.signal ? {signal: call.signal} : undefined);
-		}
-	}
-
-	private classify(error: unknown, operation: Pick<Operation, 'method' | 'path'>, timedOut: boolean, timeoutMs: number): PlatformError {
-		if (error instanceof PlatformError) {
-			return error;
-		}
-
-		if (timedOut) {
-			return new PlatformTimeoutError({method: operation.method, path: operation.path, timeoutMs});
-		}
-
-		const code = errorCode(error);
-		if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-			return new PlatformTimeoutError({method: operation.method, path: operation.path, timeoutMs});
-		}
-
-		const target = operation.method === 'PUT' ? operation.path.split('/')[0] ?? operation.path : new URL(this.baseUrl).host;
-		return new PlatformConnectionError({method: operation.method, path: operation.path, target, code, cause: error});
-	}
-
-	/** The wait before the next attempt, or undefined when the failure is final. */
-	private retryDelay(failure: PlatformError, policy: RetryPolicy, attempt: number): number | undefined {
-		const base = this.options.retryBaseMs ?? 500;
-		const cap = this.options.retryCapMs ?? 8000;
-		const backoff = Math.min(cap, base * (2 ** (attempt - 1)));
-		// Full jitter on the upper half keeps retries spread without ever waiting less than half.
-		const jittered = (backoff / 2) + (Math.random() * backoff / 2);
-		if (failure instanceof PlatformApiError) {
-			const retryAfter = failure.retryAfterSeconds;
-			const honoured = retryAfter === undefined ? undefined : Math.min(retryAfter, this.options.maxRetryAfterSeconds ?? 60) * 1000;
-			if (policy === 'unprocessed-only') {
-				if (failure.status === 429) {
-					return honoured ?? jittered;
-				}
-
-				if (failure.status === 503 && honoured !== undefined) {
-					return honoured;
-				}
-
-				return undefined;
-			}
-
-			if (!isRetryableStatus(failure.status)) {
-				return undefined;
-			}
-
-			return honoured ?? jittered;
-		}
-
-		if (failure instanceof PlatformConnectionError) {
-			if (failure.code && refusedCodes.has(failure.code)) {
-				return jittered;
-			}
-
-			if (policy === 'idempotent' && (!failure.code || resetCodes.has(failure.code))) {
-				return jittered;
-			}
-
-			return undefined;
-		}
-
-		if (failure instanceof PlatformTimeoutError) {
-			return policy === 'idempotent' ? jittered : undefined;
-		}
-
-		return undefined;
 	}
 
 	private log(entry: Omit<RequestLogEntry, 'status' | 'requestId'> & {status?: number; requestId?: string | undefined}): void {
@@ -460,46 +361,4 @@ export class PlatformClient {
 
 		this.options.onRequest(clean);
 	}
-}
-
-const invalidJson = Symbol('invalid-json');
-
-function safeJson(text: string): unknown {
-	if (text.trim() === '') {
-		return null;
-	}
-
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return invalidJson;
-	}
-}
-
-function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-	const value = headers[name];
-	return Array.isArray(value) ? value[0] : value;
-}
-
-/** Retry-After as seconds (delta-seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | undefined): number | undefined {
-	if (!value) {
-		return undefined;
-	}
-
-	if (/^\d+(\.\d+)?$/.test(value.trim())) {
-		return Number(value.trim());
-	}
-
-	const date = Date.parse(value);
-	if (Number.isNaN(date)) {
-		return undefined;
-	}
-
-	return Math.max(0, (date - Date.now()) / 1000);
-}
-
-/** Never let a key leak through an echoed error message. */
-function redact(message: string, key: string): string {
-	return key && key.length >= 8 ? message.split(key).join(maskSecret(key)) : message;
 }

@@ -1,4 +1,8 @@
-/** Wire shapes of the platform API (../shared/platform-api.md). Unknown extra fields are kept. */
+/**
+ * Wire shapes of the platform API (../shared/platform-api.md). Unknown extra fields are kept.
+ * Answer types say what the client guarantees after decoding (`schemas.ts` is checked against
+ * them): the fields the program relies on are required, the ones only shown may be absent or null.
+ */
 
 export type IsoTimestamp = string;
 
@@ -9,8 +13,8 @@ export type KeyRotation = {
 
 export type Chat = {
 	id: string;
-	title: string;
-	createdAt: IsoTimestamp;
+	title?: string;
+	createdAt?: IsoTimestamp;
 	[key: string]: unknown;
 };
 
@@ -23,10 +27,11 @@ export type SpaceModule = {
 
 export type Space = {
 	id?: string;
-	name: string;
-	languageModel: string;
-	chatUpload: 'ENABLED' | 'DISABLED' | string;
-	modules: SpaceModule[];
+	name?: string;
+	languageModel?: string;
+	/** `ENABLED` or `DISABLED`. */
+	chatUpload?: string;
+	modules?: SpaceModule[];
 	[key: string]: unknown;
 };
 
@@ -35,7 +40,8 @@ export type MessageRole = 'USER' | 'ASSISTANT' | 'SYSTEM';
 export type Message = {
 	id: string;
 	chatId: string;
-	role: MessageRole | string;
+	/** A `MessageRole`. */
+	role?: string;
 	text?: string | null;
 	createdAt?: IsoTimestamp;
 	updatedAt?: IsoTimestamp;
@@ -48,6 +54,20 @@ export type Message = {
 export type ChatMessages = {
 	messages: Message[];
 	totalCount?: number;
+	[key: string]: unknown;
+};
+
+/** GET /messages?chatId= (the SDK's list). */
+export type MessageList = {
+	object?: string;
+	data: Message[];
+	[key: string]: unknown;
+};
+
+/** DELETE /space/chat/{chatId}. */
+export type DeletedChat = {
+	id?: string;
+	[key: string]: unknown;
 };
 
 export type ContentInput = {
@@ -117,7 +137,7 @@ export type ChatCompletionRequest = {
 export type ChatCompletion = {
 	choices: Array<{
 		index?: number;
-		message: {role: string; content: string};
+		message: {role?: string; content: string; [key: string]: unknown};
 		finish_reason?: string | null;
 	}>;
 	[key: string]: unknown;

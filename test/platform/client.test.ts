@@ -6,7 +6,8 @@ import {join} from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import {startRecordingServer} from '../helpers/recording-server.js';
+import {startRecordingServer} from '../support/recording-server.js';
+import {validAnswers} from './answers.js';
 
 type Server = Awaited<ReturnType<typeof startRecordingServer>>;
 
@@ -42,25 +43,29 @@ afterAll(async () => {
 });
 
 describe('operations: method, path, headers and body', () => {
-	const cases: Array<{name: string; call: (c: PlatformClient) => Promise<unknown>; method: string; path: string; body?: unknown}> = [
-		{name: 'rotate key', call: async c => c.rotateKey(), method: 'POST', path: '/v2/keys/rotate', body: {}},
-		{name: 'create chat', call: async c => c.createChat({title: 'T', assistantId: 'assistant_1'}), method: 'POST', path: '/space/chat', body: {title: 'T', assistantId: 'assistant_1'}},
-		{name: 'get space', call: async c => c.getSpace('assistant_1'), method: 'GET', path: '/space/assistant_1'},
+	// `answer` is a valid answer of the operation (the client decodes every answer).
+	const cases: Array<{name: string; call: (c: PlatformClient) => Promise<unknown>; method: string; path: string; body?: unknown; answer: unknown}> = [
+		// The contract names no body for the rotation: none is sent.
+		{name: 'rotate key', call: async c => c.rotateKey(), method: 'POST', path: '/v2/keys/rotate', answer: validAnswers.rotateKey},
+		{name: 'create chat', call: async c => c.createChat({title: 'T', assistantId: 'assistant_1'}), method: 'POST', path: '/space/chat', body: {title: 'T', assistantId: 'assistant_1'}, answer: validAnswers.createChat},
+		{name: 'get space', call: async c => c.getSpace('assistant_1'), method: 'GET', path: '/space/assistant_1', answer: validAnswers.getSpace},
 		{
 			name: 'create space message',
 			call: async c => c.createSpaceMessage({assistantId: 'assistant_1', chatId: 'chat_1', text: 'Hello'}),
 			method: 'POST',
 			path: '/space/message',
 			body: {toolChoices: [], skillChoices: [], assistantId: 'assistant_1', chatId: 'chat_1', text: 'Hello'},
+			answer: validAnswers.createSpaceMessage,
 		},
-		{name: 'get latest message', call: async c => c.getLatestMessage('chat_1'), method: 'GET', path: '/space/chat_1/messages/latest'},
-		{name: 'get chat messages', call: async c => c.getChatMessages('chat_1'), method: 'GET', path: '/space/chat/chat_1/messages'},
+		{name: 'get latest message', call: async c => c.getLatestMessage('chat_1'), method: 'GET', path: '/space/chat_1/messages/latest', answer: validAnswers.getLatestMessage},
+		{name: 'get chat messages', call: async c => c.getChatMessages('chat_1'), method: 'GET', path: '/space/chat/chat_1/messages', answer: validAnswers.getChatMessages},
 		{
 			name: 'content upsert',
 			call: async c => c.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: 'chat_1'}),
 			method: 'POST',
 			path: '/content/upsert',
 			body: {input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: 'chat_1'},
+			answer: validAnswers.createContent,
 		},
 		{
 			name: 'content upsert (finalize)',
@@ -68,6 +73,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'POST',
 			path: '/content/upsert',
 			body: {input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'},
+			answer: validAnswers.finalizeContent,
 		},
 		{
 			name: 'content search',
@@ -75,6 +81,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'POST',
 			path: '/content/search',
 			body: {where: {id: {equals: 'cont_1'}}, chatId: 'chat_1', includeFailedContent: true},
+			answer: validAnswers.searchContent,
 		},
 		{
 			name: 'search',
@@ -82,6 +89,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'POST',
 			path: '/search/search',
 			body: {searchString: 'refunds', searchType: 'COMBINED', limit: 3, chatId: 'chat_1'},
+			answer: validAnswers.search,
 		},
 		{
 			name: 'chat completion',
@@ -89,6 +97,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'POST',
 			path: '/openai/chat/completions',
 			body: {model: 'AZURE_GPT_4o_2024_1120', messages: [{role: 'system', content: 'S'}, {role: 'user', content: 'U'}], options: {temperature: 0.3}},
+			answer: validAnswers.chatCompletion,
 		},
 		{
 			name: 'create message log',
@@ -96,6 +105,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'POST',
 			path: '/message-log',
 			body: {messageId: 'msg_1', text: 'Searching', status: 'RUNNING', order: 1},
+			answer: validAnswers.createMessageLog,
 		},
 		{
 			name: 'update message log',
@@ -103,6 +113,7 @@ describe('operations: method, path, headers and body', () => {
 			method: 'PATCH',
 			path: '/message-log/msglog_1',
 			body: {status: 'COMPLETED', text: 'Found 2 documents'},
+			answer: validAnswers.updateMessageLog,
 		},
 		{
 			name: 'modify message',
@@ -110,12 +121,13 @@ describe('operations: method, path, headers and body', () => {
 			method: 'PATCH',
 			path: '/messages/msg_2',
 			body: {chatId: 'chat_1', text: 'Answer', stoppedStreamingAt: '2026-01-01T00:00:00.000Z', completedAt: '2026-01-01T00:00:00.000Z'},
+			answer: validAnswers.modifyMessage,
 		},
 	];
 
 	for (const testCase of cases) {
 		it(testCase.name, async () => {
-			server.enqueue({status: 200, body: {ok: true}});
+			server.enqueue({status: 200, body: testCase.answer});
 			await testCase.call(client());
 			expect(server.requests).toHaveLength(1);
 			const [request] = server.requests;
@@ -143,6 +155,7 @@ describe('operations: method, path, headers and body', () => {
 	});
 
 	it('sends the user and company named by the call instead of the defaults', async () => {
+		server.enqueue({status: 200, body: validAnswers.search});
 		await client().search({searchString: 'x', searchType: 'COMBINED', limit: 3}, {userId: 'user_event', companyId: 'company_event'});
 		expect(server.requests[0]?.headers['x-user-id']).toBe('user_event');
 		expect(server.requests[0]?.headers['x-company-id']).toBe('company_event');
@@ -246,7 +259,9 @@ describe('errors', () => {
 		const refused = client({baseUrl: `http://127.0.0.1:${port}`, retries: 1});
 		const error = await refused.getSpace('a').catch((error_: unknown) => error_) as PlatformConnectionError;
 		expect(error).toBeInstanceOf(PlatformConnectionError);
-		expect(error.code).toBe('ECONNREFUSED');
+		// `code` is the error's own code now (a CoreError); the system's code moved to `systemCode`.
+		expect(error.code).toBe('platform-connection-refused');
+		expect(error.systemCode).toBe('ECONNREFUSED');
 		expect(error.method).toBe('GET');
 		expect(error.path).toBe('/space/a');
 		expect(error.message).toContain(`127.0.0.1:${port}`);
@@ -294,7 +309,6 @@ describe('blob upload', () => {
 		const handle = await open(file, 'w');
 		const block = Buffer.alloc(1024 * 1024, 7);
 		for (let written = 0; written < size; written += block.length) {
-			// eslint-disable-next-line no-await-in-loop
 			await handle.write(block);
 		}
 

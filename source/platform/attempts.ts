@@ -1,0 +1,98 @@
+/**
+ * Runs one platform operation: attempt after attempt until success, a failure that is final for
+ * the operation's retry class, the retries are spent, or the operation's total time is up. Every
+ * error that leaves here is a `PlatformError` settled with its attempt count and elapsed time; an
+ * aborted caller signal ends it at once with the signal's reason.
+ */
+import {setTimeout as sleep} from 'node:timers/promises';
+import {
+	PlatformApiError,
+	PlatformConnectionError,
+	PlatformError,
+	PlatformTimeoutError,
+	errorCode,
+} from './errors.js';
+import {retryClasses, retryDelay, type OperationName, type RetryTiming} from './retry.js';
+
+export type RequestLogEntry = {
+	method: string;
+	/** Path (API) or host and path (blob); never the query of a pre-signed address. */
+	path: string;
+	attempt: number;
+	status?: number;
+	requestId?: string;
+	durationMs: number;
+	error?: string;
+	/** The key used, masked. */
+	key?: string;
+	retryInMs?: number;
+};
+
+export type AttemptPlan = {
+	operation: OperationName;
+	method: string;
+	path: string;
+	/** Host named when the connection fails. */
+	target: string;
+	/** Retries after the first attempt. */
+	retries: number;
+	/** Time allowed to one attempt, ms. */
+	attemptTimeoutMs: number;
+	/** Time allowed to all attempts and the waits between them, ms. */
+	totalTimeoutMs: number;
+	signal?: AbortSignal | undefined;
+	timing: RetryTiming;
+	log: (entry: RequestLogEntry) => void;
+};
+
+function classify(error: unknown, plan: AttemptPlan, timedOut: boolean, timeoutMs: number): PlatformError {
+	if (error instanceof PlatformError) {
+		return error;
+	}
+
+	const where = {operation: plan.operation, method: plan.method, path: plan.path};
+	const code = errorCode(error);
+	if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+		return new PlatformTimeoutError({...where, timeoutMs});
+	}
+
+	return new PlatformConnectionError({...where, target: plan.target, code, cause: error});
+}
+
+export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: AbortSignal, attempt: number) => Promise<T>): Promise<T> {
+	const started = performance.now();
+	const elapsed = () => performance.now() - started;
+	const retryClass = retryClasses[plan.operation];
+	for (let attempt = 1; ; attempt++) {
+		plan.signal?.throwIfAborted();
+		const attemptMs = Math.max(1, Math.min(plan.attemptTimeoutMs, plan.totalTimeoutMs - elapsed()));
+		const timeout = AbortSignal.timeout(attemptMs);
+		const signal = plan.signal ? AbortSignal.any([plan.signal, timeout]) : timeout;
+		const attemptStarted = performance.now();
+		let failure: PlatformError;
+		try {
+			return await attemptOnce(signal, attempt);
+		} catch (error) {
+			if (plan.signal?.aborted) {
+				throw plan.signal.reason ?? error;
+			}
+
+			failure = classify(error, plan, timeout.aborted, attemptMs);
+			if (!(failure instanceof PlatformApiError)) {
+				plan.log({method: plan.method, path: plan.path, attempt, durationMs: performance.now() - attemptStarted, error: failure.message});
+			}
+		}
+
+		const delay = retryDelay(failure, retryClass, attempt, plan.timing);
+		if (delay === undefined || attempt > plan.retries || elapsed() + delay >= plan.totalTimeoutMs) {
+			throw failure.settle(attempt, elapsed());
+		}
+
+		plan.log({method: plan.method, path: plan.path, attempt, durationMs: 0, retryInMs: Math.round(delay), error: failure.message});
+		try {
+			await sleep(delay, undefined, plan.signal ? {signal: plan.signal} : undefined);
+		} catch (error) {
+			throw plan.signal?.reason ?? error;
+		}
+	}
+}
