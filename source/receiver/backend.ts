@@ -47,7 +47,7 @@ export type NewEvent = {
 };
 
 /** A stored event with its processing state. */
-export type StoredEvent = NewEvent & {
+export type StoredEvent = Omit<NewEvent, 'status'> & {
 	status: EventStatus;
 	/** ISO 8601 of the last change. */
 	updatedAt: string;
@@ -74,7 +74,7 @@ export type JobHandle = {
 	/** Aborted when the drain deadline passes; the handler then takes its failure path. */
 	signal: AbortSignal;
 	/** Persists one step; resolves once it is stored, before the next platform call. */
-	recordStep(step: StepRecord): Promise<void>;
+	recordStep: (step: StepRecord) => Promise<void>;
 };
 
 export type JobHandler = (job: JobHandle) => Promise<JobResult>;

@@ -10,7 +10,9 @@ export type RejectionReason =
 	| 'timestamp-outside-tolerance'
 	| 'invalid-json'
 	| 'not-an-object'
+	| 'event-too-old'
 	| 'busy'
+	| 'backend-unavailable'
 	| 'shutting-down'
 	| 'not-found'
 	| 'method-not-allowed';

@@ -1,6 +1,6 @@
 /**
- * A bounded job queue: at most `concurrency` jobs run at once; up to `maxPending` more wait.
- * `push` never waits for a job, so whoever enqueues (the webhook handler) answers at once.
+ * A bounded job queue: at most `concurrency` jobs run at once (none before `start`); up to
+ * `maxPending` more wait. `push` never waits for a job, so whoever enqueues answers at once.
  */
 export type Job = (signal: AbortSignal) => Promise<void>;
 
@@ -9,10 +9,18 @@ export class JobQueue {
 	private readonly running = new Set<AbortController>();
 	private readonly idleWaiters = new Set<() => void>();
 
-	constructor(readonly concurrency: number, readonly maxPending: number) {
+	private concurrency = 0;
+
+	constructor(readonly maxPending: number) {}
+
+	/** Starts running jobs, at most `concurrency` at once. */
+	start(concurrency: number): void {
 		if (!Number.isInteger(concurrency) || concurrency < 1) {
 			throw new RangeError(`concurrency must be a positive integer; got ${concurrency}`);
 		}
+
+		this.concurrency = concurrency;
+		this.next();
 	}
 
 	/** Jobs queued or running. */
@@ -20,6 +28,7 @@ export class JobQueue {
 		return this.waiting.length + this.running.size;
 	}
 
+	/** Jobs running now. */
 	get active(): number {
 		return this.running.size;
 	}
@@ -72,7 +81,7 @@ export class JobQueue {
 		const waiting = this.waiting.splice(0);
 		for (const entry of waiting) {
 			entry.controller.abort(reason);
-			this.start(entry);
+			this.run(entry);
 		}
 
 		return this.whenIdle(timeoutMs);
@@ -82,12 +91,12 @@ export class JobQueue {
 		while (this.running.size < this.concurrency && this.waiting.length > 0) {
 			const entry = this.waiting.shift();
 			if (entry) {
-				this.start(entry);
+				this.run(entry);
 			}
 		}
 	}
 
-	private start(entry: {job: Job; controller: AbortController}): void {
+	private run(entry: {job: Job; controller: AbortController}): void {
 		this.running.add(entry.controller);
 		void (async () => {
 			try {

@@ -1,46 +1,44 @@
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
-import type {AddressInfo} from 'node:net';
+/**
+ * The webhook receiver proper (spec §4.2, §6): routes requests, runs each delivery through the
+ * intake (intake.ts), hands verified events to an `EventBackend` before answering 200 (persist,
+ * then acknowledge), runs the answer for chosen-module events as the backend's job handler, and
+ * reports everything as typed events (`on('event', listener)`). Embeddable in-process:
+ * `listen({port: 0})`, then point a platform at `${url}/webhook`; or mount `handler` on a server of
+ * your own (call `start()` first).
+ */
+import type {IncomingMessage, ServerResponse} from 'node:http';
 import {defaultModel} from '../config/settings.js';
+import {errorMessage, isRecord} from '../format/value.js';
 import type {PlatformClient} from '../platform/client.js';
-import {eventTypes} from '../platform/types.js';
-import type {KeyObject} from 'node:crypto';
 import {sendJson} from '../platform/json-response.js';
-import {prepareWebhookSecrets, verifyWebhookSignature, webhookHeaders} from '../platform/webhook-signature.js';
-import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
-import type {
-	AcceptedEvent,
-	JobStage,
-	ReceiverCounters,
-	ReceiverEvent,
-	ReceiverEventListener,
-	RejectionReason,
-} from './events.js';
-import {answerChosenEvent} from './answer.js';
-import {parseChosenEvent, type ChosenJob} from './chosen-event.js';
+import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
+import {answerChosenEvent, type FailureCleanup} from './answer.js';
+import type {AnswerPort} from './answer-port.js';
+import {BackendUnavailableError, type BackendStats, type EventBackend, type JobHandler, type JobResult, type ReplayResult, type StoredEvent} from './backend.js';
+import {parseChosenEvent} from './chosen-event.js';
+import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
+import type {JobStage, ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
+import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
+import {createMemoryBackend} from './memory-backend.js';
 import {platformPort} from './platform-port.js';
-import {JobQueue} from './queue.js';
+import {answerAndLinger, defaultLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type LingerLimits, type ListenOptions, type ListenResult} from './transport.js';
 
-/** Error bodies of the webhook route (spec §4.2, §7). */
-export const receiverErrors = {
-	missingHeaders: 'Missing signature headers',
-	invalidSignature: 'Invalid signature',
-	invalidJson: 'Invalid JSON body',
-	notAnObject: 'Invalid event: the body must be a JSON object',
-	tooLarge: 'Request body too large (limit 1 MiB)',
-	busy: 'Receiver busy, retry later',
-	shuttingDown: 'Receiver shutting down, retry later',
-} as const;
+export {receiverErrors} from './intake.js';
+export {DrainTimeoutError} from './memory-backend.js';
+export type {ListenOptions, ListenResult} from './transport.js';
 
 export type ReceiverOptions = {
-	/** Platform client for the chosen-module processing; each call names the event's user and company. */
+	/** Platform client for the answers; each call names the event's user and company. */
 	client: PlatformClient;
 	/** Endpoint secrets; a delivery signed with any of them verifies (for rotating the secret). */
 	secrets: readonly string[];
+	/** Where verified events are kept. Default: a memory backend (`maxPending`, `dedupe`). */
+	backend?: EventBackend;
 	/** Largest accepted difference between X-Platform-Created-At and now, seconds. Default 300. */
 	toleranceSeconds?: number;
-	/** Chosen-module jobs run at once. Default 8. */
+	/** Answers run at once. Default 8. */
 	concurrency?: number;
-	/** Jobs that may wait beyond those running; past it deliveries get 503 and are retried by the platform. Default 10 000. */
+	/** Memory backend: jobs that may wait beyond those running; past it deliveries get 503. Default 10 000. */
 	maxPending?: number;
 	/** Chat-completion model. Default AZURE_GPT_4o_2024_1120. */
 	model?: string;
@@ -50,28 +48,23 @@ export type ReceiverOptions = {
 	cleanupTimeoutMs?: number;
 	/** Largest webhook body, bytes. Default 1 MiB. */
 	maxBodyBytes?: number;
-	/** Exactly-once store options, or a store to share. Default: 24 h / 100 000 ids. */
+	/** Memory backend: exactly-once store options, or a store to share. Default: 24 h / 100 000 ids. */
 	dedupe?: EventIdStoreOptions | EventIdStore;
+	/**
+	 * Events whose body `createdAt` is older than this are refused (400): the backend may have
+	 * forgotten their id, so a replayed old delivery would be processed again. Default: the memory
+	 * store's id retention (24 h); set it to the backend's retention.
+	 */
+	replayWindowMs?: number;
+	/** After an early answer (413, 400), how long and how much of the body is read and discarded. */
+	linger?: LingerLimits;
 };
-
-export type ListenOptions = {port?: number; host?: string};
-
-export type ListenResult = {url: string; host: string; port: number};
 
 export type CloseResult = {
 	/** Jobs still open at the drain deadline, cut off with logs FAILED and the apology. */
 	cutOff: number;
 	counters: ReceiverCounters;
 };
-
-/** Raised into jobs still open at the drain deadline. */
-export class DrainTimeoutError extends Error {
-	override name = 'DrainTimeoutError';
-
-	constructor(timeoutMs: number) {
-		super(`the receiver shut down and the job did not finish within the ${formatSeconds(timeoutMs)} drain time`);
-	}
-}
 
 let lastIsoMs = 0;
 let lastIso = new Date(0).toISOString();
@@ -87,94 +80,27 @@ function isoNow(): string {
 	return lastIso;
 }
 
-function pathOf(url: string | undefined): string {
-	if (!url) {
-		return '/';
-	}
-
-	const query = url.indexOf('?');
-	return query === -1 ? url : url.slice(0, query);
+/** The stored error of a failed answer: the reason, and whether the apology could not be written. */
+function failureText(reason: string, cleanup: FailureCleanup): string {
+	return cleanup.apologyWritten ? reason : `${reason}; the apology could not be written (${cleanup.errors.join('; ')})`;
 }
 
-function formatSeconds(ms: number): string {
-	const seconds = ms / 1000;
-	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-}
-
-type DeliveryHeaders = {contentLength: string; signature: string; createdAt: string; id: string};
-
-/**
- * The headers the webhook route reads, straight from rawHeaders (first occurrence of each):
- * cheaper than `request.headers`, which builds an object of every header on first use.
- */
-function deliveryHeaders(request: IncomingMessage): DeliveryHeaders {
-	const found: DeliveryHeaders = {contentLength: '', signature: '', createdAt: '', id: ''};
-	const raw = request.rawHeaders;
-	for (let index = 0; index + 1 < raw.length; index += 2) {
-		const name = raw[index]!;
-		if (name.length === 14 && name.toLowerCase() === 'content-length') {
-			found.contentLength ||= raw[index + 1]!.trim();
-		} else if (name.length > 11 && (name.charCodeAt(0) === 120 || name.charCodeAt(0) === 88)) {
-			// Starts with x/X: one of the X-Platform-* headers, perhaps.
-			const lower = name.toLowerCase();
-			if (lower === webhookHeaders.signature) {
-				found.signature ||= raw[index + 1]!.trim();
-			} else if (lower === webhookHeaders.createdAt) {
-				found.createdAt ||= raw[index + 1]!.trim();
-			} else if (lower === webhookHeaders.id) {
-				found.id ||= raw[index + 1]!.trim();
-			}
-		}
-	}
-
-	return found;
-}
-
-function remoteOf(request: IncomingMessage): string {
-	const address = request.socket.remoteAddress ?? 'unknown';
-	return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
-
-const successBody = Buffer.from('{"success":true}');
-const successHeaders = {'content-type': 'application/json; charset=utf-8', 'content-length': String(successBody.length)};
-
-/** The 200 `{"success":true}` every verified event gets (prebuilt: it is the hot path). */
-function sendSuccess(response: ServerResponse): void {
-	response.writeHead(200, successHeaders);
-	response.end(successBody);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringField(object: Record<string, unknown> | undefined, field: string): string | undefined {
-	const value = object?.[field];
-	return typeof value === 'string' ? value : undefined;
-}
-
-/**
- * The webhook receiver (spec §4.2, §6): a node:http server with `GET /health` and `POST /webhook`.
- * It verifies each delivery (HMAC-SHA256 of the raw bytes under any configured secret, Created-At
- * within the tolerance), accepts each event id once, logs user messages, answers chosen-module
- * events on a bounded queue without holding up the acknowledgement, and reports everything as
- * typed events (`on('event', listener)`). Embeddable in-process: `listen({port: 0})`, then point a
- * platform at `${url}/webhook`; or mount `handler` on a server of your own.
- */
 export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
 	readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
-	private readonly options: Required<Omit<ReceiverOptions, 'dedupe'>>;
-	private readonly keys: KeyObject[];
-	private readonly store: EventIdStore;
-	private readonly queue: JobQueue;
+	readonly backend: EventBackend;
+	private readonly port: AnswerPort;
+	private readonly options: Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending'>>;
+	private readonly intake: IntakeConfig;
 	private readonly listeners = new Set<ReceiverEventListener>();
 	private readonly stats: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
-	private server: Server | undefined;
+	/** Chosen events counted in `processing`, with when they were accepted (ms, performance clock). */
+	private readonly open = new Map<string, number>();
+	private readonly listener: HttpListener;
 	private requestCount = 0;
 	private draining = false;
+	private started: Promise<void> | undefined;
 	private closing: Promise<CloseResult> | undefined;
-	private address: ListenResult | undefined;
 
 	constructor(options: ReceiverOptions) {
 		const secrets = options.secrets.map(secret => secret.trim()).filter(secret => secret !== '');
@@ -183,36 +109,36 @@ export class WebhookReceiver {
 		}
 
 		this.options = {
-			client: options.client,
-			secrets,
 			toleranceSeconds: options.toleranceSeconds ?? 300,
 			concurrency: options.concurrency ?? 8,
-			maxPending: options.maxPending ?? 10_000,
 			model: options.model ?? defaultModel,
 			drainTimeoutMs: options.drainTimeoutMs ?? 25_000,
 			cleanupTimeoutMs: options.cleanupTimeoutMs ?? 10_000,
 			maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+			replayWindowMs: options.replayWindowMs ?? (isRecord(options.dedupe) && 'ttlMs' in options.dedupe && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs),
+			linger: options.linger ?? defaultLinger,
 		};
-		this.keys = prepareWebhookSecrets(secrets);
-		this.store = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
-		this.queue = new JobQueue(this.options.concurrency, this.options.maxPending);
+		this.port = platformPort(options.client);
+		this.intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
+		this.backend = options.backend ?? createMemoryBackend({
+			...(options.maxPending === undefined ? {} : {maxPending: options.maxPending}),
+			...(options.dedupe === undefined ? {} : {dedupe: options.dedupe}),
+			// Each cut-off job makes at most three bounded failure-path calls (two logs, the apology).
+			abortGraceMs: (this.options.cleanupTimeoutMs * 3) + 1000,
+		});
 		this.handler = (request, response) => {
 			try {
-				this.handle(request, response);
+				this.route(request, response);
 			} catch {
 				this.internalError(response);
 			}
 		};
-	}
-
-	/** The number of endpoint secrets in use. */
-	get secretCount(): number {
-		return this.options.secrets.length;
+		this.listener = new HttpListener(this.handler);
 	}
 
 	/** Where the receiver listens, once `listen` resolved. */
 	get url(): string | undefined {
-		return this.address?.url;
+		return this.listener.url;
 	}
 
 	/** A snapshot of the counters. */
@@ -222,91 +148,54 @@ export class WebhookReceiver {
 
 	/** Subscribes to receiver events; returns the unsubscribe function. */
 	on(type: 'event', listener: ReceiverEventListener): () => void {
-		void type;
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
 	}
 
-	off(type: 'event', listener: ReceiverEventListener): void {
-		void type;
-		this.listeners.delete(listener);
+	/** Starts the backend's processing (resuming what a previous process left unfinished). */
+	async start(): Promise<void> {
+		this.started ??= this.backend.start(this.runJob, {concurrency: this.options.concurrency});
+		return this.started;
 	}
 
-	/** Starts listening (port 0 picks a free port). Rejects with the socket error (EADDRINUSE ...). */
+	/** Starts processing, then listening (port 0 picks a free port). Rejects with the socket error (EADDRINUSE ...). */
 	async listen(options: ListenOptions = {}): Promise<ListenResult> {
-		if (this.server) {
-			throw new Error('The receiver is already listening');
-		}
+		await this.start();
+		return this.listener.listen(options);
+	}
 
-		const host = options.host ?? '127.0.0.1';
-		const server = createServer({requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5000}, this.handler);
-		this.server = server;
-		await new Promise<void>((resolve, reject) => {
-			const onError = (error: Error) => {
-				this.server = undefined;
-				reject(error);
-			};
+	/** A stored event, as `events show` prints it. */
+	async event(id: string): Promise<StoredEvent | undefined> {
+		return this.backend.get(id);
+	}
 
-			server.once('error', onError);
-			server.listen(options.port ?? 8080, host, () => {
-				server.off('error', onError);
-				resolve();
-			});
-		});
-		const address = server.address() as AddressInfo;
-		const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-		this.address = {url: `http://${shownHost}:${address.port}`, host: address.address, port: address.port};
-		return this.address;
+	/** Processes a stored event again (the screen's `r`), through this receiver's answer. */
+	async replay(id: string): Promise<ReplayResult> {
+		return this.backend.replay(id, this.runJob);
+	}
+
+	async backendStats(): Promise<BackendStats> {
+		return this.backend.stats();
 	}
 
 	/**
 	 * Stops accepting (new deliveries on open connections get 503, which the platform retries),
 	 * lets queued and running jobs finish within `drainTimeoutMs`, then cuts off the rest: their
-	 * open logs are set FAILED and the apology is written, so no log is left RUNNING.
+	 * open logs are set FAILED and the apology is written, so no log is left RUNNING. Closes the backend.
 	 */
 	async close(drainTimeoutMs = this.options.drainTimeoutMs): Promise<CloseResult> {
 		this.closing ??= this.shutdown(drainTimeoutMs);
 		return this.closing;
 	}
 
-	/** Same as `close`. */
-	async drain(timeoutMs = this.options.drainTimeoutMs): Promise<CloseResult> {
-		return this.close(timeoutMs);
-	}
-
 	private async shutdown(drainTimeoutMs: number): Promise<CloseResult> {
 		const deadline = Date.now() + drainTimeoutMs;
 		this.draining = true;
-		const {server} = this;
-		const serverClosed = server
-			? new Promise<void>(resolve => {
-				server.close(() => {
-					resolve();
-				});
-				server.closeIdleConnections();
-			})
-			: Promise.resolve();
-		this.emit({type: 'draining', at: isoNow(), jobs: this.queue.size, timeoutMs: drainTimeoutMs});
-		const idle = await this.queue.whenIdle(drainTimeoutMs);
-		let cutOff = 0;
-		if (!idle) {
-			cutOff = this.queue.size;
-			// Each cut-off job makes at most three bounded failure-path calls (two logs, the apology).
-			await this.queue.abortAll(new DrainTimeoutError(drainTimeoutMs), (this.options.cleanupTimeoutMs * 3) + 1000);
-		}
-
-		if (server) {
-			// Requests still being read get until the deadline (at least a moment) to be answered; every
-			// answer while draining closes its connection, so this ends as soon as they are done.
-			let timer: NodeJS.Timeout | undefined;
-			await Promise.race([serverClosed, new Promise<void>(resolve => {
-				timer = setTimeout(resolve, Math.max(200, deadline - Date.now()));
-			})]);
-			clearTimeout(timer);
-			server.closeAllConnections();
-			await serverClosed;
-		}
-
+		const closingServer = this.listener.beginClose();
+		this.emit({type: 'draining', at: isoNow(), jobs: this.stats.processing, timeoutMs: drainTimeoutMs});
+		const {cutOff} = this.started ? await this.backend.stop(drainTimeoutMs) : {cutOff: 0};
+		await closingServer.finish(deadline);
+		await this.backend.close();
 		const counters = this.counters();
 		this.emit({type: 'stopped', at: isoNow(), counters, cutOff});
 		return {cutOff, counters};
@@ -322,9 +211,15 @@ export class WebhookReceiver {
 		}
 	}
 
-	private reject(request: IncomingMessage, response: ServerResponse, seq: number, status: number, reason: RejectionReason, error: string, extra: {eventId?: string; headers?: Record<string, string>} = {}): void {
+	private reject(request: IncomingMessage, response: ServerResponse, seq: number, rejection: Omit<Rejection, 'kind'>, linger = false): void {
 		this.stats.rejected++;
-		sendJson(response, status, {success: false, error}, extra.headers);
+		const body = {success: false, error: rejection.error};
+		if (linger) {
+			answerAndLinger(request, response, rejection.status, body, rejection.headers ?? {}, this.options.linger);
+		} else {
+			sendJson(response, rejection.status, body, rejection.headers);
+		}
+
 		this.emit({
 			type: 'rejected',
 			at: isoNow(),
@@ -332,10 +227,10 @@ export class WebhookReceiver {
 			method: request.method ?? 'GET',
 			path: pathOf(request.url),
 			remoteAddress: remoteOf(request),
-			status,
-			reason,
-			error,
-			...(extra.eventId ? {eventId: extra.eventId} : {}),
+			status: rejection.status,
+			reason: rejection.reason,
+			error: rejection.error,
+			...(rejection.eventId ? {eventId: rejection.eventId} : {}),
 		});
 	}
 
@@ -347,8 +242,8 @@ export class WebhookReceiver {
 		}
 	}
 
-	/** Routes a request. Synchronous on purpose: the hot path creates no promise. */
-	private handle(request: IncomingMessage, response: ServerResponse): void {
+	/** Routes a request. Synchronous up to the backend: the hot path creates one promise. */
+	private route(request: IncomingMessage, response: ServerResponse): void {
 		if (this.draining) {
 			// No keep-alive while stopping: each connection closes after its answer.
 			response.setHeader('connection', 'close');
@@ -363,253 +258,141 @@ export class WebhookReceiver {
 
 		this.stats.received++;
 		const seq = ++this.requestCount;
-		if (path === '/health' || path === '/webhook') {
-			if (path === '/health' || method !== 'POST') {
-				const allow = path === '/health' ? 'GET, HEAD' : 'POST';
-				request.resume();
-				this.reject(request, response, seq, 405, 'method-not-allowed', `Method ${method} not allowed on ${path}; use ${allow.split(',')[0]}`, {headers: {allow}});
-				return;
-			}
-
-			this.readWebhook(request, response, seq);
+		if (path === '/webhook' && method === 'POST') {
+			this.webhook(request, response, seq);
 			return;
 		}
 
 		request.resume();
-		this.reject(request, response, seq, 404, 'not-found', `Not found: ${path}; the receiver serves POST /webhook and GET /health`);
-	}
-
-	/**
-	 * Reads the raw body of a delivery with plain listeners (no async iterator: leaving one early
-	 * destroys the socket, and the 413 must still reach the sender), then handles it.
-	 */
-	private readWebhook(request: IncomingMessage, response: ServerResponse, seq: number): void {
-		const headers = deliveryHeaders(request);
-		const limit = this.options.maxBodyBytes;
-		if (Number(headers.contentLength || '0') > limit) {
-			this.tooLarge(request, response, seq, headers.id);
+		if (path === '/health' || path === '/webhook') {
+			const allow = path === '/health' ? 'GET, HEAD' : 'POST';
+			this.reject(request, response, seq, {status: 405, reason: 'method-not-allowed', error: `Method ${method} not allowed on ${path}; use ${allow.split(',')[0] ?? allow}`, headers: {allow}});
 			return;
 		}
 
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let finished = false;
-		request.on('data', (chunk: Buffer) => {
-			if (finished) {
-				return;
-			}
+		this.reject(request, response, seq, {status: 404, reason: 'not-found', error: `Not found: ${path}; the receiver serves POST /webhook and GET /health`});
+	}
 
-			size += chunk.length;
-			if (size > limit) {
-				finished = true;
-				request.pause();
-				this.tooLarge(request, response, seq, headers.id);
-				return;
-			}
+	private webhook(request: IncomingMessage, response: ServerResponse, seq: number): void {
+		const headers = deliveryHeaders(request);
+		const early = checkHeaders(headers, this.intake);
+		if (early) {
+			this.reject(request, response, seq, early, true);
+			return;
+		}
 
-			chunks.push(chunk);
-		});
-		request.on('end', () => {
-			if (finished) {
-				return;
-			}
-
-			finished = true;
+		readBody(request, this.options.maxBodyBytes, body => {
 			try {
-				this.handleWebhook(request, response, seq, headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+				this.delivery(request, response, seq, headers, body);
 			} catch {
 				this.internalError(response);
 			}
-		});
-		request.on('error', () => {
-			finished = true;
-		});
-	}
-
-	/** 413 at once, closing the connection rather than reading the rest of a huge body. */
-	private tooLarge(request: IncomingMessage, response: ServerResponse, seq: number, headerId: string): void {
-		const {socket} = request;
-		response.once('finish', () => {
-			socket?.destroySoon();
-		});
-		this.reject(request, response, seq, 413, 'body-too-large', receiverErrors.tooLarge.replace('1 MiB', formatBytes(this.options.maxBodyBytes)), {
-			headers: {connection: 'close'},
-			...(headerId ? {eventId: headerId} : {}),
+		}, () => {
+			this.reject(request, response, seq, {status: 413, reason: 'body-too-large', error: tooLargeError(this.options.maxBodyBytes), ...(headers.id ? {eventId: headers.id} : {})}, true);
 		});
 	}
 
-	private handleWebhook(request: IncomingMessage, response: ServerResponse, seq: number, headers: DeliveryHeaders, body: Buffer): void {
-		const headerId = headers.id || undefined;
-		const idExtra = headerId ? {eventId: headerId} : {};
-		const {signature, createdAt} = headers;
-		if (!signature || !createdAt) {
-			this.reject(request, response, seq, 400, 'missing-signature-headers', receiverErrors.missingHeaders, idExtra);
-			return;
-		}
-
-		const check = verifyWebhookSignature({body, signature, createdAt, secrets: this.keys, toleranceSeconds: this.options.toleranceSeconds});
-		if (!check.ok) {
-			this.reject(request, response, seq, 400, check.reason, receiverErrors.invalidSignature, idExtra);
-			return;
-		}
-
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(body.toString('utf8')) as unknown;
-		} catch {
-			this.reject(request, response, seq, 400, 'invalid-json', receiverErrors.invalidJson, idExtra);
-			return;
-		}
-
-		if (!isRecord(parsed)) {
-			this.reject(request, response, seq, 400, 'not-an-object', receiverErrors.notAnObject, idExtra);
+	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer): void {
+		const receivedAt = isoNow();
+		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: `no-id-${receivedAt}-${seq}`}, this.intake);
+		if (decision.kind === 'reject') {
+			this.reject(request, response, seq, decision);
 			return;
 		}
 
 		if (this.draining) {
-			this.reject(request, response, seq, 503, 'shutting-down', receiverErrors.shuttingDown, {headers: {'retry-after': '5', connection: 'close'}, ...idExtra});
+			this.reject(request, response, seq, {status: 503, reason: 'shutting-down', error: receiverErrors.shuttingDown, headers: {'retry-after': '5', connection: 'close'}, ...(decision.view.eventId ? {eventId: decision.view.eventId} : {})});
 			return;
 		}
 
-		const eventId = stringField(parsed, 'id') || headerId;
-		const eventType = stringField(parsed, 'event') ?? '(none)';
-		const payload = isRecord(parsed.payload) ? parsed.payload : undefined;
+		this.backend.accept(decision.event).then(result => {
+			this.acknowledge(request, response, seq, decision, result === 'duplicate');
+		}, (error: unknown) => {
+			const busy = error instanceof BackendUnavailableError && error.code === 'backend-busy';
+			const reason: RejectionReason = busy ? 'busy' : 'backend-unavailable';
+			this.reject(request, response, seq, {status: 503, reason, error: busy ? receiverErrors.busy : receiverErrors.unavailable, headers: {'retry-after': '5'}, eventId: decision.event.id});
+		});
+	}
+
+	private acknowledge(request: IncomingMessage, response: ServerResponse, seq: number, decision: Acceptance, duplicate: boolean): void {
+		const {view, event} = decision;
 		const at = isoNow();
 		const remoteAddress = remoteOf(request);
-		if (eventId && this.store.has(eventId)) {
-			this.stats.verified++;
+		this.stats.verified++;
+		if (duplicate) {
 			this.stats.duplicates++;
-			const chatId = stringField(payload, 'chatId') ?? stringField(payload, 'chatid');
-			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId, eventType, ...(chatId ? {chatId} : {})});
+			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, ...(view.chatId ? {chatId: view.chatId} : {})});
 			sendSuccess(response);
 			return;
 		}
 
-		const accepted: AcceptedEvent = {
-			type: 'accepted',
-			at,
-			request: seq,
-			remoteAddress,
-			status: 200,
-			...(eventId ? {eventId} : {}),
-			eventType,
-			handling: 'unhandled',
-			secretIndex: check.secretIndex,
-		};
-		const userId = stringField(parsed, 'userId');
-		const companyId = stringField(parsed, 'companyId');
-		if (userId) {
-			accepted.userId = userId;
-		}
-
-		if (companyId) {
-			accepted.companyId = companyId;
-		}
-
-		let job: ChosenJob | undefined;
-		if (eventType === eventTypes.userMessageCreated) {
-			accepted.handling = 'logged';
-			const chatId = stringField(payload, 'chatId');
-			const text = stringField(payload, 'text');
-			if (chatId !== undefined) {
-				accepted.chatId = chatId;
-			}
-
-			if (text !== undefined) {
-				accepted.text = text;
-			}
-		} else if (eventType === eventTypes.externalModuleChosen) {
-			const chatId = stringField(payload, 'chatid');
-			const userMessage = isRecord(payload?.userMessage) ? payload.userMessage : undefined;
-			const text = stringField(userMessage, 'text');
-			if (chatId !== undefined) {
-				accepted.chatId = chatId;
-			}
-
-			if (text !== undefined) {
-				accepted.text = text;
-			}
-
-			// Without an id the event cannot be deduplicated; a local name still lets the log follow its job.
-			const result = parseChosenEvent(parsed, eventId ?? `no-id-request-${seq}`);
-			if ('missing' in result) {
-				accepted.handling = 'invalid';
-				accepted.missing = result.missing;
-			} else if (this.queue.size >= this.options.concurrency + this.options.maxPending) {
-				this.reject(request, response, seq, 503, 'busy', receiverErrors.busy, {headers: {'retry-after': '5'}, ...idExtra});
-				return;
-			} else {
-				accepted.handling = 'queued';
-				accepted.eventId = result.job.eventId;
-				job = result.job;
-			}
-		}
-
-		if (eventId) {
-			this.store.add(eventId);
-		}
-
-		this.stats.verified++;
-		if (accepted.handling === 'invalid') {
+		if (view.handling === 'invalid') {
 			this.stats.failed++;
 		}
 
-		if (job) {
+		if (event.status === 'received' && !this.open.has(event.id)) {
 			this.stats.processing++;
+			this.open.set(event.id, performance.now());
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
-		this.emit(accepted);
+		this.emit({type: 'accepted', at, request: seq, remoteAddress, status: 200, ...view});
 		sendSuccess(response);
-		if (job) {
-			this.enqueue(job);
-		}
 	}
 
-	private enqueue(job: ChosenJob): void {
-		const started = performance.now();
-		const stage = (stageName: JobStage, extra: {documents?: number; durationMs?: number; reason?: string; cleanup?: {logsFailed: number; apologyWritten: boolean; errors: string[]}} = {}) => {
+	/** The backend's job: the answer for one stored chosen event, resumed from its recorded steps. */
+	private readonly runJob: JobHandler = async ({event, signal, recordStep}): Promise<JobResult> => {
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(event.body) as unknown;
+		} catch (error) {
+			return {status: 'failed', error: `the stored body is not JSON: ${errorMessage(error)}`};
+		}
+
+		const result = parseChosenEvent(isRecord(parsed) ? parsed : {}, event.id);
+		if ('missing' in result) {
+			return {status: 'failed', error: `the event lacks ${result.missing.join(', ')}`};
+		}
+
+		const {job} = result;
+		if (!this.open.has(job.eventId)) {
+			this.stats.processing++;
+			this.open.set(job.eventId, performance.now());
+		}
+
+		const stage = (stageName: JobStage, extra: {documents?: number; durationMs?: number; reason?: string; cleanup?: FailureCleanup} = {}) => {
 			this.emit({type: 'stage', at: isoNow(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
 		};
 
-		this.queue.push(async signal => {
-			const outcome = await answerChosenEvent({
-				port: platformPort(this.options.client),
-				job,
-				model: this.options.model,
-				signal,
-				cleanupTimeoutMs: this.options.cleanupTimeoutMs,
-				onStage(update) {
-					if (update.stage === 'searching') {
-						stage('searching');
-					} else if (update.stage === 'generating') {
-						stage('generating', {documents: update.documents});
-					}
-				},
-			});
-			this.stats.processing--;
-			const durationMs = Math.round(performance.now() - started);
-			if (outcome.ok) {
-				this.stats.answered++;
-				stage('answered', {documents: outcome.documents, durationMs});
-			} else {
-				this.stats.failed++;
-				stage('failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
-			}
+		const outcome = await answerChosenEvent({
+			port: this.port,
+			job,
+			model: this.options.model,
+			signal,
+			steps: event.steps,
+			recordStep,
+			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
+			onStage(update) {
+				if (update.stage === 'searching') {
+					stage('searching');
+				} else if (update.stage === 'generating') {
+					stage('generating', {documents: update.documents});
+				}
+			},
 		});
-	}
-}
+		const durationMs = Math.round(performance.now() - (this.open.get(job.eventId) ?? performance.now()));
+		this.open.delete(job.eventId);
+		this.stats.processing--;
+		if (outcome.ok) {
+			this.stats.answered++;
+			stage('answered', {documents: outcome.documents, durationMs});
+			return {status: 'answered'};
+		}
 
-function formatBytes(bytes: number): string {
-	if (bytes % (1024 * 1024) === 0) {
-		return `${bytes / 1024 / 1024} MiB`;
-	}
-
-	if (bytes % 1024 === 0) {
-		return `${bytes / 1024} KiB`;
-	}
-
-	return `${bytes} bytes`;
+		this.stats.failed++;
+		stage('failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
+		return {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
+	};
 }
 
 /** Creates a webhook receiver; see `WebhookReceiver`. */

@@ -1,0 +1,174 @@
+/**
+ * The memory backend: verified events held in this process only (tests, benchmarks, `upload
+ * --local`). Exactly-once ids in an `EventIdStore` (24 h / 100 000 ids by default), jobs on a
+ * bounded queue: past `maxPending` waiting jobs `accept` throws busy and the receiver answers 503,
+ * which the platform retries. Nothing survives the process.
+ */
+import {formatSeconds} from '../format/duration.js';
+import {
+	BackendUnavailableError,
+	type AcceptResult,
+	type EventBackend,
+	type JobHandler,
+	type JobResult,
+	type ListFilter,
+	type NewEvent,
+	type ReplayResult,
+	type StoredEvent,
+} from './backend.js';
+import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
+import {JobQueue} from './queue.js';
+
+/** Raised into jobs still open at the drain deadline. */
+export class DrainTimeoutError extends Error {
+	override name = 'DrainTimeoutError';
+
+	constructor(timeoutMs: number) {
+		super(`the receiver shut down and the job did not finish within the ${formatSeconds(timeoutMs)} drain time`);
+	}
+}
+
+export type MemoryBackendOptions = {
+	/** Jobs that may wait beyond those running. Default 10 000. */
+	maxPending?: number;
+	/** Exactly-once store options, or a store to share. Default: 24 h / 100 000 ids. */
+	dedupe?: EventIdStoreOptions | EventIdStore;
+	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
+	abortGraceMs?: number;
+};
+
+/** Whether a stored event matches a list filter (shared by the backends that filter in memory). */
+export function matchesFilter(event: StoredEvent, filter: ListFilter): boolean {
+	if (filter.status && event.status !== filter.status) {
+		return false;
+	}
+
+	if (filter.type && event.event !== filter.type && event.event !== `platform.chat.${filter.type}`) {
+		return false;
+	}
+
+	return filter.sinceMs === undefined || Date.parse(event.receivedAt) >= filter.sinceMs;
+}
+
+export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBackend {
+	const ids = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
+	const queue = new JobQueue(options.maxPending ?? 10_000);
+	const events = new Map<string, StoredEvent>();
+	let handler: JobHandler | undefined;
+
+	const keep = (event: StoredEvent) => {
+		events.delete(event.id);
+		events.set(event.id, event);
+		while (events.size > ids.maxEntries) {
+			const oldest = events.keys().next();
+			if (oldest.done) {
+				break;
+			}
+
+			events.delete(oldest.value);
+		}
+	};
+
+	/** One attempt of `stored` through `run`, updating its state. */
+	const attempt = async (stored: StoredEvent, run: JobHandler, signal: AbortSignal): Promise<JobResult> => {
+		const started = performance.now();
+		stored.status = 'processing';
+		stored.attempts++;
+		stored.updatedAt = new Date().toISOString();
+		let result: JobResult;
+		try {
+			result = await run({
+				event: stored,
+				signal,
+				async recordStep(step) {
+					stored.steps.push(step);
+					return Promise.resolve();
+				},
+			});
+		} catch (error) {
+			result = {status: 'failed', error: error instanceof Error ? error.message : 'the job failed'};
+		}
+
+		stored.status = result.status;
+		stored.finishedAt = new Date().toISOString();
+		stored.updatedAt = stored.finishedAt;
+		stored.durationMs = Math.round(performance.now() - started);
+		if (result.error === undefined) {
+			delete stored.error;
+		} else {
+			stored.error = result.error;
+		}
+
+		return result;
+	};
+
+	return {
+		kind: 'memory',
+		async accept(event: NewEvent): Promise<AcceptResult> {
+			if (!ids.add(event.id)) {
+				return Promise.resolve('duplicate');
+			}
+
+			const stored: StoredEvent = {...event, updatedAt: event.receivedAt, steps: [], attempts: 0};
+			if (event.status === 'received') {
+				const queued = queue.push(async signal => {
+					if (handler) {
+						await attempt(stored, handler, signal);
+					}
+				});
+				if (!queued) {
+					// Not taken: the platform's redelivery must be accepted later.
+					ids.delete(event.id);
+					throw new BackendUnavailableError('backend-busy', `the job queue is full (${queue.size} jobs)`);
+				}
+			}
+
+			keep(stored);
+			return Promise.resolve('stored');
+		},
+		async start(jobHandler, {concurrency}) {
+			handler = jobHandler;
+			queue.start(concurrency);
+			return Promise.resolve();
+		},
+		async stop(drainMs) {
+			const idle = await queue.whenIdle(drainMs);
+			if (idle) {
+				return {cutOff: 0};
+			}
+
+			const cutOff = queue.size;
+			await queue.abortAll(new DrainTimeoutError(drainMs), options.abortGraceMs ?? 31_000);
+			return {cutOff};
+		},
+		active: () => queue.active,
+		async list(filter) {
+			const found = [...events.values()].filter(event => matchesFilter(event, filter)).reverse();
+			return Promise.resolve(filter.limit === undefined ? found : found.slice(0, filter.limit));
+		},
+		async get(id) {
+			return Promise.resolve(events.get(id));
+		},
+		async replay(id, run): Promise<ReplayResult> {
+			const stored = events.get(id);
+			if (!stored) {
+				const near = [...events.keys()].filter(known => known.includes(id) || id.includes(known)).slice(0, 5);
+				return {outcome: 'unknown', near};
+			}
+
+			if (stored.status === 'processing') {
+				return {outcome: 'busy', holder: `this process (pid ${process.pid})`};
+			}
+
+			stored.steps = [];
+			const result = await attempt(stored, run, new AbortController().signal);
+			return {outcome: 'done', result};
+		},
+		async stats() {
+			return Promise.resolve({count: events.size});
+		},
+		async close() {
+			return Promise.resolve();
+		},
+	};
+}
