@@ -1,17 +1,26 @@
-import {UserError} from '../errors.js';
+import {formatCompactDuration} from '../format/duration.js';
 import {
-	formatDuration,
-	parseDuration,
+	apiOperations,
+	isLoopbackHost,
+	LocalPlatformError,
+	parseFaultRule,
 	startLocalPlatform,
-	type LocalPlatform,
+	type FaultRule,
 	type LocalPlatformEvent,
 	type LocalPlatformOptions,
 	type LocalPlatformSettings,
 } from '../local-platform/index.js';
-import type {CommandContext, CommandModule} from './legacy-types.js';
+import type {Deps} from './deps.js';
+import type {Command, CommandInput} from './types.js';
+import {badFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;
+
+const defaultKeyOverlapMs = 24 * 60 * 60 * 1000;
+
+/** The start options (without the log, which run() adds) and how the banner describes them. */
+export type LocalOptions = {platform: Omit<LocalPlatformOptions, 'log'>};
 
 const exportNames: Array<[keyof LocalPlatformSettings, string]> = [
 	['baseUrl', 'PLATFORM_BASE_URL'],
@@ -59,73 +68,71 @@ export function describeEvent(event: LocalPlatformEvent): string {
 	}
 }
 
-function optionalString(value: unknown): string | undefined {
-	return typeof value === 'string' && value !== '' ? value : undefined;
+/** A share from 0 to 1 (`--fail-rate`). */
+function rateFlag(flags: Record<string, unknown>, name: string): number | undefined {
+	const raw = flags[name];
+	if (raw === undefined) {
+		return undefined;
+	}
+
+	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN);
+	if (!Number.isFinite(value) || value < 0 || value > 1) {
+		badFlag(name, 'a number from 0 to 1', raw);
+	}
+
+	return value;
 }
 
-function optionalNumber(value: unknown): number | undefined {
-	return typeof value === 'number' && !Number.isNaN(value) ? value : undefined;
-}
-
-/** Maps the command's flags to start options; throws UserError on a bad value. */
-export function optionsFromFlags(flags: Record<string, unknown>): LocalPlatformOptions {
-	const options: LocalPlatformOptions = {
-		port: optionalNumber(flags.port) ?? defaultLocalPort,
-		host: optionalString(flags.host) ?? '127.0.0.1',
-	};
-	const keyOverlap = optionalString(flags.keyOverlap);
-	if (keyOverlap !== undefined) {
+/** Every `--fault OPERATION:KIND[:TIMES]` rule, checked against the operations the platform serves. */
+function faultRules(flags: Record<string, unknown>): FaultRule[] {
+	const raw = flags.fault;
+	const texts = raw === undefined ? [] : (Array.isArray(raw) ? raw : [raw]).map(String);
+	return texts.map(text => {
 		try {
-			options.keyOverlapMs = parseDuration(keyOverlap);
+			return parseFaultRule(text, apiOperations);
 		} catch (error) {
-			throw new UserError(`--key-overlap: ${error instanceof Error ? error.message : String(error)}`);
+			if (error instanceof LocalPlatformError) {
+				throw new UsageError(`--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
+			}
+
+			throw error;
 		}
+	});
+}
+
+/** Reads and checks every flag into the start options; a bad value throws the one-style UsageError. */
+export function parseLocal(input: CommandInput): LocalOptions {
+	const {flags} = input;
+	const host = stringFlag(flags, 'host') ?? '127.0.0.1';
+	if (!isLoopbackHost(host)) {
+		badFlag('host', 'a loopback address (127.0.0.1, ::1 or localhost)', host);
 	}
 
-	const strings = {
-		webhookUrl: optionalString(flags.webhookUrl),
-		endpointSecret: optionalString(flags.endpointSecret),
-		llmUrl: optionalString(flags.llmUrl),
-		llmModel: optionalString(flags.llmModel),
+	const platform: LocalOptions['platform'] = {
+		port: portFlag(flags, 'port', defaultLocalPort),
+		host,
+		keyOverlapMs: durationFlag(flags, 'keyOverlap', {min: 0, max: 365 * defaultKeyOverlapMs, fallbackMs: defaultKeyOverlapMs}),
+	};
+	const optional: Partial<LocalOptions['platform']> = {
+		webhookUrl: urlFlag(flags, 'webhookUrl'),
+		endpointSecret: stringFlag(flags, 'endpointSecret'),
+		llmUrl: urlFlag(flags, 'llmUrl'),
+		llmModel: stringFlag(flags, 'llmModel'),
 		// The global --app-id, --user-id and --company-id fix those ids instead of generating them.
-		appId: optionalString(flags.appId),
-		userId: optionalString(flags.userId),
-		companyId: optionalString(flags.companyId),
+		appId: stringFlag(flags, 'appId'),
+		userId: stringFlag(flags, 'userId'),
+		companyId: stringFlag(flags, 'companyId'),
+		failRate: rateFlag(flags, 'failRate'),
+		latencyMs: flags.latency === undefined ? undefined : intFlag(flags, 'latency', {min: 0, max: 600_000, fallback: 0}),
+		seed: flags.seed === undefined ? undefined : intFlag(flags, 'seed', {min: 0, max: 4_294_967_295, fallback: 0}),
+		ingestionStepMs: flags.ingestionStep === undefined ? undefined : intFlag(flags, 'ingestionStep', {min: 0, max: 600_000, fallback: 150}),
 	};
-	for (const [name, value] of Object.entries(strings)) {
-		if (value !== undefined) {
-			options[name as keyof typeof strings] = value;
-		}
-	}
+	const faults = faultRules(flags);
+	return {platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})}};
+}
 
-	const numbers = {
-		failRate: optionalNumber(flags.failRate),
-		latencyMs: optionalNumber(flags.latency),
-		seed: optionalNumber(flags.seed),
-		ingestionStepMs: optionalNumber(flags.ingestionStep),
-	};
-	for (const [name, value] of Object.entries(numbers)) {
-		if (value !== undefined) {
-			options[name as keyof typeof numbers] = value;
-		}
-	}
-
-	const port = options.port ?? defaultLocalPort;
-	if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-		throw new UserError(`--port must be a whole number from 0 to 65535, got ${port}.`);
-	}
-
-	if (options.failRate !== undefined && (options.failRate < 0 || options.failRate > 1)) {
-		throw new UserError(`--fail-rate must be between 0 and 1, got ${options.failRate}.`);
-	}
-
-	for (const [flag, value] of [['--latency', options.latencyMs], ['--ingestion-step', options.ingestionStepMs]] as const) {
-		if (value !== undefined && value < 0) {
-			throw new UserError(`${flag} must not be negative, got ${value}.`);
-		}
-	}
-
-	return options;
+function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
+	return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
 }
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
@@ -141,36 +148,45 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
 	});
 }
 
-async function run(context: CommandContext): Promise<number> {
-	const options = optionsFromFlags(context.flags);
+function bannerNotes(options: LocalOptions['platform'], webhookUrl: string | undefined): string {
+	const notes = [
+		`key overlap ${formatCompactDuration(options.keyOverlapMs ?? defaultKeyOverlapMs)}`,
+		webhookUrl === undefined ? 'no webhook URL (the built-in assistant answers)' : `webhook URL ${webhookUrl}`,
+		options.llmUrl === undefined ? 'local model' : `model proxied to ${options.llmUrl}`,
+	];
+	if ((options.failRate ?? 0) > 0) {
+		notes.push(`fail rate ${options.failRate}`);
+	}
+
+	if ((options.latencyMs ?? 0) > 0) {
+		notes.push(`latency ${options.latencyMs} ms`);
+	}
+
+	for (const rule of options.faults ?? []) {
+		notes.push(`fault ${rule.operation}:${rule.kind}${rule.times === undefined ? '' : `:${rule.times}`}`);
+	}
+
+	return `# ${notes.join(', ')}`;
+}
+
+async function run(options: LocalOptions, deps: Deps): Promise<number> {
+	const {context} = deps;
 	const write = (stream: NodeJS.WritableStream, line: string): void => {
 		stream.write(`${line}\n`);
 	};
 
-	options.log = context.json
-		? event => {
-			write(context.stdout, JSON.stringify(event));
-		}
-		: event => {
-			write(context.stderr, describeEvent(event));
-		};
-	const llmApiKey = optionalString(context.env.PLATFORM_LOCAL_LLM_API_KEY);
-	if (llmApiKey !== undefined) {
-		options.llmApiKey = llmApiKey;
-	}
-
-	let platform: LocalPlatform;
-	try {
-		platform = await startLocalPlatform(options);
-	} catch (error) {
-		const code = (error as {code?: unknown}).code;
-		if (code === 'EADDRINUSE') {
-			throw new UserError(`Port ${options.port} is already in use; pick another with --port N (0 picks a free one).`);
-		}
-
-		throw new UserError(error instanceof Error ? error.message : String(error));
-	}
-
+	const llmApiKey = context.env.PLATFORM_LOCAL_LLM_API_KEY;
+	const platform = await startLocalPlatform({
+		...options.platform,
+		...(llmApiKey === undefined || llmApiKey === '' ? {} : {llmApiKey}),
+		log: context.json
+			? event => {
+				write(context.stdout, JSON.stringify(event));
+			}
+			: event => {
+				write(context.stderr, describeEvent(event));
+			},
+	});
 	const settings = platform.settings();
 	if (context.json) {
 		write(context.stdout, JSON.stringify(settings));
@@ -180,20 +196,7 @@ async function run(context: CommandContext): Promise<number> {
 			write(context.stdout, line);
 		}
 
-		const notes = [
-			`key overlap ${formatDuration(options.keyOverlapMs ?? 24 * 60 * 60 * 1000)}`,
-			platform.webhookUrl === undefined ? 'no webhook URL (the built-in assistant answers)' : `webhook URL ${platform.webhookUrl}`,
-			options.llmUrl === undefined ? 'local model' : `model proxied to ${options.llmUrl}`,
-		];
-		if ((options.failRate ?? 0) > 0) {
-			notes.push(`fail rate ${options.failRate}`);
-		}
-
-		if ((options.latencyMs ?? 0) > 0) {
-			notes.push(`latency ${options.latencyMs} ms`);
-		}
-
-		write(context.stdout, `# ${notes.join(', ')}`);
+		write(context.stdout, bannerNotes(options.platform, platform.webhookUrl));
 	}
 
 	await waitForAbort(context.signal);
@@ -205,7 +208,9 @@ async function run(context: CommandContext): Promise<number> {
 	return 0;
 }
 
-const command: CommandModule = {
+const command: Command<LocalOptions> = {
+	name: ['local'],
+	summary: 'Run the local platform (a stand-in for the real service)',
 	usage: 'platform-tui local [options]',
 	description: 'Run the local platform, a stand-in for the real service (in memory, loopback only)',
 	flags: {
@@ -217,6 +222,7 @@ const command: CommandModule = {
 		failRate: {type: 'number', description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
 		latency: {type: 'number', description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},
 		seed: {type: 'number', description: 'Seed that makes --fail-rate deterministic', placeholder: 'N'},
+		fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 503 (refused), perform-502 (done, then 502) or empty-200 (done, then null); repeatable', placeholder: 'OP:KIND[:TIMES]'},
 		llmUrl: {type: 'string', description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
 		llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
 		ingestionStep: {type: 'number', description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
@@ -225,8 +231,10 @@ const command: CommandModule = {
 		'platform-tui local',
 		'platform-tui local --port 4010 --webhook-url http://127.0.0.1:8080/webhook',
 		'platform-tui local --json --key-overlap 90s --fail-rate 0.2 --seed 7',
+		'platform-tui local --fault createMessageLog:perform-502:1 --fault createChat:empty-200',
 		'platform-tui local --llm-url http://127.0.0.1:11434/v1 --llm-model llama3.2',
 	],
+	parse: parseLocal,
 	run,
 };
 

@@ -1,3 +1,4 @@
+import {errorMessage} from '../format/value.js';
 import {createWriteStream} from 'node:fs';
 import {mkdtemp, rename, rm, stat} from 'node:fs/promises';
 import type {IncomingMessage} from 'node:http';
@@ -104,7 +105,7 @@ export class BlobStore {
 				throw error;
 			}
 
-			throw new HttpError(400, 'UPLOAD_INCOMPLETE', `Upload did not complete: ${error instanceof Error ? error.message : String(error)}`);
+			throw new HttpError(400, 'UPLOAD_INCOMPLETE', `Upload did not complete: ${errorMessage(error)}`);
 		} finally {
 			request.off('error', onError);
 			request.off('close', onClose);

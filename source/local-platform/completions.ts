@@ -1,9 +1,13 @@
+import {errorMessage, isRecord} from '../format/value.js';
+import type {ChatCompletion} from '../platform/types.js';
 import type {Agent} from 'undici';
 import {request as undiciRequest} from 'undici';
-import {now, remember, type ServiceContext} from './context.js';
-import {HttpError, badRequest, isObject, requiredString, type JsonObject} from './http.js';
+import {isoNow} from './clock.js';
+import {remember, type ServiceContext} from './context.js';
+import {HttpError, badRequest, objectBody, requiredString, type JsonObject} from './http.js';
 import {newToken} from './ids.js';
 import {localCompletion, type ModelMessage} from './model.js';
+import {ok, type Route} from './router.js';
 import type {CompletionRecord} from './types.js';
 
 function estimateTokens(text: string): number {
@@ -28,14 +32,14 @@ export class Completions {
 		private readonly agent: Agent,
 	) {}
 
-	async handle(body: JsonObject): Promise<Record<string, unknown>> {
+	async handle(body: JsonObject, source: CompletionRecord['source'] = 'api'): Promise<ChatCompletion> {
 		const model = requiredString(body, 'model');
 		if (!Array.isArray(body.messages) || body.messages.length === 0) {
 			throw badRequest('"messages" is required and must be a non-empty array');
 		}
 
 		const messages: ModelMessage[] = body.messages.map((message: unknown, index: number) => {
-			if (!isObject(message) || typeof message.role !== 'string' || typeof message.content !== 'string') {
+			if (!isRecord(message) || typeof message.role !== 'string' || typeof message.content !== 'string') {
 				throw badRequest(`messages[${index}] must be {role: string, content: string}`);
 			}
 
@@ -46,7 +50,7 @@ export class Completions {
 			return {role: message.role, content: message.content};
 		});
 		const options = body.options ?? {};
-		if (!isObject(options)) {
+		if (!isRecord(options)) {
 			throw badRequest('"options" must be an object');
 		}
 
@@ -58,13 +62,13 @@ export class Completions {
 		// Like the real gateway, top-level model parameters are dropped silently.
 		const known = new Set(['model', 'messages', 'options', 'chatId', 'assistantId']);
 		const ignoredFields = Object.keys(body).filter(field => !known.has(field));
-		const result = await this.complete({model, messages, temperature: temperature ?? null, ignoredFields, source: 'api'});
+		const result = await this.complete({model, messages, temperature: temperature ?? null, ignoredFields, source});
 		const prompt = messages.reduce((sum, message) => sum + estimateTokens(message.content), 0);
 		const completion = estimateTokens(result.content);
 		return {
 			id: `chatcmpl-${newToken(24)}`,
 			object: 'chat.completion',
-			created: Math.floor(Date.now() / 1000),
+			created: Math.floor(this.context.clock.now() / 1000),
 			model,
 			choices: [{index: 0, message: {role: 'assistant', content: result.content}, finish_reason: 'stop'}],
 			usage: {prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion},
@@ -81,16 +85,17 @@ export class Completions {
 	}): Promise<{content: string; via: CompletionRecord['via']}> {
 		let content: string;
 		let via: CompletionRecord['via'];
-		if (this.settings.llmUrl === undefined) {
+		const {llmUrl} = this.settings;
+		if (llmUrl === undefined) {
 			content = localCompletion(call.messages);
 			via = 'local-model';
 		} else {
-			content = await this.proxyCompletion(call.model, call.messages, call.temperature);
+			content = await this.proxyCompletion(llmUrl, call.model, call.messages, call.temperature);
 			via = 'llm-url';
 		}
 
 		remember(this.records, {
-			at: now(),
+			at: isoNow(this.context.clock),
 			model: call.model,
 			temperature: call.temperature,
 			ignoredFields: call.ignoredFields,
@@ -102,8 +107,7 @@ export class Completions {
 		return {content, via};
 	}
 
-	private async proxyCompletion(model: string, messages: ModelMessage[], temperature: number | null): Promise<string> {
-		const base = this.settings.llmUrl!;
+	private async proxyCompletion(base: URL, model: string, messages: ModelMessage[], temperature: number | null): Promise<string> {
 		const target = base.pathname.endsWith('/chat/completions')
 			? base
 			: new URL(`${base.pathname.replace(/\/$/, '')}/chat/completions`, base);
@@ -132,15 +136,19 @@ export class Completions {
 
 			answer = JSON.parse(text) as unknown;
 		} catch (error) {
-			throw new HttpError(502, 'BAD_GATEWAY', `The model at --llm-url failed: ${error instanceof Error ? error.message : String(error)}`);
+			throw new HttpError(502, 'BAD_GATEWAY', `The model at llmUrl failed: ${errorMessage(error)}`);
 		}
 
-		const choice = isObject(answer) && Array.isArray(answer.choices) ? (answer.choices[0] as unknown) : undefined;
-		const message = isObject(choice) ? choice.message : undefined;
-		if (!isObject(message) || typeof message.content !== 'string') {
-			throw new HttpError(502, 'BAD_GATEWAY', 'The model at --llm-url answered without choices[0].message.content');
+		const choice = isRecord(answer) && Array.isArray(answer.choices) ? (answer.choices[0] as unknown) : undefined;
+		const message = isRecord(choice) ? choice.message : undefined;
+		if (!isRecord(message) || typeof message.content !== 'string') {
+			throw new HttpError(502, 'BAD_GATEWAY', 'The model at llmUrl answered without choices[0].message.content');
 		}
 
 		return message.content;
 	}
+}
+
+export function completionRoutes(completions: Completions): Route[] {
+	return [{operation: 'chatCompletion', method: 'POST', path: '/openai/chat/completions', handle: async ({body}) => ok(await completions.handle(objectBody(body)))}];
 }

@@ -1,4 +1,5 @@
 import type {IncomingMessage} from 'node:http';
+import type {PlatformClock} from './clock.js';
 import {HttpError} from './http.js';
 import type {LocalPlatformEvent, LocalPlatformLimits} from './types.js';
 
@@ -10,15 +11,12 @@ export type ServiceContext = {
 	readonly limits: LocalPlatformLimits;
 	/** Aborted when the platform closes; pending work stops. */
 	readonly signal: AbortSignal;
+	readonly clock: PlatformClock;
 	baseUrl(): string;
 	emit(event: LocalPlatformEvent): void;
 	/** Keeps a background task so that close() can wait for it. */
 	track(promise: Promise<unknown>): void;
 };
-
-export function now(): string {
-	return new Date().toISOString();
-}
 
 export function quotaExceeded(what: string, limit: number): HttpError {
 	return new HttpError(403, 'QUOTA_EXCEEDED', `The local platform keeps at most ${limit} ${what}`);

@@ -1,6 +1,6 @@
 import {open, readFile} from 'node:fs/promises';
 import {extractText, getDocumentProxy} from 'unpdf';
-import {sentences} from './text.js';
+import {errorMessage} from '../format/value.js';
 
 /** Text of one page; formats without pages produce a single page numbered 1. */
 export type ExtractedPage = {page: number; text: string};
@@ -30,8 +30,6 @@ export const defaultExtractionLimits: ExtractionLimits = {
 export class ParseError extends Error {
 	override name = 'ParseError';
 }
-
-export type Chunk = {order: number; text: string; startPage: number; endPage: number};
 
 function baseMime(mimeType: string): string {
 	return (mimeType.split(';')[0] ?? '').trim().toLowerCase();
@@ -83,7 +81,7 @@ async function readHead(filePath: string, maxBytes: number): Promise<{bytes: Buf
 		const bytes = Buffer.alloc(length);
 		let offset = 0;
 		while (offset < length) {
-			// eslint-disable-next-line no-await-in-loop
+			 
 			const {bytesRead} = await handle.read(bytes, offset, length - offset, offset);
 			if (bytesRead === 0) {
 				break;
@@ -150,7 +148,7 @@ export function parseCsv(text: string, delimiter = ','): string[][] {
 	let cell = '';
 	let quoted = false;
 	for (let index = 0; index < text.length; index++) {
-		const char = text[index];
+		const char = text.charAt(index);
 		if (quoted) {
 			if (char === '"') {
 				if (text[index + 1] === '"') {
@@ -241,7 +239,7 @@ async function extractPdf(filePath: string, byteSize: number, limits: Extraction
 			await document.destroy();
 		}
 	} catch (error) {
-		throw new ParseError(`Cannot parse PDF: ${error instanceof Error ? error.message : String(error)}`);
+		throw new ParseError(`Cannot parse PDF: ${errorMessage(error)}`);
 	}
 }
 
@@ -298,7 +296,7 @@ export async function extractFile(
 			try {
 				return single(jsonToText(JSON.parse(text)));
 			} catch (error) {
-				throw new ParseError(`Cannot parse JSON: ${error instanceof Error ? error.message : String(error)}`);
+				throw new ParseError(`Cannot parse JSON: ${errorMessage(error)}`);
 			}
 		}
 
@@ -306,59 +304,4 @@ export async function extractFile(
 			return single(text);
 		}
 	}
-}
-
-function hardSplit(text: string, maxChars: number): string[] {
-	const out: string[] = [];
-	for (let start = 0; start < text.length; start += maxChars) {
-		out.push(text.slice(start, start + maxChars));
-	}
-
-	return out;
-}
-
-/**
- * Packs each page's paragraphs (then sentences, then fixed slices) into chunks of at most
- * `maxChars` characters. Chunks never span pages, so startPage equals endPage.
- */
-export function chunkPages(pages: readonly ExtractedPage[], maxChars = 1000): Chunk[] {
-	const chunks: Chunk[] = [];
-	for (const {page, text} of pages) {
-		const pieces: string[] = [];
-		for (const paragraph of text.split(/\n\s*\n/)) {
-			const trimmed = paragraph.trim();
-			if (trimmed === '') {
-				continue;
-			}
-
-			if (trimmed.length <= maxChars) {
-				pieces.push(trimmed);
-				continue;
-			}
-
-			for (const sentence of sentences(trimmed)) {
-				pieces.push(...(sentence.length <= maxChars ? [sentence] : hardSplit(sentence, maxChars)));
-			}
-		}
-
-		let current = '';
-		const flush = (): void => {
-			if (current !== '') {
-				chunks.push({order: chunks.length, text: current, startPage: page, endPage: page});
-				current = '';
-			}
-		};
-
-		for (const piece of pieces) {
-			if (current !== '' && current.length + 2 + piece.length > maxChars) {
-				flush();
-			}
-
-			current = current === '' ? piece : `${current}\n\n${piece}`;
-		}
-
-		flush();
-	}
-
-	return chunks;
 }

@@ -1,4 +1,5 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
+import {isRecord} from '../format/value.js';
 import {sendJson} from '../platform/json-response.js';
 
 export {sendJson};
@@ -54,7 +55,7 @@ export async function readJsonBody(request: IncomingMessage): Promise<{value: un
 		return {value: undefined, bytes: size};
 	}
 
-	const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+	const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
 	if (type !== 'application/json' && !type?.endsWith('+json')) {
 		throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON with Content-Type: application/json');
 	}
@@ -68,16 +69,12 @@ export async function readJsonBody(request: IncomingMessage): Promise<{value: un
 
 export type JsonObject = Record<string, unknown>;
 
-export function isObject(value: unknown): value is JsonObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function objectBody(body: unknown): JsonObject {
 	if (body === undefined) {
 		return {};
 	}
 
-	if (!isObject(body)) {
+	if (!isRecord(body)) {
 		throw badRequest('Request body must be a JSON object');
 	}
 

@@ -4,16 +4,25 @@
  */
 export {startLocalPlatform, defaultModel} from './server.js';
 export {defaultLimits} from './types.js';
+export {ManualClock, systemClock} from './clock.js';
+export {LocalPlatformError, type LocalPlatformErrorCode} from './errors.js';
+export {faultKinds, parseFaultRule} from './faults.js';
+export {apiOperations, type ApiOperation} from './operations.js';
+export {isLoopbackHost} from './loopback.js';
 export type {
 	CompletionRecord,
 	DeliveryAttempt,
 	DeliveryRecord,
 	DeliveryState,
+	FaultKind,
+	FaultRule,
+	FaultSettings,
+	InjectedFault,
 	LocalPlatform,
 	LocalPlatformEvent,
 	LocalPlatformLimits,
 	LocalPlatformOptions,
 	LocalPlatformSettings,
+	PlatformClock,
 	RequestRecord,
 } from './types.js';
-export {formatDuration, parseDuration} from './duration.js';

@@ -1,4 +1,5 @@
 import {isIP} from 'node:net';
+import {LocalPlatformError} from './errors.js';
 
 /** True for addresses on this machine only: localhost, 127.0.0.0/8 and ::1. */
 export function isLoopbackHost(host: string): boolean {
@@ -12,22 +13,26 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Checks that a URL is http(s) on a loopback host; the local platform never contacts anything
- * else (webhook deliveries and the `llmUrl` proxy). Throws a TypeError naming the option.
+ * else (webhook deliveries and the `llmUrl` proxy). Throws a LocalPlatformError naming the option.
  */
 export function assertLoopbackUrl(value: string, option: string): URL {
 	let url: URL;
 	try {
 		url = new URL(value);
 	} catch {
-		throw new TypeError(`${option}: "${value}" is not a valid URL`);
+		throw new LocalPlatformError('LOCAL_URL_INVALID', {option, url: value}, `${option}: "${value}" is not a valid URL`);
 	}
 
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new TypeError(`${option}: only http and https URLs are supported, got ${url.protocol}`);
+		throw new LocalPlatformError('LOCAL_URL_INVALID', {option, url: value}, `${option}: only http and https URLs are supported, got ${url.protocol}`);
 	}
 
 	if (!isLoopbackHost(url.hostname)) {
-		throw new TypeError(`${option}: the local platform only contacts loopback addresses (localhost, 127.0.0.1, ::1), got ${url.hostname}`);
+		throw new LocalPlatformError(
+			'LOCAL_URL_NOT_LOOPBACK',
+			{option, url: value, host: url.hostname},
+			`${option}: the local platform only contacts loopback addresses (localhost, 127.0.0.1, ::1), got ${url.hostname}`,
+		);
 	}
 
 	return url;

@@ -1,6 +1,12 @@
+import type {Message, MessageLog} from '../platform/types.js';
+import type {PlatformClock} from './clock.js';
+import type {LocalContent} from './content-store.js';
+import type {FaultRule, FaultSettings, InjectedFault} from './faults.js';
 import type {DeliveryRecord, DeliveryState} from './webhooks.js';
 
 export type {DeliveryAttempt, DeliveryRecord, DeliveryState} from './webhooks.js';
+export type {FaultKind, FaultRule, FaultSettings, InjectedFault} from './faults.js';
+export type {PlatformClock} from './clock.js';
 
 /**
  * Caps on everything the local platform keeps in memory or on disk. Stores that hold user data
@@ -74,6 +80,10 @@ export type LocalPlatformOptions = {
 	latencyMs?: number;
 	/** Makes fault injection deterministic. */
 	seed?: number;
+	/** Faults for chosen operations: refuse (429/503), perform then answer 502, or answer 200 with `null`. */
+	faults?: readonly FaultRule[];
+	/** Time for timestamps, key expiry, ingestion steps and the assistant's pauses; default the system clock. */
+	clock?: PlatformClock;
 	/** OpenAI-compatible endpoint (loopback only) that chat completions are proxied to instead of the local model. */
 	llmUrl?: string;
 	/** Model name sent to llmUrl; default: the platform model id of the request. */
@@ -110,7 +120,7 @@ export type LocalPlatformSettings = {
 };
 
 export type LocalPlatformEvent =
-	| {type: 'request'; at: string; requestId: string; method: string; path: string; status: number; durationMs: number; fault?: 429 | 503}
+	| {type: 'request'; at: string; requestId: string; method: string; path: string; status: number; durationMs: number; fault?: InjectedFault}
 	| {
 		type: 'delivery';
 		at: string;
@@ -138,7 +148,7 @@ export type RequestRecord = {
 	/** 0 until the answer has been sent. */
 	status: number;
 	durationMs: number;
-	fault?: 429 | 503;
+	fault?: InjectedFault;
 };
 
 /** One chat completion call, with the parameters that took effect. */
@@ -171,15 +181,17 @@ export type LocalPlatform = {
 	readonly webhookUrl: string | undefined;
 	/** Registers (or with no argument removes) the application URL; loopback only. */
 	setWebhookUrl(url?: string): void;
-	/** Changes fault injection at run time. */
-	setFaults(faults: {failRate?: number; latencyMs?: number; seed?: number; faultRetryAfterSeconds?: number}): void;
+	/** Changes fault injection at run time (`rules` replaces the operation faults in force). */
+	setFaults(faults: FaultSettings): void;
+	/** The operation names fault rules may use. */
+	readonly operations: readonly string[];
 	readonly deliveries: readonly DeliveryRecord[];
 	readonly requests: readonly RequestRecord[];
 	readonly completions: readonly CompletionRecord[];
 	/** A stored record as the API shows it, or undefined. */
-	content(id: string): Record<string, unknown> | undefined;
-	message(id: string): Record<string, unknown> | undefined;
-	messageLogs(messageId: string): Array<Record<string, unknown>>;
+	content(id: string): LocalContent | undefined;
+	message(id: string): Message | undefined;
+	messageLogs(messageId: string): MessageLog[];
 	/** Stops the server (open connections are closed), cancels pending work and removes the blob directory. */
 	close(): Promise<void>;
 };

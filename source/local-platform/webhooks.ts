@@ -1,3 +1,4 @@
+import {errorMessage} from '../format/value.js';
 import {Agent, request} from 'undici';
 import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../platform/webhook-signature.js';
 import type {WebhookEvent} from '../platform/types.js';
@@ -118,7 +119,7 @@ export class WebhookDispatcher {
 		const {secret, retryBaseMs, maxRetries, attemptTimeoutMs, userAgent} = this.options;
 		for (let attemptNumber = 1; attemptNumber <= maxRetries + 1; attemptNumber++) {
 			if (attemptNumber > 1) {
-				// eslint-disable-next-line no-await-in-loop
+				 
 				await abortableSleep(retryBaseMs * (2 ** (attemptNumber - 2)), this.stop.signal);
 			}
 
@@ -130,7 +131,7 @@ export class WebhookDispatcher {
 			const signature = signWebhookBody(record.body, secret);
 			const attempt: DeliveryAttempt = {attempt: attemptNumber, at: new Date().toISOString(), status: null, createdAtHeader, signature};
 			try {
-				// eslint-disable-next-line no-await-in-loop
+				 
 				const response = await request(record.url, {
 					method: 'POST',
 					dispatcher: this.agent,
@@ -148,10 +149,10 @@ export class WebhookDispatcher {
 					body: record.body,
 				});
 				attempt.status = response.statusCode;
-				// eslint-disable-next-line no-await-in-loop
+				 
 				await response.body.dump({limit: 64 * 1024}).catch(() => undefined);
 			} catch (error) {
-				attempt.error = error instanceof Error ? error.message : String(error);
+				attempt.error = errorMessage(error);
 			}
 
 			record.attempts.push(attempt);

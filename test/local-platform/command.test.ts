@@ -1,51 +1,49 @@
-import {PassThrough} from 'node:stream';
+import {createServer} from 'node:net';
+import type {AddressInfo} from 'node:net';
 import {describe, expect, it} from 'vitest';
-import command, {exportLines, optionsFromFlags} from '../../source/commands/local.js';
-import type {CommandContext} from '../../source/commands/legacy-types.js';
-import {formatDuration, parseDuration} from '../../source/local-platform/index.js';
+import command, {exportLines, parseLocal} from '../../source/commands/local.js';
+import {localMessages} from '../../source/commands/messages/local.js';
+import {LocalPlatformError} from '../../source/local-platform/index.js';
+import {createDeps} from '../../source/commands/deps.js';
+import type {CommandContext, CommandInput} from '../../source/commands/types.js';
+import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
 import {pollUntil} from './helpers.js';
 
-type Output = {stream: PassThrough; text(): string; lines(): string[]};
+type Run = {exit: Promise<number>; stdout: () => string[]; stderr: () => string; stop: AbortController};
 
-function output(): Output {
-	const stream = new PassThrough();
-	let text = '';
-	stream.on('data', (chunk: Buffer) => {
-		text += chunk.toString('utf8');
-	});
-	return {stream, text: () => text, lines: () => text.split('\n').filter(line => line !== '')};
-}
-
-function context(flags: Record<string, unknown>, json: boolean): {context: CommandContext; stdout: Output; stderr: Output; stop: AbortController} {
-	const stdout = output();
-	const stderr = output();
+/** Starts `local` in-process with memory streams, so a test reads the output while it runs. */
+function start(flags: Record<string, unknown>, json: boolean): Run {
 	const stop = new AbortController();
-	return {
+	const stdout = memoryStream();
+	const stderr = memoryStream();
+	const context: CommandContext = {
+		argv: [],
+		flags: {host: '127.0.0.1', keyOverlap: '24h', ...flags},
+		env: testEnv(),
+		json,
+		debug: false,
+		interactive: false,
+		stdin: memoryStream(),
 		stdout,
 		stderr,
-		stop,
-		context: {
-			argv: [],
-			flags: {host: '127.0.0.1', keyOverlap: '24h', ...flags},
-			json,
-			debug: false,
-			interactive: false,
-			stdin: new PassThrough() as unknown as NodeJS.ReadStream,
-			stdout: stdout.stream as unknown as NodeJS.WriteStream,
-			stderr: stderr.stream as unknown as NodeJS.WriteStream,
-			env: {},
-			signal: stop.signal,
-		},
+		signal: stop.signal,
 	};
+	const exit = command.run(command.parse(context), createDeps(context));
+	const lines = (text: string): string[] => text.split('\n').filter(line => line !== '');
+	return {exit, stop, stdout: () => lines(stdout.text()), stderr: () => stderr.text()};
+}
+
+function input(flags: Record<string, unknown>): CommandInput {
+	return {argv: [], flags, env: {}};
 }
 
 const settingKeys = ['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId', 'endpointSecret'];
 
 describe('platform-tui local', () => {
 	it('with --json prints the settings as the first line, then NDJSON log lines, and stops cleanly on abort', async () => {
-		const run = context({port: 0, endpointSecret: 'whsec_cli', keyOverlap: '90s'}, true);
-		const exit = command.run(run.context);
-		const [first] = await pollUntil(async () => run.stdout.lines(), lines => lines.length > 0);
+		const run = start({port: '0', endpointSecret: 'whsec_cli', keyOverlap: '90s'}, true);
+		const {exit} = run;
+		const [first] = await pollUntil(async () => run.stdout(), lines => lines.length > 0);
 		const settings = JSON.parse(first!) as Record<string, string>;
 		expect(Object.keys(settings)).toEqual(settingKeys);
 		expect(settings.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -63,7 +61,7 @@ describe('platform-tui local', () => {
 		expect(Date.parse(expires)).toBeGreaterThanOrEqual(before + 90_000 - 1);
 		expect(Date.parse(expires)).toBeLessThanOrEqual(after + 90_000);
 
-		const lines = await pollUntil(async () => run.stdout.lines(), all => all.length >= 4);
+		const lines = await pollUntil(async () => run.stdout(), all => all.length >= 4);
 		const events = lines.slice(1).map(line => JSON.parse(line) as Record<string, unknown>);
 		expect(events).toEqual(expect.arrayContaining([
 			expect.objectContaining({type: 'request', method: 'GET', path: `/space/${settings.assistantId}`, status: 200}),
@@ -79,9 +77,9 @@ describe('platform-tui local', () => {
 	});
 
 	it('without --json prints ready-to-paste export lines and a human request log on stderr', async () => {
-		const run = context({port: 0}, false);
-		const exit = command.run(run.context);
-		const lines = await pollUntil(async () => run.stdout.lines(), all => all.length >= 9);
+		const run = start({port: '0'}, false);
+		const {exit} = run;
+		const lines = await pollUntil(async () => run.stdout(), all => all.length >= 9);
 		const exports = lines.filter(line => line.startsWith('export '));
 		expect(exports.map(line => line.split('=')[0])).toEqual([
 			'export PLATFORM_BASE_URL',
@@ -95,15 +93,15 @@ describe('platform-tui local', () => {
 		expect(lines.filter(line => !line.startsWith('export ')).every(line => line.startsWith('#'))).toBe(true);
 		const baseUrl = exports[0]!.split('=')[1]!;
 		await fetch(`${baseUrl}/space/chat`, {method: 'POST'});
-		const log = await pollUntil(async () => run.stderr.text(), text => text.includes('/space/chat'));
+		const log = await pollUntil(async () => run.stderr(), text => text.includes('/space/chat'));
 		expect(log).toMatch(/POST \/space\/chat → 401/);
 		run.stop.abort('SIGINT');
 		expect(await exit).toBe(0);
-		expect(run.stderr.text()).toContain('Local platform stopped.');
+		expect(run.stderr()).toContain('Local platform stopped.');
 	});
 
-	it('maps flags to options and rejects bad values', () => {
-		expect(optionsFromFlags({port: 4011, host: '127.0.0.1', keyOverlap: '1h30m', failRate: 0.2, latency: 50, seed: 3, webhookUrl: 'http://127.0.0.1:8080/webhook', llmUrl: 'http://127.0.0.1:11434/v1'})).toEqual({
+	it('maps flags to options and rejects bad values with the one sentence', async () => {
+		expect(parseLocal(input({port: '4011', host: '127.0.0.1', keyOverlap: '1h30m', failRate: '0.2', latency: '50', seed: '3', webhookUrl: 'http://127.0.0.1:8080/webhook', llmUrl: 'http://127.0.0.1:11434/v1'})).platform).toEqual({
 			port: 4011,
 			host: '127.0.0.1',
 			keyOverlapMs: 5_400_000,
@@ -113,12 +111,32 @@ describe('platform-tui local', () => {
 			webhookUrl: 'http://127.0.0.1:8080/webhook',
 			llmUrl: 'http://127.0.0.1:11434/v1',
 		});
-		expect(optionsFromFlags({}).port).toBe(4010);
-		expect(optionsFromFlags({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'})).toMatchObject({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'});
-		expect(() => optionsFromFlags({keyOverlap: '90'})).toThrow(/--key-overlap/);
-		expect(() => optionsFromFlags({failRate: 1.5})).toThrow(/--fail-rate/);
-		expect(() => optionsFromFlags({latency: -1})).toThrow(/--latency/);
-		expect(() => optionsFromFlags({port: 70_000})).toThrow(/--port/);
+		expect(parseLocal(input({})).platform.port).toBe(4010);
+		expect(parseLocal(input({})).platform.keyOverlapMs).toBe(86_400_000);
+		expect(parseLocal(input({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'})).platform).toMatchObject({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'});
+		expect(parseLocal(input({fault: ['createMessageLog:perform-502:1', '*:empty-200']})).platform.faults).toEqual([
+			{operation: 'createMessageLog', kind: 'perform-502', times: 1},
+			{operation: '*', kind: 'empty-200'},
+		]);
+		const sentences: Array<[Record<string, unknown>, string]> = [
+			[{keyOverlap: 'soon'}, '--key-overlap must be a duration such as 90s, 15m, 24h or 7d; got "soon".'],
+			[{failRate: '1.5'}, '--fail-rate must be a number from 0 to 1; got "1.5".'],
+			[{latency: '-1'}, '--latency must be a whole number from 0 to 600000; got "-1".'],
+			[{port: '70000'}, '--port must be a whole number from 0 to 65535; got "70000".'],
+			[{port: 'abc'}, '--port must be a whole number from 0 to 65535; got "abc".'],
+			[{host: '0.0.0.0'}, '--host must be a loopback address (127.0.0.1, ::1 or localhost); got "0.0.0.0".'],
+			[{webhookUrl: 'ftp://127.0.0.1/x'}, '--webhook-url must be a URL starting with http:// or https://; got "ftp://127.0.0.1/x".'],
+			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "createMessageLog:explode".'],
+			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "noSuchOperation:503".'],
+		];
+		for (const [flags, sentence] of sentences) {
+			// eslint-disable-next-line no-await-in-loop
+			const result = await runCommand(command, {flags});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toBe(`${sentence}\n`);
+			expect(result.stdout).toBe('');
+		}
+
 		expect(exportLines({baseUrl: 'http://127.0.0.1:1', apiKey: 'a b', appId: 'x', userId: 'u', companyId: 'c', assistantId: 'a', endpointSecret: 'it\'s'})).toEqual([
 			'export PLATFORM_BASE_URL=http://127.0.0.1:1',
 			'export PLATFORM_API_KEY=\'a b\'',
@@ -130,23 +148,57 @@ describe('platform-tui local', () => {
 		]);
 	});
 
-	it('refuses a non-loopback host', async () => {
-		const run = context({port: 0, host: '0.0.0.0'}, true);
-		await expect(command.run(run.context)).rejects.toThrow(/loopback/);
+	it('starts, prints the banner with the faults in force, and stops on abort (through the in-process runner)', async () => {
+		const stop = new AbortController();
+		stop.abort('SIGINT');
+		const result = await runCommand(command, {flags: {port: '0', fault: ['createChat:empty-200'], failRate: '0.1'}, signal: stop.signal});
+		expect(result.code).toBe(0);
+		expect(result.stdout).toMatch(/^# Local platform on http:\/\/127\.0\.0\.1:\d+ /);
+		expect(result.stdout).toContain('# key overlap 1d, no webhook URL (the built-in assistant answers), local model, fail rate 0.1, fault createChat:empty-200');
+		expect(result.stderr).toBe('Local platform stopped.\n');
 	});
 
-	it('parses durations', () => {
-		expect(parseDuration('24h')).toBe(86_400_000);
-		expect(parseDuration('90s')).toBe(90_000);
-		expect(parseDuration('500ms')).toBe(500);
-		expect(parseDuration('1.5m')).toBe(90_000);
-		expect(parseDuration('2d')).toBe(172_800_000);
-		for (const bad of ['', '90', 'soon', '5 parsecs', '1h-2m']) {
-			expect(() => parseDuration(bad)).toThrow(/Invalid duration/);
+	it('throws a coded error for a port in use, worded by the local messages table', async () => {
+		const blocker = createServer();
+		await new Promise<void>(resolve => {
+			blocker.listen(0, '127.0.0.1', resolve);
+		});
+		try {
+			const {port} = blocker.address() as AddressInfo;
+			const result = await runCommand(command, {flags: {port: String(port)}});
+			expect(result.code).toBe(1);
+			expect(result.error).toBeInstanceOf(LocalPlatformError);
+			const error = result.error as LocalPlatformError;
+			expect(error.code).toBe('LOCAL_PORT_IN_USE');
+			expect(localMessages[error.code]?.(error.data)).toEqual({
+				message: `Port ${port} on 127.0.0.1 is already in use.`,
+				next: 'Pick another with --port N (0 picks a free one), or stop what listens there.',
+			});
+		} finally {
+			await new Promise(resolve => {
+				blocker.close(resolve);
+			});
 		}
+	});
 
-		expect(formatDuration(90_000)).toBe('1m30s');
-		expect(formatDuration(86_400_000)).toBe('1d');
-		expect(formatDuration(500)).toBe('500ms');
+	it('words a webhook URL that is not on loopback', async () => {
+		const result = await runCommand(command, {flags: {port: '0', webhookUrl: 'https://example.com/webhook'}});
+		const error = result.error as LocalPlatformError;
+		expect(error.code).toBe('LOCAL_URL_NOT_LOOPBACK');
+		expect(localMessages[error.code]?.(error.data).message).toBe('The local platform only contacts loopback addresses; --webhook-url names example.com.');
+	});
+
+	it('reads durations with the shared kit', () => {
+		const overlap = (text: string): number | undefined => parseLocal(input({keyOverlap: text})).platform.keyOverlapMs;
+		expect(overlap('24h')).toBe(86_400_000);
+		expect(overlap('90s')).toBe(90_000);
+		expect(overlap('500ms')).toBe(500);
+		expect(overlap('1.5m')).toBe(90_000);
+		expect(overlap('2d')).toBe(172_800_000);
+		// A bare number is seconds in the shared duration syntax.
+		expect(overlap('90')).toBe(90_000);
+		for (const bad of ['', 'soon', '5 parsecs', '1h-2m']) {
+			expect(() => overlap(bad)).toThrow(/--key-overlap must be a duration/);
+		}
 	});
 });

@@ -1,0 +1,97 @@
+import type {Agent} from 'undici';
+import type {AnswerPort} from '../receiver/answer-port.js';
+import {builtInAnswer} from './assistant.js';
+import type {BlobStore} from './blobs.js';
+import {ChatStore, type ChatRecord, type MessageRecord} from './chat-store.js';
+import {isoNow} from './clock.js';
+import {Completions, completionRoutes} from './completions.js';
+import {ContentStore} from './content-store.js';
+import type {Caller, ServiceContext} from './context.js';
+import {externalAnswer} from './external-answer.js';
+import {Ingestion} from './ingestion.js';
+import {KeyRing, keyRoutes} from './keys.js';
+import {memoryAnswerPort} from './memory-answer-port.js';
+import {MessageLogStore, messageLogRoutes} from './message-logs.js';
+import {MessageService, messageRoutes} from './messages.js';
+import type {ResolvedOptions} from './options.js';
+import {Router} from './router.js';
+import {SearchService, contentRoutes} from './search.js';
+import {ChunkIndex} from './search-index.js';
+import {SpaceDirectory, spaceRoutes} from './spaces.js';
+import type {WebhookDispatcher} from './webhooks.js';
+
+export const userAgent = 'platform-tui-local/0.1.0';
+
+/** Every resource of the local platform, wired together, and the router over their routes. */
+export type Services = {
+	keys: KeyRing;
+	spaces: SpaceDirectory;
+	chats: ChatStore;
+	logs: MessageLogStore;
+	messages: MessageService;
+	contents: ContentStore;
+	ingestion: Ingestion;
+	search: SearchService;
+	completions: Completions;
+	/** The in-memory answer port the built-in assistant writes through. */
+	port: AnswerPort;
+	router: Router;
+};
+
+export type ServiceWiring = {
+	context: ServiceContext;
+	options: ResolvedOptions;
+	blobs: BlobStore;
+	agent: Agent;
+	dispatcher: WebhookDispatcher;
+	/** The registered application URL, read at the moment a message is answered. */
+	webhookUrl(): string | undefined;
+	llmModel: string | undefined;
+	llmApiKey: string | undefined;
+};
+
+export function buildServices(wiring: ServiceWiring): Services {
+	const {context, options} = wiring;
+	const {clock} = context;
+	const keys = new KeyRing(clock, options.keyOverlapMs, context.limits.maxKeys, options.apiKey);
+	const spaces = new SpaceDirectory(isoNow(clock), () => wiring.webhookUrl());
+	const chats = new ChatStore(context);
+	const logs = new MessageLogStore(context, chats);
+	const chatFor = (chatId: string, caller: Caller): ChatRecord => chats.chatFor(chatId, caller);
+	const contents = new ContentStore(context, chatFor);
+	const index = new ChunkIndex();
+	const ingestion = new Ingestion(context, wiring.blobs, contents, index, options.ingestionStepMs);
+	const search = new SearchService(index, chatFor);
+	const completions = new Completions(context, {llmUrl: options.llmUrl, llmModel: wiring.llmModel, llmApiKey: wiring.llmApiKey, userAgent}, wiring.agent);
+	const port = memoryAnswerPort({chats, clock, logs, search, completions});
+	const answer = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller): void => {
+		const url = wiring.webhookUrl();
+		if (url !== undefined) {
+			context.track(externalAnswer(url, {chat, userMessage, assistantMessage, caller}, {
+				dispatcher: wiring.dispatcher,
+				chats,
+				clock,
+				signal: context.signal,
+				module: () => spaces.externalModule,
+			}));
+			return;
+		}
+
+		userMessage.debugInfo = {chosenModule: 'DocumentSearch', assistantMessageId: assistantMessage.id};
+		const job = {chatId: chat.id, userMessage, assistantMessage, call: {userId: caller.userId, companyId: caller.companyId, signal: context.signal}};
+		context.track(builtInAnswer(job, port, {clock, stepMs: options.assistantStepMs, signal: context.signal}));
+	};
+
+	const messages = new MessageService(context, chats, logs, () => spaces.assistantId, answer);
+	const router = new Router([
+		...keyRoutes(keys, clock, event => {
+			context.emit(event);
+		}),
+		...spaceRoutes(spaces),
+		...messageRoutes(messages),
+		...messageLogRoutes(logs),
+		...contentRoutes(contents, search),
+		...completionRoutes(completions),
+	]);
+	return {keys, spaces, chats, logs, messages, contents, ingestion, search, completions, port, router};
+}
