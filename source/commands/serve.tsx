@@ -1,160 +1,162 @@
-import {defaultModel, mask} from '../config/settings.js';
-import {apiKeySupplier} from '../config/resolve.js';
+import {defaultModel} from '../config/settings.js';
 import {UserError} from '../errors.js';
-import {createReceiver} from '../receiver/index.js';
+import {formatCompactDuration} from '../format/duration.js';
+import {mask, maskUrl} from '../format/secret.js';
+import {plural} from '../format/text.js';
+import {errorCode} from '../format/value.js';
+import type {EventBackend} from '../receiver/backend.js';
+import {defaultDataDir, openBackend} from '../receiver/open-backend.js';
+import {createReceiver} from '../receiver/server.js';
+import {lineWriter} from '../ui/serve/line-writer.js';
 import {plainLine} from '../ui/serve/format.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
-import {createClient, settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './legacy-types.js';
+import type {Deps} from './deps.js';
+import type {Command} from './types.js';
+import {durationFlag, intFlag, portFlag, secondsFlag, secretListFlag, stringFlag, urlFlag} from './validators.js';
 
-type ServeFlags = {port: number; host: string; concurrency: number; toleranceSeconds: number; drainTimeoutMs: number};
+export type ServeOptions = {
+	port: number;
+	host: string;
+	concurrency: number;
+	toleranceSeconds: number;
+	drainTimeoutMs: number;
+	/** Undefined: the default data folder (resolved at run time). */
+	dataDir?: string;
+	retentionMs: number;
+	maxEvents: number;
+	redisUrl?: string;
+};
 
-function numberFlag(context: CommandContext, name: string, fallback: number): number {
-	const value = context.flags[name];
-	return typeof value === 'number' ? value : fallback;
-}
+const dayMs = 24 * 60 * 60 * 1000;
 
-function readFlags(context: CommandContext): ServeFlags {
-	const port = numberFlag(context, 'port', 8080);
-	if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-		throw new UserError(`--port must be a whole number from 0 to 65535 (0 picks a free port); got ${port}`);
-	}
-
-	const host = typeof context.flags.host === 'string' && context.flags.host.trim() !== '' ? context.flags.host.trim() : '127.0.0.1';
-	const concurrency = numberFlag(context, 'concurrency', 8);
-	if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) {
-		throw new UserError(`--concurrency must be a whole number from 1 to 1000; got ${concurrency}`);
-	}
-
-	const tolerance = numberFlag(context, 'tolerance', 300);
-	if (!Number.isFinite(tolerance) || tolerance <= 0) {
-		throw new UserError(`--tolerance must be a positive number of seconds; got ${tolerance}`);
-	}
-
-	const drain = numberFlag(context, 'drainTimeout', 25);
-	if (!Number.isFinite(drain) || drain < 0 || drain > 3600) {
-		throw new UserError(`--drain-timeout must be a number of seconds from 0 to 3600; got ${drain}`);
-	}
-
-	return {port, host, concurrency, toleranceSeconds: tolerance, drainTimeoutMs: Math.round(drain * 1000)};
-}
-
-/**
- * Collects log lines and writes them at most every 10 ms: under load one write carries many lines
- * instead of a system call per event.
- */
-function lineWriter(stream: NodeJS.WritableStream): {line(text: string): void; flush(): void} {
-	let pending: string[] = [];
-	let scheduled = false;
-	const flush = () => {
-		scheduled = false;
-		if (pending.length > 0) {
-			const text = pending.join('');
-			pending = [];
-			stream.write(text);
-		}
-	};
-
-	return {
-		line(text) {
-			pending.push(`${text}\n`);
-			if (!scheduled) {
-				scheduled = true;
-				setTimeout(flush, 10);
-			}
-		},
-		flush,
-	};
-}
-
-function listenError(error: unknown, flags: ServeFlags): Error {
-	const code = (error as {code?: unknown}).code;
+function listenError(error: unknown, options: ServeOptions): Error {
+	const code = errorCode(error);
 	if (code === 'EADDRINUSE') {
-		return new UserError(`Port ${flags.port} on ${flags.host} is already in use; stop whatever holds it or pass --port with another port (--port 0 picks a free one)`);
+		return new UserError(`Port ${options.port} on ${options.host} is already in use; stop whatever holds it or pass --port with another port (--port 0 picks a free one)`);
 	}
 
 	if (code === 'EACCES') {
-		return new UserError(`Not allowed to listen on ${flags.host}:${flags.port}; use a port above 1023 (--port 8080)`);
+		return new UserError(`Not allowed to listen on ${options.host}:${options.port}; use a port above 1023 (--port 8080)`);
 	}
 
 	if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-		return new UserError(`Cannot listen on ${flags.host}: the address is not on this machine; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`);
+		return new UserError(`Cannot listen on ${options.host}: the address is not on this machine; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`);
 	}
 
-	return error instanceof Error ? error : new Error(String(error));
+	return error instanceof Error ? error : new UserError(`Cannot listen on ${options.host}:${options.port}`);
 }
 
-const command: CommandModule = {
-	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--tolerance 300] [--drain-timeout 25]',
-	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log',
+function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
+	return () => {
+		const rotation = deps.store().rotation();
+		return {
+			keyMasked: mask(apiKey()),
+			...(rotation.previousKeyMasked ? {previousKeyMasked: rotation.previousKeyMasked} : {}),
+			...(rotation.previousKeyExpiresAt ? {previousKeyExpiresAt: rotation.previousKeyExpiresAt} : {}),
+		};
+	};
+}
+
+/** Resolves when the user asks to stop (Ctrl+C / SIGTERM through the context, or q on the screen). */
+function stopRequest(signal: AbortSignal): {promise: Promise<void>; stop(): void} {
+	const quit = new AbortController();
+	const promise = new Promise<void>(resolve => {
+		if (signal.aborted) {
+			resolve();
+			return;
+		}
+
+		signal.addEventListener('abort', () => {
+			resolve();
+		}, {once: true});
+		quit.signal.addEventListener('abort', () => {
+			resolve();
+		}, {once: true});
+	});
+	return {promise, stop: () => {
+		quit.abort();
+	}};
+}
+
+const command: Command<ServeOptions> = {
+	name: ['serve'],
+	summary: 'Run the webhook receiver with a live event log',
+	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000]',
+	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: {
 		port: {type: 'number', default: 8080, description: 'Port to listen on; 0 picks a free one', placeholder: 'N'},
 		host: {type: 'string', default: '127.0.0.1', description: 'Address to listen on (0.0.0.0 for every interface)', placeholder: 'HOST'},
 		concurrency: {type: 'number', default: 8, description: 'Chosen-module events answered at once', placeholder: 'N'},
 		tolerance: {type: 'number', default: 300, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
 		drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
+		dataDir: {type: 'string', description: 'Where the event journal lives (env PLATFORM_TUI_DATA_DIR; default: the app\'s data folder)', placeholder: 'DIR'},
+		retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
+		maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest go first', placeholder: 'N'},
+		redis: {type: 'string', description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)', placeholder: 'URL'},
 	},
 	examples: [
 		'platform-tui serve',
 		'platform-tui serve --port 0 --json',
+		'platform-tui serve --data-dir ./events --retention 3d',
+		'PLATFORM_REDIS_URL=redis://127.0.0.1:6379 platform-tui serve --port 8081',
 		'PLATFORM_ENDPOINT_SECRET="$NEW,$OLD" platform-tui serve --port 8080 --drain-timeout 25',
 	],
-	async run(context) {
-		const flags = readFlags(context);
-		const {settings, store} = settingsFor(context, ['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
-		const secrets = settings.endpointSecret.split(',').map(secret => secret.trim()).filter(secret => secret !== '');
-		if (secrets.length === 0) {
-			throw new UserError('The endpoint secret is empty; set PLATFORM_ENDPOINT_SECRET (several may be given, comma-separated) or run `platform-tui config set endpointSecret --stdin`');
-		}
-
-		const client = createClient(context, settings, store);
-		const currentKey = apiKeySupplier({env: context.env, store, fallback: settings.apiKey});
-		const keyStatus = (): KeyStatus => {
-			const rotation = store.rotation();
-			return {
-				keyMasked: mask(currentKey()),
-				...(rotation.previousKeyMasked ? {previousKeyMasked: rotation.previousKeyMasked} : {}),
-				...(rotation.previousKeyExpiresAt ? {previousKeyExpiresAt: rotation.previousKeyExpiresAt} : {}),
-			};
+	parse({flags, env}) {
+		const dataDir = stringFlag(flags, 'dataDir') ?? (env.PLATFORM_TUI_DATA_DIR?.trim() || undefined);
+		const redisUrl = urlFlag(flags.redis === undefined ? {redis: env.PLATFORM_REDIS_URL?.trim() || undefined} : flags, 'redis', {protocols: ['redis:', 'rediss:']});
+		return {
+			port: portFlag(flags, 'port', 8080),
+			host: stringFlag(flags, 'host') ?? '127.0.0.1',
+			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 1000, fallback: 8}),
+			toleranceSeconds: secondsFlag(flags, 'tolerance', {max: 86_400, fallbackSeconds: 300}) / 1000,
+			drainTimeoutMs: secondsFlag(flags, 'drainTimeout', {max: 3600, fallbackSeconds: 25, allowZero: true}),
+			...(dataDir ? {dataDir} : {}),
+			retentionMs: durationFlag(flags, 'retention', {min: dayMs, max: 3650 * dayMs, fallbackMs: 7 * dayMs}),
+			maxEvents: intFlag(flags, 'maxEvents', {min: 1000, max: 100_000_000, fallback: 100_000}),
+			...(redisUrl ? {redisUrl} : {}),
 		};
-
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
+		const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
+		const directory = options.dataDir ?? await defaultDataDir(context.env);
+		const backend: EventBackend = await openBackend({
+			...(options.redisUrl ? {redisUrl: options.redisUrl} : {}),
+			directory,
+			maxAgeMs: options.retentionMs,
+			maxEntries: options.maxEvents,
+		});
+		const client = deps.client(settings);
+		const keyStatus = keyStatusOf(deps, deps.apiKey(settings.apiKey));
 		const model = settings.model ?? defaultModel;
 		const receiver = createReceiver({
 			client,
 			secrets,
-			toleranceSeconds: flags.toleranceSeconds,
-			concurrency: flags.concurrency,
+			backend,
+			toleranceSeconds: options.toleranceSeconds,
+			concurrency: options.concurrency,
 			model,
-			drainTimeoutMs: flags.drainTimeoutMs,
+			drainTimeoutMs: options.drainTimeoutMs,
+			replayWindowMs: options.retentionMs,
 		});
-
+		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
 		let url: string;
 		try {
-			({url} = await receiver.listen({port: flags.port, host: flags.host}));
+			({url} = await receiver.listen({port: options.port, host: options.host}));
 		} catch (error) {
+			await receiver.close(0).catch(() => undefined);
 			await client.close();
-			throw listenError(error, flags);
+			throw listenError(error, options);
 		}
 
-		const quit = new AbortController();
-		const stopRequested = new Promise<void>(resolve => {
-			const done = () => {
-				resolve();
-			};
-
-			if (context.signal.aborted) {
-				done();
-				return;
-			}
-
-			context.signal.addEventListener('abort', done, {once: true});
-			quit.signal.addEventListener('abort', done, {once: true});
-		});
-
+		const stop = stopRequest(context.signal);
 		let app: ReturnType<typeof renderApp> | undefined;
 		const log = lineWriter(context.stdout);
 		const flushIntervalMs = 100;
+		const key = keyStatus();
+		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > Date.now();
 		if (context.interactive) {
 			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
 			const [{replayingSource, ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
@@ -163,26 +165,27 @@ const command: CommandModule = {
 					source={replayingSource(receiver)}
 					url={url}
 					secretCount={secrets.length}
-					drainTimeoutMs={flags.drainTimeoutMs}
+					store={store}
+					drainTimeoutMs={options.drainTimeoutMs}
 					keyStatus={keyStatus}
 					flushIntervalMs={flushIntervalMs}
 					onQuit={force => {
 						if (!force) {
-							quit.abort();
+							stop.stop();
 							return;
 						}
 
 						// A second Ctrl+C: quit now, as the shell does on a second SIGINT.
 						const open = receiver.counters().processing;
+						app?.clear();
 						app?.unmount();
-						context.stderr.write(`Quit without waiting: ${open} job${open === 1 ? '' : 's'} left unfinished; ${open === 1 ? 'its' : 'their'} logs may stay RUNNING.\n`);
+						context.stderr.write(`Quit without waiting: ${plural(open, 'job')} left unfinished; ${options.redisUrl ? 'another replica takes them over' : 'the next serve on this data directory resumes them'}.\n`);
 						process.exit(130);
 					}}
 				/>
 			));
 		} else if (context.json) {
-			const key = keyStatus();
-			writeJson(context, {
+			deps.writeJson({
 				type: 'listening',
 				at: new Date().toISOString(),
 				url,
@@ -190,29 +193,30 @@ const command: CommandModule = {
 				healthUrl: `${url}/health`,
 				secrets: secrets.length,
 				key: key.keyMasked,
-				...(key.previousKeyExpiresAt && Date.parse(key.previousKeyExpiresAt) > Date.now() ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
+				...(previousValid ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
 				model,
-				concurrency: flags.concurrency,
-				toleranceSeconds: flags.toleranceSeconds,
-				drainTimeoutMs: flags.drainTimeoutMs,
+				concurrency: options.concurrency,
+				toleranceSeconds: options.toleranceSeconds,
+				drainTimeoutMs: options.drainTimeoutMs,
+				backend: backend.kind,
+				...(options.redisUrl ? {redis: maskUrl(options.redisUrl)} : {dataDir: directory}),
+				retention: formatCompactDuration(options.retentionMs),
+				maxEvents: options.maxEvents,
 			});
 			receiver.on('event', event => {
 				log.line(JSON.stringify(event));
 			});
 		} else {
-			const key = keyStatus();
-			const previous = key.previousKeyExpiresAt && Date.parse(key.previousKeyExpiresAt) > Date.now()
-				? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt}`
-				: '';
-			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health); secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; model ${model}; concurrency ${flags.concurrency}. Ctrl+C to stop.\n`);
+			const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
+			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health); secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; model ${model}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
 			receiver.on('event', event => {
 				log.line(plainLine(event));
 			});
 		}
 
 		try {
-			await stopRequested;
-			await receiver.close(flags.drainTimeoutMs);
+			await stop.promise;
+			await receiver.close(options.drainTimeoutMs);
 		} finally {
 			log.flush();
 			await client.close();

@@ -24,6 +24,8 @@ export type ServeScreenProps = {
 	/** Where the receiver listens, e.g. http://127.0.0.1:8080. */
 	url: string;
 	secretCount: number;
+	/** Where events are kept, e.g. `journal /home/me/.local/share/platform-tui` or `redis redis://…`. */
+	store?: string;
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
 	/** Called on q or Ctrl+C: first to stop gracefully (drain), then with force=true to quit at once. */
