@@ -1,6 +1,5 @@
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {authHeaders, clientFor, startFastPlatform} from './helpers.js';
 
@@ -98,7 +97,9 @@ describe('authentication', () => {
 
 describe('key rotation', () => {
 	it('keeps the old key valid inside the overlap, refuses it after, and rotates again with the new key', async () => {
-		const platform = await startFastPlatform({keyOverlapMs: 400});
+		// Time is a manual clock: the overlap passes when the test moves it, not in real time.
+		const clock = new ManualClock();
+		const platform = await startFastPlatform({keyOverlapMs: 400, clock});
 		try {
 			const firstKey = platform.apiKey;
 			const client = clientFor(platform, {apiKey: firstKey});
@@ -118,7 +119,9 @@ describe('key rotation', () => {
 			const second = await newClient.rotateKey();
 			expect(second.new_key).not.toBe(rotation.new_key);
 
-			await sleep(Math.max(0, expiresAt - Date.now()) + 50);
+			clock.advance(399);
+			expect((await fetch(`${platform.baseUrl}/space/${platform.assistantId}`, {headers: authHeaders(platform, firstKey)})).status).toBe(200);
+			clock.advance(expiresAt - clock.now());
 			const expired = await fetch(`${platform.baseUrl}/space/${platform.assistantId}`, {headers: authHeaders(platform, firstKey)});
 			expect(expired.status).toBe(401);
 			expect(((await expired.json()) as ErrorBody).error.message).toMatch(/expired/);

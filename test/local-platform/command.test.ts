@@ -158,6 +158,22 @@ describe('platform-tui local', () => {
 		expect(result.stderr).toBe('Local platform stopped.\n');
 	});
 
+	it('serves the --fault rules it was started with', async () => {
+		const run = start({port: '0', fault: ['createChat:empty-200:1']}, true);
+		const [first] = await pollUntil(async () => run.stdout(), lines => lines.length > 0);
+		const settings = JSON.parse(first ?? '{}') as Record<string, string>;
+		const headers = {authorization: `Bearer ${settings.apiKey}`, 'x-app-id': settings.appId ?? '', 'x-user-id': 'user_cli', 'x-company-id': 'company_cli', 'content-type': 'application/json'};
+		const post = async (): Promise<Response> => fetch(`${settings.baseUrl}/space/chat`, {method: 'POST', headers, body: JSON.stringify({title: 'x', assistantId: settings.assistantId})});
+		const empty = await post();
+		expect(empty.status).toBe(200);
+		expect(await empty.text()).toBe('null');
+		expect((await post()).status).toBe(201);
+		const logged = await pollUntil(async () => run.stdout(), lines => lines.some(line => line.includes('"fault":"empty-200"')));
+		expect(logged.length).toBeGreaterThan(1);
+		run.stop.abort('SIGTERM');
+		expect(await run.exit).toBe(0);
+	});
+
 	it('throws a coded error for a port in use, worded by the local messages table', async () => {
 		const blocker = createServer();
 		await new Promise<void>(resolve => {

@@ -1,6 +1,6 @@
 import {stat} from 'node:fs/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {LocalPlatform, LocalPlatformEvent} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {Content} from '../../source/platform/types.js';
 import {authHeaders, buildPdf, clientFor, pollUntil, startFastPlatform, tempDir, type TempDir} from './helpers.js';
@@ -57,9 +57,11 @@ describe('content upload, ingestion and search', () => {
 	});
 
 	it('runs the full chat upload: upsert, PUT, finalize, every ingestion state, content search', async () => {
-		// Each ingestion state lasts 150 ms here, so that polling every 5 ms sees every one of them.
+		// Each ingestion state lasts 150 ms of a manual clock: the test moves time one step at a
+		// time and reads the state in between, so it sees every one of them without sleeping.
 		const events: LocalPlatformEvent[] = [];
-		const slow = await startFastPlatform({ingestionStepMs: 150, log: event => events.push(event)});
+		const clock = new ManualClock();
+		const slow = await startFastPlatform({ingestionStepMs: 150, clock, log: event => events.push(event)});
 		const slowClient = clientFor(slow);
 		try {
 			const slowChatId = (await slowClient.createChat({title: 'Uploads', assistantId: slow.assistantId})).id;
@@ -79,18 +81,28 @@ describe('content upload, ingestion and search', () => {
 			expect(again.id).toBe(created.id);
 			expect(finalized.byteSize).toBe(size);
 
-			const seen: string[] = [];
-			await pollUntil(
-				async () => {
-					const [content] = await slowClient.searchContent({where: {id: {equals: created.id}}, chatId: slowChatId, includeFailedContent: true});
-					if (content?.ingestionState && seen.at(-1) !== content.ingestionState) {
-						seen.push(content.ingestionState);
-					}
+			const state = async (): Promise<string | undefined> => {
+				const [content] = await slowClient.searchContent({where: {id: {equals: created.id}}, chatId: slowChatId, includeFailedContent: true});
+				return content?.ingestionState;
+			};
 
-					return content?.ingestionState;
-				},
-				finished,
-			);
+			const seen: string[] = [];
+			for (let step = 0; step < 10; step++) {
+				const current = await state();
+				if (current !== undefined && seen.at(-1) !== current) {
+					seen.push(current);
+				}
+
+				if (finished(current)) {
+					break;
+				}
+
+				// The ingestion waits on the clock between states; move it on by one step.
+				await pollUntil(async () => clock.pendingSleeps, count => count > 0);
+				clock.advance(150);
+				await pollUntil(state, next => next !== current);
+			}
+
 			const allStates = ['QUEUED', 'INGESTION_READING', 'INGESTION_CHUNKING', 'INGESTION_EMBEDDING', 'FINISHED'];
 			expect(seen).toEqual(allStates);
 			expect(events.flatMap(event => (event.type === 'ingestion' && event.contentId === created.id ? [event.state] : []))).toEqual(allStates);
