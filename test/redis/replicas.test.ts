@@ -1,0 +1,153 @@
+/**
+ * MUST-SHOW (issue 12): three replicas on one Redis and the local platform; a few hundred
+ * chosen-module events plus redeliveries spread over them; one replica killed with SIGKILL
+ * mid-run. Every event is answered, none twice beyond the jobs the killed replica had in flight,
+ * no log is left RUNNING, and a fourth process lists them all.
+ */
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {fileURLToPath} from 'node:url';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {EventBackend} from '../../source/receiver/backend.js';
+import {defaultLockDurationMs, defaultStalledIntervalMs, openRedisBackend} from '../../source/receiver/redis/index.js';
+import {startPlatform, type TestPlatform} from '../support/platform.js';
+import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
+import {waitFor} from '../support/wait.js';
+import {chosenEvent, sendSigned, startModel} from '../receiver/helpers.js';
+
+const eventCount = 240;
+const chats = 24;
+const redeliveries = 80;
+const concurrency = 8;
+const replicaPath = fileURLToPath(new URL('fixtures/serve-replica.ts', import.meta.url));
+
+/** `items[index]`, which the test knows is there. */
+function at<T>(items: readonly T[], index: number): T {
+	const item = items[index];
+	if (item === undefined) {
+		throw new Error(`no item ${String(index)}`);
+	}
+
+	return item;
+}
+
+type Replica = {child: ChildProcessWithoutNullStreams; url: string; exited: Promise<unknown>};
+
+async function startReplica(env: Record<string, string>): Promise<Replica> {
+	const child = spawn(process.execPath, ['--import', 'tsx', replicaPath], {env: {...process.env, ...env}, stdio: ['pipe', 'pipe', 'pipe']});
+	let output = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	const exited = new Promise(resolve => child.once('exit', resolve));
+	const line = await waitFor(() => /listening (\S+)/.exec(output), {timeoutMs: 20_000, what: 'a replica to listen'});
+	return {child, url: `${line[1] ?? ''}/webhook`, exited};
+}
+
+describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redis', () => {
+	let redis: TestRedis;
+	let platform: TestPlatform;
+	let model: Awaited<ReturnType<typeof startModel>>;
+	let reader: EventBackend | undefined;
+	const replicas: Replica[] = [];
+
+	beforeAll(async () => {
+		redis = await startRedis({forceLocal: true});
+		model = await startModel({delayMs: 0});
+		platform = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 50_000}});
+	});
+
+	afterAll(async () => {
+		for (const replica of replicas) {
+			replica.child.kill('SIGKILL');
+		}
+
+		await reader?.close();
+		await platform.close();
+		await model.close();
+		await redis.stop();
+	});
+
+	it('answers every event once across replicas and takes over the jobs of a killed one', async () => {
+		const user = platform.client();
+		const {platform: local} = platform;
+		// Assistant messages to answer: the built-in assistant writes them, the replicas overwrite them.
+		const targets = (await Promise.all(Array.from({length: chats}, async (_, chatIndex) => {
+			const chat = await user.createChat({title: `Chat ${String(chatIndex)}`, assistantId: local.assistantId});
+			for (let index = 0; index < eventCount / chats; index++) {
+				await user.createSpaceMessage({assistantId: local.assistantId, chatId: chat.id, text: `Question ${String(index)}`});
+			}
+
+			const history = await user.getChatMessages(chat.id);
+			return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: message.id}));
+		}))).flat();
+		expect(targets).toHaveLength(eventCount);
+		await waitFor(() => targets.every(target => local.message(target.messageId)?.stoppedStreamingAt), {timeoutMs: 20_000, what: 'the built-in answers'});
+		const writesBefore = local.requests.length;
+		model.setDelay(400);
+
+		const env = {PLATFORM_REDIS_URL: redis.url, PLATFORM_BASE_URL: local.baseUrl, PLATFORM_API_KEY: local.apiKey, PLATFORM_APP_ID: local.appId, PLATFORM_ENDPOINT_SECRET: local.endpointSecret, REPLICA_CONCURRENCY: String(concurrency)};
+		replicas.push(...await Promise.all([startReplica(env), startReplica(env), startReplica(env)]));
+
+		const events = targets.map((target, index) => chosenEvent({id: `evt_scale_${String(index).padStart(4, '0')}`, chatId: target.chatId, assistantMessageId: target.messageId, text: `Question ${String(index)}`, userId: local.userId, companyId: local.companyId}));
+		const statuses = await Promise.all(events.map(async (event, index) => (await sendSigned(at(replicas, index % 3).url, event, local.endpointSecret)).status));
+		expect(statuses.every(status => status === 200)).toBe(true);
+
+		// Mid-run: replica 1 dies with jobs in flight.
+		await waitFor(() => model.active >= concurrency, {what: 'answers in flight'});
+		const killedAt = Date.now();
+		at(replicas, 1).child.kill('SIGKILL');
+		await at(replicas, 1).exited;
+
+		// The platform redelivers to whichever replica is up: acknowledged, not processed again.
+		const survivors = [at(replicas, 0), at(replicas, 2)];
+		const again = await Promise.all(events.slice(0, redeliveries).map(async (event, index) => sendSigned(at(survivors, index % 2).url, event, local.endpointSecret)));
+		expect(again.every(delivery => delivery.status === 200)).toBe(true);
+
+		const fourth = await openRedisBackend({url: redis.url});
+		reader = fourth;
+		const finished = await waitFor(async () => {
+			const listed = await fourth.list({});
+			return listed.length === eventCount && listed.every(event => event.status === 'answered' || event.status === 'failed') ? listed : undefined;
+		}, {timeoutMs: 60_000, intervalMs: 200, what: 'every event to finish'});
+		const takeoverMs = Date.now() - killedAt;
+		console.log(`redis replicas: ${String(eventCount)} events answered; the killed replica's jobs were taken over and all finished ${String(Math.round(takeoverMs / 100) / 10)} s after the kill (lock ${String(defaultLockDurationMs / 1000)} s, stalled check every ${String(defaultStalledIntervalMs / 1000)} s)`);
+
+		expect(finished.filter(event => event.status !== 'answered')).toEqual([]);
+		const takenOver = finished.filter(event => event.attempts > 1);
+		expect(takenOver.length).toBeGreaterThan(0);
+		expect(takenOver.length).toBeLessThanOrEqual(concurrency);
+
+		// One answer written per event; a second only for the killed replica's jobs in flight.
+		const writes = new Map<string, number>();
+		for (const request of local.requests.slice(writesBefore)) {
+			if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
+				const id = request.path.slice('/messages/'.length);
+				writes.set(id, (writes.get(id) ?? 0) + 1);
+			}
+		}
+
+		const byMessage = new Map(events.map((event, index) => [at(targets, index).messageId, String(event.id)]));
+		const attempts = new Map(finished.map(event => [event.id, event.attempts]));
+		for (const target of targets) {
+			const count = writes.get(target.messageId) ?? 0;
+			const eventAttempts = attempts.get(byMessage.get(target.messageId) ?? '') ?? 0;
+			expect(count, `answer writes of ${target.messageId}`).toBeGreaterThanOrEqual(1);
+			expect(count, `answer writes of ${target.messageId}`).toBeLessThanOrEqual(eventAttempts === 1 ? 1 : 2);
+			expect(local.messageLogs(target.messageId).filter(log => log.status === 'RUNNING')).toEqual([]);
+		}
+
+		// A fourth process (this one) lists them all from Redis.
+		expect((await fourth.list({status: 'answered'})).length).toBe(eventCount);
+		expect((await fourth.stats()).queue).toMatchObject({waiting: 0, active: 0, completed: eventCount, failed: 0});
+
+		for (const replica of survivors) {
+			replica.child.kill('SIGTERM');
+		}
+
+		await Promise.all(survivors.map(async replica => replica.exited));
+		await user.close();
+	}, 90_000);
+});
