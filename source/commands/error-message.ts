@@ -1,13 +1,13 @@
 /**
  * The one place that turns any thrown value into what the user reads: one sentence (what failed,
  * naming the file, chat or content id) and the next step (cli-kit's message + tryMessage).
- * Core errors carry a `code` and `data`; the per-domain tables in `messages/` word them.
+ * Core errors carry a `code` and `data`; the per-domain tables in `messages/` word them (the
+ * platform's HTTP, connection and timeout hints live in `messages/platform.ts`).
  */
 import {MissingSettingsError} from '../config/resolve.js';
 import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
-import {PlatformApiError, PlatformConnectionError, PlatformError, PlatformTimeoutError} from '../platform/errors.js';
 import {wordingFor} from './messages/index.js';
 import {UsageError} from './validators.js';
 
@@ -29,35 +29,6 @@ function sentence(text: string): string {
 	return /[.!?:]$/.test(trimmed) || trimmed.includes('\n') ? trimmed : `${trimmed}.`;
 }
 
-/** What to do about a platform failure (HTTP status, unreachable, slow). */
-export function platformNext(error: PlatformError): string | undefined {
-	if (error instanceof PlatformApiError) {
-		if (error.status === 401) {
-			return 'Check the API key (`platform-tui keys show`); an expired key must be replaced with `platform-tui keys set`.';
-		}
-
-		if (error.status === 403) {
-			return 'Check that the key, app id, user and company belong together.';
-		}
-
-		if (error.status === 429 || error.status >= 500) {
-			return 'The platform is busy or failing; try again shortly.';
-		}
-
-		return undefined;
-	}
-
-	if (error instanceof PlatformConnectionError) {
-		return 'Check PLATFORM_BASE_URL and that the platform is running.';
-	}
-
-	if (error instanceof PlatformTimeoutError) {
-		return 'The platform is slow to answer; try again, or raise the timeout.';
-	}
-
-	return undefined;
-}
-
 export function missingSettingsNext(offersLocal: boolean): string {
 	return offersLocal ? 'Run \'platform-tui init\', or pass --local to try without an account.' : 'Run \'platform-tui init\' to set them up.';
 }
@@ -73,21 +44,10 @@ export function describeError(error: unknown, options: DescribeOptions = {}): Er
 	}
 
 	if (isCoreError(error)) {
-		const wording = wordingFor(error.code, error.data);
-		if (wording) {
-			return {code: error.code, message: sentence(wording.message), ...(wording.next ? {next: wording.next} : {})};
-		}
-
-		return {code: error.code, message: sentence(error.message)};
-	}
-
-	if (error instanceof MissingSettingsError) {
-		return {code: nameOf(error), message: error.message, next: missingSettingsNext(options.offersLocal ?? false)};
-	}
-
-	if (error instanceof PlatformError) {
-		const next = platformNext(error);
-		return {code: nameOf(error), message: sentence(error.message), ...(next ? {next} : {})};
+		const wording = wordingFor(error.code, error.data) ?? {message: error.message};
+		// The domain words what is missing; the next step depends on the command (does it offer --local?).
+		const next = wording.next ?? (error instanceof MissingSettingsError ? missingSettingsNext(options.offersLocal ?? false) : undefined);
+		return {code: error.code, message: sentence(wording.message), ...(next ? {next} : {})};
 	}
 
 	return {code: nameOf(error), message: sentence(errorMessage(error))};

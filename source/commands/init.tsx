@@ -1,25 +1,30 @@
-import {resolveConfig} from '../config/resolve.js';
 import {settingNames, settingSpecs, type SettingName} from '../config/settings.js';
-import {ConfigStore} from '../config/store.js';
 import {verifySettings, type ConnectionSettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';
-import type {CommandModule} from './legacy-types.js';
+import {describeError, joinText} from './error-message.js';
+import type {Command} from './types.js';
 
-const command: CommandModule = {
+/** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
+type InitOptions = Record<string, never>;
+
+const command: Command<InitOptions> = {
+	name: ['init'],
+	summary: 'Set up the settings interactively and check them against the platform',
 	usage: 'platform-tui init',
 	description: 'Set up the settings interactively, check them with one Get space call and store them',
 	flags: {},
-	examples: ['platform-tui init'],
-	async run(context) {
+	examples: ['platform-tui init', 'platform-tui init --base-url http://127.0.0.1:4010'],
+	parse: () => ({}),
+	async run(_options, deps) {
+		const {context} = deps;
 		if (!context.interactive || !context.stdin.isTTY) {
 			const names = settingNames.map(name => settingSpecs[name].env).join(', ');
-			throw new UserError(`init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with \`platform-tui config set <name> <value>\` and \`platform-tui keys set\``);
+			throw new UserError(`init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with 'platform-tui config set <name> <value>' and 'platform-tui keys set'.`);
 		}
 
-		const store = new ConfigStore(context.env);
-		const resolved = resolveConfig({flags: context.flags, env: context.env, store});
+		const resolved = deps.resolved();
 		const current: InitValues = {};
 		for (const name of settingNames) {
 			const setting = resolved[name];
@@ -29,22 +34,34 @@ const command: CommandModule = {
 		}
 
 		let outcome: InitOutcome = {saved: false, cancelled: true};
+		const check = async (values: InitValues) => {
+			try {
+				return await verifySettings(values as ConnectionSettings, {signal: context.signal});
+			} catch (error) {
+				// The form shows the same sentence and next step the CLI would print.
+				throw new Error(joinText(describeError(error)), {cause: error});
+			}
+		};
+
+		const save = (values: InitValues) => {
+			const toStore: Partial<Record<SettingName, string>> = {};
+			for (const name of settingNames) {
+				const value = values[name];
+				if (value) {
+					toStore[name] = value;
+				}
+			}
+
+			const store = deps.store();
+			store.setMany(toStore);
+			return store.path;
+		};
+
 		const app = renderApp(context, (
 			<InitForm
 				current={current}
-				check={async values => verifySettings(values as ConnectionSettings, {signal: context.signal})}
-				save={values => {
-					const toStore: Partial<Record<SettingName, string>> = {};
-					for (const name of settingNames) {
-						const value = values[name];
-						if (value) {
-							toStore[name] = value;
-						}
-					}
-
-					store.setMany(toStore);
-					return store.path;
-				}}
+				check={check}
+				save={save}
 				onDone={result => {
 					outcome = result;
 				}}
@@ -52,7 +69,7 @@ const command: CommandModule = {
 		));
 		await waitForApp(app, context.signal);
 		if (outcome.cancelled) {
-			return 130;
+			return context.signal.reason === 'SIGTERM' ? 143 : 130;
 		}
 
 		return outcome.saved ? 0 : 1;

@@ -1,16 +1,25 @@
 import {render, type Instance} from 'ink';
 import type {ReactElement} from 'react';
-import type {CommandContext} from '../commands/legacy-types.js';
+import type {CommandContext} from '../commands/types.js';
+
+/**
+ * Ink types its streams as process streams; a command's context holds those, or test streams
+ * shaped alike (Ink only uses their stream methods and isTTY/columns/rows).
+ */
+function inkStreams(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>): {stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream} {
+	return context as unknown as {stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream};
+}
 
 /**
  * Renders an Ink app for an interactive command. Ctrl+C is left to the app (exitOnCtrlC false) so
  * it can cancel cleanly; live rows re-render at most `maxFps` times a second.
  */
 export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>, element: ReactElement, options: {maxFps?: number} = {}): Instance {
+	const {stdout, stdin, stderr} = inkStreams(context);
 	return render(element, {
-		stdout: context.stdout,
-		stdin: context.stdin,
-		stderr: context.stderr,
+		stdout,
+		stdin,
+		stderr,
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: options.maxFps ?? 15,

@@ -13,7 +13,7 @@ describe('the built CLI', () => {
 			expect(result.stdout).toMatch(new RegExp(`^ {4}${command} +\\S`, 'm'));
 		}
 
-		expect(result.stdout).toContain('Examples');
+		expect(result.stdout).toContain('EXAMPLES');
 		expect(result.stdout).toContain('--json');
 		expect(result.stdout).toContain('--debug');
 	});
@@ -24,23 +24,25 @@ describe('the built CLI', () => {
 		expect(result.stdout.trim()).toBe(packageJson.version);
 	});
 
-	it('an unknown command prints usage and exits 1', async () => {
+	// Issue 13.13: one line and the hint instead of the whole help.
+	it('an unknown command prints one line and the usage hint, and exits 1', async () => {
 		const result = await runCli(['frobnicate']);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('Unknown command: frobnicate');
-		expect(result.stderr).toContain('Usage');
+		expect(result.stderr).toContain('Unknown command "frobnicate".');
+		expect(result.stderr).toContain('Run \'platform-tui --help\' for usage.');
 	});
 
-	it('no command at all prints usage and exits 1', async () => {
+	// Issue 13.13: bare platform-tui prints the help to stdout and exits 0 (gh's habit).
+	it('no command at all prints usage on stdout and exits 0', async () => {
 		const result = await runCli([]);
-		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('Usage');
+		expect(result.code).toBe(0);
+		expect(result.stdout).toContain('USAGE');
 	});
 
-	it('an unknown flag prints the command usage and exits 1', async () => {
+	it('an unknown flag names it, points to the command usage and exits 1', async () => {
 		const result = await runCli(['config', 'list', '--frobnicate']);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('Unknown option: --frobnicate');
+		expect(result.stderr).toContain('Unknown flag --frobnicate.');
 		expect(result.stderr).toContain('platform-tui config list');
 	});
 
@@ -49,7 +51,7 @@ describe('the built CLI', () => {
 		expect(result.code).toBe(0);
 		expect(result.stdout).toContain('$ platform-tui config set <name> <value>');
 		expect(result.stdout).toContain('--stdin');
-		expect(result.stdout).toContain('Global options');
+		expect(result.stdout).toContain('INHERITED FLAGS');
 	});
 
 	it('a command group without a subcommand lists its subcommands and exits 1', async () => {

@@ -1,22 +1,13 @@
 import {Box, Text, useApp, useInput} from 'ink';
 import Spinner from 'ink-spinner';
-import {useEffect, useRef, useState} from 'react';
-import {mask, settingNames, settingSpecs, type SettingName} from '../../config/settings.js';
+import {useEffect, useLayoutEffect, useReducer} from 'react';
+import {mask, settingNames, settingSpecs} from '../../config/settings.js';
+import {errorMessage} from '../../format/value.js';
 import type {Space} from '../../platform/types.js';
 import {TextInput} from '../components/text-input.js';
+import {initialState, initReducer, requiredSettings, type InitOutcome, type InitValues} from './state.js';
 
-export type InitValues = Partial<Record<SettingName, string>>;
-
-export type InitOutcome = {saved: boolean; cancelled: boolean};
-
-const required: ReadonlySet<SettingName> = new Set(['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId']);
-
-type Phase =
-	| {kind: 'asking'; index: number}
-	| {kind: 'checking'}
-	| {kind: 'checked'; space: Space}
-	| {kind: 'failed'; message: string}
-	| {kind: 'done'; outcome: InitOutcome};
+export type {InitOutcome, InitValues} from './state.js';
 
 export type InitFormProps = {
 	/** Current values (from flags, env or the store), used when the user just presses Enter. */
@@ -26,55 +17,28 @@ export type InitFormProps = {
 	onDone: (outcome: InitOutcome) => void;
 };
 
+function shown(name: (typeof settingNames)[number], values: InitValues): string {
+	const value = values[name];
+	if (!value) {
+		return '(skipped)';
+	}
+
+	return settingSpecs[name].secret ? mask(value) : value;
+}
+
 /** The `init` screen: one question per setting (secrets masked), one Get space check, then save. */
 export function InitForm({current, check, save, onDone}: InitFormProps) {
 	const {exit} = useApp();
-	const [values, setValues] = useState<InitValues>({});
-	const [phase, setPhase] = useState<Phase>({kind: 'asking', index: 0});
-	const [problem, setProblem] = useState<string | undefined>();
-	const [savedPath, setSavedPath] = useState<string | undefined>();
-	// Key handlers may run before the next render; they read the phase and answers from refs.
-	const phaseRef = useRef(phase);
-	phaseRef.current = phase;
-	const valuesRef = useRef(values);
-	valuesRef.current = values;
-
-	const finish = (outcome: InitOutcome) => {
-		setPhase({kind: 'done', outcome});
-		onDone(outcome);
-	};
-
-	useEffect(() => {
-		// Exit once the final frame (saved / nothing saved) has rendered.
-		if (phase.kind === 'done') {
-			exit();
-		}
-	}, [phase.kind]);
-
-	const store = (final: InitValues) => {
-		try {
-			setSavedPath(save(final));
-			finish({saved: true, cancelled: false});
-		} catch (error) {
-			setPhase({kind: 'failed', message: `Could not save the settings: ${error instanceof Error ? error.message : String(error)}`});
-		}
-	};
+	const [state, dispatch] = useReducer(initReducer, initialState);
+	const {phase, values} = state;
 
 	useInput((input, key) => {
 		if (key.ctrl && input === 'c') {
-			finish({saved: false, cancelled: true});
+			dispatch({type: 'cancel'});
 			return;
 		}
 
-		if (phaseRef.current.kind === 'failed') {
-			if (input === 's') {
-				store(valuesRef.current);
-			} else if (input === 'e') {
-				setPhase({kind: 'asking', index: 0});
-			} else if (input === 'q' || key.escape) {
-				finish({saved: false, cancelled: false});
-			}
-		}
+		dispatch({type: 'failedKey', input, escape: key.escape});
 	});
 
 	useEffect(() => {
@@ -85,63 +49,56 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 		let live = true;
 		check(values).then(space => {
 			if (live) {
-				setPhase({kind: 'checked', space});
+				dispatch({type: 'checked', space});
 			}
 		}, (error: unknown) => {
 			if (live) {
-				setPhase({kind: 'failed', message: error instanceof Error ? error.message : String(error)});
+				dispatch({type: 'checkFailed', message: errorMessage(error)});
 			}
 		});
 		return () => {
 			live = false;
 		};
-	}, [phase.kind]);
+	}, [phase.kind, values, check]);
 
 	useEffect(() => {
-		if (phase.kind === 'checked') {
-			store(values);
+		if (phase.kind !== 'saving') {
+			return;
 		}
-	}, [phase.kind]);
 
-	const answered = phase.kind === 'asking' ? settingNames.slice(0, phase.index) : settingNames;
+		// Saving is synchronous; its outcome is dispatched from a microtask, as an async result would be.
+		void Promise.resolve().then(() => {
+			try {
+				dispatch({type: 'saved', path: save(values)});
+			} catch (error) {
+				dispatch({type: 'saveFailed', message: `Could not save the settings: ${errorMessage(error)}`});
+			}
+		});
+	}, [phase.kind, values, save]);
+
+	const outcome = phase.kind === 'done' ? phase.outcome : undefined;
+	// A layout effect: the outcome is reported in the same commit that shows the final frame.
+	useLayoutEffect(() => {
+		// Report, then exit once the final frame (saved / nothing saved) has rendered.
+		if (outcome) {
+			onDone(outcome);
+			exit();
+		}
+	}, [outcome, onDone, exit]);
+
+	const answered = settingNames.slice(0, phase.kind === 'asking' ? phase.index : state.asked);
 	const asking = phase.kind === 'asking' ? settingNames[phase.index] : undefined;
-
-	const submit = (typed: string) => {
-		const now = phaseRef.current;
-		const name = now.kind === 'asking' ? settingNames[now.index] : undefined;
-		if (!name || now.kind !== 'asking') {
-			return;
-		}
-
-		const value = typed.trim() || current[name] || settingSpecs[name].defaultValue || '';
-		if (value === '' && required.has(name)) {
-			setProblem(`${name} is required.`);
-			return;
-		}
-
-		if (name === 'baseUrl' && !/^https?:\/\/\S+$/.test(value)) {
-			setProblem('The base URL must start with http:// or https://.');
-			return;
-		}
-
-		setProblem(undefined);
-		const next = {...valuesRef.current, ...(value ? {[name]: value} : {})};
-		const nextPhase: Phase = now.index + 1 < settingNames.length ? {kind: 'asking', index: now.index + 1} : {kind: 'checking'};
-		valuesRef.current = next;
-		phaseRef.current = nextPhase;
-		setValues(next);
-		setPhase(nextPhase);
-	};
+	const hint = asking ? (settingSpecs[asking].secret ? (current[asking] ? mask(current[asking]) : undefined) : (current[asking] ?? settingSpecs[asking].defaultValue)) : undefined;
 
 	return (
 		<Box flexDirection="column">
 			<Text bold>Set up platform-tui</Text>
-			<Text dimColor>Press Enter to keep the value in brackets. Secrets are masked.</Text>
+			<Text dimColor>Press Enter to keep the value in brackets. Secrets are masked. Esc cancels.</Text>
 			<Box flexDirection="column" marginTop={1}>
 				{answered.map(name => (
 					<Text key={name}>
 						<Text color="green">✔ </Text>
-						{name}: {settingSpecs[name].secret ? mask(values[name]) : (values[name] ?? '(not set)')}
+						{name}: {shown(name, values)}
 					</Text>
 				))}
 			</Box>
@@ -150,14 +107,23 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 					<Text>
 						<Text color="cyan">? </Text>
 						{settingSpecs[asking].description} <Text dimColor>({settingSpecs[asking].env})</Text>
-						{current[asking] || settingSpecs[asking].defaultValue ? <Text dimColor> [{settingSpecs[asking].secret ? mask(current[asking]) : (current[asking] ?? settingSpecs[asking].defaultValue)}]</Text> : null}
-						{required.has(asking) ? null : <Text dimColor> (optional)</Text>}
+						{hint ? <Text dimColor> [{hint}]</Text> : null}
+						{requiredSettings.has(asking) ? null : <Text dimColor> (optional)</Text>}
 					</Text>
 					<Box>
 						<Text>{'  '}</Text>
-						<TextInput mask={settingSpecs[asking].secret} onSubmit={submit} onCancel={() => finish({saved: false, cancelled: true})}/>
+						<TextInput
+							key={asking}
+							mask={settingSpecs[asking].secret}
+							onSubmit={typed => {
+								dispatch({type: 'submit', typed, current});
+							}}
+							onCancel={() => {
+								dispatch({type: 'cancel'});
+							}}
+						/>
 					</Box>
-					{problem ? <Text color="red">{problem}</Text> : null}
+					{state.problem ? <Text color="red">{state.problem}</Text> : null}
 				</Box>
 			) : null}
 			{phase.kind === 'checking' ? (
@@ -169,12 +135,16 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 					<Text>Press <Text bold>s</Text> to save anyway, <Text bold>e</Text> to edit the answers, <Text bold>q</Text> to quit without saving.</Text>
 				</Box>
 			) : null}
-			{phase.kind === 'done' && phase.outcome.saved ? (
+			{outcome?.saved ? (
 				<Box flexDirection="column">
-					<Text color="green">✔ Saved to {savedPath}</Text>
+					<Text color="green">✔ Saved to {state.savedPath}</Text>
+					{state.found ? (
+						<Text color="green">✔ Found the space {state.found.name ? `"${state.found.name}"` : values.assistantId}{state.found.languageModel ? ` (model ${state.found.languageModel})` : ''}</Text>
+					) : <Text color="yellow">The settings were not checked; review them with platform-tui config list.</Text>}
+					<Text>Next: <Text bold>platform-tui upload {'<folder>'} &quot;{'<question>'}&quot;</Text></Text>
 				</Box>
 			) : null}
-			{phase.kind === 'done' && !phase.outcome.saved ? <Text color="yellow">Nothing was saved.</Text> : null}
+			{outcome && !outcome.saved ? <Text color="yellow">{outcome.cancelled ? 'Cancelled; nothing was saved.' : 'Nothing was saved.'}</Text> : null}
 		</Box>
 	);
 }

@@ -1,0 +1,184 @@
+/**
+ * The CLI's dispatcher, driven in-process by tests: finds the command, handles help, version and
+ * unknown words or flags (with a did-you-mean), parses the flags, runs the command and words any
+ * error. Returns the exit code: 0, 1 (usage mistake or failure), 130 (Ctrl+C), 143 (SIGTERM).
+ * Only argv reading and help load up front; the deps, validators (zod) and error wording load
+ * when a command runs, so `--version` and `--help` stay fast.
+ */
+import {isAbortError} from '../errors.js';
+import {findCommand, numbersForLegacy, parseFlags, unknownFlag} from './argv.js';
+import {commandHelp, groupHelp, mainHelp} from './help.js';
+import type {CommandContext as LegacyContext} from './legacy-types.js';
+import {isNewCommand, sharedFlags, type LoadedCommand, type RegistryEntry} from './registry.js';
+import type {CommandContext} from './types.js';
+
+export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
+
+export const exitCodes = {ok: 0, failure: 1, interrupted: 130, terminated: 143} as const;
+
+const usageHint = 'Run \'platform-tui --help\' for usage.';
+
+function wantsFlag(argv: readonly string[], long: string, short: string): boolean {
+	const end = argv.indexOf('--');
+	const flags = end === -1 ? argv : argv.slice(0, end);
+	return flags.includes(long) || flags.includes(short);
+}
+
+async function printVersion(io: CliIo): Promise<number> {
+	const {version} = await import('../version.js');
+	io.stdout.write(`${version}\n`);
+	return exitCodes.ok;
+}
+
+function unknownCommand(io: CliIo, words: string, suggestion: string | undefined): number {
+	const mean = suggestion ? ` Did you mean "${suggestion}"?` : '';
+	io.stderr.write(`Unknown command "${words}".${mean}\n${usageHint}\n`);
+	return exitCodes.failure;
+}
+
+async function load(entry: RegistryEntry, io: CliIo): Promise<LoadedCommand | undefined> {
+	try {
+		return (await entry.load()).default;
+	} catch (error) {
+		const {errorMessage} = await import('../format/value.js');
+		io.stderr.write(`Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.\n`);
+		return undefined;
+	}
+}
+
+/** `platform-tui help [command words]`. */
+async function help(words: string[], io: CliIo): Promise<number> {
+	if (words.length === 0) {
+		io.stdout.write(mainHelp());
+		return exitCodes.ok;
+	}
+
+	const found = findCommand(words);
+	if (found.kind === 'group') {
+		io.stdout.write(groupHelp(found.group));
+		return exitCodes.ok;
+	}
+
+	if (found.kind !== 'command') {
+		return found.kind === 'unknown' ? unknownCommand(io, found.words, found.suggestion) : exitCodes.ok;
+	}
+
+	const loaded = await load(found.entry, io);
+	if (!loaded) {
+		return exitCodes.failure;
+	}
+
+	io.stdout.write(commandHelp(loaded));
+	return exitCodes.ok;
+}
+
+/** The exit code for an error that ended a command. */
+function exitCodeFor(error: unknown, signal: AbortSignal): number {
+	if (isAbortError(error) || signal.aborted) {
+		return signal.reason === 'SIGTERM' ? exitCodes.terminated : exitCodes.interrupted;
+	}
+
+	const code = (error as {exitCode?: unknown} | undefined)?.exitCode;
+	return typeof code === 'number' ? code : exitCodes.failure;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+	if (argv[0] === 'help') {
+		return help(argv.slice(1).filter(token => !token.startsWith('-')), io);
+	}
+
+	const found = findCommand(argv);
+	if (found.kind !== 'command') {
+		if (wantsFlag(argv, '--version', '-v')) {
+			return printVersion(io);
+		}
+
+		if (found.kind === 'none') {
+			io.stdout.write(mainHelp());
+			return exitCodes.ok;
+		}
+
+		if (found.kind === 'group') {
+			const wantsHelp = wantsFlag(argv, '--help', '-h');
+			(wantsHelp ? io.stdout : io.stderr).write(groupHelp(found.group));
+			return wantsHelp ? exitCodes.ok : exitCodes.failure;
+		}
+
+		return unknownCommand(io, found.words, found.suggestion);
+	}
+
+	const {entry, rest} = found;
+	const loaded = await load(entry, io);
+	if (!loaded) {
+		return exitCodes.failure;
+	}
+
+	const name = `platform-tui ${entry.words.join(' ')}`;
+	const commandHint = `Run '${name} --help' for usage.`;
+	const allFlags = {...sharedFlags, ...loaded.flags};
+	const unknown = unknownFlag(rest, allFlags);
+	if (unknown) {
+		const mean = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : '';
+		io.stderr.write(`Unknown flag ${unknown.flag}.${mean}\n${commandHint}\n`);
+		return exitCodes.failure;
+	}
+
+	const parsed = await parseFlags(rest, allFlags);
+	if (parsed.flags.help === true) {
+		io.stdout.write(commandHelp(loaded));
+		return exitCodes.ok;
+	}
+
+	if (parsed.flags.version === true) {
+		return printVersion(io);
+	}
+
+	const json = parsed.flags.json === true;
+	const debug = parsed.flags.debug === true;
+	const offersLocal = 'local' in loaded.flags;
+	const context: CommandContext = {
+		argv: parsed.input,
+		flags: parsed.flags,
+		env: io.env,
+		json,
+		debug,
+		interactive: Boolean(io.stdout.isTTY) && !io.env.CI && !json,
+		stdin: io.stdin,
+		stdout: io.stdout,
+		stderr: io.stderr,
+		signal: io.signal,
+	};
+	try {
+		if (isNewCommand(loaded)) {
+			const {createDeps} = await import('./deps.js');
+			const options: unknown = loaded.parse(context);
+			return await loaded.run(options, createDeps(context));
+		}
+
+		const legacy = numbersForLegacy(parsed.flags, allFlags);
+		if (legacy.bad) {
+			const {badFlag} = await import('./validators.js');
+			badFlag(legacy.bad.name, 'a number', legacy.bad.raw);
+		}
+
+		// The legacy contract names process streams; the dispatcher passes what it was given.
+		return await loaded.run({...context, flags: legacy.flags} as unknown as LegacyContext);
+	} catch (error) {
+		const code = exitCodeFor(error, io.signal);
+		if (code === exitCodes.interrupted || code === exitCodes.terminated) {
+			io.stderr.write('Cancelled.\n');
+			return code;
+		}
+
+		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
+		const text = describeError(error, {offersLocal});
+		if (json) {
+			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message: joinText(text)})}\n`);
+		}
+
+		const stack = debug ? debugStack(error) : undefined;
+		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
+		io.stderr.write(error instanceof UsageError ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
+		return code;
+	}
+}

@@ -1,0 +1,107 @@
+import {describe, expect, it} from 'vitest';
+import {runCliInProcess as run} from '../support/run-cli.js';
+
+describe('runCli: help', () => {
+	it('bare platform-tui prints the help to stdout and exits 0', async () => {
+		const result = await run([]);
+		expect(result.code).toBe(0);
+		expect(result.stderr).toBe('');
+		expect(result.stdout).toContain('USAGE');
+		for (const command of ['upload', 'serve', 'trigger', 'events list', 'events show', 'events replay', 'keys rotate', 'init']) {
+			expect(result.stdout).toMatch(new RegExp(`^ {4}${command} +\\S`, 'm'));
+		}
+	});
+
+	it('help <command words> shows that command, its own FLAGS, then INHERITED FLAGS', async () => {
+		const result = await run(['help', 'keys', 'rotate']);
+		expect(result.code).toBe(0);
+		expect(result.stdout).toContain('$ platform-tui keys rotate');
+		const flags = result.stdout.indexOf('  FLAGS\n');
+		const inherited = result.stdout.indexOf('  INHERITED FLAGS\n');
+		expect(flags).toBeGreaterThan(-1);
+		expect(inherited).toBeGreaterThan(flags);
+		expect(result.stdout.slice(flags, inherited)).toContain('--yes');
+		expect(result.stdout.slice(flags, inherited)).not.toContain('--base-url');
+		expect(result.stdout.slice(inherited)).toContain('--base-url URL');
+		expect(result.stdout.slice(inherited)).toContain('--json');
+	});
+
+	it('help, help <group> and <command> --help agree', async () => {
+		expect((await run(['help'])).stdout).toBe((await run([])).stdout);
+		const group = await run(['help', 'keys']);
+		expect(group.code).toBe(0);
+		expect(group.stdout).toContain('platform-tui keys <set|show|rotate>');
+		expect((await run(['config', 'set', '--help'])).stdout).toBe((await run(['help', 'config', 'set'])).stdout);
+	});
+
+	it('--version prints the version', async () => {
+		const result = await run(['--version']);
+		expect(result.code).toBe(0);
+		expect(result.stdout).toMatch(/^\d+\.\d+\.\d+/);
+	});
+});
+
+describe('runCli: unknown words and flags', () => {
+	it('an unknown command prints one line with a suggestion and the hint, exit 1', async () => {
+		const result = await run(['uplaod', './docs', 'question']);
+		expect(result.code).toBe(1);
+		expect(result.stdout).toBe('');
+		expect(result.stderr).toBe('Unknown command "uplaod". Did you mean "upload"?\nRun \'platform-tui --help\' for usage.\n');
+	});
+
+	it('suggests within a group and for a subcommand named alone', async () => {
+		expect((await run(['keys', 'rotat'])).stderr).toContain('Unknown command "keys rotat". Did you mean "keys rotate"?');
+		expect((await run(['rotate'])).stderr).toContain('Did you mean "keys rotate"?');
+		const far = await run(['frobnicate']);
+		expect(far.stderr).toBe('Unknown command "frobnicate".\nRun \'platform-tui --help\' for usage.\n');
+		expect((await run(['help', 'uplaod'])).stderr).toContain('Did you mean "upload"?');
+	});
+
+	it('an unknown flag prints one line with a suggestion and the command hint, exit 1', async () => {
+		const result = await run(['upload', './docs', 'q', '--concurency', '4']);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toBe('Unknown flag --concurency. Did you mean --concurrency?\nRun \'platform-tui upload --help\' for usage.\n');
+		expect((await run(['config', 'list', '--bsae-url', 'x'])).stderr).toContain('Did you mean --base-url?');
+	});
+});
+
+describe('runCli: errors', () => {
+	it('--concurrency abc and --concurrency 0 read alike', async () => {
+		const abc = await run(['upload', './docs', 'q', '--local', '--concurrency', 'abc']);
+		const zero = await run(['upload', './docs', 'q', '--local', '--concurrency', '0']);
+		expect(abc.code).toBe(1);
+		expect(zero.code).toBe(1);
+		const shape = /--concurrency must be [^;]+; got "[^"]+"\./;
+		expect(abc.stderr).toMatch(shape);
+		expect(zero.stderr).toMatch(shape);
+		expect(abc.stderr).toContain('got "abc"');
+		expect(zero.stderr).toContain('got "0"');
+	});
+
+	it('missing settings end with the next step: init, or --local', async () => {
+		const result = await run(['upload', './docs', 'What is this?']);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toMatch(/needs \d+ settings that are not set/);
+		expect(result.stderr.trimEnd()).toMatch(/Run 'platform-tui init', or pass --local to try without an account\.$/);
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+	});
+
+	it('--json also prints the error as one NDJSON line', async () => {
+		const result = await run(['config', 'get', 'colour', '--json']);
+		expect(result.code).toBe(1);
+		const line = JSON.parse(result.stdout.trim()) as {type: string; code: string; message: string};
+		expect(line.type).toBe('error');
+		expect(typeof line.code).toBe('string');
+		expect(line.message).toContain('colour');
+		expect(result.stderr).toContain('colour');
+	});
+
+	it('a stack only with --debug', async () => {
+		const plain = await run(['config', 'set', 'colour', 'blue']);
+		expect(plain.code).toBe(1);
+		expect(plain.stderr).not.toMatch(/\n\s+at /);
+		const debug = await run(['config', 'set', 'colour', 'blue', '--debug']);
+		expect(debug.code).toBe(1);
+		expect(debug.stderr).toMatch(/\n\s+at /);
+	});
+});

@@ -1,0 +1,26 @@
+/**
+ * Runs the whole CLI in-process (`runCli`, what `platform-tui` does after building its context),
+ * with memory streams and an env of the test's own: help, unknown words and flags, parse errors,
+ * error wording and exit codes without spawning a process.
+ */
+import {runCli} from '../../source/commands/run-cli.js';
+import {memoryStream, testEnv} from './run-command.js';
+
+export type InProcessResult = {code: number; stdout: string; stderr: string};
+
+export async function runCliInProcess(argv: string[], options: {env?: Record<string, string | undefined>; stdin?: string; signal?: AbortSignal} = {}): Promise<InProcessResult> {
+	const stdin = memoryStream();
+	const stdout = memoryStream();
+	const stderr = memoryStream();
+	stdin.end(options.stdin ?? '');
+	const code = await runCli(argv, {
+		stdin,
+		stdout,
+		stderr,
+		// CI keeps Ink off even if a stream claimed to be a TTY.
+		env: testEnv({CI: 'true', ...options.env}),
+		signal: options.signal ?? new AbortController().signal,
+	});
+	await new Promise(resolve => setImmediate(resolve));
+	return {code, stdout: stdout.text(), stderr: stderr.text()};
+}
