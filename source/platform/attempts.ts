@@ -65,7 +65,7 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 	const retryClass = retryClasses[plan.operation];
 	for (let attempt = 1; ; attempt++) {
 		plan.signal?.throwIfAborted();
-		const attemptMs = Math.max(1, Math.min(plan.attemptTimeoutMs, plan.totalTimeoutMs - elapsed()));
+		const attemptMs = Math.max(1, Math.ceil(Math.min(plan.attemptTimeoutMs, plan.totalTimeoutMs - elapsed())));
 		const timeout = AbortSignal.timeout(attemptMs);
 		const signal = plan.signal ? AbortSignal.any([plan.signal, timeout]) : timeout;
 		const attemptStarted = performance.now();

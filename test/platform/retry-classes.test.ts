@@ -1,0 +1,217 @@
+import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
+import {createServer} from 'node:net';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
+import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
+import {retryClasses} from '../../source/platform/retry.js';
+import {startRecordingServer} from '../support/recording-server.js';
+import {validAnswers} from './answers.js';
+
+type Server = Awaited<ReturnType<typeof startRecordingServer>>;
+
+let server: Server;
+const clients: PlatformClient[] = [];
+
+function client(options: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}) {
+	const created = new PlatformClient({baseUrl: server.url, apiKey: 'sk_test_key_0001', appId: 'app_123', retryBaseMs: 10, ...options});
+	clients.push(created);
+	return created;
+}
+
+beforeAll(async () => {
+	server = await startRecordingServer();
+});
+
+afterEach(async () => {
+	server.requests.length = 0;
+	server.setFallback(() => ({status: 200, body: {}}));
+	await Promise.all(clients.splice(0).map(async created => created.close()));
+});
+
+afterAll(async () => {
+	await server.close();
+});
+
+const creates: Array<[string, (c: PlatformClient) => Promise<unknown>]> = [
+	['createChat', async c => c.createChat({title: 'T', assistantId: 'a'})],
+	['createSpaceMessage', async c => c.createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})],
+	['createMessageLog', async c => c.createMessageLog({messageId: 'm', text: 't', status: 'RUNNING', order: 1})],
+	['createContent', async c => c.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: 'c'})],
+	['rotateKey', async c => c.rotateKey()],
+];
+
+describe('the retry table', () => {
+	it('gives every operation a class; creates are the calls that make something new', () => {
+		expect(Object.entries(retryClasses).filter(([, retryClass]) => retryClass === 'create').map(([name]) => name).sort())
+			.toEqual(['createChat', 'createContent', 'createMessageLog', 'createSpaceMessage', 'rotateKey']);
+	});
+
+	for (const [operation, call] of creates) {
+		it(`${operation} answered 502 after the platform did it is not sent again`, async () => {
+			server.setFallback(() => ({status: 502, body: {error: 'bad gateway'}}));
+			const error = await call(client()).catch((error_: unknown) => error_) as PlatformApiError;
+			expect(error).toBeInstanceOf(PlatformApiError);
+			expect(error.data).toMatchObject({operation, status: 502, attempts: 1});
+			expect(server.requests).toHaveLength(1);
+		});
+	}
+
+	it('a create that timed out after sending is not sent again either', async () => {
+		server.enqueue({status: 0, hang: true});
+		const error = await client({timeoutMs: 100}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_) as PlatformTimeoutError;
+		expect(error).toBeInstanceOf(PlatformTimeoutError);
+		expect(error.message).toMatch(/^POST \/space\/chat: no answer after 1 attempt over /);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it('the finalizing upsert is idempotent: a 502 is retried', async () => {
+		server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.finalizeContent});
+		await client().upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 3}, chatId: 'c', fileUrl: 'http://blob/read'});
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it('a create answered 429 is retried', async () => {
+		server.enqueue({status: 429, body: {error: 'slow down'}}, {status: 200, body: validAnswers.createChat});
+		await expect(client().createChat({title: 'T', assistantId: 'a'})).resolves.toMatchObject({id: 'chat_1'});
+		expect(server.requests).toHaveLength(2);
+	});
+
+	it('a GET answered 502 is retried', async () => {
+		server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.getSpace});
+		await expect(client().getSpace('assistant_1')).resolves.toMatchObject({name: 'Space'});
+		expect(server.requests).toHaveLength(3);
+	});
+
+	it('the error after the retries says how many attempts over how long', async () => {
+		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'request-id': 'req_busy'}}));
+		const error = await client({retries: 2}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error.code).toBe('platform-unavailable');
+		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a', status: 503, requestId: 'req_busy', attempts: 3});
+		expect(error.data.elapsedMs).toBeGreaterThan(0);
+	});
+});
+
+describe('a create whose connection was refused is retried', () => {
+	let late: HttpServer | undefined;
+
+	afterEach(async () => {
+		const started = late;
+		late = undefined;
+		if (started) {
+			started.closeAllConnections();
+			await new Promise(resolve => {
+				started.close(resolve);
+			});
+		}
+	});
+
+	it('retries createChat after ECONNREFUSED and sends it exactly once', async () => {
+		const port = await freePort();
+		let received = 0;
+		let starting: Promise<void> | undefined;
+		const startLate = async () => {
+			late = createHttpServer((request, response) => {
+				received++;
+				request.resume();
+				response.writeHead(200, {'content-type': 'application/json'});
+				response.end(JSON.stringify(validAnswers.createChat));
+			});
+			await new Promise<void>(resolve => {
+				late?.listen(port, '127.0.0.1', resolve);
+			});
+		};
+
+		const log: RequestLogEntry[] = [];
+		const refused = client({
+			baseUrl: `http://127.0.0.1:${port}`,
+			retries: 5,
+			retryBaseMs: 50,
+			onRequest(entry) {
+				log.push(entry);
+				// The platform comes up once the first attempt was refused.
+				if (entry.retryInMs !== undefined) {
+					starting ??= startLate();
+				}
+			},
+		});
+		await expect(refused.createChat({title: 'T', assistantId: 'a'})).resolves.toMatchObject({id: 'chat_1'});
+		await starting;
+		expect(received).toBe(1);
+		expect(log.find(entry => entry.error?.includes('ECONNREFUSED'))).toBeDefined();
+	});
+
+	it('a create whose connection was reset is not retried', async () => {
+		server.enqueue({status: 0, reset: true});
+		const error = await client().createMessageLog({messageId: 'm', text: 't', status: 'RUNNING', order: 1}).catch((error_: unknown) => error_) as PlatformConnectionError;
+		expect(error).toBeInstanceOf(PlatformConnectionError);
+		expect(error.code).toBe('platform-connection-lost');
+		expect(error.refused).toBe(false);
+		expect(server.requests).toHaveLength(1);
+	});
+});
+
+describe('total time', () => {
+	it('bounds all attempts of an operation together, not each one', async () => {
+		server.setFallback(() => ({status: 0, hang: true}));
+		const error = await client({timeoutMs: 100, totalTimeoutMs: 350, retries: 50}).getSpace('a').catch((error_: unknown) => error_) as PlatformTimeoutError;
+		expect(error).toBeInstanceOf(PlatformTimeoutError);
+		expect(error.code).toBe('platform-no-answer');
+		// Each attempt lasts its 100 ms at least, so 350 ms hold four at most, whatever the retry count.
+		expect(error.attempts).toBeGreaterThanOrEqual(2);
+		expect(error.attempts).toBeLessThanOrEqual(4);
+		expect(server.requests).toHaveLength(error.attempts);
+		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a'});
+		expect(error.elapsedMs).toBeGreaterThanOrEqual(300);
+		expect(error.message).toMatch(new RegExp(`^GET /space/a: no answer after ${error.attempts} attempts over \\d+(\\.\\d+)? s$`));
+	});
+
+	it('an aborted signal ends the operation at once with its reason, even between attempts', async () => {
+		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
+		const controller = new AbortController();
+		const reason = new Error('stopped by the user');
+		const pending = client().getSpace('a', {signal: controller.signal});
+		await new Promise<void>(resolve => {
+			const poll = setInterval(() => {
+				if (server.requests.length > 0) {
+					clearInterval(poll);
+					resolve();
+				}
+			}, 5);
+		});
+		controller.abort(reason);
+		await expect(pending).rejects.toBe(reason);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	it('a Retry-After longer than the time left ends the operation with the last answer', async () => {
+		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
+		const error = await client({timeoutMs: 500, totalTimeoutMs: 1000}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		expect(error).toBeInstanceOf(PlatformApiError);
+		expect(error.status).toBe(503);
+		expect(server.requests).toHaveLength(1);
+	});
+});
+
+describe('rotation', () => {
+	it('sends no body, as the contract names none', async () => {
+		server.enqueue({status: 200, body: validAnswers.rotateKey});
+		await expect(client().rotateKey()).resolves.toEqual(validAnswers.rotateKey);
+		expect(server.requests[0]?.body).toBe('');
+		expect(server.requests[0]?.headers['content-type']).toBeUndefined();
+		expect(server.requests[0]?.headers['content-length'] ?? '0').toBe('0');
+	});
+});
+
+async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const probe = createServer();
+		probe.once('error', reject);
+		probe.listen(0, '127.0.0.1', () => {
+			const address = probe.address();
+			const port = typeof address === 'object' && address ? address.port : 0;
+			probe.close(() => {
+				resolve(port);
+			});
+		});
+	});
+}
