@@ -18,7 +18,6 @@ export type ResolvedOptions = {
 	endpointSecret: string;
 	keyOverlapMs: number;
 	ingestionStepMs: number;
-	assistantStepMs: number;
 	deliveryRetryBaseMs: number;
 	deliveryTimeoutMs: number;
 	llmUrl: URL | undefined;
@@ -56,7 +55,6 @@ export function resolveOptions(options: LocalPlatformOptions): ResolvedOptions {
 		endpointSecret: options.endpointSecret ?? randomBytes(32).toString('hex'),
 		keyOverlapMs: ms(options.keyOverlapMs, 24 * 60 * 60 * 1000, 'keyOverlapMs'),
 		ingestionStepMs: ms(options.ingestionStepMs, 150, 'ingestionStepMs'),
-		assistantStepMs: ms(options.assistantStepMs, 100, 'assistantStepMs'),
 		deliveryRetryBaseMs: ms(options.deliveryRetryBaseMs, 1000, 'deliveryRetryBaseMs'),
 		deliveryTimeoutMs: ms(options.deliveryTimeoutMs, 10_000, 'deliveryTimeoutMs'),
 		llmUrl: options.llmUrl === undefined ? undefined : assertLoopbackUrl(options.llmUrl, 'llmUrl'),

@@ -78,8 +78,8 @@ export function buildServices(wiring: ServiceWiring): Services {
 		}
 
 		userMessage.debugInfo = {chosenModule: 'DocumentSearch', assistantMessageId: assistantMessage.id};
-		const job = {chatId: chat.id, userMessage, assistantMessage, call: {userId: caller.userId, companyId: caller.companyId, signal: context.signal}};
-		context.track(builtInAnswer(job, port, {clock, stepMs: options.assistantStepMs, signal: context.signal}));
+		const job = {chatId: chat.id, userMessage, assistantMessage, userId: caller.userId, companyId: caller.companyId};
+		context.track(builtInAnswer(job, port, context.signal));
 	};
 
 	const messages = new MessageService(context, chats, logs, () => spaces.assistantId, answer);

@@ -92,7 +92,7 @@ export type LocalPlatformOptions = {
 	llmApiKey?: string;
 	/** Time spent in each ingestion state; default 150 ms. */
 	ingestionStepMs?: number;
-	/** Pause between the built-in assistant's partial message updates; default 100 ms. */
+	/** Ignored: the built-in assistant now writes its answer once, as spec §6.2 says (accepted so that callers keep working). */
 	assistantStepMs?: number;
 	/** First retry delay of webhook deliveries (doubling after); default 1000 ms. */
 	deliveryRetryBaseMs?: number;
