@@ -1,54 +1,34 @@
-import {defaultModel} from '../config/settings.js';
-import {CancelledError, isAbortError, UserError} from '../errors.js';
-import {PlatformClient} from '../platform/client.js';
-import {createPlainFilter, plainLine} from '../ui/upload/plain.js';
+/**
+ * `platform-tui upload <folder> <prompt>`: the space-chat workflow (spec §4.3) with a live screen
+ * in a terminal, plain lines otherwise, NDJSON with --json. Exit codes: 0 every file asked about;
+ * 1 a failure, or (with --keep-going) some files left out while the reply is still printed;
+ * 130 cancelled (143 on SIGTERM).
+ */
+import {CancelledError, isAbortError} from '../errors.js';
+import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
+import {WorkflowError} from '../workflow/errors.js';
 import type {UploadEvent} from '../workflow/events.js';
-import {
-	defaultConcurrency,
-	defaultPollIntervalMs,
-	defaultReplyTimeoutMs,
-	defaultTitle,
-	runUpload,
-	type UploadClient,
-} from '../workflow/run-upload.js';
-import {createClient, formatRequestLog, settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './legacy-types.js';
+import {createRetryTracker, type RetryTracker} from '../workflow/retries.js';
+import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
+import {formatRequestLog, type Deps} from './deps.js';
+import {debugStack, describeError, joinText} from './error-message.js';
+import type {Command} from './types.js';
+import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
-type Numbers = {concurrency: number; pollIntervalMs: number; ingestionTimeoutMs?: number; replyTimeoutMs: number};
-
-function positiveSeconds(context: CommandContext, flag: string, name: string): number | undefined {
-	const value = context.flags[flag];
-	if (value === undefined) {
-		return undefined;
-	}
-
-	if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-		throw new UserError(`--${name} takes a number of seconds greater than 0; got ${String(value)}`);
-	}
-
-	return Math.round(value * 1000);
-}
-
-function readNumbers(context: CommandContext): Numbers {
-	const concurrency = context.flags.concurrency ?? defaultConcurrency;
-	if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-		throw new UserError(`--concurrency takes a whole number from 1 to 64; got ${String(concurrency)}`);
-	}
-
-	const numbers: Numbers = {
-		concurrency,
-		pollIntervalMs: positiveSeconds(context, 'pollInterval', 'poll-interval') ?? defaultPollIntervalMs,
-		replyTimeoutMs: positiveSeconds(context, 'replyTimeout', 'reply-timeout') ?? defaultReplyTimeoutMs,
-	};
-	const ingestion = positiveSeconds(context, 'ingestionTimeout', 'ingestion-timeout');
-	if (ingestion !== undefined) {
-		numbers.ingestionTimeoutMs = ingestion;
-	}
-
-	return numbers;
-}
+export type UploadCommandOptions = {
+	folder: string;
+	prompt: string;
+	title: string;
+	concurrency: number;
+	pollIntervalMs: number;
+	ingestionTimeoutMs?: number;
+	replyTimeoutMs: number;
+	keepGoing: boolean;
+	local: boolean;
+	model?: string;
+};
 
 type Target = {
 	client: PlatformClient;
@@ -58,51 +38,58 @@ type Target = {
 	close(): Promise<void>;
 };
 
-function debugLogger(context: CommandContext): ((entry: Parameters<typeof formatRequestLog>[0]) => void) | undefined {
-	return context.debug ? entry => {
-		context.stderr.write(`${formatRequestLog(entry)}\n`);
-	} : undefined;
+const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistantId'] as const;
+
+function kebab(name: string): string {
+	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
 }
 
-/** The configured platform: needs every setting the workflow uses. */
-function configuredTarget(context: CommandContext): Target {
-	const {settings, store} = settingsFor(context, ['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId'], 'platform-tui upload');
-	const client = createClient(context, settings, store);
-	return {
-		client,
-		assistantId: settings.assistantId,
-		async close() {
-			await client.close();
-		},
-	};
+/** The sentence and next step for an error of this command, as error-message.ts words every error. */
+export function describeUploadError(error: unknown): string {
+	return joinText(describeError(error, {offersLocal: true}));
+}
+
+function configuredTarget(deps: Deps, retries: RetryTracker): Target {
+	const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId'], 'platform-tui upload');
+	const client = deps.client(settings, {onRequest(entry) {
+		retries.onRequest(entry);
+	}});
+	return {client, assistantId: settings.assistantId, close: async () => client.close()};
 }
 
 /**
  * --local: the local platform in-process, with the embedded webhook receiver registered as the
  * space's external module, so the answer arrives through the webhook path. No configuration.
  */
-async function localTarget(context: CommandContext): Promise<Target> {
-	const {startLocalPlatform} = await import('../local-platform/index.js');
+async function localTarget(deps: Deps, options: UploadCommandOptions, retries: RetryTracker): Promise<Target> {
+	const [{startLocalPlatform}, {PlatformClient}, {defaultModel}] = await Promise.all([
+		import('../local-platform/index.js'),
+		import('../platform/client.js'),
+		import('../config/settings.js'),
+	]);
 	const local = await startLocalPlatform({host: '127.0.0.1', port: 0});
 	const settings = local.settings();
-	const onRequest = debugLogger(context);
-	const clientOptions = {
+	const {debug, stderr} = deps.context;
+	const clientOptions: PlatformClientOptions = {
 		baseUrl: settings.baseUrl,
 		// The local platform's own key, never PLATFORM_API_KEY or the stored one.
 		apiKey: () => local.apiKey,
 		appId: settings.appId,
 		userId: settings.userId,
 		companyId: settings.companyId,
-		...(onRequest ? {onRequest} : {}),
 	};
-	const client = new PlatformClient(clientOptions);
-	const receiverClient = new PlatformClient({...clientOptions, onRequest: undefined});
+	const client = new PlatformClient({...clientOptions, onRequest(entry) {
+		retries.onRequest(entry);
+		if (debug) {
+			stderr.write(`${formatRequestLog(entry)}\n`);
+		}
+	}});
+	const receiverClient = new PlatformClient(clientOptions);
 	let receiver: {close(drainTimeoutMs?: number): Promise<unknown>} | undefined;
 	let receiverUrl: string | undefined;
 	try {
 		const {createReceiver} = await import('../receiver/index.js');
-		const model = typeof context.flags.model === 'string' && context.flags.model.trim() !== '' ? context.flags.model.trim() : defaultModel;
-		const created = createReceiver({client: receiverClient, secrets: [settings.endpointSecret], model, drainTimeoutMs: 2000});
+		const created = createReceiver({client: receiverClient, secrets: [settings.endpointSecret], model: options.model ?? defaultModel, drainTimeoutMs: 2000});
 		receiver = created;
 		const listening = await created.listen({host: '127.0.0.1', port: 0});
 		receiverUrl = `${listening.url}/webhook`;
@@ -119,95 +106,24 @@ async function localTarget(context: CommandContext): Promise<Target> {
 		assistantId: settings.assistantId,
 		note: {baseUrl: settings.baseUrl, receiverUrl},
 		async close() {
-			await receiver?.close(2000).catch(() => undefined);
+			await receiver.close(2000).catch(() => undefined);
 			await Promise.allSettled([client.close(), receiverClient.close()]);
 			await local.close();
 		},
 	};
 }
 
-const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistantId'] as const;
-
-const command: CommandModule = {
-	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
-	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
-	flags: {
-		title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
-		concurrency: {type: 'number', default: defaultConcurrency, description: 'Files transferred at the same time; 1 uploads one after another'},
-		pollInterval: {type: 'number', default: defaultPollIntervalMs / 1000, description: 'Seconds between ingestion checks and reply polls', placeholder: 'SECONDS'},
-		ingestionTimeout: {type: 'number', description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
-		replyTimeout: {type: 'number', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for the assistant\'s reply', placeholder: 'SECONDS'},
-		local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
-	},
-	examples: [
-		'platform-tui upload ./docs "Summarise these documents"',
-		'platform-tui upload --local test/fixtures/sample-docs "How long is the warranty?"',
-		'platform-tui upload ./reports "List the open risks" --concurrency 1 --json',
-	],
-	async run(context) {
-		if (context.argv.length < 2) {
-			context.stderr.write(`${usageLine}\n`);
-			return 1;
-		}
-
-		if (context.argv.length > 2) {
-			context.stderr.write(`${usageLine}\n(got ${context.argv.length} arguments; quote the prompt if it has spaces)\n`);
-			return 1;
-		}
-
-		const [folder = '', prompt = ''] = context.argv;
-		if (prompt.trim() === '') {
-			throw new UserError('The instruction prompt is empty; pass the question to ask about the uploaded files');
-		}
-
-		const numbers = readNumbers(context);
-		const title = typeof context.flags.title === 'string' && context.flags.title.trim() !== '' ? context.flags.title : defaultTitle;
-		const local = context.flags.local === true;
-		if (local) {
-			const given = conflictsWithLocal.filter(name => typeof context.flags[name] === 'string');
-			if (given.length > 0) {
-				throw new UserError(`--local runs against its own local platform and cannot be combined with ${given.map(name => `--${name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)}`).join(', ')}`);
-			}
-		}
-
-		const target = local ? await localTarget(context) : configuredTarget(context);
-		const cancel = new AbortController();
-		const signal = AbortSignal.any([context.signal, cancel.signal]);
-		const options = {
-			client: target.client as UploadClient,
-			folder,
-			prompt,
-			assistantId: target.assistantId,
-			title,
-			signal,
-			...numbers,
-		};
-		const cancelledCode = (): number => (context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130);
-		try {
-			if (context.interactive) {
-				// Ink loads only for the live screen, so usage errors and plain runs start fast.
-				const {runInteractive} = await import('../ui/upload/interactive.js');
-				return await runInteractive(context, options, cancel, target.note ? localBanner(target.note) : undefined);
-			}
-
-			return await runPlain(context, options, target.note, cancelledCode);
-		} finally {
-			await target.close();
-		}
-	},
-};
-
-type RunOptions = Parameters<typeof runUpload>[0];
-
 function localBanner(note: NonNullable<Target['note']>): string {
 	return `Local platform: ${note.baseUrl}${note.receiverUrl ? `, answers through the webhook receiver at ${note.receiverUrl}` : ''}`;
 }
 
-async function runPlain(context: CommandContext, options: RunOptions, note: Target['note'], cancelledCode: () => number): Promise<number> {
+async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']): Promise<number> {
+	const {context} = deps;
+	const {createPlainFilter, plainLine} = await import('../ui/upload/plain.js');
 	const keep = createPlainFilter();
 	if (note) {
 		if (context.json) {
-			writeJson(context, {type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
+			deps.writeJson({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
 		} else {
 			context.stdout.write(`${localBanner(note)}\n`);
 		}
@@ -215,33 +131,149 @@ async function runPlain(context: CommandContext, options: RunOptions, note: Targ
 
 	const onEvent = (event: UploadEvent): void => {
 		if (context.json) {
-			writeJson(context, event);
+			deps.writeJson(event);
 			return;
 		}
 
-		if (keep(event)) {
-			const line = plainLine(event);
-			if (line !== undefined) {
-				context.stdout.write(`${line}\n`);
-			}
+		const line = keep(event) ? plainLine(event) : undefined;
+		if (line !== undefined) {
+			context.stdout.write(`${line}\n`);
 		}
 	};
 
 	try {
-		await runUpload(options, onEvent);
+		const result = await runUpload(options, onEvent);
+		if (result.failed.length > 0) {
+			context.stderr.write(`${result.failed.length} of ${result.failed.length + result.files.length} files were left out of chat ${result.chatId}; the reply covers the others.\n`);
+			return 1;
+		}
+
 		return 0;
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
 			if (context.json) {
-				writeJson(context, {type: 'cancelled'});
+				deps.writeJson({type: 'cancelled'});
 			}
 
 			context.stderr.write('Cancelled; in-flight requests were aborted.\n');
-			return cancelledCode();
+			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
+		}
+
+		if (error instanceof WorkflowError) {
+			const {code, data} = error as WorkflowError;
+			const sentence = describeUploadError(error);
+			if (context.json) {
+				deps.writeJson({type: 'error', code, message: sentence, data});
+			}
+
+			const stack = context.debug ? debugStack(error) : undefined;
+			context.stderr.write(`${sentence}\n${stack ? `\n${stack}\n` : ''}`);
+
+			return 1;
 		}
 
 		throw error;
 	}
 }
+
+const command: Command<UploadCommandOptions> = {
+	name: ['upload'],
+	summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question',
+	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
+	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
+	flags: {
+		title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
+		concurrency: {type: 'string', default: defaultConcurrency, description: 'Files transferred at the same time; 1 uploads one after another', placeholder: 'N'},
+		pollInterval: {type: 'string', default: defaultPollIntervalMs / 1000, description: 'Seconds between ingestion checks and reply polls', placeholder: 'SECONDS'},
+		ingestionTimeout: {type: 'string', description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
+		replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for the assistant\'s reply', placeholder: 'SECONDS'},
+		keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
+		local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
+	},
+	examples: [
+		'platform-tui upload ./docs "Summarise these documents"',
+		'platform-tui upload --local test/fixtures/sample-docs "How long is the warranty?"',
+		'platform-tui upload ./reports "List the open risks" --keep-going --json',
+	],
+	parse(input) {
+		if (input.argv.length !== 2) {
+			throw new UsageError(input.argv.length < 2 ? usageLine : `${usageLine}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
+		}
+
+		const [folder = '', prompt = ''] = input.argv;
+		if (prompt.trim() === '') {
+			throw new UsageError('The instruction prompt is empty; pass the question to ask about the uploaded files.');
+		}
+
+		const {flags} = input;
+		const local = booleanFlag(flags, 'local');
+		if (local) {
+			const given = conflictsWithLocal.filter(name => typeof flags[name] === 'string');
+			if (given.length > 0) {
+				throw new UsageError(`--local runs against its own local platform and cannot be combined with ${given.map(name => `--${kebab(name)}`).join(', ')}.`);
+			}
+		}
+
+		const options: UploadCommandOptions = {
+			folder,
+			prompt,
+			title: stringFlag(flags, 'title') ?? defaultTitle,
+			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 64, fallback: defaultConcurrency}),
+			pollIntervalMs: secondsFlag(flags, 'pollInterval', {max: 3600, fallbackSeconds: defaultPollIntervalMs / 1000}),
+			replyTimeoutMs: secondsFlag(flags, 'replyTimeout', {max: 86_400, fallbackSeconds: defaultReplyTimeoutMs / 1000}),
+			keepGoing: booleanFlag(flags, 'keepGoing'),
+			local,
+		};
+		if (flags.ingestionTimeout !== undefined) {
+			options.ingestionTimeoutMs = secondsFlag(flags, 'ingestionTimeout', {max: 86_400, fallbackSeconds: 0});
+		}
+
+		const model = stringFlag(flags, 'model');
+		if (model !== undefined) {
+			options.model = model;
+		}
+
+		return options;
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		const retries = createRetryTracker();
+		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries);
+		const cancel = new AbortController();
+		const workflow: UploadOptions = {
+			client: target.client,
+			folder: options.folder,
+			prompt: options.prompt,
+			assistantId: target.assistantId,
+			title: options.title,
+			concurrency: options.concurrency,
+			pollIntervalMs: options.pollIntervalMs,
+			replyTimeoutMs: options.replyTimeoutMs,
+			keepGoing: options.keepGoing,
+			retries,
+			signal: AbortSignal.any([context.signal, cancel.signal]),
+			...(options.ingestionTimeoutMs === undefined ? {} : {ingestionTimeoutMs: options.ingestionTimeoutMs}),
+		};
+		try {
+			if (context.interactive) {
+				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
+				const {runInteractive} = await import('../ui/upload/interactive.js');
+				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined);
+				if (outcome.error !== undefined && context.debug) {
+					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
+				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
+					// The red box is on the terminal; a redirected stderr still gets the sentence.
+					context.stderr.write(`Error: ${describeUploadError(outcome.error)}\n`);
+				}
+
+				return outcome.code;
+			}
+
+			return await runPlain(deps, workflow, target.note);
+		} finally {
+			await target.close();
+		}
+	},
+};
 
 export default command;

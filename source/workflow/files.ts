@@ -102,7 +102,6 @@ export async function scanFolder(folder: string): Promise<FolderScan> {
 	for (const [index, entry] of candidates.entries()) {
 		const info = infos[index];
 		if (info?.isFile()) {
-			// eslint-disable-next-line no-await-in-loop -- the lookup table loads once, then this is synchronous
 			files.push({name: entry.name, path: path.join(absolute, entry.name), size: info.size, mimeType: await mimeTypeFor(entry.name)});
 		} else {
 			skipped.push({name: entry.name, kind: info === undefined ? 'broken-symlink' : (info.isDirectory() ? 'symlink-to-folder' : kindOf(info))});
@@ -127,12 +126,9 @@ export async function checkReadable(folder: string, files: readonly FolderFile[]
 	const unreadable: Array<{name: string; path: string; reason: string}> = [];
 	let next = 0;
 	const worker = async (): Promise<void> => {
-		while (next < files.length) {
-			const file = files[next++]!;
+		for (let file = files[next++]; file !== undefined; file = files[next++]) {
 			try {
-				// eslint-disable-next-line no-await-in-loop -- bounded by the number of workers
 				const handle = await open(file.path, 'r');
-				// eslint-disable-next-line no-await-in-loop
 				await handle.close();
 			} catch (error) {
 				unreadable.push({name: file.name, path: file.path, reason: errorCode(error) ?? 'cannot be opened'});

@@ -20,7 +20,6 @@ async function eachLimit<T>(items: readonly T[], limit: number, task: (item: T) 
 		while (!failed && next < items.length) {
 			const item = items[next++] as T;
 			try {
-				// eslint-disable-next-line no-await-in-loop -- bounded by the number of workers
 				await task(item);
 			} catch (error) {
 				failed = true;
@@ -106,7 +105,6 @@ export async function waitForIngestion(options: {
 		const stopRound = new AbortController();
 		const roundSignal = AbortSignal.any([deadline.signal, stopRound.signal]);
 		try {
-			// eslint-disable-next-line no-await-in-loop -- one round after another
 			await eachLimit([...pending], options.parallelism, async contentId => check(contentId, roundSignal));
 		} catch (error) {
 			stopRound.abort();
@@ -136,7 +134,6 @@ export async function waitForIngestion(options: {
 			return timedOut();
 		}
 
-		// eslint-disable-next-line no-await-in-loop -- the poll interval between rounds
 		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
 	}
 

@@ -29,7 +29,6 @@ export async function askAndWait(options: {
 		const deadline = until(signal, timeoutMs - elapsed());
 		let latest;
 		try {
-			// eslint-disable-next-line no-await-in-loop -- one poll after another
 			latest = await client.getLatestMessage(chatId, {signal: deadline.signal});
 		} catch (error) {
 			if (deadline.expired()) {
@@ -58,7 +57,6 @@ export async function askAndWait(options: {
 			throw new ReplyTimeoutError(chatId, timeoutMs);
 		}
 
-		// eslint-disable-next-line no-await-in-loop -- the poll interval
 		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
 	}
 }

@@ -70,8 +70,8 @@ function summarizeSpace(space: Space): SpaceSummary {
 	const summary: SpaceSummary = {
 		name: typeof space.name === 'string' && space.name ? space.name : '(unnamed)',
 		languageModel: typeof space.languageModel === 'string' ? space.languageModel : '(unknown)',
-		chatUpload: space.chatUpload === undefined || space.chatUpload === null ? '(unknown)' : String(space.chatUpload),
-		modules: modules.map(module => (typeof module.name === 'string' ? module.name : String(module))),
+		chatUpload: space.chatUpload ?? '(unknown)',
+		modules: modules.map(module => module.name),
 	};
 	if (typeof space.id === 'string') {
 		summary.id = space.id;

@@ -29,7 +29,8 @@ export function failureReason(error: unknown): string {
 		return `HTTP ${error.cause.status}: ${error.cause.platformMessage}`;
 	}
 
-	return error instanceof WorkflowError && typeof error.data.detail === 'string' ? error.data.detail : (errorCode(error) ?? 'failed');
+	const detail = error instanceof WorkflowError ? (error as WorkflowError).data.detail : undefined;
+	return typeof detail === 'string' ? detail : (errorCode(error) ?? 'failed');
 }
 
 export async function uploadFiles(options: {
@@ -48,7 +49,7 @@ export async function uploadFiles(options: {
 	const signal = AbortSignal.any([options.signal, stopRest.signal]);
 	const contentIds: Array<string | undefined> = [];
 	const failed: FileFailure[] = [];
-	let firstError: unknown;
+	let firstError: Error | undefined;
 	let next = 0;
 	let bytes = 0;
 	const started = performance.now();
@@ -107,7 +108,7 @@ export async function uploadFiles(options: {
 				throw error;
 			}
 
-			const failure = error instanceof WorkflowError ? error : new FileUploadError(file.name, error);
+			const failure: WorkflowError = error instanceof WorkflowError ? error as WorkflowError : new FileUploadError(file.name, error);
 			const contentId = typeof content?.id === 'string' && content.id ? content.id : undefined;
 			emit({type: 'file-failed', name: file.name, ...(contentId ? {contentId} : {}), message: failure.message, code: failure.code});
 			failed.push({name: file.name, ...(contentId ? {contentId} : {}), stage: 'upload', reason: failureReason(failure)});
@@ -120,18 +121,16 @@ export async function uploadFiles(options: {
 	// Each worker takes the next file in name order, so upserts start in that order; with one
 	// worker a file is upserted, sent and finalized before the next one starts.
 	const worker = async (): Promise<void> => {
-		while (!signal.aborted && next < files.length) {
-			const index = next++;
+		for (let index = next++, file = files[index]; !signal.aborted && file !== undefined; index = next++, file = files[index]) {
 			try {
-				// eslint-disable-next-line no-await-in-loop -- each worker handles one file at a time
-				contentIds[index] = await run(files[index]!);
+				contentIds[index] = await run(file);
 			} catch (error) {
 				if (options.keepGoing && !options.signal.aborted) {
 					continue;
 				}
 
 				if (!stopRest.signal.aborted && !options.signal.aborted) {
-					firstError = error;
+					firstError = error instanceof Error ? error : new Error(String(error));
 					stopRest.abort(siblingFailed);
 				}
 

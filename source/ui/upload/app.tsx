@@ -1,208 +1,118 @@
-import {Box, Static, Text, useApp, useInput, useStdin} from 'ink';
+import {Box, Static, Text, useApp, useInput, useStdin, useStdout} from 'ink';
 import Spinner from 'ink-spinner';
-import {useEffect, useState, type ReactNode} from 'react';
-import {formatBytes, formatElapsed, formatRate, formatSeconds, progressBar, truncate} from './format.js';
-import type {FileRow, UploadViewModel, UploadViewState} from './state.js';
+import {useEffect, useState} from 'react';
+import {plural} from '../../format/text.js';
+import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
+import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
+import {countFiles, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
-/** Most live file rows shown at once; the rest are counted in one line. */
-export const maxLiveRows = 8;
+/**
+ * The live area never reaches the terminal's height (Ink clears the screen and the scrollback
+ * when a frame is as tall as the terminal): at most `rows − 2` lines, and never more than this
+ * many, so shrinking the window later does not trip it either.
+ */
+export const maxLiveLines = 16;
 
-/** A labelled section: a coloured bar on the left, the title in a column, the content beside it. */
-function Panel({title, color, children}: {title: string; color?: string; children: ReactNode}) {
-	return (
-		<Box borderStyle='bold' borderTop={false} borderBottom={false} borderRight={false} borderColor={color ?? 'gray'} paddingLeft={1}>
-			<Box width={10} flexShrink={0}>
-				<Text bold color={color}>{title}</Text>
-			</Box>
-			<Box flexDirection='column' flexGrow={1}>
-				{children}
-			</Box>
-		</Box>
-	);
-}
-
-function SpacePanel({state}: {state: UploadViewState}) {
-	if (state.space) {
-		const {space} = state;
-		return (
-			<Panel title='Space'>
-				<Text>
-					<Text bold>{space.name}</Text>
-					<Text dimColor> · model </Text>{space.languageModel}
-					<Text dimColor> · chat upload </Text>{space.chatUpload}
-				</Text>
-				<Text><Text dimColor>modules </Text>{space.modules.length > 0 ? space.modules.join(', ') : '(none)'}</Text>
-			</Panel>
-		);
-	}
-
-	if (state.spaceWarning) {
-		return (
-			<Panel title='Space' color='yellow'>
-				<Text color='yellow'>⚠ {state.spaceWarning}</Text>
-			</Panel>
-		);
-	}
-
-	return (
-		<Panel title='Space'>
-			<Text dimColor>{state.done ? '—' : <><Spinner type='dots'/> loading…</>}</Text>
-		</Panel>
-	);
-}
-
-function ChatPanel({state, now}: {state: UploadViewState; now: number}) {
-	const elapsed = formatElapsed((state.endedAt ?? now) - state.startedAt);
-	if (state.chat.status === 'created') {
-		return (
-			<Panel title='Chat'>
-				<Text>
-					<Text color='green'>✔ </Text>
-					<Text bold>{state.chat.id}</Text>
-					<Text dimColor> · {state.chat.title} · {elapsed} elapsed</Text>
-				</Text>
-			</Panel>
-		);
-	}
-
-	return (
-		<Panel title='Chat'>
-			{state.done
-				? <Text dimColor>not created</Text>
-				: <Text><Text color='cyan'><Spinner type='dots'/></Text> {state.chat.status === 'creating' ? `creating "${state.chat.title ?? ''}"…` : 'waiting…'} <Text dimColor>{elapsed}</Text></Text>}
-		</Panel>
-	);
-}
-
-const phaseText: Record<FileRow['phase'], string> = {
-	waiting: 'waiting',
-	upserting: 'creating content',
-	uploading: 'uploading',
-	finalizing: 'finalizing',
-	ingesting: 'ingesting',
-	finished: 'FINISHED',
-	failed: 'failed',
-};
-
-/** One line per file; `width` is the name column. */
-export function FileLine({row, width, live}: {row: FileRow; width: number; live: boolean}) {
-	const name = truncate(row.name, width).padEnd(width);
-	const size = formatBytes(row.size).padStart(10);
-	if (row.phase === 'finished') {
-		return <Text><Text color='green'>✔</Text> {name} {size}  <Text color='green'>{row.state ?? 'FINISHED'}</Text><Text dimColor>  {row.contentId}</Text></Text>;
-	}
-
-	if (row.phase === 'failed') {
-		return <Text><Text color='red'>✖</Text> {name} {size}  <Text color='red'>{row.state ?? 'upload failed'}</Text><Text dimColor>  {row.contentId ?? ''}</Text></Text>;
-	}
-
-	const icon = live && row.phase !== 'waiting' ? <Text color='cyan'><Spinner type='dots'/></Text> : <Text dimColor>·</Text>;
-	if (row.phase === 'uploading') {
-		return <Text>{icon} {name} {size}  <Text color='cyan'>{progressBar(row.sentBytes, row.size)}</Text></Text>;
-	}
-
-	return <Text>{icon} {name} {size}  <Text dimColor>{row.phase === 'ingesting' ? (row.state ?? 'QUEUED') : phaseText[row.phase]}</Text></Text>;
+/** Lines the live area may use in a terminal of `rows` rows. */
+export function liveBudget(rows: number | undefined): number {
+	return Math.max(4, Math.min((rows ?? 24) - 2, maxLiveLines));
 }
 
 function nameWidth(state: UploadViewState): number {
 	return Math.min(32, Math.max(8, ...state.files.map(row => row.name.length)));
 }
 
-function FilesPanel({state, now}: {state: UploadViewState; now: number}) {
-	const width = nameWidth(state);
-	const active = state.files.filter(row => row.phase !== 'finished' && row.phase !== 'failed' && row.phase !== 'waiting');
-	const waiting = state.files.filter(row => row.phase === 'waiting');
-	const shown = active.slice(0, maxLiveRows);
-	const spare = maxLiveRows - shown.length;
-	const shownWaiting = spare > 0 ? waiting.slice(0, Math.min(spare, 3)) : [];
-	const hidden = active.length - shown.length + waiting.length - shownWaiting.length;
-	const finishedCount = state.files.filter(row => row.phase === 'finished').length;
-	const uploadedCount = state.files.filter(row => row.uploaded).length;
+function TotalsLine({state, counts, now}: {state: UploadViewState; counts: FileCounts; now: number}) {
 	const transferMs = state.uploadStartedAt === undefined ? 0 : (state.uploadEndedAt ?? state.endedAt ?? now) - state.uploadStartedAt;
 	const rate = transferMs > 0 ? state.sentBytes / (transferMs / 1000) : 0;
 	return (
-		<Panel title='Files'>
-			{state.files.length === 0 && <Text dimColor>{state.done ? 'none' : 'reading the folder…'}</Text>}
-			{shown.map(row => <FileLine key={row.name} row={row} width={width} live={!state.done}/>)}
-			{shownWaiting.map(row => <FileLine key={row.name} row={row} width={width} live={false}/>)}
-			{hidden > 0 && <Text dimColor>  … {hidden} more</Text>}
-			{state.files.length > 0 && (
-				<Text>
-					<Text bold>{uploadedCount}/{state.files.length}</Text> files uploaded
-					<Text dimColor> · </Text>{formatBytes(state.sentBytes)} of {formatBytes(state.totalBytes)}
-					<Text dimColor> · </Text>{rate > 0 ? formatRate(rate) : '–'}
-					<Text dimColor> · </Text>{finishedCount} ingested
-				</Text>
-			)}
-		</Panel>
+		<Text wrap='truncate'>
+			<Text bold>{counts.uploaded}/{counts.total}</Text> files uploaded
+			<Text dimColor> · </Text>{formatBytes(state.sentBytes)} of {formatBytes(state.totalBytes)}
+			<Text dimColor> · </Text>{rate > 0 ? formatRate(rate) : '–'}
+			<Text dimColor> · </Text>{counts.finished} ingested
+			{counts.failed > 0 && <Text color='red'> · {counts.failed} failed</Text>}
+		</Text>
 	);
 }
 
-function IngestionPanel({state, now}: {state: UploadViewState; now: number}) {
+function IngestionLine({state, counts, now}: {state: UploadViewState; counts: FileCounts; now: number}) {
 	const {ingestion} = state;
 	if (ingestion.status === 'waiting') {
-		return <Panel title='Ingestion'><Text dimColor>waiting for the uploads</Text></Panel>;
+		return <Text wrap='truncate' dimColor>Ingestion waiting for the uploads</Text>;
 	}
 
 	const elapsed = (ingestion.endedAt ?? state.endedAt ?? now) - (ingestion.startedAt ?? now);
 	const deadline = ingestion.timeoutMs === undefined ? '' : ` of ${formatSeconds(ingestion.timeoutMs)}`;
+	const retry = state.retry && state.reply.status === 'waiting' ? ` · ${retryText(state.retry, now)}` : '';
 	return (
-		<Panel title='Ingestion'>
-			<Text>
-				{ingestion.status === 'done' ? <Text color='green'>✔</Text> : (state.done ? <Text color='red'>✖</Text> : <Text color='cyan'><Spinner type='dots'/></Text>)}
-				{' '}<Text bold>{ingestion.finished}/{ingestion.total}</Text> finished
-				<Text dimColor> · {formatElapsed(elapsed)}{deadline}{ingestion.round > 0 ? ` · round ${ingestion.round}` : ''}</Text>
-			</Text>
-		</Panel>
+		<Text wrap='truncate'>
+			{ingestion.status === 'done' ? <Text color='green'>✔</Text> : <Text color='cyan'><Spinner type='dots'/></Text>}
+			{' '}Ingestion <Text bold>{counts.finished}/{counts.total - counts.uploadFailed}</Text> finished
+			<Text dimColor> · {formatElapsed(elapsed)}{deadline}{ingestion.round > 0 ? ` · round ${ingestion.round}` : ''}</Text>
+			<Text color='yellow'>{retry}</Text>
+		</Text>
 	);
 }
 
-function ReplyPanel({state, now}: {state: UploadViewState; now: number}) {
+function ReplyLine({state, now}: {state: UploadViewState; now: number}) {
 	const {reply} = state;
 	if (reply.status === 'waiting') {
-		return <Panel title='Reply'><Text dimColor>{reply.prompt ? `will ask: ${truncate(reply.prompt, 80)}` : 'waiting'}</Text></Panel>;
-	}
-
-	if (reply.status === 'done') {
-		return (
-			<Panel title='Reply' color='green'>
-				<Text>{reply.text === '' ? <Text dimColor>(empty reply)</Text> : reply.text}</Text>
-				<Text dimColor>answered in {formatElapsed(reply.elapsedMs ?? 0)}</Text>
-			</Panel>
-		);
+		return <Text wrap='truncate' dimColor>Reply     will ask: {truncate(reply.prompt ?? '', 200)}</Text>;
 	}
 
 	const waited = (state.endedAt ?? now) - (reply.sentAt ?? now);
+	const retry = state.retry ? ` · ${retryText(state.retry, now)}` : '';
+	const tail = reply.text === '' ? '' : ` · ${truncate(reply.text.slice(-300), 300)}`;
 	return (
-		<Panel title='Reply'>
-			<Text dimColor>asked: {truncate(reply.prompt ?? '', 80)}</Text>
-			{reply.text !== '' && <Text>{reply.text}</Text>}
-			{!state.done && <Text><Text color='cyan'><Spinner type='dots'/></Text> <Text dimColor>{reply.status === 'streaming' ? 'streaming' : 'waiting for the assistant'} · {formatElapsed(waited)}</Text></Text>}
-		</Panel>
+		<Text wrap='truncate'>
+			<Text color='cyan'><Spinner type='dots'/></Text> Reply <Text dimColor>{reply.status === 'streaming' ? 'streaming' : 'waiting for the assistant'} · {formatElapsed(waited)}</Text>
+			<Text color='yellow'>{retry}</Text>{tail}
+		</Text>
 	);
 }
 
-function HistoryPanel({state}: {state: UploadViewState}) {
-	if (!state.history) {
-		return null;
-	}
-
+/** The live part while the run goes on: bounded by `budget` lines, the file rows that matter first. */
+function LiveArea({state, now, budget, width}: {state: UploadViewState; now: number; budget: number; width: number}) {
+	const counts = countFiles(state.files);
+	const chatLine = state.chat.status !== 'created';
+	const fixed = (chatLine ? 1 : 0) + (state.files.length > 0 ? 3 : 0) + 1;
+	const rows = liveRows(state.files);
+	const room = Math.max(0, budget - fixed);
+	const shown = rows.length <= room ? rows : rows.slice(0, Math.max(0, room - 1));
+	const hidden = state.files.length - shown.length;
+	const hiddenCounts = countFiles(state.files.filter(row => !shown.includes(row)));
+	const summary = [
+		hiddenCounts.transferring > 0 ? `${hiddenCounts.transferring} transferring` : '',
+		hiddenCounts.failed > 0 ? `${hiddenCounts.failed} failed` : '',
+		hiddenCounts.waiting > 0 ? `${hiddenCounts.waiting} waiting` : '',
+		hiddenCounts.ingesting + hiddenCounts.finished > 0 ? `${hiddenCounts.ingesting + hiddenCounts.finished} uploaded` : '',
+	].filter(Boolean).join(', ');
 	return (
-		<Panel title='History'>
-			{state.history.length === 0 && <Text dimColor>(no messages)</Text>}
-			{state.history.map((message, index) => (
-				// eslint-disable-next-line react/no-array-index-key
-				<Text key={index}><Text bold color={message.role === 'USER' ? 'blue' : 'magenta'}>{message.role.padEnd(9)}</Text> {truncate(message.text, 400)}</Text>
-			))}
-		</Panel>
+		<Box flexDirection='column'>
+			{chatLine && <Text wrap='truncate'><Text color='cyan'><Spinner type='dots'/></Text> Chat {state.chat.status === 'creating' ? `creating "${state.chat.title ?? ''}"…` : 'waiting…'} <Text dimColor>{formatElapsed(now - state.startedAt)}</Text></Text>}
+			{state.files.length > 0 && <TotalsLine state={state} counts={counts} now={now}/>}
+			{shown.map(row => <FileLine key={row.name} row={row} width={width} live now={now}/>)}
+			{hidden > 0 && shown.length < rows.length && <Text wrap='truncate' dimColor>  … {hidden} more: {summary}</Text>}
+			{state.files.length > 0 && <IngestionLine state={state} counts={counts} now={now}/>}
+			{state.files.length > 0 && <ReplyLine state={state} now={now}/>}
+			<Text dimColor wrap='truncate'>q or Ctrl+C to cancel</Text>
+		</Box>
 	);
 }
 
-function ErrorPanel({message}: {message: string}) {
+/** The last frame: the totals, and how the run ended. No spinner is left behind. */
+function EndArea({state}: {state: UploadViewState}) {
+	const counts = countFiles(state.files);
+	const failed = state.result?.failed ?? [];
+	const chat = state.chat.id === undefined ? 'no chat was created' : `chat ${state.chat.id} was created${counts.uploaded > 0 ? ` and keeps ${plural(counts.uploaded, 'uploaded file')}` : ''}`;
 	return (
-		<Box borderStyle='round' borderColor='red' paddingX={1}>
-			<Text color='red' bold>Error </Text>
-			<Text color='red'>{message}</Text>
+		<Box flexDirection='column'>
+			{state.files.length > 0 && <TotalsLine state={state} counts={counts} now={state.endedAt ?? 0}/>}
+			{failed.length > 0 && <FailedList failed={failed}/>}
+			{state.result && <Text><Text color={failed.length > 0 ? 'yellow' : 'green'}>Done</Text>: chat {state.result.chatId} · {plural(state.result.contentIds.length, 'file')} asked about{failed.length > 0 ? ` · ${failed.length} left out` : ''} · {formatElapsed((state.endedAt ?? state.startedAt) - state.startedAt)}</Text>}
+			{state.error !== undefined && <ErrorBox message={state.error}/>}
+			{state.cancelled && <Text color='yellow'>Cancelled; in-flight requests were aborted. {chat.charAt(0).toUpperCase()}{chat.slice(1)}.</Text>}
 		</Box>
 	);
 }
@@ -229,7 +139,8 @@ function useThrottledState(model: UploadViewModel, maxUpdatesPerSecond: number):
 
 			timer ??= setTimeout(update, Math.max(0, interval - (model.now() - last)));
 		});
-		setState(model.state);
+		// Events applied between the first render and this subscription reach the screen too.
+		timer = setTimeout(update, 0);
 		return () => {
 			unsubscribe();
 			clearTimeout(timer);
@@ -256,6 +167,23 @@ function useClock(model: UploadViewModel, active: boolean): number {
 	return model.now();
 }
 
+/** The terminal's height, following resizes. */
+function useRows(): number | undefined {
+	const {stdout} = useStdout();
+	const [rows, setRows] = useState(stdout.rows);
+	useEffect(() => {
+		const resized = (): void => {
+			setRows(stdout.rows);
+		};
+
+		stdout.on('resize', resized);
+		return () => {
+			stdout.off('resize', resized);
+		};
+	}, [stdout]);
+	return rows;
+}
+
 function CancelKeys({onCancel}: {onCancel: () => void}) {
 	useInput((input, key) => {
 		if (input === 'q' || (key.ctrl && input === 'c') || key.escape) {
@@ -270,14 +198,15 @@ export type UploadAppProps = {
 	/** Called on `q`, Escape or Ctrl+C while the run is going. */
 	onCancel: () => void;
 	maxUpdatesPerSecond?: number;
-	/** A dim line above the panels (e.g. the addresses of `--local`). */
-	banner?: string;
+	/** The terminal height to fit; default: stdout's, following resizes. */
+	rows?: number;
 };
 
 /** The live screen of `platform-tui upload`. */
-export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, banner}: UploadAppProps) {
+export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, rows}: UploadAppProps) {
 	const state = useThrottledState(model, maxUpdatesPerSecond);
 	const now = useClock(model, !state.done);
+	const terminalRows = useRows();
 	const {isRawModeSupported} = useStdin();
 	const {exit} = useApp();
 	useEffect(() => {
@@ -297,21 +226,10 @@ export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, banner}: U
 	return (
 		<>
 			<Static items={state.finished}>
-				{item => <FileLine key={item.key} row={item.row} width={width} live={false}/>}
+				{item => <StaticBlock key={item.key} item={item} width={width}/>}
 			</Static>
-			<Box flexDirection='column'>
-				{banner !== undefined && <Text dimColor>{banner}</Text>}
-				<SpacePanel state={state}/>
-				<ChatPanel state={state} now={now}/>
-				<FilesPanel state={state} now={now}/>
-				<IngestionPanel state={state} now={now}/>
-				<ReplyPanel state={state} now={now}/>
-				<HistoryPanel state={state}/>
-				{state.error !== undefined && <ErrorPanel message={state.error}/>}
-				{state.cancelled && <Text color='yellow'>Cancelled; in-flight requests were aborted.</Text>}
-				{!state.done && <Text dimColor>q or Ctrl+C to cancel</Text>}
-				{isRawModeSupported && !state.done && <CancelKeys onCancel={onCancel}/>}
-			</Box>
+			{state.done ? <EndArea state={state}/> : <LiveArea state={state} now={now} budget={liveBudget(rows ?? terminalRows)} width={width}/>}
+			{isRawModeSupported && !state.done && <CancelKeys onCancel={onCancel}/>}
 		</>
 	);
 }

@@ -1,47 +1,10 @@
-/** Small text helpers for the upload screen and its plain-line output. */
+/** Text helpers of the upload screen and its plain-line output (the general ones live in source/format/). */
+import {formatCountdown} from '../../format/duration.js';
+import {oneLine, plural} from '../../format/text.js';
+import type {SkipKind, SkippedEntry} from '../../workflow/files.js';
 
-const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-/** 0 B, 512 B, 1.5 KiB, 256 KiB, 1.00 GiB. */
-export function formatBytes(bytes: number): string {
-	let value = Math.max(0, bytes);
-	let unit = 0;
-	while (value >= 1024 && unit < units.length - 1) {
-		value /= 1024;
-		unit++;
-	}
-
-	if (unit === 0) {
-		return `${Math.round(value)} B`;
-	}
-
-	const digits = value >= 100 ? 0 : (value >= 10 ? 1 : 2);
-	return `${value.toFixed(digits)} ${units[unit]}`;
-}
-
-/** 850 ms, 3.2 s, 1m 05s. */
-export function formatElapsed(ms: number): string {
-	if (ms < 1000) {
-		return `${Math.max(0, Math.round(ms))} ms`;
-	}
-
-	if (ms < 60_000) {
-		return `${(ms / 1000).toFixed(1)} s`;
-	}
-
-	const minutes = Math.floor(ms / 60_000);
-	const seconds = Math.floor((ms % 60_000) / 1000);
-	return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
-}
-
-/** A whole-seconds form for deadlines: 60 s, 0.5 s. */
-export function formatSeconds(ms: number): string {
-	return `${Number((ms / 1000).toFixed(2))} s`;
-}
-
-export function formatRate(bytesPerSecond: number): string {
-	return `${formatBytes(bytesPerSecond)}/s`;
-}
+export {formatBytes, formatRate} from '../../format/bytes.js';
+export {formatElapsed, formatSeconds} from '../../format/duration.js';
 
 /** A bar such as `██████░░░░░░ 50%`. */
 export function progressBar(sent: number, total: number, width = 20): string {
@@ -50,8 +13,40 @@ export function progressBar(sent: number, total: number, width = 20): string {
 	return `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.floor(ratio * 100)).padStart(3)}%`;
 }
 
-/** Cuts text to `max` characters with an ellipsis. */
+/** Cuts text to `max` characters with an ellipsis, on one line. */
 export function truncate(text: string, max: number): string {
-	const flat = text.replace(/\s+/g, ' ').trim();
-	return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+	return oneLine(text, max);
+}
+
+const kindNames: Record<SkipKind, [string, string]> = {
+	dotfile: ['dotfile', 'dotfiles'],
+	folder: ['folder', 'folders'],
+	'symlink-to-folder': ['symlink to a folder', 'symlinks to folders'],
+	'broken-symlink': ['broken symlink', 'broken symlinks'],
+	fifo: ['FIFO', 'FIFOs'],
+	socket: ['socket', 'sockets'],
+	device: ['device', 'devices'],
+	other: ['other entry', 'other entries'],
+};
+
+/** `Skipped 4 entries: 2 folders (a, b), 1 dotfile (.env), 1 FIFO (pipe)` — names cut after a few. */
+export function skippedLine(skipped: readonly SkippedEntry[], namesPerKind = 3): string {
+	const groups = new Map<SkipKind, string[]>();
+	for (const entry of skipped) {
+		groups.set(entry.kind, [...(groups.get(entry.kind) ?? []), entry.name]);
+	}
+
+	const parts = [...groups].map(([kind, names]) => {
+		const [one, many] = kindNames[kind];
+		const shown = names.slice(0, namesPerKind).join(', ');
+		const more = names.length > namesPerKind ? `, … ${names.length - namesPerKind} more` : '';
+		return `${plural(names.length, one, many)} (${shown}${more})`;
+	});
+	return `Skipped ${plural(skipped.length, 'entry', 'entries')}: ${parts.join(', ')}`;
+}
+
+/** `retrying in 2 s after HTTP 503`, counting down from when the retry was announced. */
+export function retryText(retry: {inMs: number; reason: string; at: number}, now: number): string {
+	const left = retry.inMs - (now - retry.at);
+	return left > 0 ? `retrying in ${formatCountdown(left)} after ${retry.reason}` : `retried after ${retry.reason}`;
 }

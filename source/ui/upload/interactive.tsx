@@ -1,41 +1,39 @@
-import type {CommandContext} from '../../commands/legacy-types.js';
-import {CancelledError, formatError, isAbortError} from '../../errors.js';
+import type {CommandContext} from '../../commands/types.js';
+import {CancelledError, isAbortError} from '../../errors.js';
 import {runUpload, type UploadOptions} from '../../workflow/run-upload.js';
 import {renderApp} from '../render.js';
 import {UploadApp} from './app.js';
 import {UploadViewModel} from './state.js';
 
+export type InteractiveOutcome = {code: number; error?: unknown};
+
 /**
  * Runs the workflow under the live Ink screen. Returns the exit code: 0 done, 1 failed (the
- * error shows in the red panel), 130 cancelled with q / Ctrl+C (143 on SIGTERM).
+ * error shows in the red box; with keep-going, some files left out), 130 cancelled with q /
+ * Ctrl+C (143 on SIGTERM). The reply and the history are printed once, as ordinary output, and
+ * the last frame holds no spinner.
  */
-export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController, banner?: string): Promise<number> {
-	const model = new UploadViewModel(Date.now, options.prompt);
+export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController, describe: (error: unknown) => string, banner?: string): Promise<InteractiveOutcome> {
+	const model = new UploadViewModel(Date.now, options.prompt, banner);
 	const onCancel = (): void => {
 		cancel.abort('q');
 		model.cancel();
 	};
 
-	const instance = renderApp(context, <UploadApp model={model} banner={banner} onCancel={onCancel}/>);
-	let code: number;
-	let failure: string | undefined;
+	const instance = renderApp(context, <UploadApp model={model} onCancel={onCancel}/>);
+	let outcome: InteractiveOutcome;
 	try {
-		await runUpload(options, event => {
+		const result = await runUpload(options, event => {
 			model.apply(event);
 		});
-		code = 0;
+		outcome = {code: result.failed.length > 0 ? 1 : 0};
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
 			model.cancel();
-			code = !cancel.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
+			outcome = {code: !cancel.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130};
 		} else {
-			failure = formatError(error, false);
-			model.fail(failure);
-			if (context.debug) {
-				context.stderr.write(`${formatError(error, true)}\n`);
-			}
-
-			code = 1;
+			model.fail(describe(error));
+			outcome = {code: 1, error};
 		}
 	}
 
@@ -44,10 +42,5 @@ export async function runInteractive(context: CommandContext, options: UploadOpt
 		setTimeout(resolve, 2000).unref();
 	})]);
 	instance.unmount();
-	if (failure !== undefined && !context.debug && !context.stderr.isTTY) {
-		// The red panel is on the terminal; a redirected stderr still gets the sentence.
-		context.stderr.write(`Error: ${failure}\n`);
-	}
-
-	return code;
+	return outcome;
 }

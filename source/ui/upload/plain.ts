@@ -1,11 +1,13 @@
 import type {UploadEvent} from '../../workflow/events.js';
-import {formatBytes, formatElapsed, formatRate, formatSeconds, truncate} from './format.js';
+import {plural} from '../../format/text.js';
+import {formatBytes, formatElapsed, formatRate, formatSeconds, skippedLine, truncate} from './format.js';
 
 /** One plain line for an event (no TTY, or CI set), or undefined when the event prints nothing. */
 export function plainLine(event: UploadEvent): string | undefined {
 	switch (event.type) {
 		case 'files-listed': {
-			return `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${event.files.map(file => file.name).join(', ')}`;
+			const files = `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${event.files.map(file => file.name).join(', ')}`;
+			return event.skipped.length > 0 ? `${files}\n${skippedLine(event.skipped)}` : files;
 		}
 
 		case 'space-loaded': {
@@ -23,6 +25,14 @@ export function plainLine(event: UploadEvent): string | undefined {
 
 		case 'chat-created': {
 			return `Chat: created ${event.chatId} "${event.title}" in ${formatElapsed(event.durationMs)}`;
+		}
+
+		case 'file-started': {
+			return undefined;
+		}
+
+		case 'retry': {
+			return `Retrying ${event.operation}${event.file === undefined ? '' : ` for ${event.file}`} in ${formatSeconds(event.retryInMs)} after ${event.reason}`;
 		}
 
 		case 'file-upserted': {
@@ -46,11 +56,11 @@ export function plainLine(event: UploadEvent): string | undefined {
 		}
 
 		case 'upload-complete': {
-			return `Upload: ${event.files} file${event.files === 1 ? '' : 's'}, ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)} (${formatRate(event.bytesPerSecond)})`;
+			return `Upload: ${plural(event.files, 'file')}${event.failed > 0 ? ` (${event.failed} failed)` : ''}, ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)} (${formatRate(event.bytesPerSecond)})`;
 		}
 
 		case 'ingestion-started': {
-			return `Ingestion: waiting for ${event.total} content${event.total === 1 ? '' : 's'} (deadline ${formatSeconds(event.timeoutMs)})`;
+			return `Ingestion: waiting for ${plural(event.total, 'content')} (deadline ${formatSeconds(event.timeoutMs)})`;
 		}
 
 		case 'ingestion-state': {
@@ -62,7 +72,9 @@ export function plainLine(event: UploadEvent): string | undefined {
 		}
 
 		case 'ingestion-complete': {
-			return `Ingestion: all ${event.total} finished in ${formatElapsed(event.elapsedMs)}`;
+			return event.failed > 0
+				? `Ingestion: ${event.finished}/${event.total} finished, ${event.failed} failed, in ${formatElapsed(event.elapsedMs)}`
+				: `Ingestion: all ${event.total} finished in ${formatElapsed(event.elapsedMs)}`;
 		}
 
 		case 'message-sent': {
@@ -82,7 +94,10 @@ export function plainLine(event: UploadEvent): string | undefined {
 		}
 
 		case 'result': {
-			return `Done: chat ${event.chatId}, contents ${event.contentIds.join(', ')}`;
+			const done = `Done: chat ${event.chatId}, contents ${event.contentIds.join(', ')}`;
+			return event.failed.length > 0
+				? `${done}; ${plural(event.failed.length, 'file')} left out: ${event.failed.map(failure => `${failure.name} (${failure.stage}: ${failure.reason})`).join(', ')}`
+				: done;
 		}
 	}
 }

@@ -1,4 +1,6 @@
+import type {FileFailure} from '../../workflow/errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEvent} from '../../workflow/events.js';
+import type {SkippedEntry} from '../../workflow/files.js';
 
 /** The upload screen's model: a pure reduction of the workflow's events. */
 
@@ -16,9 +18,21 @@ export type FileRow = {
 	/** Last ingestion state seen. */
 	state?: string;
 	error?: string;
+	/** A retry is pending for this file's request. */
+	retry?: {inMs: number; reason: string; at: number};
 };
 
-export type StaticItem = {kind: 'file'; key: string; row: FileRow};
+/** Things that are final, printed once above the live area, in the order they happened. */
+export type StaticItem =
+	| {kind: 'file'; key: string; row: FileRow}
+	| {kind: 'banner'; key: string; text: string}
+	| {kind: 'space'; key: string; space: SpaceSummary}
+	| {kind: 'space-warning'; key: string; message: string}
+	| {kind: 'chat'; key: string; chatId: string; title: string; elapsedMs: number}
+	| {kind: 'skipped'; key: string; skipped: SkippedEntry[]}
+	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number}
+	| {kind: 'reply'; key: string; text: string; elapsedMs: number}
+	| {kind: 'history'; key: string; messages: ChatMessageSummary[]};
 
 export type UploadViewState = {
 	/** Date.now() when the run started; the screen's clock. */
@@ -32,12 +46,14 @@ export type UploadViewState = {
 	sentBytes: number;
 	uploadStartedAt?: number;
 	uploadEndedAt?: number;
-	ingestion: {status: 'waiting' | 'running' | 'done'; finished: number; total: number; timeoutMs?: number; startedAt?: number; endedAt?: number; round: number};
+	ingestion: {status: 'waiting' | 'running' | 'done'; total: number; timeoutMs?: number; startedAt?: number; endedAt?: number; round: number};
 	reply: {status: 'waiting' | 'sent' | 'streaming' | 'done'; prompt?: string; text: string; sentAt?: number; elapsedMs?: number};
 	history?: ChatMessageSummary[];
-	/** Rows that are final (✔/✖), in the order they became final; append-only for <Static>. */
+	/** Final things (rows ✔/✖, space, chat, reply, history), in the order they became final; append-only for <Static>. */
 	finished: StaticItem[];
-	result?: {chatId: string; contentIds: string[]; reply: string};
+	/** The last retry of a request that belongs to no one file (ingestion checks, reply polls). */
+	retry?: {operation: string; inMs: number; reason: string; at: number};
+	result?: {chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
 	error?: string;
 	cancelled: boolean;
 	/** Ended: result, error or cancelled. */
@@ -45,16 +61,16 @@ export type UploadViewState = {
 	endedAt?: number;
 };
 
-export function initialUploadState(startedAt: number, prompt?: string): UploadViewState {
+export function initialUploadState(startedAt: number, prompt?: string, banner?: string): UploadViewState {
 	return {
 		startedAt,
 		chat: {status: 'waiting'},
 		files: [],
 		totalBytes: 0,
 		sentBytes: 0,
-		ingestion: {status: 'waiting', finished: 0, total: 0, round: 0},
+		ingestion: {status: 'waiting', total: 0, round: 0},
 		reply: prompt === undefined ? {status: 'waiting', text: ''} : {status: 'waiting', prompt, text: ''},
-		finished: [],
+		finished: banner === undefined ? [] : [{kind: 'banner', key: '\u0000banner', text: banner}],
 		cancelled: false,
 		done: false,
 	};
@@ -67,7 +83,11 @@ function updateFile(state: UploadViewState, name: string, change: (row: FileRow)
 			return row;
 		}
 
-		const next = change(row);
+		const next = {...change(row)};
+		if (next.retry && next.retry === row.retry && next.phase !== row.phase) {
+			delete next.retry;
+		}
+
 		const wasFinal = row.phase === 'finished' || row.phase === 'failed';
 		const isFinal = next.phase === 'finished' || next.phase === 'failed';
 		if (!wasFinal && isFinal) {
@@ -80,12 +100,72 @@ function updateFile(state: UploadViewState, name: string, change: (row: FileRow)
 	return {...state, files, finished};
 }
 
+function addStatic(state: UploadViewState, item: StaticItem): UploadViewState {
+	return {...state, finished: [...state.finished, item]};
+}
+
+/** The counters of the files line and the ingestion line, from the one list of rows. */
+export type FileCounts = {total: number; waiting: number; transferring: number; uploaded: number; ingesting: number; finished: number; failed: number; uploadFailed: number};
+
+export function countFiles(files: readonly FileRow[]): FileCounts {
+	const counts: FileCounts = {total: files.length, waiting: 0, transferring: 0, uploaded: 0, ingesting: 0, finished: 0, failed: 0, uploadFailed: 0};
+	for (const row of files) {
+		if (row.uploaded) {
+			counts.uploaded++;
+		}
+
+		switch (row.phase) {
+			case 'waiting': {
+				counts.waiting++;
+				break;
+			}
+
+			case 'ingesting': {
+				counts.ingesting++;
+				break;
+			}
+
+			case 'finished': {
+				counts.finished++;
+				break;
+			}
+
+			case 'failed': {
+				counts.failed++;
+				if (!row.uploaded || row.state === undefined) {
+					counts.uploadFailed++;
+				}
+
+				break;
+			}
+
+			default: {
+				counts.transferring++;
+			}
+		}
+	}
+
+	return counts;
+}
+
+const transferPhases = new Set<FilePhase>(['upserting', 'uploading', 'finalizing']);
+
+/** The live rows in the order that matters: transfers in flight, then failures, then files still waiting. */
+export function liveRows(files: readonly FileRow[]): FileRow[] {
+	return [
+		...files.filter(row => transferPhases.has(row.phase)),
+		...files.filter(row => row.phase === 'failed'),
+		...files.filter(row => row.phase === 'waiting'),
+	];
+}
+
 /** Applies one workflow event at time `now` (ms since the epoch). */
 export function reduceUpload(state: UploadViewState, event: UploadEvent, now: number): UploadViewState {
 	switch (event.type) {
 		case 'files-listed': {
+			const listed = event.skipped.length > 0 ? addStatic(state, {kind: 'skipped', key: '\u0000skipped', skipped: event.skipped}) : state;
 			return {
-				...state,
+				...listed,
 				folder: event.folder,
 				totalBytes: event.totalBytes,
 				files: event.files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType, phase: 'waiting', sentBytes: 0, uploaded: false})),
@@ -93,11 +173,11 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'space-loaded': {
-			return {...state, space: event.space};
+			return addStatic({...state, space: event.space}, {kind: 'space', key: '\u0000space', space: event.space});
 		}
 
 		case 'space-warning': {
-			return {...state, spaceWarning: event.message};
+			return addStatic({...state, spaceWarning: event.message}, {kind: 'space-warning', key: '\u0000space', message: event.message});
 		}
 
 		case 'chat-creating': {
@@ -105,7 +185,22 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'chat-created': {
-			return {...state, chat: {status: 'created', id: event.chatId, title: event.title, createdAt: now}};
+			const chatted = {...state, chat: {status: 'created' as const, id: event.chatId, title: event.title, createdAt: now}};
+			return addStatic(chatted, {kind: 'chat', key: '\u0000chat', chatId: event.chatId, title: event.title, elapsedMs: now - state.startedAt});
+		}
+
+		case 'file-started': {
+			const next = updateFile(state, event.name, row => ({...row, phase: 'upserting'}));
+			return next.uploadStartedAt === undefined ? {...next, uploadStartedAt: now} : next;
+		}
+
+		case 'retry': {
+			const retry = {inMs: event.retryInMs, reason: event.reason, at: now};
+			if (event.file === undefined) {
+				return {...state, retry: {...retry, operation: event.operation}};
+			}
+
+			return updateFile(state, event.file, row => ({...row, retry}));
 		}
 
 		case 'file-upserted': {
@@ -130,7 +225,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'file-failed': {
-			return updateFile(state, event.name, row => ({...row, phase: 'failed', error: event.message}));
+			return updateFile(state, event.name, row => ({...row, phase: 'failed', error: event.message, ...(event.contentId ? {contentId: event.contentId} : {})}));
 		}
 
 		case 'upload-complete': {
@@ -138,7 +233,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'ingestion-started': {
-			return {...state, ingestion: {status: 'running', finished: 0, total: event.total, timeoutMs: event.timeoutMs, startedAt: now, round: 0}};
+			return {...state, ingestion: {status: 'running', total: event.total, timeoutMs: event.timeoutMs, startedAt: now, round: 0}};
 		}
 
 		case 'ingestion-state': {
@@ -148,11 +243,12 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'ingestion-round': {
-			return {...state, ingestion: {...state.ingestion, finished: event.finished, total: event.total, round: event.round, timeoutMs: event.timeoutMs}};
+			return {...state, retry: undefined, ingestion: {...state.ingestion, total: event.total, round: event.round, timeoutMs: event.timeoutMs}};
 		}
 
 		case 'ingestion-complete': {
-			return {...state, ingestion: {...state.ingestion, status: 'done', finished: event.total, endedAt: now}};
+			const done = {...state, retry: undefined, ingestion: {...state.ingestion, status: 'done' as const, endedAt: now}};
+			return addStatic(done, {kind: 'ingestion', key: '\u0000ingestion', finished: event.finished, failed: event.failed, total: event.total, elapsedMs: event.elapsedMs});
 		}
 
 		case 'message-sent': {
@@ -160,19 +256,24 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		case 'reply-progress': {
-			return {...state, reply: {...state.reply, status: 'streaming', text: event.text, elapsedMs: event.elapsedMs}};
+			return {...state, retry: undefined, reply: {...state.reply, status: 'streaming', text: event.text, elapsedMs: event.elapsedMs}};
 		}
 
 		case 'reply-complete': {
-			return {...state, reply: {...state.reply, status: 'done', text: event.text, elapsedMs: event.elapsedMs}};
+			const replied = {...state, retry: undefined, reply: {...state.reply, status: 'done' as const, text: event.text, elapsedMs: event.elapsedMs}};
+			return addStatic(replied, {kind: 'reply', key: '\u0000reply', text: event.text, elapsedMs: event.elapsedMs});
 		}
 
 		case 'history': {
-			return {...state, history: event.messages};
+			return addStatic({...state, history: event.messages}, {kind: 'history', key: '\u0000history', messages: event.messages});
 		}
 
 		case 'result': {
-			return {...state, result: {chatId: event.chatId, contentIds: event.contentIds, reply: event.reply}, done: true, endedAt: now};
+			return {...state, result: {chatId: event.chatId, contentIds: event.contentIds, reply: event.reply, failed: event.failed}, done: true, endedAt: now};
+		}
+
+		default: {
+			return state;
 		}
 	}
 }
@@ -199,8 +300,8 @@ export class UploadViewModel {
 	private current: UploadViewState;
 	private readonly listeners = new Set<(urgent: boolean) => void>();
 
-	constructor(private readonly clock: () => number = Date.now, prompt?: string) {
-		this.current = initialUploadState(clock(), prompt);
+	constructor(private readonly clock: () => number = Date.now, prompt?: string, banner?: string) {
+		this.current = initialUploadState(clock(), prompt, banner);
 	}
 
 	get state(): UploadViewState {

@@ -1,14 +1,14 @@
 import {describe, expect, it} from 'vitest';
-import {formatBytes, formatElapsed, progressBar} from '../../source/ui/upload/format.js';
-import {createPlainFilter, plainLine} from '../../source/ui/upload/plain.js';
-import {initialUploadState, reduceUpload} from '../../source/ui/upload/state.js';
-import {compareCodePoints} from '../../source/workflow/errors.js';
-import type {UploadEvent} from '../../source/workflow/events.js';
+import {formatBytes, formatElapsed, progressBar} from '../../../source/ui/upload/format.js';
+import {createPlainFilter, plainLine} from '../../../source/ui/upload/plain.js';
+import {initialUploadState, reduceUpload} from '../../../source/ui/upload/state.js';
+import {compareCodePoints} from '../../../source/workflow/errors.js';
+import type {UploadEvent} from '../../../source/workflow/events.js';
 
 describe('plain lines', () => {
 	it('prints one line per event, naming what happened', () => {
 		const lines = ([
-			{type: 'files-listed', folder: 'docs', files: [{name: 'a.md', size: 10, mimeType: 'text/markdown'}], totalBytes: 10},
+			{type: 'files-listed', folder: 'docs', files: [{name: 'a.md', size: 10, mimeType: 'text/markdown'}], totalBytes: 10, skipped: []},
 			{type: 'space-loaded', space: {name: 'Support', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: ['DocumentSearch']}},
 			{type: 'space-warning', message: 'Could not load space s: HTTP 404; going on without it'},
 			{type: 'chat-created', chatId: 'chat_1', title: 'Folder upload session', durationMs: 12},
@@ -23,7 +23,7 @@ describe('plain lines', () => {
 			{type: 'reply-progress', text: 'Because', elapsedMs: 100},
 			{type: 'reply-complete', text: 'Because it is.', elapsedMs: 1500},
 			{type: 'history', messages: [{role: 'USER', text: 'Why?'}, {role: 'ASSISTANT', text: 'Because it is.'}]},
-			{type: 'result', chatId: 'chat_1', contentIds: ['cont_1'], reply: 'Because it is.'},
+			{type: 'result', chatId: 'chat_1', contentIds: ['cont_1'], reply: 'Because it is.', failed: []},
 		] satisfies UploadEvent[]).map(event => plainLine(event));
 		expect(lines).toEqual([
 			'Files: 1 in docs (10 B): a.md',
@@ -66,7 +66,7 @@ describe('screen state', () => {
 	it('adds a file to the finished rows once, when it becomes final', () => {
 		let state = initialUploadState(0);
 		const events: UploadEvent[] = [
-			{type: 'files-listed', folder: 'd', files: [{name: 'a', size: 4, mimeType: 'text/plain'}, {name: 'b', size: 6, mimeType: 'text/plain'}], totalBytes: 10},
+			{type: 'files-listed', folder: 'd', files: [{name: 'a', size: 4, mimeType: 'text/plain'}, {name: 'b', size: 6, mimeType: 'text/plain'}], totalBytes: 10, skipped: []},
 			{type: 'file-upserted', name: 'a', contentId: 'c1'},
 			{type: 'file-progress', name: 'a', contentId: 'c1', sentBytes: 2, totalBytes: 4},
 			{type: 'file-uploaded', name: 'a', contentId: 'c1', bytes: 4, durationMs: 1},
@@ -79,7 +79,7 @@ describe('screen state', () => {
 		}
 
 		expect(state.sentBytes).toBe(4);
-		expect(state.finished.map(item => [item.key, item.row.phase, item.row.state])).toEqual([['a', 'finished', 'FINISHED']]);
+		expect(state.finished.flatMap(item => (item.kind === 'file' ? [[item.key, item.row.phase, item.row.state]] : []))).toEqual([['a', 'finished', 'FINISHED']]);
 		expect(state.files.find(row => row.name === 'b')?.phase).toBe('waiting');
 	});
 });

@@ -1,9 +1,9 @@
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
-import {UploadApp} from '../../source/ui/upload/app.js';
-import {UploadViewModel} from '../../source/ui/upload/state.js';
-import type {UploadEvent} from '../../source/workflow/events.js';
-import {waitUntil} from './helpers.js';
+import {UploadApp} from '../../../source/ui/upload/app.js';
+import {UploadViewModel} from '../../../source/ui/upload/state.js';
+import type {UploadEvent} from '../../../source/workflow/events.js';
+import {waitUntil} from '../../workflow/helpers.js';
 
 const instances: Array<{unmount: () => void}> = [];
 
@@ -53,6 +53,7 @@ const listed: UploadEvent = {
 		{name: 'manual.pdf', size: 4 * 1024 * 1024, mimeType: 'application/pdf'},
 	],
 	totalBytes: 2048 + (4 * 1024 * 1024),
+	skipped: [],
 };
 
 const space: UploadEvent = {type: 'space-loaded', space: {name: 'Support Space', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: ['DocumentSearch', 'ExternalModule']}};
@@ -96,8 +97,10 @@ describe('upload screen', () => {
 			{type: 'ingestion-started', total: 2, timeoutMs: 80_000},
 			{type: 'ingestion-state', contentId: 'cont_pdf', name: 'manual.pdf', state: 'INGESTION_CHUNKING', final: false},
 		);
-		frame = await shows('INGESTION_CHUNKING');
-		expect(frame).toMatch(/manual\.pdf\s+4\.00 MiB\s+INGESTION_CHUNKING/);
+		// A file being ingested collapses into the totals line; the file still waiting keeps its row.
+		frame = await shows('1/2 files uploaded');
+		expect(frame).not.toMatch(/manual\.pdf/);
+		expect(frame).toMatch(/faq\.md\s+2\.00 KiB\s+waiting/);
 		expect(frame).toContain('1/2 files uploaded');
 		clock.advance(3000);
 		apply({type: 'ingestion-round', round: 2, finished: 0, total: 2, pending: ['cont_md', 'cont_pdf'], elapsedMs: 3000, timeoutMs: 80_000});
@@ -127,8 +130,11 @@ describe('upload screen', () => {
 		expect(frame).toMatch(/✖ manual\.pdf\s+4\.00 MiB\s+FAILED_PARSING\s+cont_pdf/);
 		expect(frame).toContain('Ingestion failed for content cont_pdf (manual.pdf) with state FAILED_PARSING');
 		expect(frame).not.toContain('q or Ctrl+C to cancel');
-		// The static rows come before the live panels.
-		expect(frame.indexOf('faq.md')).toBeLessThan(frame.indexOf('Space'));
+		// The static part (space, chat, final rows, in the order they happened) comes before the last frame.
+		expect(frame.indexOf('Support Space')).toBeLessThan(frame.indexOf('faq.md'));
+		expect(frame.indexOf('faq.md')).toBeLessThan(frame.indexOf('files uploaded'));
+		// The label and the sentence are one paragraph: no "ErrorIngestion".
+		expect(frame).toContain('Error: Ingestion failed');
 	});
 
 	it('streams the reply, then shows the final reply and the history', async () => {
@@ -143,7 +149,7 @@ describe('upload screen', () => {
 		apply(
 			{type: 'reply-complete', text: 'The warranty lasts two years.', elapsedMs: 1200},
 			{type: 'history', messages: [{role: 'USER', text: 'How long is the warranty?'}, {role: 'ASSISTANT', text: 'The warranty lasts two years.'}]},
-			{type: 'result', chatId: 'chat_abc123', contentIds: ['cont_md', 'cont_pdf'], reply: 'The warranty lasts two years.'},
+			{type: 'result', chatId: 'chat_abc123', contentIds: ['cont_md', 'cont_pdf'], reply: 'The warranty lasts two years.', failed: []},
 		);
 		screen = await shows('History');
 		expect(screen).toContain('answered in 1.2 s');
@@ -170,17 +176,84 @@ describe('upload screen', () => {
 		expect(await shows('Cancelled; in-flight requests were aborted.')).not.toContain('q or Ctrl+C');
 	});
 
-	it('keeps the live part short: at most eight active rows and a count of the rest', async () => {
-		const {apply, shows} = setup();
-		const files = Array.from({length: 20}, (_, index) => ({name: `file-${String(index).padStart(2, '0')}.txt`, size: 10, mimeType: 'text/plain'}));
-		apply({type: 'files-listed', folder: 'many', files, totalBytes: 200});
-		for (const file of files) {
-			apply({type: 'file-upserted', name: file.name, contentId: `cont_${file.name}`});
+	it('keeps the live part shorter than the terminal: as many rows as fit, transfers first, then failures, then waiting', async () => {
+		const clock = manualClock();
+		const model = new UploadViewModel(clock.now, 'q');
+		const app = render(<UploadApp model={model} maxUpdatesPerSecond={1000} rows={15} onCancel={() => {}}/>);
+		instances.push(app);
+		const files = Array.from({length: 60}, (_, index) => ({name: `file-${String(index).padStart(2, '0')}.txt`, size: 10, mimeType: 'text/plain'}));
+		model.apply({type: 'files-listed', folder: 'many', files, totalBytes: 600, skipped: []});
+		model.apply({type: 'chat-created', chatId: 'chat_1', title: 't', durationMs: 1});
+		for (const file of files.slice(0, 30)) {
+			model.apply({type: 'file-started', name: file.name}, );
+			model.apply({type: 'file-upserted', name: file.name, contentId: `cont_${file.name}`});
+			model.apply({type: 'file-uploaded', name: file.name, contentId: `cont_${file.name}`, bytes: 10, durationMs: 1});
+			model.apply({type: 'file-finalized', name: file.name, contentId: `cont_${file.name}`});
 		}
 
-		const frame = await shows('… 12 more');
-		expect(frame).toContain('file-07.txt');
-		expect(frame).not.toContain('file-08.txt');
+		model.apply({type: 'file-failed', name: 'file-30.txt', message: 'Uploading file-30.txt failed: HTTP 403', code: 'BLOB_UPLOAD_FAILED'});
+		model.apply({type: 'file-started', name: 'file-59.txt'});
+		model.apply({type: 'file-upserted', name: 'file-59.txt', contentId: 'cont_59'});
+		model.apply({type: 'file-progress', name: 'file-59.txt', contentId: 'cont_59', sentBytes: 5, totalBytes: 10});
+		model.apply({type: 'retry', file: 'file-59.txt', operation: 'PUT blob', attempt: 1, retryInMs: 2000, reason: 'HTTP 503'});
+		await waitUntil(() => (app.lastFrame() ?? '').includes('more'), 3000, 'the count of the rest');
+		const lines = (app.lastFrame() ?? '').split('\n');
+		// The failure was also printed once above (static); the live area starts at the totals line.
+		const live = lines.slice(lines.findIndex(line => line.includes('files uploaded')));
+		expect(live.length).toBeLessThan(15);
+		expect(live.at(-1)).toContain('q or Ctrl+C to cancel');
+		const text = live.join('\n');
+		// The active transfer (with its bar and the retry) first, then the failure, then waiting files.
+		expect(text).toMatch(/file-59\.txt.*50%.*retrying in 2 s after HTTP 503/);
+		expect(text.indexOf('file-59.txt')).toBeLessThan(text.indexOf('file-30.txt'));
+		expect(text.indexOf('file-30.txt')).toBeLessThan(text.indexOf('file-31.txt'));
+		// Uploaded files collapse into the totals; the rest is summarized.
+		expect(text).not.toContain('file-00.txt');
+		expect(text).toMatch(/30\/60 files uploaded · .* · 0 ingested · 1 failed/);
+		expect(text).toMatch(/… \d+ more: \d+ waiting, 30 uploaded/);
+	});
+
+	it('derives the files line and the ingestion line from one state', async () => {
+		const {apply, shows} = setup();
+		apply(listed, space, {type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		for (const [name, contentId] of [['faq.md', 'cont_md'], ['manual.pdf', 'cont_pdf']] as const) {
+			apply({type: 'file-upserted', name, contentId}, {type: 'file-uploaded', name, contentId, bytes: 1, durationMs: 1}, {type: 'file-finalized', name, contentId});
+		}
+
+		apply(
+			{type: 'ingestion-started', total: 2, timeoutMs: 80_000},
+			{type: 'ingestion-state', contentId: 'cont_md', name: 'faq.md', state: 'FINISHED', final: true},
+			// A round event that lags behind the states does not make the two lines disagree.
+			{type: 'ingestion-round', round: 1, finished: 0, failed: 0, total: 2, pending: ['cont_md', 'cont_pdf'], elapsedMs: 10, timeoutMs: 80_000},
+		);
+		const frame = await shows('round 1');
+		expect(frame).toContain('1 ingested');
+		expect(frame).toContain('1/2 finished');
+	});
+
+	it('leaves no spinner and names the chat it created when cancelled', async () => {
+		const {apply, model, shows, frame} = setup();
+		apply(listed, space, {type: 'chat-created', chatId: 'chat_abc123', title: 'Folder upload session', durationMs: 40});
+		apply({type: 'file-upserted', name: 'faq.md', contentId: 'cont_md'}, {type: 'file-uploaded', name: 'faq.md', contentId: 'cont_md', bytes: 2048, durationMs: 1});
+		model.cancel();
+		await shows('Cancelled');
+		expect(frame()).toContain('Chat chat_abc123 was created and keeps 1 uploaded file.');
+		expect(frame()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+		expect(frame()).not.toContain('Ingestion waiting');
+		expect(frame()).not.toContain('will ask');
+	});
+
+	it('wraps a long error as one paragraph, every line starting inside the box', async () => {
+		const clock = manualClock();
+		const model = new UploadViewModel(clock.now, 'q');
+		const app = render(<UploadApp model={model} maxUpdatesPerSecond={1000} onCancel={() => {}}/>);
+		instances.push(app);
+		model.fail('Timed out after 60 s waiting for the assistant\'s reply in chat chat_abcdefghijklmnopqrstuvwxyz0123456789. Raise --reply-timeout to wait longer; the chat keeps the uploaded files.');
+		await waitUntil(() => (app.lastFrame() ?? '').includes('Error:'), 3000, 'the error box');
+		const lines = (app.lastFrame() ?? '').split('\n').filter(line => line.startsWith('│'));
+		expect(lines.length).toBeGreaterThan(1);
+		expect(lines.join('\n')).toContain('Error: Timed out');
+		expect(lines.every(line => line.startsWith('│ ') && !line.startsWith('│  '))).toBe(true);
 	});
 
 	it('re-renders at a bounded rate, not once per event', async () => {
@@ -188,7 +261,7 @@ describe('upload screen', () => {
 		const model = new UploadViewModel(clock.now, 'q');
 		const app = render(<UploadApp model={model} maxUpdatesPerSecond={10} onCancel={() => {}}/>);
 		instances.push(app);
-		model.apply({type: 'files-listed', folder: 'docs', files: [{name: 'big.bin', size: 1000, mimeType: 'application/octet-stream'}], totalBytes: 1000});
+		model.apply({type: 'files-listed', folder: 'docs', files: [{name: 'big.bin', size: 1000, mimeType: 'application/octet-stream'}], totalBytes: 1000, skipped: []});
 		model.apply({type: 'file-upserted', name: 'big.bin', contentId: 'cont_big'});
 		await waitUntil(() => (app.lastFrame() ?? '').includes('0%'), 3000, 'the first frame');
 		const before = app.frames.length;

@@ -1,0 +1,145 @@
+/** The pieces of the upload screen: one-line rows for the live area and the blocks printed once. */
+import {Box, Text} from 'ink';
+import Spinner from 'ink-spinner';
+import type {ReactNode} from 'react';
+import type {FileFailure} from '../../workflow/errors.js';
+import {formatBytes, formatElapsed, progressBar, retryText, skippedLine, truncate} from './format.js';
+import type {FileRow, StaticItem} from './state.js';
+
+/** A labelled section: a coloured bar on the left, the title in a column, the content beside it. */
+export function Panel({title, color, children}: {title: string; color?: string; children: ReactNode}) {
+	return (
+		<Box borderStyle='bold' borderTop={false} borderBottom={false} borderRight={false} borderColor={color ?? 'gray'} paddingLeft={1}>
+			<Box width={10} flexShrink={0}>
+				<Text bold color={color}>{title}</Text>
+			</Box>
+			<Box flexDirection='column' flexGrow={1}>
+				{children}
+			</Box>
+		</Box>
+	);
+}
+
+const phaseText: Record<FileRow['phase'], string> = {
+	waiting: 'waiting',
+	upserting: 'creating content',
+	uploading: 'uploading',
+	finalizing: 'finalizing',
+	ingesting: 'ingesting',
+	finished: 'FINISHED',
+	failed: 'failed',
+};
+
+/** One line per file; `width` is the name column. Never wraps. */
+export function FileLine({row, width, live, now}: {row: FileRow; width: number; live: boolean; now: number}) {
+	const name = truncate(row.name, width).padEnd(width);
+	const size = formatBytes(row.size).padStart(10);
+	if (row.phase === 'finished') {
+		return <Text wrap='truncate'><Text color='green'>✔</Text> {name} {size}  <Text color='green'>{row.state ?? 'FINISHED'}</Text><Text dimColor>  {row.contentId}</Text></Text>;
+	}
+
+	if (row.phase === 'failed') {
+		return <Text wrap='truncate'><Text color='red'>✖</Text> {name} {size}  <Text color='red'>{row.state ?? 'upload failed'}</Text><Text dimColor>  {row.contentId ?? row.error ?? ''}</Text></Text>;
+	}
+
+	const icon = live && row.phase !== 'waiting' ? <Text color='cyan'><Spinner type='dots'/></Text> : <Text dimColor>·</Text>;
+	const retry = row.retry ? <Text color='yellow'>  {retryText(row.retry, now)}</Text> : null;
+	if (row.phase === 'uploading') {
+		return <Text wrap='truncate'>{icon} {name} {size}  <Text color='cyan'>{progressBar(row.sentBytes, row.size)}</Text>{retry}</Text>;
+	}
+
+	return <Text wrap='truncate'>{icon} {name} {size}  <Text dimColor>{row.phase === 'ingesting' ? (row.state ?? 'QUEUED') : phaseText[row.phase]}</Text>{retry}</Text>;
+}
+
+function History({messages}: {messages: Array<{role: string; text: string}>}) {
+	return (
+		<Panel title='History'>
+			{messages.length === 0 && <Text dimColor>(no messages)</Text>}
+			{messages.map((message, index) => (
+				<Text key={index}><Text bold color={message.role === 'USER' ? 'blue' : 'magenta'}>{message.role.padEnd(9)}</Text> {message.text}</Text>
+			))}
+		</Panel>
+	);
+}
+
+/** A block printed once above the live area (Ink's <Static>): it wraps at the terminal width and stays in the scrollback. */
+export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
+	switch (item.kind) {
+		case 'file': {
+			return <FileLine row={item.row} width={width} live={false} now={0}/>;
+		}
+
+		case 'banner': {
+			return <Text dimColor>{item.text}</Text>;
+		}
+
+		case 'skipped': {
+			return <Panel title='Skipped' color='yellow'><Text>{skippedLine(item.skipped).replace(/^Skipped /, '')}</Text></Panel>;
+		}
+
+		case 'space': {
+			const {space} = item;
+			return (
+				<Panel title='Space'>
+					<Text>
+						<Text bold>{space.name}</Text>
+						<Text dimColor> · model </Text>{space.languageModel}
+						<Text dimColor> · chat upload </Text>{space.chatUpload}
+					</Text>
+					<Text><Text dimColor>modules </Text>{space.modules.length > 0 ? space.modules.join(', ') : '(none)'}</Text>
+				</Panel>
+			);
+		}
+
+		case 'space-warning': {
+			return <Panel title='Space' color='yellow'><Text color='yellow'>⚠ {item.message}</Text></Panel>;
+		}
+
+		case 'chat': {
+			return (
+				<Panel title='Chat'>
+					<Text><Text color='green'>✔ </Text><Text bold>{item.chatId}</Text><Text dimColor> · {item.title} · {formatElapsed(item.elapsedMs)} elapsed</Text></Text>
+				</Panel>
+			);
+		}
+
+		case 'ingestion': {
+			return (
+				<Panel title='Ingestion' color={item.failed > 0 ? 'yellow' : undefined}>
+					<Text>{item.failed > 0 ? <Text color='yellow'>!</Text> : <Text color='green'>✔</Text>} <Text bold>{item.finished}/{item.total}</Text> finished{item.failed > 0 ? `, ${item.failed} failed` : ''}<Text dimColor> · {formatElapsed(item.elapsedMs)}</Text></Text>
+				</Panel>
+			);
+		}
+
+		case 'reply': {
+			return (
+				<Panel title='Reply' color='green'>
+					<Text>{item.text === '' ? <Text dimColor>(empty reply)</Text> : item.text}</Text>
+					<Text dimColor>answered in {formatElapsed(item.elapsedMs)}</Text>
+				</Panel>
+			);
+		}
+
+		case 'history': {
+			return <History messages={item.messages}/>;
+		}
+	}
+}
+
+/** The error box: the label and the sentence in one text, so it wraps as one paragraph. */
+export function ErrorBox({message}: {message: string}) {
+	return (
+		<Box borderStyle='round' borderColor='red' paddingX={1}>
+			<Text color='red'><Text bold>Error:</Text> {message}</Text>
+		</Box>
+	);
+}
+
+/** Files left out under --keep-going, one line each. */
+export function FailedList({failed}: {failed: FileFailure[]}) {
+	return (
+		<Panel title='Left out' color='yellow'>
+			{failed.map(failure => <Text key={failure.name}>✖ {failure.name} <Text dimColor>({failure.stage}: {failure.reason})</Text></Text>)}
+		</Panel>
+	);
+}
