@@ -1,32 +1,25 @@
 import {request} from 'undici';
 import {UserError} from '../errors.js';
-import {errorCode} from '../platform/errors.js';
-import {buildTestEvent, parseTestEventKind, signDelivery} from '../receiver/test-event.js';
-import {settingsFor, writeJson} from './shared.js';
-import type {CommandContext, CommandModule} from './legacy-types.js';
+import {formatSeconds} from '../format/duration.js';
+import {errorCode} from '../format/value.js';
+import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} from '../receiver/test-event.js';
+import type {Command} from './types.js';
+import {secondsFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';
+const usage = 'platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--message-id ID] [--secret S] [--repeat-id ID]';
 
-function stringFlag(context: CommandContext, name: string): string | undefined {
-	const value = context.flags[name];
-	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function targetUrl(value: string): URL {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw new UserError(`--url must be an http(s) address such as ${defaultUrl}; got "${value}"`);
-	}
-
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new UserError(`--url must start with http:// or https://; got "${value}"`);
-	}
-
-	return url;
-}
+export type TriggerOptions = {
+	kind: TestEventKind;
+	url: URL;
+	text?: string;
+	chatId?: string;
+	messageId?: string;
+	secret?: string;
+	repeatId?: string;
+	timeoutMs: number;
+};
 
 /** A hint for a non-2xx answer of a receiver. */
 function hintFor(status: number, body: string): string {
@@ -45,16 +38,30 @@ function hintFor(status: number, body: string): string {
 	return '';
 }
 
-const command: CommandModule = {
-	usage: `platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--secret S] [--repeat-id ID] [--message-id ID]`,
+/**
+ * What a 200 to a chosen event means: the answer runs after it, and lands only in a real chat on a
+ * real assistant message (without both ids the receiver's writes fail and it logs the failure).
+ */
+export function chosenNote(options: Pick<TriggerOptions, 'chatId' | 'messageId'>): string {
+	const missing = [options.chatId ? undefined : '--chat-id', options.messageId ? undefined : '--message-id'].filter(Boolean).join(' and ');
+	const after = 'The 200 only acknowledges the event: the receiver answers it afterwards (see its log).';
+	return missing
+		? `${after} Made-up ids were sent, so the answer cannot land; pass ${missing} with the ids of a real chat and its assistant message to see it written.`
+		: after;
+}
+
+const command: Command<TriggerOptions> = {
+	name: ['trigger'],
+	summary: 'Send a signed test event to a receiver',
+	usage,
 	description: 'Send a correctly signed test event to a webhook receiver and print its answer',
 	flags: {
 		url: {type: 'string', default: defaultUrl, description: 'Receiver address', placeholder: 'URL'},
 		text: {type: 'string', description: 'User text of the event', placeholder: 'TEXT'},
 		chatId: {type: 'string', description: 'Chat id of the event (default: a fresh one)', placeholder: 'ID'},
+		messageId: {type: 'string', description: 'external-module-chosen: the assistant message to answer (default: a fresh id)', placeholder: 'ID'},
 		secret: {type: 'string', description: 'Endpoint secret to sign with (default: the configured one, first of a comma list)', placeholder: 'S'},
 		repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
-		messageId: {type: 'string', description: 'external-module-chosen: the assistant message to answer (default: a fresh id)', placeholder: 'ID'},
 		timeout: {type: 'number', default: 10, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
 	},
 	examples: [
@@ -62,36 +69,45 @@ const command: CommandModule = {
 		'platform-tui trigger external-module-chosen --chat-id chat_123 --message-id msg_456 --text "What is in the report?"',
 		'platform-tui trigger user-message --repeat-id evt_0123456789abcdef01234567',
 	],
-	async run(context) {
-		const [kindName, ...extra] = context.argv;
+	parse({argv, flags}) {
+		const [kindName, ...extra] = argv;
 		if (!kindName || extra.length > 0) {
-			throw new UserError(`Usage: platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--secret S] [--repeat-id ID]`);
+			throw new UsageError(`Usage: ${usage}`);
 		}
 
 		const kind = parseTestEventKind(kindName);
 		if (!kind) {
-			throw new UserError(`Unknown event "${kindName}"; trigger sends ${kinds}`);
+			throw new UsageError(`Unknown event "${kindName}"; trigger sends ${kinds}`);
 		}
 
-		const url = targetUrl(stringFlag(context, 'url') ?? defaultUrl);
-		const {settings} = settingsFor(context, [], 'trigger');
-		const secret = stringFlag(context, 'secret') ?? settings.endpointSecret?.split(',').map(part => part.trim()).find(part => part !== '');
+		const text = typeof flags.text === 'string' ? flags.text : undefined;
+		const optional = {
+			text,
+			chatId: stringFlag(flags, 'chatId'),
+			messageId: stringFlag(flags, 'messageId'),
+			secret: stringFlag(flags, 'secret'),
+			repeatId: stringFlag(flags, 'repeatId'),
+		};
+		return {
+			kind,
+			url: new URL(urlFlag(flags, 'url') ?? defaultUrl),
+			timeoutMs: secondsFlag(flags, 'timeout', {max: 3600, fallbackSeconds: 10}),
+			...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+		};
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		const settings = deps.settings([], 'trigger');
+		const secret = options.secret ?? settings.endpointSecret?.split(',').map(part => part.trim()).find(part => part !== '');
 		if (!secret) {
 			throw new UserError('trigger needs the endpoint secret to sign with: pass --secret, set PLATFORM_ENDPOINT_SECRET, or run `platform-tui config set endpointSecret --stdin`');
 		}
 
-		const timeoutSeconds = typeof context.flags.timeout === 'number' ? context.flags.timeout : 10;
-		if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-			throw new UserError(`--timeout must be a positive number of seconds; got ${timeoutSeconds}`);
-		}
-
-		const repeatId = stringFlag(context, 'repeatId');
-		const text = typeof context.flags.text === 'string' ? context.flags.text : undefined;
-		const event = buildTestEvent(kind, {
-			...(repeatId ? {id: repeatId} : {}),
-			...(text === undefined ? {} : {text}),
-			...(stringFlag(context, 'chatId') ? {chatId: stringFlag(context, 'chatId')} : {}),
-			...(stringFlag(context, 'messageId') ? {assistantMessageId: stringFlag(context, 'messageId')} : {}),
+		const event = buildTestEvent(options.kind, {
+			...(options.repeatId ? {id: options.repeatId} : {}),
+			...(options.text === undefined ? {} : {text: options.text}),
+			...(options.chatId ? {chatId: options.chatId} : {}),
+			...(options.messageId ? {assistantMessageId: options.messageId} : {}),
 			...(settings.userId ? {userId: settings.userId} : {}),
 			...(settings.companyId ? {companyId: settings.companyId} : {}),
 			...(settings.assistantId ? {assistantId: settings.assistantId} : {}),
@@ -99,12 +115,12 @@ const command: CommandModule = {
 		// Signed at send time, as the platform does on every attempt.
 		const delivery = signDelivery(event, secret);
 		const started = performance.now();
-		const timeoutMs = Math.round(timeoutSeconds * 1000);
+		const {timeoutMs, url} = options;
 		// A plain timer rather than AbortSignal.timeout: the answer must come within the time given.
 		const controller = new AbortController();
-		let timedOut = false;
+		const timeout = {passed: false};
 		const timer = setTimeout(() => {
-			timedOut = true;
+			timeout.passed = true;
 			controller.abort();
 		}, timeoutMs);
 		const onCancel = () => {
@@ -112,27 +128,22 @@ const command: CommandModule = {
 		};
 
 		context.signal.addEventListener('abort', onCancel, {once: true});
+		// A function, so the check reads the signal as it is after the request, not as narrowed before it.
+		const cancelled = (): boolean => context.signal.aborted;
 		let status: number;
 		let body: string;
 		try {
-			const response = await request(url, {
-				method: 'POST',
-				headers: delivery.headers,
-				body: delivery.body,
-				signal: controller.signal,
-				headersTimeout: timeoutMs,
-				bodyTimeout: timeoutMs,
-			});
+			const response = await request(url, {method: 'POST', headers: delivery.headers, body: delivery.body, signal: controller.signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs});
 			status = response.statusCode;
 			body = await response.body.text();
 		} catch (error) {
-			if (context.signal.aborted) {
+			if (cancelled()) {
 				throw error;
 			}
 
 			const code = errorCode(error);
-			if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-				throw new UserError(`${url.href} did not answer within ${timeoutSeconds} s; a receiver must acknowledge at once (raise --timeout to wait longer)`);
+			if (timeout.passed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+				throw new UserError(`${url.href} did not answer within ${formatSeconds(timeoutMs)}; a receiver must acknowledge at once (raise --timeout to wait longer)`);
 			}
 
 			throw new UserError(`Could not reach ${url.href}${code ? ` (${code})` : ''}; is \`platform-tui serve\` running there? (--url sets the address)`);
@@ -143,6 +154,7 @@ const command: CommandModule = {
 
 		const durationMs = Math.round(performance.now() - started);
 		const ok = status >= 200 && status < 300;
+		const note = ok && options.kind === 'external-module-chosen' ? chosenNote(options) : undefined;
 		if (context.json) {
 			let parsed: unknown = body;
 			try {
@@ -151,9 +163,9 @@ const command: CommandModule = {
 				// Keep the raw text.
 			}
 
-			writeJson(context, {type: 'response', url: url.href, event: event.event, eventId: event.id, status, body: parsed, durationMs});
+			deps.writeJson({type: 'response', url: url.href, event: event.event, eventId: event.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
 		} else {
-			context.stdout.write(`Sent ${event.event} ${event.id} to ${url.href}\n${status} ${body.trim()}\n`);
+			context.stdout.write(`Sent ${event.event} ${event.id} to ${url.href}\n${status} ${body.trim()}\n${note ? `${note}\n` : ''}`);
 		}
 
 		if (!ok) {
