@@ -36,7 +36,8 @@ function unknownCommand(io: CliIo, words: string, suggestion: string | undefined
 	return exitCodes.failure;
 }
 
-async function load(entry: RegistryEntry, io: CliIo): Promise<LoadedCommand | undefined> {
+/** Loads a command's module; a module that fails to load is one sentence on stderr. */
+export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stderr'>): Promise<LoadedCommand | undefined> {
 	try {
 		return (await entry.load()).default;
 	} catch (error) {
@@ -63,7 +64,7 @@ async function help(words: string[], io: CliIo): Promise<number> {
 		return found.kind === 'unknown' ? unknownCommand(io, found.words, found.suggestion) : exitCodes.ok;
 	}
 
-	const loaded = await load(found.entry, io);
+	const loaded = await loadCommand(found.entry, io);
 	if (!loaded) {
 		return exitCodes.failure;
 	}
@@ -73,7 +74,7 @@ async function help(words: string[], io: CliIo): Promise<number> {
 }
 
 /** The exit code for an error that ended a command. */
-function exitCodeFor(error: unknown, signal: AbortSignal): number {
+export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 	if (isAbortError(error) || signal.aborted) {
 		return signal.reason === 'SIGTERM' ? exitCodes.terminated : exitCodes.interrupted;
 	}
@@ -108,7 +109,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	}
 
 	const {entry, rest} = found;
-	const loaded = await load(entry, io);
+	const loaded = await loadCommand(entry, io);
 	if (!loaded) {
 		return exitCodes.failure;
 	}

@@ -1,41 +1,20 @@
-import {apiKeySupplier, requireSettings, resolveConfig, type Settings} from '../config/resolve.js';
+/**
+ * The legacy commands' helpers, kept while commands move to `Command` + `run(options, deps)`; each
+ * delegates to `createDeps` (deps.ts), the one implementation. Removed once nothing imports it.
+ */
+import type {Settings} from '../config/resolve.js';
 import type {SettingName} from '../config/settings.js';
-import {ConfigStore} from '../config/store.js';
-import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
+import type {ConfigStore} from '../config/store.js';
+import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
+import {createDeps} from './deps.js';
 import type {CommandContext} from './legacy-types.js';
+
+export {formatRequestLog} from './deps.js';
 
 /** Resolves settings for a command (flag > env > stored) and fails naming every missing one. */
 export function settingsFor<K extends SettingName>(context: CommandContext, required: readonly K[], command: string): {settings: Settings<K>; store: ConfigStore} {
-	const store = new ConfigStore(context.env);
-	const resolved = resolveConfig({flags: context.flags, env: context.env, store});
-	return {settings: requireSettings(resolved, required, command), store};
-}
-
-/** One debug line for a platform request; keys appear masked only. */
-export function formatRequestLog(entry: RequestLogEntry): string {
-	const parts = [`${entry.method} ${entry.path}`, `attempt ${entry.attempt}`];
-	if (entry.status !== undefined) {
-		parts.push(`→ ${entry.status}`);
-	}
-
-	parts.push(`${entry.durationMs} ms`);
-	if (entry.requestId) {
-		parts.push(`request-id ${entry.requestId}`);
-	}
-
-	if (entry.key) {
-		parts.push(`key ${entry.key}`);
-	}
-
-	if (entry.error) {
-		parts.push(`error: ${entry.error}`);
-	}
-
-	if (entry.retryInMs !== undefined) {
-		parts.push(`retry in ${entry.retryInMs} ms`);
-	}
-
-	return `[debug] ${parts.join('  ')}`;
+	const deps = createDeps(context);
+	return {settings: deps.settings(required, command), store: deps.store()};
 }
 
 /**
@@ -45,31 +24,10 @@ export function formatRequestLog(entry: RequestLogEntry): string {
 export function createClient(
 	context: CommandContext,
 	settings: Partial<Record<SettingName, string>> & {baseUrl: string; apiKey: string; appId: string},
-	store: ConfigStore,
+	_store: ConfigStore,
 	extra: Partial<PlatformClientOptions> = {},
 ): PlatformClient {
-	const options: PlatformClientOptions = {
-		baseUrl: settings.baseUrl,
-		apiKey: apiKeySupplier({env: context.env, store, fallback: settings.apiKey}),
-		appId: settings.appId,
-		...extra,
-	};
-	if (settings.userId) {
-		options.userId = settings.userId;
-	}
-
-	if (settings.companyId) {
-		options.companyId = settings.companyId;
-	}
-
-	if (context.debug) {
-		options.onRequest = entry => {
-			context.stderr.write(`${formatRequestLog(entry)}\n`);
-			extra.onRequest?.(entry);
-		};
-	}
-
-	return new PlatformClient(options);
+	return createDeps(context).client(settings, extra);
 }
 
 /** Writes one NDJSON line. */

@@ -76,7 +76,7 @@ export function durationFlag(flags: Record<string, unknown>, name: string, range
 		return range.fallbackMs;
 	}
 
-	const ms = parseDuration(String(raw));
+	const ms = typeof raw === 'string' || typeof raw === 'number' ? parseDuration(String(raw)) : undefined;
 	if (ms === undefined || ms < range.min || ms > range.max) {
 		badFlag(name, 'a duration such as 90s, 15m, 24h or 7d', raw);
 	}
@@ -92,7 +92,7 @@ export function urlFlag(flags: Record<string, unknown>, name: string, options: {
 	}
 
 	const protocols = options.protocols ?? ['http:', 'https:'];
-	const parsed = z.string().trim().url().safeParse(raw);
+	const parsed = z.url().safeParse(typeof raw === 'string' ? raw.trim() : raw);
 	if (!parsed.success || !protocols.includes(new URL(parsed.data).protocol)) {
 		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw);
 	}

@@ -38,6 +38,8 @@ describe('platform-tui init in a terminal', () => {
 		expect(output).not.toContain(platform.apiKey);
 		expect(output).not.toContain(platform.endpointSecret);
 		expect(output).toContain(`apiKey: …${platform.apiKey.slice(-4)}`);
+		expect(output).toContain('Found the space');
+		expect(output).toContain('Next: platform-tui upload <folder> "<question>"');
 
 		const file = join(process.env.PLATFORM_TUI_CONFIG_DIR ?? '', 'config.json');
 		expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -1,4 +1,7 @@
 import {describe, expect, it} from 'vitest';
+import {CancelledError, UserError} from '../../source/errors.js';
+import {exitCodeFor, exitCodes, loadCommand} from '../../source/commands/run-cli.js';
+import {memoryStream} from '../support/run-command.js';
 import {runCliInProcess as run} from '../support/run-cli.js';
 
 describe('runCli: help', () => {
@@ -103,5 +106,38 @@ describe('runCli: errors', () => {
 		const debug = await run(['config', 'set', 'colour', 'blue', '--debug']);
 		expect(debug.code).toBe(1);
 		expect(debug.stderr).toMatch(/\n\s+at /);
+	});
+});
+
+describe('runCli: init and exit codes', () => {
+	it('init without a terminal refuses and names the environment variables', async () => {
+		const result = await run(['init']);
+		expect(result.code).toBe(1);
+		for (const name of ['PLATFORM_BASE_URL', 'PLATFORM_API_KEY', 'PLATFORM_APP_ID', 'PLATFORM_USER_ID', 'PLATFORM_COMPANY_ID', 'PLATFORM_ASSISTANT_ID']) {
+			expect(result.stderr).toContain(name);
+		}
+
+		expect(result.stderr.trim().split('\n')).toHaveLength(1);
+	});
+
+	it('Ctrl+C ends with 130, SIGTERM with 143, a failure with 1 or its own code', () => {
+		const interrupted = new AbortController();
+		interrupted.abort('SIGINT');
+		const terminated = new AbortController();
+		terminated.abort('SIGTERM');
+		const running = new AbortController().signal;
+		expect(exitCodeFor(new CancelledError(), running)).toBe(exitCodes.interrupted);
+		expect(exitCodeFor(new Error('aborted'), interrupted.signal)).toBe(130);
+		expect(exitCodeFor(new CancelledError(), terminated.signal)).toBe(143);
+		expect(exitCodeFor(new Error('boom'), running)).toBe(1);
+		expect(exitCodeFor(new UserError('partly', {exitCode: 2}), running)).toBe(2);
+	});
+
+	it('a command whose module fails to load is one sentence', async () => {
+		const stderr = memoryStream();
+		const loaded = await loadCommand({words: ['events', 'list'], summary: '', load: () => Promise.reject(new Error('Cannot find module \'./events/list.js\''))}, {stderr});
+		await new Promise(resolve => setImmediate(resolve));
+		expect(loaded).toBeUndefined();
+		expect(stderr.text()).toMatch(/^Error: the "events list" command could not be loaded \(Cannot find module '.\/events\/list.js'\); [^\n]+\.\n$/);
 	});
 });
