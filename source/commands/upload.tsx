@@ -6,7 +6,6 @@
  */
 import {CancelledError, isAbortError} from '../errors.js';
 import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
-import {WorkflowError} from '../workflow/errors.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker, type RetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
@@ -157,19 +156,6 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 
 			context.stderr.write('Cancelled; in-flight requests were aborted.\n');
 			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
-		}
-
-		if (error instanceof WorkflowError) {
-			const {code, data} = error as WorkflowError;
-			const sentence = describeUploadError(error);
-			if (context.json) {
-				deps.writeJson({type: 'error', code, message: sentence, data});
-			}
-
-			const stack = context.debug ? debugStack(error) : undefined;
-			context.stderr.write(`${sentence}\n${stack ? `\n${stack}\n` : ''}`);
-
-			return 1;
 		}
 
 		throw error;

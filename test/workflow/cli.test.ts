@@ -7,7 +7,7 @@ import {runInPty} from '../helpers/pty.js';
 import {makeFolder, startTestPlatform, waitUntil} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
-const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>\n';
+const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>.\nRun \'platform-tui upload --help\' for usage.\n';
 
 function envFor(platform: LocalPlatform): Record<string, string> {
 	return {
@@ -52,7 +52,7 @@ describe('platform-tui upload (built CLI)', () => {
 	it('refuses a bad number with the flag named', async () => {
 		const result = await runCli(['upload', docs.dir, 'question', '--concurrency', '0'], {env: envFor(platform)});
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('--concurrency takes a whole number from 1 to 64; got 0');
+		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 64; got "0".');
 	});
 
 	it('prints NDJSON events ending with the result under --json', async () => {
@@ -66,7 +66,7 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(types).toContain('chat-created');
 		expect(types).toContain('ingestion-complete');
 		const last = events.at(-1)!;
-		expect(Object.keys(last)).toEqual(['type', 'chatId', 'contentIds', 'reply']);
+		expect(Object.keys(last)).toEqual(['type', 'chatId', 'contentIds', 'reply', 'failed']);
 		expect(last.type).toBe('result');
 		expect(last.chatId).toMatch(/^chat_/);
 		expect(last.contentIds).toHaveLength(2);
@@ -87,10 +87,10 @@ describe('platform-tui upload (built CLI)', () => {
 		const missing = path.join(docs.dir, 'missing');
 		const failed = await runCli(['upload', missing, 'q'], {env: envFor(platform)});
 		expect(failed.code).toBe(1);
-		expect(failed.stderr).toBe(`Error: Not a directory: ${missing} does not exist; pass the folder whose files should be uploaded.\n`);
+		expect(failed.stderr).toBe(`Error: Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.\n`);
 		const json = await runCli(['upload', missing, 'q', '--json'], {env: envFor(platform)});
 		expect(json.code).toBe(1);
-		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', message: `Not a directory: ${missing} does not exist; pass the folder whose files should be uploaded`});
+		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'NOT_A_DIRECTORY', message: `Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.`});
 	});
 
 	it('runs with --local and no configuration, answering through the webhook receiver', async () => {
@@ -133,8 +133,11 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(output).toMatch(/5\/5 files uploaded/);
 		expect(output).toMatch(/✔ 5\/5 finished/);
 		expect(output).toMatch(/✔ warranty\.txt\s+728 B\s+FINISHED/);
-		expect(output).toContain('two-year limited warranty');
-		expect(output).toMatch(/History\s+USER\s+How long is the warranty\?/);
+		// The reply and the history are printed once and wrap at the terminal width, inside their bar.
+		const unwrapped = output.replaceAll(/\s*\n┃\s+/g, ' ');
+		expect(unwrapped).toContain('two-year limited warranty');
+		expect(unwrapped).toMatch(/History\s+USER\s+How long is the warranty\?/);
+		expect(output.endsWith('\n')).toBe(true);
 	});
 
 	it('shows a failure in the red panel in a terminal and exits 1', async () => {
@@ -143,11 +146,11 @@ describe('platform-tui upload (built CLI)', () => {
 			const session = runInPty(['upload', broken.dir, 'q', '--poll-interval', '0.05'], {env: envFor(platform), columns: 220});
 			const {code, output} = await session.exit(20_000);
 			expect(code).toBe(1);
-			expect(output).toMatch(/Error Ingestion failed for content cont_\w+ \(broken\.pdf\) with state FAILED_PARSING/);
+			expect(output).toMatch(/Error: Ingestion failed for content cont_\w+ \(broken\.pdf\) with state FAILED_PARSING/);
 			expect(output).toMatch(/✖ broken\.pdf\s+\d+ B\s+FAILED_PARSING/);
 			expect(output).toContain('1/1 files uploaded');
 			// One sentence, no stack trace and no second copy on the terminal.
-			expect(output.match(/with state FAILED_PARSING;/g)).toHaveLength(1);
+			expect(output.match(/with state FAILED_PARSING\./g)).toHaveLength(1);
 			expect(output).not.toMatch(/\n\s+at /);
 		} finally {
 			broken.cleanup();
