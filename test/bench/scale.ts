@@ -1,0 +1,201 @@
+/**
+ * Scale-out benchmark (issue 12), side by side in one run:
+ *
+ * 1. Answers per second with model completions of 2 s: one `serve` replica against three, each a
+ *    process with 2 slots on one Redis (goal: three ≥ 2.5× one).
+ * 2. Ack throughput of a Redis-backed receiver against the embedded journal (the memory backend
+ *    when the journal is not built yet — said in the output): signed deliveries, 32 at a time.
+ *
+ * Needs redis-server on PATH (or PLATFORM_TUI_TEST_REDIS_URL). Run: node --import tsx test/bench/scale.ts
+ */
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {performance} from 'node:perf_hooks';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {request} from 'undici';
+import {PlatformClient} from '../../source/platform/client.js';
+import type {EventBackend} from '../../source/receiver/backend.js';
+import {buildTestEvent, createReceiver, signDelivery} from '../../source/receiver/index.js';
+import {openRedisBackend} from '../../source/receiver/redis/index.js';
+import {startModel} from '../receiver/helpers.js';
+import {startPlatform, type TestPlatform} from '../support/platform.js';
+import {startRedis, type TestRedis} from '../support/redis.js';
+import {waitFor} from '../support/wait.js';
+
+const completionMs = 2000;
+/**
+ * Slots per replica. The local platform proxies at most 8 completions at once to its model
+ * (its HTTP agent's connection limit), so three replicas × 2 slots stay under that cap and the
+ * figure measures the replicas, not the platform.
+ */
+const slots = 2;
+/** Completions each slot runs in a measured round: six rounds of 2 s, about 12 s per round. */
+const perSlot = 6;
+const ackCount = 3000;
+const ackConcurrency = 32;
+const replicaPath = fileURLToPath(new URL('../redis/fixtures/serve-replica.ts', import.meta.url));
+
+type Replica = {child: ChildProcessWithoutNullStreams; url: string; exited: Promise<unknown>};
+
+async function startReplica(env: Record<string, string>): Promise<Replica> {
+	const child = spawn(process.execPath, ['--import', 'tsx', replicaPath], {env: {...process.env, ...env}, stdio: ['pipe', 'pipe', 'pipe']});
+	let output = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	const exited = new Promise(resolve => child.once('exit', resolve));
+	const line = await waitFor(() => /listening (\S+)/.exec(output), {timeoutMs: 20_000, what: 'a replica to listen'});
+	return {child, url: `${line[1] ?? ''}/webhook`, exited};
+}
+
+async function post(url: string, delivery: {body: string; headers: Record<string, string>}): Promise<number> {
+	const response = await request(url, {method: 'POST', body: delivery.body, headers: delivery.headers});
+	await response.body.dump();
+	return response.statusCode;
+}
+
+/** Assistant messages the replicas can answer (the built-in assistant writes them first). */
+async function targets(platform: TestPlatform, count: number): Promise<Array<{chatId: string; messageId: string}>> {
+	const user = platform.client();
+	const {platform: local} = platform;
+	const chats = 16;
+	const found = (await Promise.all(Array.from({length: chats}, async (_, chatIndex) => {
+		const chat = await user.createChat({title: `Bench ${String(chatIndex)}`, assistantId: local.assistantId});
+		for (let index = 0; index < Math.ceil(count / chats); index++) {
+			await user.createSpaceMessage({assistantId: local.assistantId, chatId: chat.id, text: `Question ${String(index)}`});
+		}
+
+		const history = await user.getChatMessages(chat.id);
+		return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: message.id}));
+	}))).flat();
+	await waitFor(() => found.every(target => local.message(target.messageId)?.stoppedStreamingAt), {timeoutMs: 30_000, what: 'the built-in answers'});
+	await user.close();
+	return found.slice(0, count);
+}
+
+/** One round: `replicaCount` replicas on a fresh queue, `slots × perSlot` events each; answers per second. */
+async function answersPerSecond(redis: TestRedis, platform: TestPlatform, replicaCount: number, work: Array<{chatId: string; messageId: string}>): Promise<number> {
+	const {platform: local} = platform;
+	const queueUrl = redis.url;
+	const env = {PLATFORM_REDIS_URL: queueUrl, PLATFORM_BASE_URL: local.baseUrl, PLATFORM_API_KEY: local.apiKey, PLATFORM_APP_ID: local.appId, PLATFORM_ENDPOINT_SECRET: local.endpointSecret, REPLICA_CONCURRENCY: String(slots)};
+	const replicas = await Promise.all(Array.from({length: replicaCount}, async () => startReplica(env)));
+	const reader = await openRedisBackend({url: queueUrl});
+	try {
+		const before = (await reader.stats()).queue?.completed ?? 0;
+		const started = performance.now();
+		const statuses = await Promise.all(work.map(async (target, index) => {
+			const event = buildTestEvent('external-module-chosen', {chatId: target.chatId, assistantMessageId: target.messageId, userId: local.userId, companyId: local.companyId, text: `Question ${String(index)}`});
+			return post(replicas[index % replicaCount]?.url ?? '', signDelivery(event, local.endpointSecret));
+		}));
+		if (statuses.some(status => status !== 200)) {
+			throw new Error(`deliveries refused: ${statuses.filter(status => status !== 200).join(', ')}`);
+		}
+
+		await waitFor(async () => ((await reader.stats()).queue?.completed ?? 0) - before >= work.length, {timeoutMs: 120_000, intervalMs: 50, what: 'every answer'});
+		const failed = (await reader.list({status: 'failed'})).length;
+		if (failed > 0) {
+			throw new Error(`${String(failed)} answers failed`);
+		}
+
+		return work.length / ((performance.now() - started) / 1000);
+	} finally {
+		for (const replica of replicas) {
+			replica.child.kill('SIGTERM');
+		}
+
+		await Promise.all(replicas.map(async replica => replica.exited));
+		await reader.close();
+	}
+}
+
+type AckFigures = {perSecond: number; p99Ms: number};
+
+/** Acks per second and p99 ack latency of an in-process receiver on `backend` (user-message events: stored, not answered). */
+async function ackThroughput(platform: TestPlatform, backend: EventBackend): Promise<AckFigures> {
+	const {platform: local} = platform;
+	const client = new PlatformClient({baseUrl: local.baseUrl, apiKey: local.apiKey, appId: local.appId});
+	const receiver = createReceiver({client, secrets: [local.endpointSecret], backend, concurrency: slots});
+	const {url} = await receiver.listen({port: 0});
+	const deliveries = Array.from({length: ackCount}, () => signDelivery(buildTestEvent('user-message', {userId: local.userId, companyId: local.companyId}), local.endpointSecret));
+	const latencies: number[] = [];
+	let next = 0;
+	const started = performance.now();
+	await Promise.all(Array.from({length: ackConcurrency}, async () => {
+		while (next < deliveries.length) {
+			const delivery = deliveries[next++];
+			if (delivery === undefined) {
+				break;
+			}
+
+			const sent = performance.now();
+			const status = await post(`${url}/webhook`, delivery);
+			latencies.push(performance.now() - sent);
+			if (status !== 200) {
+				throw new Error(`ack ${String(status)}`);
+			}
+		}
+	}));
+	const seconds = (performance.now() - started) / 1000;
+	await receiver.close(5000);
+	await client.close();
+	latencies.sort((a, b) => a - b);
+	return {perSecond: ackCount / seconds, p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? Number.NaN};
+}
+
+type JournalModule = {openJournal(options: {directory: string; mode?: string}): Promise<EventBackend>};
+
+/** The embedded journal when it is built, else the memory backend (named in the output). */
+async function localBackend(directory: string): Promise<{name: string; backend: EventBackend}> {
+	const journalPath = '../../source/receiver/journal/index.js';
+	try {
+		const journal = await import(journalPath) as JournalModule;
+		return {name: 'embedded journal', backend: await journal.openJournal({directory, mode: 'serve'})};
+	} catch {
+		const {createMemoryBackend} = await import('../../source/receiver/memory-backend.js');
+		return {name: 'memory backend (the journal is not built yet)', backend: createMemoryBackend()};
+	}
+}
+
+export async function runScaleBench(): Promise<boolean> {
+	const redis = await startRedis({forceLocal: true});
+	const model = await startModel({delayMs: 0});
+	const platform = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 50_000}});
+	const dataDir = mkdtempSync(join(tmpdir(), 'platform-tui-bench-scale-'));
+	try {
+		const perRound = slots * perSlot;
+		const work = await targets(platform, perRound * 4);
+		model.setDelay(completionMs);
+		const one = await answersPerSecond(redis, platform, 1, work.slice(0, perRound));
+		const three = await answersPerSecond(redis, platform, 3, work.slice(perRound, perRound * 4));
+		const ratio = three / one;
+		console.log(`answers per second, completions of ${String(completionMs / 1000)} s, ${String(slots)} slots per replica:`);
+		console.log(`  one replica:    ${one.toFixed(2)}/s (${String(perRound)} events)`);
+		console.log(`  three replicas: ${three.toFixed(2)}/s (${String(perRound * 3)} events)`);
+		console.log(`  RESULT three/one: ${ratio.toFixed(2)}× (goal ≥ 2.5×) ${ratio >= 2.5 ? 'MET' : 'NOT MET'}`);
+
+		model.setDelay(0);
+		const local = await localBackend(dataDir);
+		const viaLocal = await ackThroughput(platform, local.backend);
+		const viaRedis = await ackThroughput(platform, await openRedisBackend({url: redis.url, queueName: 'bench-acks'}));
+		console.log(`ack throughput, ${String(ackCount)} signed deliveries, ${String(ackConcurrency)} at a time:`);
+		console.log(`  ${local.name}: ${viaLocal.perSecond.toFixed(0)}/s, p99 ${viaLocal.p99Ms.toFixed(1)} ms`);
+		console.log(`  redis (BullMQ):  ${viaRedis.perSecond.toFixed(0)}/s, p99 ${viaRedis.p99Ms.toFixed(1)} ms`);
+		console.log(`  redis/${local.name.split(' (')[0] ?? ''}: ${(viaRedis.perSecond / viaLocal.perSecond).toFixed(2)}×`);
+		return ratio >= 2.5;
+	} finally {
+		await platform.close();
+		await model.close();
+		await redis.stop();
+		rmSync(dataDir, {recursive: true, force: true});
+	}
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+	const met = await runScaleBench();
+	process.exitCode = met ? 0 : 1;
+}
