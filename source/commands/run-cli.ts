@@ -84,8 +84,9 @@ export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-	if (argv[0] === 'help') {
-		return help(argv.slice(1).filter(token => !token.startsWith('-')), io);
+	const words = argv.filter(token => !token.startsWith('-'));
+	if (words[0] === 'help') {
+		return help(words.slice(1), io);
 	}
 
 	const found = findCommand(argv);

@@ -31,6 +31,7 @@ describe('runCli: help', () => {
 
 	it('help, help <group> and <command> --help agree', async () => {
 		expect((await run(['help'])).stdout).toBe((await run([])).stdout);
+		expect((await run(['--debug', 'help', 'init'])).stdout).toContain('$ platform-tui init');
 		const group = await run(['help', 'keys']);
 		expect(group.code).toBe(0);
 		expect(group.stdout).toContain('platform-tui keys <set|show|rotate>');
