@@ -118,13 +118,3 @@ describe('config commands', () => {
 		expect(debug.stderr).toMatch(/\n\s+at /);
 	});
 });
-
-describe('init', () => {
-	it('refuses without a terminal and names the env vars instead', async () => {
-		const result = await runCli(['init']);
-		expect(result.code).toBe(1);
-		for (const name of ['PLATFORM_BASE_URL', 'PLATFORM_API_KEY', 'PLATFORM_APP_ID', 'PLATFORM_USER_ID', 'PLATFORM_COMPANY_ID', 'PLATFORM_ASSISTANT_ID']) {
-			expect(result.stderr).toContain(name);
-		}
-	});
-});

@@ -111,6 +111,7 @@ describe('runCli: errors', () => {
 });
 
 describe('runCli: init and exit codes', () => {
+	// Moved here from the built-CLI tests (cli.test.ts).
 	it('init without a terminal refuses and names the environment variables', async () => {
 		const result = await run(['init']);
 		expect(result.code).toBe(1);
