@@ -1,0 +1,152 @@
+import {execFileSync} from 'node:child_process';
+import {chmodSync, mkdirSync, symlinkSync} from 'node:fs';
+import path from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {describeError, joinText} from '../../source/commands/error-message.js';
+import uploadCommand from '../../source/commands/upload.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import {checkReadable, createRetryTracker, HistoryFetchError, runUpload, scanFolder, UnreadableFilesError, type UploadOptions} from '../../source/workflow/index.js';
+import {runCommand} from '../support/run-command.js';
+import {platformEnv} from '../support/platform.js';
+import {makeFolder, recorder, startProxy, startTestPlatform} from './helpers.js';
+
+const brokenPdf = '%PDF-1.7\nnot a real pdf\n%%EOF\n';
+const warranty = 'Every Aurora Mini comes with a two-year limited warranty.\n';
+
+describe('upload: --keep-going, skipped entries, unreadable files, retries, the history after the reply', () => {
+	let platform: LocalPlatform;
+	const cleanups: Array<() => void | Promise<void>> = [];
+
+	beforeAll(async () => {
+		platform = await startTestPlatform();
+	});
+
+	afterEach(async () => {
+		for (const cleanup of cleanups.splice(0).reverse()) {
+			await cleanup(); // eslint-disable-line no-await-in-loop -- in reverse order of creation
+		}
+	});
+
+	afterAll(async () => {
+		await platform.close();
+	});
+
+	function folder(files: Record<string, string>): string {
+		const made = makeFolder(files);
+		cleanups.push(made.cleanup);
+		return made.dir;
+	}
+
+	function options(extra: Partial<UploadOptions> & {folder: string}, baseUrl = platform.baseUrl): UploadOptions {
+		const retries = extra.retries ?? createRetryTracker();
+		const client = new PlatformClient({
+			baseUrl,
+			apiKey: () => platform.apiKey,
+			appId: platform.appId,
+			userId: platform.userId,
+			companyId: platform.companyId,
+			retryBaseMs: 10,
+			retryCapMs: 50,
+			onRequest(entry) {
+				retries.onRequest(entry);
+			},
+		});
+		cleanups.push(async () => client.close());
+		return {client, assistantId: platform.assistantId, prompt: 'How long is the warranty?', pollIntervalMs: 10, retries, ...extra};
+	}
+
+	it('with keep-going, leaves out a file whose ingestion failed, asks about the others and reports it', async () => {
+		const dir = folder({'broken.pdf': brokenPdf, 'warranty.txt': warranty});
+		const {onEvent, ofType} = recorder();
+		const result = await runUpload(options({folder: dir, keepGoing: true}), onEvent);
+		expect(result.failed).toEqual([{name: 'broken.pdf', contentId: expect.stringMatching(/^cont_/) as unknown, stage: 'ingestion', reason: 'FAILED_PARSING'}]);
+		expect(result.files.map(file => file.name)).toEqual(['warranty.txt']);
+		expect(result.reply).toContain('two-year limited warranty');
+		expect(ofType('ingestion-complete')[0]).toMatchObject({total: 2, finished: 1, failed: 1});
+		expect(ofType('result')[0]?.failed).toHaveLength(1);
+	});
+
+	it('runs in-process with --keep-going: the reply printed, the failure listed, exit 1', async () => {
+		const dir = folder({'broken.pdf': brokenPdf, 'warranty.txt': warranty});
+		const run = await runCommand(uploadCommand, {argv: [dir, 'How long is the warranty?'], flags: {keepGoing: true, pollInterval: '0.05'}, env: platformEnv(platform)});
+		expect(run.code).toBe(1);
+		expect(run.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
+		expect(run.stdout).toMatch(/Done: chat chat_\w+, contents cont_\w+; 1 file left out: broken\.pdf \(ingestion: FAILED_PARSING\)/);
+		expect(run.stderr).toMatch(/^1 of 2 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
+		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env: platformEnv(platform)});
+		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; failed: unknown[]};
+		expect(json.code).toBe(1);
+		expect(last).toMatchObject({type: 'result', failed: [{name: 'broken.pdf', stage: 'ingestion', reason: 'FAILED_PARSING'}]});
+	});
+
+	it('without keep-going, keeps the spec behaviour: the first failure stops the run (exit 1, no prompt sent)', async () => {
+		const dir = folder({'broken.pdf': brokenPdf, 'warranty.txt': warranty});
+		const run = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {pollInterval: '0.05'}, env: platformEnv(platform)});
+		expect(run.code).toBe(1);
+		expect(joinText(describeError(run.error))).toMatch(/^Ingestion failed for content cont_\w+ \(broken\.pdf\) with state FAILED_PARSING\. .*--keep-going/);
+		expect(run.stdout).not.toContain('Asked:');
+	});
+
+	it('names what it skipped in one line: folders, dotfiles, symlinks to folders, FIFOs, broken symlinks', async () => {
+		const dir = folder({'a.txt': 'a', '.env': 'x'});
+		mkdirSync(path.join(dir, 'sub'));
+		symlinkSync(path.join(dir, 'sub'), path.join(dir, 'link-to-sub'));
+		symlinkSync(path.join(dir, 'gone'), path.join(dir, 'dangling'));
+		execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+		const scan = await scanFolder(dir);
+		expect(scan.files.map(file => file.name)).toEqual(['a.txt']);
+		expect(scan.skipped).toEqual([
+			{name: '.env', kind: 'dotfile'},
+			{name: 'dangling', kind: 'broken-symlink'},
+			{name: 'link-to-sub', kind: 'symlink-to-folder'},
+			{name: 'pipe', kind: 'fifo'},
+			{name: 'sub', kind: 'folder'},
+		]);
+		const run = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {pollInterval: '0.05'}, env: platformEnv(platform)});
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain('Skipped 5 entries: 1 dotfile (.env), 1 broken symlink (dangling), 1 symlink to a folder (link-to-sub), 1 FIFO (pipe), 1 folder (sub)\n');
+	});
+
+	it('checks that every file opens before creating anything, naming the file and the reason', async () => {
+		const dir = folder({'a.txt': 'a', 'b.txt': 'b'});
+		const {files} = await scanFolder(dir);
+		const gone = {...files[1]!, name: 'c.txt', path: path.join(dir, 'c.txt')}; // eslint-disable-line @typescript-eslint/no-non-null-assertion -- two files were written
+		const error = await checkReadable(dir, [...files, gone]).catch((error_: unknown) => error_);
+		expect(error).toBeInstanceOf(UnreadableFilesError);
+		expect(joinText(describeError(error))).toBe(`Cannot read 1 file in ${dir}, so nothing was created: c.txt (it disappeared). Fix the permissions, or move the file out of the folder.`);
+		if (process.getuid?.() !== 0) {
+			// Root opens anything, so the permission case runs for other users only.
+			chmodSync(path.join(dir, 'b.txt'), 0o000);
+			const before = platform.requests.length;
+			const run = await runCommand(uploadCommand, {argv: [dir, 'q'], env: platformEnv(platform)});
+			expect(run.code).toBe(1);
+			expect(joinText(describeError(run.error))).toContain('b.txt (permission denied)');
+			expect(platform.requests.slice(before).some(record => record.path === '/space/chat')).toBe(false);
+		}
+	});
+
+	it('shows a retry as an event naming the file, the wait and the status', async () => {
+		let refused = 0;
+		const proxy = await startProxy(platform, {
+			answer: call => ((call.method === 'POST' && call.path === '/content/upsert' && (call.body as {input?: {key?: string}}).input?.key === 'b.txt' && refused++ === 0) ? {status: 429, body: {error: 'Slow down'}} : undefined),
+		});
+		cleanups.push(async () => proxy.close());
+		const {onEvent, ofType} = recorder();
+		await runUpload(options({folder: folder({'a.txt': 'a', 'b.txt': 'b'})}, proxy.url), onEvent);
+		expect(ofType('retry')).toEqual([{type: 'retry', file: 'b.txt', operation: 'POST /content/upsert', attempt: 1, retryInMs: expect.any(Number) as unknown, reason: 'HTTP 429'}]);
+	});
+
+	it('after the reply arrived, a failing history fetch shows the reply, then the history error', async () => {
+		const proxy = await startProxy(platform, {
+			answer: call => (call.method === 'GET' && /^\/space\/chat\/[^/]+\/messages$/.test(call.path) ? {status: 404, body: {error: 'Chat history is gone'}} : undefined),
+		});
+		cleanups.push(async () => proxy.close());
+		const {onEvent, ofType, events} = recorder();
+		const error = await runUpload(options({folder: folder({'warranty.txt': warranty})}, proxy.url), onEvent).catch((error_: unknown) => error_);
+		expect(error).toBeInstanceOf(HistoryFetchError);
+		expect(ofType('reply-complete')[0]?.text).toContain('two-year limited warranty');
+		expect(events.at(-1)?.type).toBe('reply-complete');
+		expect(joinText(describeError(error))).toMatch(/^The reply is above, but the history of chat chat_\w+ could not be fetched: .*Chat history is gone/);
+	});
+});
