@@ -1,5 +1,4 @@
 import {spawn} from 'node:child_process';
-import {createServer} from 'node:net';
 import {open, mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -8,6 +7,7 @@ import {PlatformClient, type RequestLogEntry} from '../../source/platform/client
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import {startRecordingServer} from '../support/recording-server.js';
 import {validAnswers} from './answers.js';
+import {freePort} from './free-port.js';
 
 type Server = Awaited<ReturnType<typeof startRecordingServer>>;
 
@@ -410,18 +410,4 @@ async function startBlobSink(): Promise<{url: string; lastRequest: () => Promise
 			child.kill();
 		},
 	};
-}
-
-async function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const probe = createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const address = probe.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			probe.close(() => {
-				resolve(port);
-			});
-		});
-	});
 }

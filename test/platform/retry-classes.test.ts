@@ -1,11 +1,11 @@
 import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
-import {createServer} from 'node:net';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import {retryClasses} from '../../source/platform/retry.js';
 import {startRecordingServer} from '../support/recording-server.js';
 import {validAnswers} from './answers.js';
+import {freePort} from './free-port.js';
 
 type Server = Awaited<ReturnType<typeof startRecordingServer>>;
 
@@ -201,17 +201,3 @@ describe('rotation', () => {
 		expect(server.requests[0]?.headers['content-length'] ?? '0').toBe('0');
 	});
 });
-
-async function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const probe = createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const address = probe.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			probe.close(() => {
-				resolve(port);
-			});
-		});
-	});
-}
