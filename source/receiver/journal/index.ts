@@ -1,0 +1,80 @@
+/**
+ * `openJournal`: the durable event backend of `serve` (LMDB in the data directory). Modes:
+ * `serve` takes the owner lock (one serve per directory) and resumes unfinished events when
+ * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
+ * each so no two processes work on one event at once.
+ */
+import {mkdirSync} from 'node:fs';
+import {errorMessage} from '../../format/value.js';
+import type {EventBackend} from '../backend.js';
+import {emptyJournal} from './empty.js';
+import {journalError} from './errors.js';
+import {JournalBackend} from './journal.js';
+import {drawToken, type Holder} from './liveness.js';
+import {journalDirectory} from './location.js';
+import {releaseOwnership, takeOwnership} from './owner.js';
+import {journalExists, openStores, type Stores} from './store.js';
+
+export {defaultDataDir, journalDirectory} from './location.js';
+export {JournalError, type JournalErrorCode, type JournalErrorData} from './errors.js';
+export {JournalBackend} from './journal.js';
+
+export type JournalMode = 'serve' | 'read' | 'replay';
+
+export type JournalOptions = {
+	/** The data directory; the journal lives in its `journal` folder. */
+	directory: string;
+	/** Events older than this are pruned. Default 7 days. */
+	maxAgeMs?: number;
+	/** At most this many events are kept. Default 100 000. */
+	maxEntries?: number;
+	/** Default 'serve'. */
+	mode?: JournalMode;
+	/** Event ids waiting in memory at most (beyond: on disk only). Default 1000. */
+	memoryLimit?: number;
+	/** How often retention runs (and events left by dead processes are looked for). Default 10 min. */
+	pruneIntervalMs?: number;
+	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
+	abortGraceMs?: number;
+	/** Makes `accept` fail as an unwritable journal does (tests). */
+	failWrites?: () => boolean;
+};
+
+export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
+export const defaultMaxEntries = 100_000;
+
+export async function openJournal(options: JournalOptions): Promise<EventBackend> {
+	const mode = options.mode ?? 'serve';
+	const folder = journalDirectory(options.directory);
+	if (mode !== 'serve' && !journalExists(folder)) {
+		return emptyJournal();
+	}
+
+	let stores: Stores;
+	try {
+		mkdirSync(folder, {recursive: true});
+		stores = openStores(folder);
+	} catch (error) {
+		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
+	}
+
+	const holder: Holder = {pid: process.pid, token: drawToken(), at: new Date().toISOString()};
+	if (mode === 'serve') {
+		try {
+			takeOwnership(stores, holder, options.directory);
+		} catch (error) {
+			await stores.root.close();
+			throw error;
+		}
+	}
+
+	return new JournalBackend(stores, holder, {
+		maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs,
+		maxEntries: options.maxEntries ?? defaultMaxEntries,
+		memoryLimit: options.memoryLimit ?? 1000,
+		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
+		abortGraceMs: options.abortGraceMs ?? 31_000,
+		...(options.failWrites ? {failWrites: options.failWrites} : {}),
+		...(mode === 'serve' ? {onClose: async () => releaseOwnership(stores, holder)} : {}),
+	});
+}

@@ -1,0 +1,272 @@
+/**
+ * The journal backend: verified events in LMDB, committed before the 200 (writes of one
+ * event-loop turn share one commit: group commit), processed from the journal's queue with their
+ * steps recorded, resumed after a crash, kept for the retention window.
+ */
+import {errorMessage} from '../../format/value.js';
+import {
+	BackendUnavailableError,
+	type AcceptResult,
+	type BackendStats,
+	type EventBackend,
+	type JobHandler,
+	type JobResult,
+	type ListFilter,
+	type NewEvent,
+	type ReplayResult,
+	type StoredEvent,
+} from '../backend.js';
+import {nearIds} from '../redis/near.js';
+import {claimEvent} from './claims.js';
+import {dropToken, type Holder} from './liveness.js';
+import {prune, type PruneResult} from './retention.js';
+import {JobRunner} from './runner.js';
+import {diskBytes, readEvent, stepsOf, toStored, type EventRecord, type Stores, type TimeKey} from './store.js';
+
+export type JournalSettings = {
+	maxAgeMs: number;
+	maxEntries: number;
+	/** Event ids waiting in memory at most; beyond, they wait on disk only. */
+	memoryLimit: number;
+	pruneIntervalMs: number;
+	abortGraceMs: number;
+	/** Makes `accept` fail as a journal that cannot be written does (tests). */
+	failWrites?: () => boolean;
+	/** Runs on close (the owner lock's release). */
+	onClose?: () => Promise<void>;
+};
+
+type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'};
+
+function shortType(type: string): string {
+	return type.startsWith('platform.chat.') ? type.slice('platform.chat.'.length) : type;
+}
+
+export class JournalBackend implements EventBackend {
+	readonly kind = 'journal' as const;
+	private readonly inFlight = new Map<string, Promise<AcceptResult>>();
+	private runner: JobRunner | undefined;
+	private timer: NodeJS.Timeout | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly stores: Stores,
+		private readonly holder: Holder,
+		private readonly settings: JournalSettings,
+	) {}
+
+	async accept(event: NewEvent): Promise<AcceptResult> {
+		const pending = this.inFlight.get(event.id);
+		if (pending) {
+			// The same id arrived again before its commit: it is a duplicate once that commit stands.
+			await pending;
+			return 'duplicate';
+		}
+
+		const stored = this.store(event);
+		this.inFlight.set(event.id, stored);
+		try {
+			return await stored;
+		} finally {
+			this.inFlight.delete(event.id);
+		}
+	}
+
+	async start(handler: JobHandler, options: {concurrency: number}): Promise<void> {
+		this.runner = new JobRunner({
+			scan: (limit, skip) => this.scanQueue(limit, skip),
+			run: async (id, signal) => {
+				const attempt = await this.attempt(id, handler, signal, 'resume');
+				return attempt.outcome === 'busy' ? 'busy' : 'done';
+			},
+		}, Math.max(1, options.concurrency), this.settings.memoryLimit, this.settings.abortGraceMs);
+		await this.prune();
+		this.runner.pump();
+		this.timer = setInterval(() => {
+			void this.prune().catch(() => undefined);
+			this.runner?.rescan();
+		}, this.settings.pruneIntervalMs);
+		this.timer.unref();
+	}
+
+	async stop(drainMs: number): Promise<{cutOff: number}> {
+		clearInterval(this.timer);
+		const cutOff = await this.runner?.stop(drainMs) ?? 0;
+		return {cutOff};
+	}
+
+	active(): number {
+		return this.runner?.active ?? 0;
+	}
+
+	async list(filter: ListFilter): Promise<StoredEvent[]> {
+		const found: StoredEvent[] = [];
+		const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+		const type = filter.type === undefined ? undefined : shortType(filter.type);
+		for (const {key, value} of this.stores.events.getRange({reverse: true})) {
+			if (found.length >= limit || (filter.sinceMs !== undefined && key[0] < filter.sinceMs)) {
+				break;
+			}
+
+			if ((filter.status && value.status !== filter.status) || (type !== undefined && shortType(value.event) !== type)) {
+				continue;
+			}
+
+			found.push(toStored(value, stepsOf(this.stores, value.id, value.generation)));
+		}
+
+		return Promise.resolve(found);
+	}
+
+	async get(id: string): Promise<StoredEvent | undefined> {
+		const found = readEvent(this.stores, id);
+		return Promise.resolve(found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined);
+	}
+
+	async replay(id: string, handler: JobHandler): Promise<ReplayResult> {
+		const attempt = await this.attempt(id, handler, new AbortController().signal, 'replay');
+		switch (attempt.outcome) {
+			case 'done': {
+				return attempt;
+			}
+
+			case 'busy': {
+				return {outcome: 'busy', holder: `pid ${attempt.holder.pid}`};
+			}
+
+			default: {
+				return {outcome: 'unknown', near: nearIds(id, this.ids(), 5)};
+			}
+		}
+	}
+
+	async stats(): Promise<BackendStats> {
+		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) {
+			return;
+		}
+
+		this.closed = true;
+		clearInterval(this.timer);
+		await this.runner?.stop(0);
+		await this.settings.onClose?.();
+		dropToken(this.holder.token);
+		await this.stores.root.close();
+	}
+
+	/** Prunes by age and count (also called at start and every `pruneIntervalMs`). */
+	async prune(now = Date.now()): Promise<PruneResult> {
+		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.inFlight.has(id) || (this.runner?.holds(id) ?? false));
+	}
+
+	private async store(event: NewEvent): Promise<AcceptResult> {
+		if (this.closed || this.settings.failWrites?.()) {
+			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`);
+		}
+
+		const {stores} = this;
+		const parsed = Date.parse(event.receivedAt);
+		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
+		const key: TimeKey = [ms, event.id];
+		const record: EventRecord = {...event, updatedAt: event.receivedAt, attempts: 0, generation: 0};
+		let written: boolean;
+		try {
+			written = await stores.seen.ifNoExists(event.id, () => {
+				void stores.seen.put(event.id, ms);
+				void stores.events.put(key, record);
+				if (event.status === 'received') {
+					void stores.queue.put(key, true);
+				}
+			});
+		} catch (error) {
+			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
+		}
+
+		if (written && event.status === 'received') {
+			this.runner?.offer(event.id);
+		}
+
+		return written ? 'stored' : 'duplicate';
+	}
+
+	private scanQueue(limit: number, skip: (id: string) => boolean): string[] {
+		const found: string[] = [];
+		for (const key of this.stores.queue.getKeys({})) {
+			if (found.length >= limit) {
+				break;
+			}
+
+			if (!skip(key[1])) {
+				found.push(key[1]);
+			}
+		}
+
+		return found;
+	}
+
+	private ids(): string[] {
+		return Array.from(this.stores.events.getKeys({}), key => key[1]);
+	}
+
+	/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
+	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
+		const {stores} = this;
+		if (!readEvent(stores, id)) {
+			return {outcome: 'unknown'};
+		}
+
+		const claim = await claimEvent(stores, id, this.holder);
+		if (!claim.ok) {
+			return {outcome: 'busy', holder: claim.holder};
+		}
+
+		const found = readEvent(stores, id);
+		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing')) {
+			// Finished meanwhile (a replay elsewhere), or pruned.
+			await stores.claims.remove(id);
+			return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
+		}
+
+		const {key} = found;
+		const record: EventRecord = {...found.record, status: 'processing', attempts: found.record.attempts + 1, updatedAt: new Date().toISOString()};
+		if (kind === 'replay') {
+			record.generation++;
+			delete record.error;
+			delete record.finishedAt;
+			delete record.durationMs;
+		}
+
+		await stores.events.put(key, record);
+		const steps = stepsOf(stores, id, record.generation);
+		let next = steps.length;
+		const started = performance.now();
+		let result: JobResult;
+		try {
+			result = await handler({
+				event: toStored(record, steps),
+				signal,
+				async recordStep(step) {
+					await stores.steps.put([id, record.generation, next++], step);
+				},
+			});
+		} catch (error) {
+			result = {status: 'failed', error: errorMessage(error)};
+		}
+
+		const finishedAt = new Date().toISOString();
+		const final: EventRecord = {...record, status: result.status, finishedAt, updatedAt: finishedAt, durationMs: Math.round(performance.now() - started)};
+		if (result.error === undefined) {
+			delete final.error;
+		} else {
+			final.error = result.error;
+		}
+
+		void stores.queue.remove(key);
+		void stores.claims.remove(id);
+		await stores.events.put(key, final);
+		return {outcome: 'done', result};
+	}
+}

@@ -1,0 +1,147 @@
+/**
+ * Feeds stored events to the job handler, at most `concurrency` at once. At most `memoryLimit`
+ * event ids wait in memory; past that new events stay on disk only (they are in the journal's
+ * queue already) and are read back in order as slots free, so a burst costs disk, not memory.
+ */
+import {DrainTimeoutError} from '../memory-backend.js';
+
+export type RunnerSource = {
+	/** Up to `limit` unfinished event ids, oldest first, leaving out those `skip` names. */
+	scan(limit: number, skip: (id: string) => boolean): string[];
+	/** One attempt at `id`; 'busy' when another process holds it. */
+	run(id: string, signal: AbortSignal): Promise<'busy' | 'done'>;
+};
+
+type Running = {controller: AbortController; done: Promise<void>};
+
+export class JobRunner {
+	private waiting: string[] = [];
+	private readonly known = new Set<string>();
+	/** Held by another live process; left alone until the next rescan. */
+	private readonly heldElsewhere = new Set<string>();
+	private readonly running = new Map<string, Running>();
+	/** Events may wait on disk that are not in `waiting` (always so at start: the resume). */
+	private spilled = true;
+	private stopping = false;
+
+	constructor(
+		private readonly source: RunnerSource,
+		private readonly concurrency: number,
+		private readonly memoryLimit: number,
+		private readonly abortGraceMs: number,
+	) {}
+
+	get active(): number {
+		return this.running.size;
+	}
+
+	/** Whether `id` waits in memory or runs here. */
+	holds(id: string): boolean {
+		return this.known.has(id);
+	}
+
+	/** A freshly stored event to process. */
+	offer(id: string): void {
+		if (this.stopping || this.known.has(id)) {
+			return;
+		}
+
+		if (this.spilled || this.waiting.length >= this.memoryLimit) {
+			// Older events wait on disk: this one joins them there, so the order holds.
+			this.spilled = true;
+			this.pump();
+			return;
+		}
+
+		this.waiting.push(id);
+		this.known.add(id);
+		this.pump();
+	}
+
+	/** Looks at the disk again (events left by a process that died since, or held elsewhere before). */
+	rescan(): void {
+		this.heldElsewhere.clear();
+		this.spilled = true;
+		this.pump();
+	}
+
+	pump(): void {
+		while (!this.stopping && this.running.size < this.concurrency) {
+			let id = this.waiting.shift();
+			if (id === undefined && this.spilled) {
+				this.refill();
+				id = this.waiting.shift();
+			}
+
+			if (id === undefined) {
+				return;
+			}
+
+			this.launch(id);
+		}
+	}
+
+	/** Stops taking jobs; waits `drainMs` for running ones, then aborts the rest. Returns how many were cut off. */
+	async stop(drainMs: number): Promise<number> {
+		this.stopping = true;
+		for (const id of this.waiting) {
+			this.known.delete(id);
+		}
+
+		this.waiting = [];
+		if (await this.settled(drainMs)) {
+			return 0;
+		}
+
+		const cutOff = this.running.size;
+		for (const job of this.running.values()) {
+			job.controller.abort(new DrainTimeoutError(drainMs));
+		}
+
+		await this.settled(this.abortGraceMs);
+		return cutOff;
+	}
+
+	private refill(): void {
+		const found = this.source.scan(this.memoryLimit, id => this.known.has(id) || this.heldElsewhere.has(id));
+		this.spilled = found.length >= this.memoryLimit;
+		for (const id of found) {
+			this.waiting.push(id);
+			this.known.add(id);
+		}
+	}
+
+	private launch(id: string): void {
+		const controller = new AbortController();
+		const done = this.source.run(id, controller.signal)
+			.then(outcome => {
+				if (outcome === 'busy') {
+					this.heldElsewhere.add(id);
+				}
+			}, () => undefined)
+			.finally(() => {
+				this.running.delete(id);
+				this.known.delete(id);
+				this.pump();
+			});
+		this.running.set(id, {controller, done});
+	}
+
+	/** True when every running job ended within `ms`. */
+	private async settled(ms: number): Promise<boolean> {
+		if (this.running.size === 0) {
+			return true;
+		}
+
+		let timer: NodeJS.Timeout | undefined;
+		const all = Promise.all([...this.running.values()].map(async job => job.done)).then(() => true);
+		const late = new Promise<boolean>(resolve => {
+			timer = setTimeout(resolve, ms, false);
+		});
+		try {
+			return await Promise.race([all, late]);
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+}

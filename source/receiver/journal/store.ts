@@ -1,0 +1,98 @@
+/**
+ * The journal's LMDB layout: one environment in `<data dir>/journal`, six named databases.
+ *
+ * - `seen`:   event id → received time (ms). The exactly-once record; kept for the retention age
+ *             (at least 24 h) even when the count bound drops the event itself.
+ * - `events`: [received ms, id] → the event (raw body, headers, state). Time-ordered, so listing
+ *             newest first and pruning oldest first are range reads.
+ * - `queue`:  [received ms, id] → true while the event awaits or is in processing.
+ * - `steps`:  [id, generation, n] → one recorded step; a replay starts a new generation.
+ * - `claims`: event id → the process processing it (versioned: a claim is a conditional write).
+ * - `meta`:   `owner` → the `serve` process owning the journal.
+ */
+import {existsSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {open, type Database, type RootDatabase} from 'lmdb';
+import type {StepRecord, StoredEvent} from '../backend.js';
+import type {Holder} from './liveness.js';
+
+/** A stored event without its steps, plus the generation its steps are kept under. */
+export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};
+export type TimeKey = [number, string];
+export type StepKey = [string, number, number];
+
+export type Stores = {
+	directory: string;
+	root: RootDatabase;
+	seen: Database<number, string>;
+	events: Database<EventRecord, TimeKey>;
+	queue: Database<true, TimeKey>;
+	steps: Database<StepRecord, StepKey>;
+	claims: Database<Holder, string>;
+	meta: Database<Holder, string>;
+};
+
+/** Above any generation or step number, for range ends. */
+const highest = Number.MAX_SAFE_INTEGER;
+
+export function dataFile(directory: string): string {
+	return path.join(directory, 'data.mdb');
+}
+
+export function journalExists(directory: string): boolean {
+	return existsSync(dataFile(directory));
+}
+
+/** Opened read-write in every mode: LMDB's read-only open cannot create the named databases' handles. */
+export function openStores(directory: string): Stores {
+	const root = open({path: directory, maxDbs: 8, noSubdir: false});
+	return {
+		directory,
+		root,
+		seen: root.openDB<number, string>({name: 'seen'}),
+		events: root.openDB<EventRecord, TimeKey>({name: 'events'}),
+		queue: root.openDB<true, TimeKey>({name: 'queue'}),
+		steps: root.openDB<StepRecord, StepKey>({name: 'steps'}),
+		claims: root.openDB<Holder, string>({name: 'claims', useVersions: true}),
+		meta: root.openDB<Holder, string>({name: 'meta'}),
+	};
+}
+
+/** The event's key and record, when the journal still holds it. */
+export function readEvent(stores: Stores, id: string): {key: TimeKey; record: EventRecord} | undefined {
+	const ms = stores.seen.get(id);
+	if (ms === undefined) {
+		return undefined;
+	}
+
+	const key: TimeKey = [ms, id];
+	const record = stores.events.get(key);
+	return record ? {key, record} : undefined;
+}
+
+export function stepsOf(stores: Stores, id: string, generation: number): StepRecord[] {
+	return Array.from(stores.steps.getRange({start: [id, generation, 0], end: [id, generation + 1]}), entry => entry.value);
+}
+
+/** Queues the deletion of every step of `id` (all generations) in the current write batch. */
+export function removeSteps(stores: Stores, id: string): void {
+	for (const key of stores.steps.getKeys({start: [id, 0, 0], end: [id, highest]})) {
+		void stores.steps.remove(key);
+	}
+}
+
+export function toStored(record: EventRecord, steps: StepRecord[]): StoredEvent {
+	const event: Partial<EventRecord> & Omit<EventRecord, 'generation'> = {...record};
+	delete event.generation;
+	return {...event, steps};
+}
+
+/** Bytes the journal takes on disk (the data file's allocated blocks). */
+export function diskBytes(directory: string): number {
+	try {
+		const stats = statSync(dataFile(directory));
+		return stats.blocks > 0 ? Math.min(stats.size, stats.blocks * 512) : stats.size;
+	} catch {
+		return 0;
+	}
+}
