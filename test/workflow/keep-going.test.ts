@@ -24,7 +24,7 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 
 	afterEach(async () => {
 		for (const cleanup of cleanups.splice(0).reverse()) {
-			await cleanup(); // eslint-disable-line no-await-in-loop -- in reverse order of creation
+			await cleanup();
 		}
 	});
 
