@@ -1,10 +1,12 @@
 /**
  * Runs a command in-process, the way the CLI does after parsing argv: `parse` then
  * `run(options, createDeps(context))`, with memory streams and an env of the test's own.
- * A `UsageError` from parse comes back as exit code 1 with its sentence on stderr.
+ * A `UsageError` from parse comes back as exit code 1 with its sentence on stderr; any other
+ * error also gives exit code 1, worded on stderr as the CLI words it.
  */
 import {PassThrough} from 'node:stream';
 import {createDeps, type Clock} from '../../source/commands/deps.js';
+import {describeError, joinText} from '../../source/commands/error-message.js';
 import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
 import {UsageError} from '../../source/commands/validators.js';
 
@@ -80,9 +82,8 @@ export async function runCommand(command: AnyCommand, options: RunCommandOptions
 		const code = await command.run(parsed, createDeps(context, options.clock ? {clock: options.clock} : {}));
 		return {code, stdout: stdout.text(), stderr: stderr.text()};
 	} catch (error) {
-		if (error instanceof UsageError) {
-			stderr.write(`${error.message}\n`);
-		}
+		// Worded as the CLI words it (error-message.ts): the usage sentence, else `Error: ` + sentence and next step.
+		stderr.write(error instanceof UsageError ? `${error.message}\n` : `Error: ${joinText(describeError(error, {offersLocal: 'local' in command.flags}))}\n`);
 
 		await new Promise(resolve => setImmediate(resolve));
 		return {code: 1, stdout: stdout.text(), stderr: stderr.text(), error};
