@@ -26,7 +26,7 @@ export function recordingHandler(seen: Seen[], outcome: (id: string) => JobResul
 	};
 }
 
-/** The status of a stored event (read as any `EventStatus`: the contract's `StoredEvent` narrows it). */
+/** The status of a stored event, or undefined when it is not held. */
 export async function statusOf(backend: EventBackend, id: string): Promise<EventStatus | undefined> {
 	return (await backend.get(id))?.status;
 }

@@ -82,9 +82,7 @@ export function toStoredEvent(job: JobView, state: JobState): StoredEvent {
 	const times = [job.timestamp, job.processedOn ?? 0, finished ? job.finishedOn ?? 0 : 0, lastStepAt ? Date.parse(lastStepAt) : 0];
 	const event: StoredEvent = {
 		...job.data,
-		// `StoredEvent` intersects `NewEvent`, whose status is only received|ignored; the stored
-		// status is any `EventStatus` (the contract should say `Omit<NewEvent, 'status'> & …`).
-		status: status as NewEvent['status'],
+		status,
 		updatedAt: iso(Math.max(...times.filter(time => Number.isFinite(time)))) ?? job.data.receivedAt,
 		steps,
 		attempts: job.attemptsStarted,
