@@ -40,14 +40,8 @@ describe('authentication', () => {
 		['no x-user-id', {'x-user-id': undefined}, 400, /x-user-id/],
 		['no x-company-id', {'x-company-id': undefined}, 400, /x-company-id/],
 	] as const)('refuses %s', async (_name, change, status, message) => {
-		const headers: Record<string, string> = {...authHeaders(platform)};
-		for (const [name, value] of Object.entries(change)) {
-			if (value === undefined) {
-				delete headers[name];
-			} else {
-				headers[name] = value;
-			}
-		}
+		const merged: Record<string, string | undefined> = {...authHeaders(platform), ...change};
+		const headers = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
 
 		const response = await getSpace(headers);
 		expect(response.status).toBe(status);
@@ -88,7 +82,7 @@ describe('authentication', () => {
 		expect(entry).toMatchObject({
 			method: 'POST',
 			body: {title: 'Logged', assistantId: platform.assistantId},
-			headers: expect.objectContaining({'x-app-id': platform.appId, 'x-api-version': '2023-12-06'}),
+			headers: expect.objectContaining({'x-app-id': platform.appId, 'x-api-version': '2023-12-06'}) as unknown,
 		});
 		expect(chat.id).toMatch(/^chat_[a-z\d]{24}$/);
 		await client.close();
@@ -161,9 +155,9 @@ describe('fault injection', () => {
 		try {
 			const client = clientFor(platform, {retries: 8});
 			for (let index = 0; index < 15; index++) {
-				// eslint-disable-next-line no-await-in-loop
+				 
 				const chat = await client.createChat({title: `Chat ${index}`, assistantId: platform.assistantId});
-				// eslint-disable-next-line no-await-in-loop
+				 
 				expect((await client.getChatMessages(chat.id)).messages).toEqual([]);
 			}
 
@@ -175,7 +169,7 @@ describe('fault injection', () => {
 
 			// /health is never failed.
 			for (let index = 0; index < 10; index++) {
-				// eslint-disable-next-line no-await-in-loop
+				 
 				expect((await fetch(`${platform.baseUrl}/health`)).status).toBe(200);
 			}
 
@@ -191,7 +185,7 @@ describe('fault injection', () => {
 			try {
 				const statuses: number[] = [];
 				for (let index = 0; index < 12; index++) {
-					// eslint-disable-next-line no-await-in-loop
+					 
 					statuses.push((await fetch(`${platform.baseUrl}/space/${platform.assistantId}`, {headers: authHeaders(platform)})).status);
 				}
 

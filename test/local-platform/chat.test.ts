@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {ChatCompletionRequest} from '../../source/platform/types.js';
-import {authHeaders, clientFor, json, pollUntil, startFastPlatform, startTestServer, tempDir} from './helpers.js';
+import {authHeaders, clientFor, json, must, pollUntil, startFastPlatform, startTestServer, tempDir} from './helpers.js';
 
 const context = [
 	'Answer the question using only the context below.',
@@ -44,13 +44,13 @@ describe('chat completion', () => {
 		const completion = await client.chatCompletion(request('When was the lighthouse built?', {temperature: 0.3}));
 		expect(completion.choices).toHaveLength(1);
 		expect(completion.choices[0]).toMatchObject({index: 0, finish_reason: 'stop', message: {role: 'assistant'}});
-		expect(completion.choices[0]!.message.content).toBe('(local model) The lighthouse was built in 1871 by the harbour board.');
+		expect(must(completion.choices[0]).message.content).toBe('(local model) The lighthouse was built in 1871 by the harbour board.');
 
 		const ferry = await client.chatCompletion(request('How often do ferries leave for the island?'));
-		expect(ferry.choices[0]!.message.content).toBe('(local model) Ferries to the island leave every hour from pier seven.');
+		expect(must(ferry.choices[0]).message.content).toBe('(local model) Ferries to the island leave every hour from pier seven.');
 
 		const unknown = await client.chatCompletion(request('What is the price of tea in Shanghai?'));
-		expect(unknown.choices[0]!.message.content).toMatch(/^\(local model\) I could not find an answer/);
+		expect(must(unknown.choices[0]).message.content).toMatch(/^\(local model\) I could not find an answer/);
 	});
 
 	it('honours options.temperature and drops a top-level temperature like the gateway', async () => {
@@ -79,18 +79,17 @@ describe('chat completion', () => {
 	});
 
 	it('proxies to an OpenAI-compatible endpoint given as llmUrl', async () => {
-		const upstream = await startTestServer((received, response) => {
+		const upstream = await startTestServer((_received, response) => {
 			json(response, 200, {id: 'x', choices: [{index: 0, message: {role: 'assistant', content: 'from upstream'}, finish_reason: 'stop'}]});
-			void received;
 		});
 		const proxied = await startFastPlatform({llmUrl: `${upstream.url}/v1`, llmModel: 'tiny-model'});
 		try {
 			const proxiedClient = clientFor(proxied);
 			const completion = await proxiedClient.chatCompletion(request('When was the lighthouse built?', {temperature: 0.3}));
-			expect(completion.choices[0]!.message.content).toBe('from upstream');
+			expect(must(completion.choices[0]).message.content).toBe('from upstream');
 			expect(upstream.received).toHaveLength(1);
-			expect(upstream.received[0]!.url).toBe('/v1/chat/completions');
-			expect(JSON.parse(upstream.received[0]!.body.toString('utf8'))).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
+			expect(must(upstream.received[0]).url).toBe('/v1/chat/completions');
+			expect(JSON.parse(must(upstream.received[0]).body.toString('utf8'))).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
 			await proxiedClient.close();
 		} finally {
 			await proxied.close();
@@ -119,14 +118,14 @@ describe('space chat with the built-in assistant', () => {
 		const files = await tempDir();
 		try {
 			const chat = await client.createChat({title: 'Folder upload session', assistantId: platform.assistantId});
-			expect(chat).toMatchObject({title: 'Folder upload session', createdAt: expect.any(String)});
+			expect(chat).toMatchObject({title: 'Folder upload session', createdAt: expect.any(String) as unknown});
 			expect((await client.getChatMessages(chat.id))).toEqual({messages: [], totalCount: 0});
 			const text = 'Opening hours\n\nThe museum opens at nine in the morning. It closes at five in the evening. Entry is free on Sundays.';
 			const filePath = await files.file('museum.md', text);
 			const content = await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown'}, chatId: chat.id});
-			await client.putBlob(content.writeUrl!, {filePath, contentType: 'text/markdown'});
-			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: content.readUrl!});
-			await pollUntil(async () => platform.content(content.id)?.ingestionState, state => state === 'FINISHED');
+			await client.putBlob(must(content.writeUrl), {filePath, contentType: 'text/markdown'});
+			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: must(content.readUrl)});
+			await pollUntil(() => platform.content(content.id)?.ingestionState, state => state === 'FINISHED');
 
 			const userMessage = await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the museum open?'});
 			expect(userMessage).toMatchObject({role: 'USER', chatId: chat.id, text: 'When does the museum open?'});
@@ -143,7 +142,7 @@ describe('space chat with the built-in assistant', () => {
 			expect(reply.completedAt).toEqual(expect.any(String));
 			// Every text seen while streaming was a beginning of the final text.
 			for (const seen of texts) {
-				expect(reply.text!.startsWith(seen)).toBe(true);
+				expect(must(reply.text).startsWith(seen)).toBe(true);
 			}
 
 			expect(platform.messageLogs(reply.id).map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED']]);

@@ -3,7 +3,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {Content} from '../../source/platform/types.js';
-import {authHeaders, buildPdf, clientFor, pollUntil, startFastPlatform, tempDir, type TempDir} from './helpers.js';
+import {authHeaders, buildPdf, clientFor, must, pollUntil, startFastPlatform, tempDir, type TempDir} from './helpers.js';
 
 const lighthouse = [
 	'# The harbour lighthouse',
@@ -20,9 +20,9 @@ async function upload(client: PlatformClient, chatId: string, filePath: string, 
 	const input = {key, title: key, mimeType};
 	const created = await client.upsertContent({input, chatId});
 	expect(created.writeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blob\/cont_/);
-	await client.putBlob(created.writeUrl!, {filePath, contentType: mimeType});
+	await client.putBlob(must(created.writeUrl), {filePath, contentType: mimeType});
 	const {size} = await stat(filePath);
-	const finalized = await client.upsertContent({input: {...input, byteSize: size}, chatId, fileUrl: created.readUrl!});
+	const finalized = await client.upsertContent({input: {...input, byteSize: size}, chatId, fileUrl: must(created.readUrl)});
 	expect(finalized.id).toBe(created.id);
 	return finalized;
 }
@@ -32,7 +32,7 @@ async function waitForIngestion(client: PlatformClient, chatId: string, id: stri
 		async () => client.searchContent({where: {id: {equals: id}}, chatId, includeFailedContent: true}),
 		result => finished(result[0]?.ingestionState),
 	);
-	return content!;
+	return must(content);
 }
 
 describe('content upload, ingestion and search', () => {
@@ -72,9 +72,9 @@ describe('content upload, ingestion and search', () => {
 			expect(created.id).toMatch(/^cont_[a-z\d]{24}$/);
 			expect(created.readUrl).toContain(`/blob/${created.id}?`);
 
-			await slowClient.putBlob(created.writeUrl!, {filePath, contentType: 'text/markdown'});
+			await slowClient.putBlob(must(created.writeUrl), {filePath, contentType: 'text/markdown'});
 			const size = Buffer.byteLength(lighthouse);
-			const finalize = {input: {...input, byteSize: size}, chatId: slowChatId, fileUrl: created.readUrl!};
+			const finalize = {input: {...input, byteSize: size}, chatId: slowChatId, fileUrl: must(created.readUrl)};
 			const finalized = await slowClient.upsertContent(finalize);
 			// The finalize upsert is idempotent: again, same record, ingestion not restarted.
 			const again = await slowClient.upsertContent(finalize);
@@ -98,7 +98,7 @@ describe('content upload, ingestion and search', () => {
 				}
 
 				// The ingestion waits on the clock between states; move it on by one step.
-				await pollUntil(async () => clock.pendingSleeps, count => count > 0);
+				await pollUntil(() => clock.pendingSleeps, count => count > 0);
 				clock.advance(150);
 				await pollUntil(state, next => next !== current);
 			}
@@ -108,7 +108,7 @@ describe('content upload, ingestion and search', () => {
 			expect(events.flatMap(event => (event.type === 'ingestion' && event.contentId === created.id ? [event.state] : []))).toEqual(allStates);
 
 			// The read address serves the stored bytes without platform credentials.
-			const blob = await fetch(created.readUrl!);
+			const blob = await fetch(must(created.readUrl));
 			expect(blob.status).toBe(200);
 			expect(await blob.text()).toBe(lighthouse);
 
@@ -152,7 +152,7 @@ describe('content upload, ingestion and search', () => {
 		const jsonContent = await upload(client, chatId, await files.file('boat.json', JSON.stringify({boat: {name: 'Skylark', length: 12}})), 'boat.json', 'application/json');
 		const binary = await upload(client, chatId, await files.file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0, 0xff])), 'image.png', 'image/png');
 		for (const content of [html, csv, jsonContent, binary]) {
-			// eslint-disable-next-line no-await-in-loop
+			 
 			expect((await waitForIngestion(client, chatId, content.id)).ingestionState).toBe('FINISHED');
 		}
 
@@ -179,7 +179,7 @@ describe('content upload, ingestion and search', () => {
 		expect(lighthouseHits?.[0]?.text).toContain('built in 1871');
 		expect(lighthouseHits?.length).toBeLessThanOrEqual(3);
 		for (const searchType of ['FULL_TEXT', 'VECTOR'] as const) {
-			// eslint-disable-next-line no-await-in-loop
+			 
 			const hits = await client.search({searchString: 'lighthouse keeper', searchType, limit: 1, chatId});
 			expect(hits).toHaveLength(1);
 		}
@@ -202,9 +202,9 @@ describe('content upload, ingestion and search', () => {
 		const long = Array.from({length: 40}, (_, index) => `Paragraph ${index}: the quarry granite was shipped by rail in crates.`).join('\n\n');
 		const filePath = await files.file('granite.txt', long);
 		const created = await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain'}});
-		await client.putBlob(created.writeUrl!, {filePath, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: created.readUrl!});
-		await pollUntil(async () => platform.content(created.id)?.ingestionState, state => state === 'FINISHED');
+		await client.putBlob(must(created.writeUrl), {filePath, contentType: 'text/plain'});
+		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: must(created.readUrl)});
+		await pollUntil(() => platform.content(created.id)?.ingestionState, state => state === 'FINISHED');
 		expect(platform.content(created.id)?.chunkCount).toBeGreaterThan(2);
 		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 2, chatId})).toHaveLength(2);
 		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 1})).toHaveLength(1);
@@ -216,19 +216,19 @@ describe('content upload, ingestion and search', () => {
 			const smallClient = clientFor(small);
 			const chat = await smallClient.createChat({title: 'Blobs', assistantId: small.assistantId});
 			const content = await smallClient.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: chat.id});
-			const writeUrl = new URL(content.writeUrl!);
+			const writeUrl = new URL(must(content.writeUrl));
 			const put = async (url: string, body: string, headers: Record<string, string> = {'x-ms-blob-type': 'BlockBlob'}) => fetch(url, {method: 'PUT', body, headers: {'content-type': 'text/plain', ...headers}});
 			const wrongToken = new URL(writeUrl);
 			wrongToken.searchParams.set('token', 'nope');
 			expect((await put(wrongToken.href, 'hello')).status).toBe(403);
-			expect((await put(content.readUrl!, 'hello')).status).toBe(403);
+			expect((await put(must(content.readUrl), 'hello')).status).toBe(403);
 			expect((await put(writeUrl.href, 'hello', {})).status).toBe(400);
 			const tooLarge = await put(writeUrl.href, 'x'.repeat(17));
 			expect(tooLarge.status).toBe(413);
 			expect(tooLarge.headers.get('request-id')).toMatch(/^req_/);
-			expect((await fetch(content.readUrl!)).status).toBe(404);
+			expect((await fetch(must(content.readUrl))).status).toBe(404);
 			expect((await put(writeUrl.href, 'sixteen bytes ok')).status).toBe(201);
-			expect(await (await fetch(content.readUrl!)).text()).toBe('sixteen bytes ok');
+			expect(await (await fetch(must(content.readUrl))).text()).toBe('sixteen bytes ok');
 			await smallClient.close();
 		} finally {
 			await small.close();

@@ -61,11 +61,20 @@ export async function tempDir(): Promise<TempDir> {
 	};
 }
 
+/** The value, or a test failure naming what was missing (instead of a non-null assertion). */
+export function must<T>(value: T | null | undefined, what = 'a value'): T {
+	if (value === null || value === undefined) {
+		throw new Error(`Expected ${what}, got ${String(value)}`);
+	}
+
+	return value;
+}
+
 /** Calls `read` until `done` accepts its value; fails after `timeoutMs` with the last value. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 5): Promise<T> {
+export async function pollUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 5): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		// eslint-disable-next-line no-await-in-loop
+		 
 		const value = await read();
 		if (done(value)) {
 			return value;
@@ -75,7 +84,7 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
 			throw new Error(`Condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
 		}
 
-		// eslint-disable-next-line no-await-in-loop
+		 
 		await sleep(intervalMs);
 	}
 }
@@ -93,7 +102,7 @@ export async function startTestServer(
 	handler: (request: ReceivedRequest, response: ServerResponse) => void | Promise<void>,
 ): Promise<TestServer> {
 	const received: ReceivedRequest[] = [];
-	const server = createServer(async (request, response) => {
+	const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
 		const parts: Buffer[] = [];
 		for await (const part of request) {
 			parts.push(part as Buffer);
@@ -106,6 +115,9 @@ export async function startTestServer(
 		} catch (error) {
 			response.writeHead(500).end(String(error));
 		}
+	};
+	const server = createServer((request, response) => {
+		void handle(request, response);
 	});
 	await new Promise<void>(resolve => {
 		server.listen(0, '127.0.0.1', resolve);

@@ -7,7 +7,7 @@ type WireMessage = {id: string; chatId: string; role: string; text: string | nul
 /** Calls the platform the way the SDK does: plain HTTP with the credential headers. */
 async function call(platform: LocalPlatform, method: string, path: string, body?: unknown): Promise<{status: number; body: unknown}> {
 	const response = await fetch(`${platform.baseUrl}${path}`, {method, headers: authHeaders(platform), ...(body === undefined ? {} : {body: JSON.stringify(body)})});
-	return {status: response.status, body: await response.json() as unknown};
+	return {status: response.status, body: await response.json()};
 }
 
 describe('the SDK helper flows', () => {
@@ -25,7 +25,7 @@ describe('the SDK helper flows', () => {
 		const sent = await call(platform, 'POST', '/space/message', {assistantId: platform.assistantId, text: 'When does the museum open?', toolChoices: [], skillChoices: []});
 		expect(sent.status).toBe(201);
 		const userMessage = sent.body as WireMessage;
-		expect(userMessage).toMatchObject({role: 'USER', text: 'When does the museum open?', chatId: expect.stringMatching(/^chat_[a-z\d]{24}$/)});
+		expect(userMessage).toMatchObject({role: 'USER', text: 'When does the museum open?', chatId: expect.stringMatching(/^chat_[a-z\d]{24}$/) as unknown});
 		const {chatId} = userMessage;
 
 		// send_message_and_wait_for_completion: read the user message back by id with its chat.
@@ -52,7 +52,7 @@ describe('the SDK helper flows', () => {
 		const deleted = await call(platform, 'DELETE', `/space/chat/${chatId}`);
 		expect(deleted).toEqual({status: 200, body: {id: chatId}});
 		for (const path of [`/messages/${userMessage.id}?chatId=${chatId}`, `/messages?chatId=${chatId}`, `/space/chat/${chatId}/messages`, `/space/${chatId}/messages/latest`]) {
-			// eslint-disable-next-line no-await-in-loop -- one read after the other, each must be 404
+			 
 			const after = await call(platform, 'GET', path);
 			expect(after.status).toBe(404);
 			expect(after.body).toMatchObject({error: {code: 'NOT_FOUND'}});
