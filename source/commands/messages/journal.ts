@@ -1,0 +1,26 @@
+/** The sentences for the journal's error codes (source/receiver/journal/errors.ts) and the `events` commands. */
+import type {JournalErrorData} from '../../receiver/journal/errors.js';
+import type {MessageTable} from './types.js';
+
+export const journalMessages: MessageTable = {
+	'journal-locked': (data: JournalErrorData['journal-locked']) => ({
+		message: `Another serve (process ${data.pid}) is already using the event journal in ${data.directory}.`,
+		next: 'Stop that one first, give this one its own directory with --data-dir DIR, or run several replicas that share the work with --redis URL.',
+	}),
+	'journal-open-failed': (data: JournalErrorData['journal-open-failed']) => ({
+		message: `The event journal in ${data.directory} could not be opened (${data.reason}).`,
+		next: 'Check that the directory exists and is writable by this user, or choose another with --data-dir DIR.',
+	}),
+	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
+		message: `No event ${data.id} in the journal in ${data.directory}.`,
+		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',
+	}),
+	'journal-event-busy': (data: JournalErrorData['journal-event-busy']) => ({
+		message: `Event ${data.id} is being processed by another process (${data.holder}), so it was not replayed.`,
+		next: 'Try again once that process has finished with it (`platform-tui events show` tells its status).',
+	}),
+	'journal-event-not-replayable': (data: JournalErrorData['journal-event-not-replayable']) => ({
+		message: `Event ${data.id} is a ${data.event} event; only platform.chat.external-module.chosen events are processed, so there is nothing to replay.`,
+		next: 'Replay a chosen-module event instead (`platform-tui events list --type external-module.chosen`).',
+	}),
+};

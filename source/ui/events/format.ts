@@ -1,0 +1,128 @@
+/** Pure formatting of journaled events for `events list` and `events show` (plain text and JSON). */
+import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/backend.js';
+import {formatBytes} from '../../format/bytes.js';
+import {formatMs} from '../../format/duration.js';
+import {mask} from '../../format/secret.js';
+import {plural} from '../../format/text.js';
+
+const pad2 = (value: number) => String(value).padStart(2, '0');
+
+/** `2025-03-01 14:05:09` in local time. */
+export function formatTime(iso: string): string {
+	const date = new Date(iso);
+	if (Number.isNaN(date.getTime())) {
+		return iso;
+	}
+
+	return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}`;
+}
+
+/** `14:05:09.123` in local time. */
+function formatClock(iso: string): string {
+	const date = new Date(iso);
+	return Number.isNaN(date.getTime()) ? iso : `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** The type without the common `platform.chat.` prefix. */
+export function shortEventType(type: string): string {
+	return type.startsWith('platform.chat.') ? type.slice('platform.chat.'.length) : type;
+}
+
+/** Header values with every signature masked. */
+export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, name.toLowerCase().includes('signature') ? mask(value) : value]));
+}
+
+function durationOf(event: StoredEvent): string {
+	if (event.status === 'processing') {
+		return 'running';
+	}
+
+	return event.durationMs === undefined ? '-' : formatMs(event.durationMs);
+}
+
+const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
+
+/** The `events list` table, newest first as given, columns padded to their widest cell. */
+export function formatEventTable(events: readonly StoredEvent[]): string[] {
+	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortEventType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
+	const widths = columns.map((title, index) => Math.max(title.length, ...rows.map(row => row[index]?.length ?? 0)));
+	const line = (cells: readonly string[]) => cells.map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ');
+	return [line(columns), ...rows.map(row => line(row))];
+}
+
+/** `3 events shown of 120 in the journal /data/journal (1.20 MiB on disk).` */
+export function formatListFooter(shown: number, stats: BackendStats, where: string): string {
+	const disk = stats.bytes === undefined ? '' : ` (${formatBytes(stats.bytes)} on disk)`;
+	return `${plural(shown, 'event')} shown of ${stats.count} in ${where}${disk}.`;
+}
+
+/** One `events list --json` line. */
+export function eventSummary(event: StoredEvent): Record<string, unknown> {
+	return {
+		id: event.id,
+		event: event.event,
+		status: event.status,
+		receivedAt: event.receivedAt,
+		updatedAt: event.updatedAt,
+		...(event.chatId ? {chatId: event.chatId} : {}),
+		...(event.durationMs === undefined ? {} : {durationMs: event.durationMs}),
+		attempts: event.attempts,
+		...(event.error ? {error: event.error} : {}),
+		...(event.note ? {note: event.note} : {}),
+	};
+}
+
+/** The `events show --json` object: everything, the signature masked. */
+export function eventDetail(event: StoredEvent): StoredEvent {
+	return {...event, headers: maskedHeaders(event.headers)};
+}
+
+function prettyBody(body: string): string {
+	try {
+		return JSON.stringify(JSON.parse(body), null, 2);
+	} catch {
+		return body;
+	}
+}
+
+function stepLine(step: StepRecord): string {
+	const parts = [formatClock(step.at), step.name];
+	if (step.data && Object.keys(step.data).length > 0) {
+		parts.push(JSON.stringify(step.data));
+	}
+
+	if (step.error) {
+		parts.push(`error: ${step.error}`);
+	}
+
+	return `  ${parts.join('  ')}`;
+}
+
+/** The `events show` text: state, headers (signature masked), the body pretty-printed, the steps. */
+export function formatEventDetail(event: StoredEvent): string[] {
+	const lines = [
+		`Event     ${event.id}`,
+		`Type      ${event.event}`,
+		`Status    ${event.status}${event.durationMs === undefined ? '' : ` after ${formatMs(event.durationMs)}`} (${plural(event.attempts, 'attempt')})`,
+		`Received  ${formatTime(event.receivedAt)}`,
+	];
+	if (event.chatId) {
+		lines.push(`Chat      ${event.chatId}`);
+	}
+
+	if (event.error) {
+		lines.push(`Error     ${event.error}`);
+	}
+
+	if (event.note) {
+		lines.push(`Note      ${event.note}`);
+	}
+
+	const headers = Object.entries(maskedHeaders(event.headers));
+	const width = Math.max(0, ...headers.map(([name]) => name.length));
+	lines.push('', 'Headers', ...headers.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`));
+	lines.push('', 'Body', ...prettyBody(event.body).split('\n').map(line => `  ${line}`));
+	lines.push('', event.steps.length === 0 ? 'Steps     none recorded' : 'Steps', ...event.steps.map(step => stepLine(step)));
+	return lines;
+}
