@@ -1,7 +1,9 @@
+import {MissingSettingsError, SettingInvalidError} from './errors.js';
 import {ConfigStore} from './store.js';
-import {howToStore, settingNames, settingSpecs, type SettingName} from './settings.js';
+import {settingNames, settingProblem, settingSpecs, type SettingName, type SettingSource} from './settings.js';
 
-export type SettingSource = 'flag' | 'env' | 'stored' | 'default';
+export {MissingSettingsError, SettingInvalidError} from './errors.js';
+export type {SettingSource} from './settings.js';
 
 export type ResolvedSetting = {value: string; source: SettingSource};
 
@@ -43,25 +45,12 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
 	return resolved;
 }
 
-/** Raised when a command lacks settings it needs; the message names each one and how to set it. */
-export class MissingSettingsError extends Error {
-	override name = 'MissingSettingsError';
-	readonly missing: SettingName[];
-
-	constructor(missing: SettingName[], command: string) {
-		const lines = missing.map(name => {
-			const spec = settingSpecs[name];
-			const flag = spec.flag ? `, pass --${spec.flag}` : '';
-			return `  ${name}: set ${spec.env}${flag} or run \`${howToStore(name)}\``;
-		});
-		super(`${command} needs ${missing.length === 1 ? 'a setting that is' : `${missing.length} settings that are`} not set (${missing.join(', ')}):\n${lines.join('\n')}`);
-		this.missing = missing;
-	}
-}
-
 export type Settings<K extends SettingName> = Record<K, string> & Partial<Record<SettingName, string>>;
 
-/** Returns the values of `required` (and any others that are set), or throws one error naming every missing one. */
+/**
+ * Returns the values of `required` (and any others that are set), or throws one error naming every
+ * missing one, or the first one whose value cannot be used (a base URL that is not a URL).
+ */
 export function requireSettings<K extends SettingName>(resolved: ResolvedConfig, required: readonly K[], command: string): Settings<K> {
 	const missing = required.filter(name => resolved[name] === undefined);
 	if (missing.length > 0) {
@@ -72,6 +61,12 @@ export function requireSettings<K extends SettingName>(resolved: ResolvedConfig,
 	for (const name of settingNames) {
 		const setting = resolved[name];
 		if (setting) {
+			const expected = settingProblem(name, setting.value);
+			if (expected) {
+				const {env, flag} = settingSpecs[name];
+				throw new SettingInvalidError({name, source: setting.source, env, ...(flag ? {flag} : {}), value: setting.value, expected});
+			}
+
 			values[name] = setting.value;
 		}
 	}

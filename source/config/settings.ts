@@ -39,24 +39,22 @@ export function isSettingName(name: string): name is SettingName {
 	return (settingNames as readonly string[]).includes(name);
 }
 
-/** How a user stores a setting, for messages. */
-export function howToStore(name: SettingName): string {
-	if (name === 'apiKey') {
-		return 'platform-tui keys set';
+/** Where a resolved value came from. */
+export type SettingSource = 'flag' | 'env' | 'stored' | 'default';
+
+/** Checks a setting's value; returns what was expected when it cannot be used. */
+export function settingProblem(name: SettingName, value: string): string | undefined {
+	if (name !== 'baseUrl') {
+		return undefined;
 	}
 
-	if (name === 'endpointSecret') {
-		return 'platform-tui config set endpointSecret --stdin';
+	try {
+		const url = new URL(value);
+		return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'an http(s) address';
+	} catch {
+		return 'an http(s) address';
 	}
-
-	return `platform-tui config set ${name} <value>`;
 }
 
-/** Masks a secret as `…last4`. */
-export function mask(secret: string | undefined): string {
-	if (!secret) {
-		return '(not set)';
-	}
-
-	return `…${secret.slice(-4)}`;
-}
+/** Secrets are shown as `…last4`; kept here for the modules that import it from the settings. */
+export {mask} from '../format/secret.js';

@@ -8,7 +8,7 @@ export type CurrentKey = {key: string; source: KeySource};
  * The API key this tool uses right now: PLATFORM_API_KEY when set (it overrides the store),
  * otherwise the stored key. The same precedence as the key supplier every command uses.
  */
-export function currentApiKey(options: {env: NodeJS.ProcessEnv; store: ConfigStore}): CurrentKey | undefined {
+export function currentApiKey(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigStore, 'get'>}): CurrentKey | undefined {
 	const fromEnv = options.env.PLATFORM_API_KEY?.trim();
 	if (fromEnv) {
 		return {key: fromEnv, source: 'env'};
@@ -34,7 +34,7 @@ export function keyProblem(key: string): string | undefined {
 		return `the key is longer than ${maxKeyLength} characters`;
 	}
 
-	// eslint-disable-next-line no-control-regex
+	// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 	if (/[\s\u0000-\u001F\u007F]/.test(key)) {
 		return 'the key contains spaces, line breaks or control characters';
 	}

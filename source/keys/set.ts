@@ -1,7 +1,7 @@
-import {mask} from '../config/settings.js';
 import type {ConfigStore} from '../config/store.js';
-import {UserError} from '../errors.js';
+import {mask} from '../format/secret.js';
 import {keyProblem} from './current.js';
+import {KeyInvalidError} from './errors.js';
 
 export type StoredKey = {
 	masked: string;
@@ -10,21 +10,30 @@ export type StoredKey = {
 	changed: boolean;
 	/** True when PLATFORM_API_KEY is set and so overrides the stored key. */
 	envOverride: boolean;
+	/** With `fresh`: where the file that was there before was copied. */
+	backup?: string;
 };
 
 /**
- * Stores an API key given by the user (atomic write, mode 0600). A different key ends the
- * bookkeeping of the last rotation's overlap, which described the key being replaced; the time of
- * the last rotation is kept.
+ * Stores an API key given by the user (atomic write under the lock, mode 0600). A different key
+ * ends the bookkeeping of the last rotation's overlap, which described the key being replaced; the
+ * time of the last rotation is kept. With `fresh`, the present file (damaged, say) is copied to a
+ * `.bak` beside it and a new file holding only the key is started.
  */
-export function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv}): StoredKey {
+export function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean}): StoredKey {
 	const key = options.key.trim();
 	const problem = keyProblem(key);
 	if (problem) {
-		throw new UserError(`No API key was stored: ${problem}; the stored key is unchanged`);
+		throw new KeyInvalidError(problem);
 	}
 
 	const {store} = options;
+	const envOverride = Boolean(options.env.PLATFORM_API_KEY?.trim());
+	if (options.fresh) {
+		const {backup} = store.startFresh({apiKey: key});
+		return {masked: mask(key), path: store.path, changed: true, envOverride, ...(backup ? {backup} : {})};
+	}
+
 	const before = store.get('apiKey');
 	const changed = before !== key;
 	if (changed) {
@@ -36,6 +45,6 @@ export function storeApiKey(options: {key: string; store: ConfigStore; env: Node
 		masked: mask(key),
 		path: store.path,
 		changed,
-		envOverride: Boolean(options.env.PLATFORM_API_KEY?.trim()),
+		envOverride,
 	};
 }

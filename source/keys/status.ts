@@ -1,4 +1,4 @@
-import {mask} from '../config/settings.js';
+import {mask} from '../format/secret.js';
 import type {ConfigStore} from '../config/store.js';
 import {currentApiKey, type KeySource} from './current.js';
 import {parseIsoTimestamp} from './time.js';
@@ -33,8 +33,9 @@ export type KeyStatus = {
 export function keyStatus(options: {env: NodeJS.ProcessEnv; store: ConfigStore; now?: () => Date}): KeyStatus {
 	const {env, store} = options;
 	const now = (options.now ?? (() => new Date()))();
-	const current = currentApiKey({env, store});
-	const stored = store.get('apiKey');
+	const file = store.all();
+	const stored = file.apiKey === '' ? undefined : file.apiKey;
+	const current = currentApiKey({env, store: {get: () => stored}});
 	const rotation = store.rotation();
 	const status: KeyStatus = {configPath: store.path, envHoldsPreviousKey: false};
 	if (current) {

@@ -1,4 +1,7 @@
-/** Time formatting for key expiry: UTC, local time and a countdown. Pure functions, no UI. */
+/**
+ * Key expiry times: the UTC and local wall clock, and ISO 8601 parsing. Countdowns and "ago" come
+ * from the format kit (formatCountdown, formatAgo).
+ */
 
 function pad(value: number, width = 2): string {
 	return String(value).padStart(width, '0');
@@ -22,36 +25,6 @@ export function formatLocal(date: Date): string {
 	const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 	const clock = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 	return zone ? `${clock} ${zone} (${utcOffset(date)})` : `${clock} ${utcOffset(date)}`;
-}
-
-/**
- * A countdown such as `2 d 3 h`, `4 h 05 min`, `12 min 30 s` or `45 s`: two units at most, whole
- * seconds rounded up so a countdown reaches `0 s` only when the time is up.
- */
-export function formatDuration(ms: number): string {
-	const total = Math.max(0, Math.ceil(ms / 1000));
-	const days = Math.floor(total / 86_400);
-	const hours = Math.floor((total % 86_400) / 3600);
-	const minutes = Math.floor((total % 3600) / 60);
-	const seconds = total % 60;
-	if (days > 0) {
-		return `${days} d ${hours} h`;
-	}
-
-	if (hours > 0) {
-		return `${hours} h ${pad(minutes)} min`;
-	}
-
-	if (minutes > 0) {
-		return `${minutes} min ${pad(seconds)} s`;
-	}
-
-	return `${seconds} s`;
-}
-
-/** `3 h 02 min ago`, or `just now` within a second. */
-export function formatAgo(ms: number): string {
-	return ms < 1000 ? 'just now' : `${formatDuration(ms)} ago`;
 }
 
 const isoPattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

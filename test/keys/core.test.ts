@@ -6,9 +6,12 @@ import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
-import {ConfigStore, type StoredConfig} from '../../source/config/store.js';
+import {ConfigStore, type ConfigTransaction, type StoredConfig} from '../../source/config/store.js';
+import {formatCountdown as formatDuration} from '../../source/format/duration.js';
+import {describeError, joinText} from '../../source/commands/error-message.js';
+import {CoreError} from '../../source/core-error.js';
 import {
-	formatDuration,
+	KeyInvalidError,
 	keyStatus,
 	KeyRotationError,
 	parseIsoTimestamp,
@@ -20,7 +23,9 @@ import {
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {UserError} from '../../source/errors.js';
+
+/** The sentence and next step the CLI prints for an error (the wording lives in the messages tables). */
+const worded = (error: unknown) => joinText(describeError(error));
 
 function freshStore(): {store: ConfigStore; env: NodeJS.ProcessEnv} {
 	const env: NodeJS.ProcessEnv = {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-keys-'))};
@@ -76,7 +81,8 @@ describe('rotateApiKey against the local platform', () => {
 		const rotateCall = platform.requests.slice(seen).find(request => request.path === '/v2/keys/rotate');
 		expect(rotateCall?.method).toBe('POST');
 		expect(rotateCall?.headers.authorization).toBe(`Bearer ${oldKey}`);
-		expect(rotateCall?.headers['content-type']).toBe('application/json');
+		// The contract gives the rotate call no body, so none is sent (and no content type).
+		expect(rotateCall?.headers['content-type']).toBeUndefined();
 		expect(rotateCall?.status).toBe(200);
 
 		// Stored on disk, with the rotation state, in a 0600 file; read by a fresh store.
@@ -145,14 +151,17 @@ describe('rotateApiKey against the local platform', () => {
 			store.setMany({apiKey: oldKey, rotation: {}});
 			const error = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env}).then(() => undefined, (caught: unknown) => caught);
 			expect(error).toBeInstanceOf(KeyRotationError);
-			expect(error).toBeInstanceOf(UserError);
+			expect(error).toBeInstanceOf(CoreError);
 			const rotationError = error as KeyRotationError;
 			expect(rotationError.kind).toBe('refused');
+			expect(rotationError.code).toBe('rotation-refused');
 			expect(rotationError.message).toContain('HTTP 401');
 			expect(rotationError.message).toContain('expired or been revoked');
-			expect(rotationError.message).toContain('platform-tui keys set');
+			expect(rotationError.message).not.toContain('platform-tui');
+			expect(worded(error)).toContain('platform-tui keys set');
 			expect(rotationError.message).toContain(`…${oldKey.slice(-4)}`);
 			expect(rotationError.message).not.toContain(oldKey);
+			expect(worded(error)).not.toContain(oldKey);
 			expect(store.get('apiKey')).toBe(oldKey);
 			expect(store.rotation()).toEqual({});
 		} finally {
@@ -171,7 +180,8 @@ describe('rotateApiKey against the local platform', () => {
 		expect((error as KeyRotationError).kind).toBe('network');
 		expect((error as Error).message).toContain(`could not reach ${settings.baseUrl}`);
 		expect((error as Error).message).toContain('…1234 is unchanged');
-		expect((error as Error).message).toContain('PLATFORM_BASE_URL');
+		expect(worded(error)).toContain('…1234 is unchanged');
+		expect(worded(error)).toContain('PLATFORM_BASE_URL');
 		expect(store.get('apiKey')).toBe('sk_test_unchanged_key_1234');
 	});
 
@@ -179,14 +189,19 @@ describe('rotateApiKey against the local platform', () => {
 		const {store, env} = freshStore();
 		const error = await rotateApiKey({client: track(clientFor(platform, 'unused')), store, env}).then(() => undefined, (caught: unknown) => caught);
 		expect((error as KeyRotationError).kind).toBe('no-key');
-		expect((error as Error).message).toContain('platform-tui keys set');
+		expect(worded(error)).toContain('platform-tui keys set');
 	});
 
 	it('reports a store that cannot be written, and hands back the full new key', async () => {
 		const {env} = freshStore();
 		class BrokenStore extends ConfigStore {
-			override setMany(_values: Partial<StoredConfig>): void {
-				throw new Error('EACCES: permission denied, open \'config.json\'');
+			override async transaction<T>(action: (transaction: ConfigTransaction) => Promise<T>): Promise<T> {
+				return super.transaction(async transaction => action({
+					read: () => transaction.read(),
+					write(_values: Partial<StoredConfig>) {
+						throw new Error('EACCES: permission denied, open \'config.json\'');
+					},
+				}));
 			}
 		}
 
@@ -323,7 +338,7 @@ describe('storeApiKey', () => {
 	it.each(['', '   \n', 'two words', 'line\nbreak'])('refuses %j without storing it', key => {
 		const {store, env} = freshStore();
 		store.set('apiKey', 'sk_kept_3333');
-		expect(() => storeApiKey({key, store, env})).toThrow(UserError);
+		expect(() => storeApiKey({key, store, env})).toThrow(KeyInvalidError);
 		expect(store.get('apiKey')).toBe('sk_kept_3333');
 	});
 });

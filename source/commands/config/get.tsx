@@ -1,27 +1,34 @@
-import {resolveConfig} from '../../config/resolve.js';
-import {isSettingName, mask, settingNames, settingSpecs} from '../../config/settings.js';
+import {isSettingName, mask, settingNames, settingSpecs, type SettingName} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
-import type {CommandModule} from '../legacy-types.js';
+import type {Command} from '../types.js';
+import {UsageError} from '../validators.js';
 
-const command: CommandModule = {
+export type GetOptions = {name: SettingName};
+
+const command: Command<GetOptions> = {
+	name: ['config', 'get'],
+	summary: 'Print one setting',
 	usage: 'platform-tui config get <name> [--json]',
 	description: 'Print one setting (secrets masked)',
 	flags: {},
 	examples: ['platform-tui config get baseUrl'],
-	async run(context) {
-		const [name] = context.argv;
-		if (!name || context.argv.length > 1) {
-			throw new UserError(`Usage: platform-tui config get <name>, where <name> is one of ${settingNames.join(', ')}`);
+	parse(input) {
+		const [name] = input.argv;
+		if (!name || input.argv.length > 1) {
+			throw new UsageError(`Usage: platform-tui config get <name>, where <name> is one of ${settingNames.join(', ')}`);
 		}
 
 		if (!isSettingName(name)) {
-			throw new UserError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
+			throw new UsageError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
 		}
 
-		const setting = resolveConfig({flags: context.flags, env: context.env})[name];
+		return {name};
+	},
+	async run({name}, deps) {
+		const setting = deps.resolved()[name];
 		const value = setting && settingSpecs[name].secret ? mask(setting.value) : setting?.value;
-		if (context.json) {
-			context.stdout.write(`${JSON.stringify({type: 'setting', name, value: value ?? null, source: setting?.source ?? 'not set'})}\n`);
+		if (deps.context.json) {
+			deps.writeJson({type: 'setting', name, value: value ?? null, source: setting?.source ?? 'not set'});
 			return setting ? 0 : 1;
 		}
 
@@ -29,7 +36,7 @@ const command: CommandModule = {
 			throw new UserError(`${name} is not set; set ${settingSpecs[name].env} or store it with \`platform-tui config set ${name} <value>\``);
 		}
 
-		context.stdout.write(`${value}\n`);
+		deps.context.stdout.write(`${value}\n`);
 		return 0;
 	},
 };

@@ -1,13 +1,27 @@
-import {ConfigStore} from '../../config/store.js';
-import type {CommandModule} from '../legacy-types.js';
+import type {Command} from '../types.js';
+import {UsageError} from '../validators.js';
 
-const command: CommandModule = {
+const command: Command<Record<string, never>> = {
+	name: ['config', 'path'],
+	summary: 'Print where the settings file is',
 	usage: 'platform-tui config path',
-	description: 'Print where the settings file is (PLATFORM_TUI_CONFIG_DIR moves it)',
+	description: 'Print where the settings file is (PLATFORM_TUI_CONFIG_DIR moves it). The file is not read, so this works even when it is damaged.',
 	flags: {},
-	async run(context) {
-		const {path} = new ConfigStore(context.env);
-		context.stdout.write(context.json ? `${JSON.stringify({type: 'path', path})}\n` : `${path}\n`);
+	parse(input) {
+		if (input.argv.length > 0) {
+			throw new UsageError('config path takes no arguments; usage: platform-tui config path');
+		}
+
+		return {};
+	},
+	async run(_options, deps) {
+		const {path} = deps.store();
+		if (deps.context.json) {
+			deps.writeJson({type: 'path', path});
+		} else {
+			deps.context.stdout.write(`${path}\n`);
+		}
+
 		return 0;
 	},
 };

@@ -1,25 +1,15 @@
 import {text} from 'node:stream/consumers';
-import {isSettingName, mask, settingNames, settingSpecs} from '../../config/settings.js';
-import {ConfigStore} from '../../config/store.js';
+import {isSettingName, mask, settingNames, settingProblem, settingSpecs, type SettingName} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
-import type {CommandModule} from '../legacy-types.js';
+import type {Command} from '../types.js';
+import {booleanFlag, UsageError} from '../validators.js';
 
-function validate(name: string, value: string): void {
-	if (name === 'baseUrl') {
-		let url: URL;
-		try {
-			url = new URL(value);
-		} catch {
-			throw new UserError(`baseUrl must be an http(s) address such as https://api.example.com/public; got "${value}"`);
-		}
+/** The value is on the command line, or (for secrets) read from stdin when run. */
+export type SetOptions = {name: SettingName; value: string | undefined};
 
-		if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-			throw new UserError(`baseUrl must start with http:// or https://; got "${value}"`);
-		}
-	}
-}
-
-const command: CommandModule = {
+const command: Command<SetOptions> = {
+	name: ['config', 'set'],
+	summary: 'Store one setting',
 	usage: 'platform-tui config set <name> <value>   |   platform-tui config set endpointSecret --stdin',
 	description: 'Store one setting in the config file (mode 0600)',
 	flags: {
@@ -29,46 +19,60 @@ const command: CommandModule = {
 		'platform-tui config set baseUrl https://api.example.com/public',
 		'printf %s "$SECRET" | platform-tui config set endpointSecret --stdin',
 	],
-	async run(context) {
-		const [name, ...values] = context.argv;
-		const fromStdin = context.flags.stdin === true;
+	parse(input) {
+		const [name, ...values] = input.argv;
+		const fromStdin = booleanFlag(input.flags, 'stdin');
 		if (!name || (!fromStdin && values.length !== 1) || (fromStdin && values.length > 0)) {
-			throw new UserError(`Usage: platform-tui config set <name> <value>, where <name> is one of ${settingNames.join(', ')}`);
+			throw new UsageError(`Usage: platform-tui config set <name> <value>, where <name> is one of ${settingNames.join(', ')}`);
 		}
 
 		if (!isSettingName(name)) {
-			throw new UserError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
+			throw new UsageError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
 		}
 
 		if (name === 'apiKey') {
-			throw new UserError('The API key is not taken from the command line, where it would stay in shell history; store it with `platform-tui keys set` (it prompts, or reads stdin)');
+			throw new UsageError('The API key is not taken from the command line, where it would stay in shell history; store it with `platform-tui keys set` (it prompts, or reads stdin)');
 		}
 
 		if (settingSpecs[name].secret && !fromStdin) {
-			throw new UserError(`${name} is a secret and is not taken from the command line; pipe it in with \`platform-tui config set ${name} --stdin\``);
+			throw new UsageError(`${name} is a secret and is not taken from the command line; pipe it in with \`platform-tui config set ${name} --stdin\``);
 		}
 
-		let value: string;
 		if (fromStdin) {
+			return {name, value: undefined};
+		}
+
+		const value = (values[0] ?? '').trim();
+		if (value === '') {
+			throw new UsageError(`No value given for ${name}`);
+		}
+
+		const expected = settingProblem(name, value);
+		if (expected) {
+			throw new UsageError(`${name} must be ${expected} such as https://api.example.com/public; got ${JSON.stringify(value)}.`);
+		}
+
+		return {name, value};
+	},
+	async run({name, value: given}, deps) {
+		const {context} = deps;
+		let value = given;
+		if (value === undefined) {
 			if (context.stdin.isTTY) {
-				throw new UserError(`--stdin reads the value from a pipe; try \`printf %s "$VALUE" | platform-tui config set ${name} --stdin\``);
+				throw new UsageError(`--stdin reads the value from a pipe; try \`printf %s "$VALUE" | platform-tui config set ${name} --stdin\``);
 			}
 
 			value = (await text(context.stdin)).trim();
-		} else {
-			value = (values[0] ?? '').trim();
+			if (value === '') {
+				throw new UserError(`No value given for ${name} on standard input`);
+			}
 		}
 
-		if (value === '') {
-			throw new UserError(`No value given for ${name}`);
-		}
-
-		validate(name, value);
-		const store = new ConfigStore(context.env);
+		const store = deps.store();
 		store.set(name, value);
 		const shown = settingSpecs[name].secret ? mask(value) : value;
 		if (context.json) {
-			context.stdout.write(`${JSON.stringify({type: 'stored', name, value: shown, path: store.path})}\n`);
+			deps.writeJson({type: 'stored', name, value: shown, path: store.path});
 		} else {
 			context.stdout.write(`Stored ${name} = ${shown} in ${store.path}\n`);
 			const envName = settingSpecs[name].env;

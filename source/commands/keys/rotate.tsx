@@ -1,66 +1,41 @@
-import {mask} from '../../config/settings.js';
 import {CancelledError, UserError} from '../../errors.js';
+import {mask} from '../../format/secret.js';
 import {currentApiKey} from '../../keys/current.js';
-import {
-	malformedExpiryMessage,
-	rotateApiKey,
-	storeFailedMessage,
-	type RotationEvent,
-	type RotationOutcome,
-} from '../../keys/rotate.js';
-import {formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
+import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../keys/rotate.js';
 import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
-import {renderApp, waitForApp} from '../../ui/render.js';
-import {createClient, settingsFor, writeJson} from '../shared.js';
-import type {CommandContext, CommandModule} from '../legacy-types.js';
+import {envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, unsavedKeyLines} from '../../ui/keys/outcome-text.js';
+import {renderKeysApp} from '../../ui/keys/render.js';
+import {waitForApp} from '../../ui/render.js';
+import type {Deps} from '../deps.js';
+import type {Command} from '../types.js';
+import {booleanFlag, UsageError} from '../validators.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;
 
-function expiryLine(outcome: RotationOutcome, now: Date): string {
+export type RotateOptions = {yes: boolean};
+
+type Rotate = (onEvent?: (event: RotationEvent) => void) => Promise<RotationOutcome>;
+
+/** What follows the result on stderr: the unsaved key in full, an unknown expiry, the env override. */
+function writeWarnings(deps: Deps, outcome: RotationOutcome): void {
+	const {stderr} = deps.context;
+	if (!outcome.stored) {
+		stderr.write(unsavedKeyLines(outcome).join('\n'));
+	}
+
 	if (!outcome.expiresAt) {
-		return `The previous key ${outcome.previousKeyMasked} has no announced expiry (the answer was malformed).`;
+		stderr.write(`Error: ${malformedExpiryMessage(outcome)}.\n`);
 	}
 
-	const expiry = new Date(outcome.expiresAt);
-	const left = expiry.getTime() - now.getTime();
-	const overlap = left > 0 ? `${formatDuration(left)} from now` : 'already past: it no longer works';
-	return `The previous key ${outcome.previousKeyMasked} keeps working until ${formatUtc(expiry)} (${formatLocal(expiry)}), ${overlap}.`;
-}
-
-function envWarning(outcome: RotationOutcome): string {
-	const when = outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the previous key expires';
-	return `Warning: PLATFORM_API_KEY is set in the environment and overrides the stored key; update it (and every deployment that sets it) to the new key ${outcome.newKeyMasked} before ${when}. The new key is in ${outcome.configPath} (field apiKey).\n`;
-}
-
-/** One plain line per rotation event. */
-function eventLine(event: RotationEvent): string {
-	switch (event.type) {
-		case 'rotating': {
-			return `Rotating the API key ${event.currentKeyMasked} (${event.source === 'env' ? 'from PLATFORM_API_KEY' : 'stored'}) at ${event.baseUrl}`;
-		}
-
-		case 'rotated': {
-			return `Rotated: the new key is ${event.newKeyMasked}`;
-		}
-
-		case 'stored': {
-			return `Stored the new key ${event.newKeyMasked} in ${event.path} (mode 0600)`;
-		}
-
-		case 'store-failed': {
-			return `Could not store the new key in ${event.path}: ${event.error}`;
-		}
+	if (outcome.envOverride) {
+		stderr.write(`${envWarning(outcome)}\n`);
 	}
-}
-
-/** The exit code of a rotation that produced a key: 0 only when it is stored and the expiry is known. */
-function outcomeCode(outcome: RotationOutcome): number {
-	return outcome.stored && outcome.expiresAt ? 0 : 1;
 }
 
 /** Non-interactive: plain lines (or one JSON object) and no full key, except when storing failed. */
-async function runPlain(context: CommandContext, rotate: (onEvent: (event: RotationEvent) => void) => Promise<RotationOutcome>): Promise<number> {
+async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
+	const {context} = deps;
 	const onAbort = () => {
 		context.stderr.write('Waiting for the platform\'s answer so the new key is not lost; press Ctrl+C again to quit anyway.\n');
 	};
@@ -78,9 +53,9 @@ async function runPlain(context: CommandContext, rotate: (onEvent: (event: Rotat
 		context.signal.removeEventListener('abort', onAbort);
 	}
 
-	const now = new Date();
+	const now = new Date(deps.clock.now());
 	if (context.json) {
-		writeJson(context, {
+		deps.writeJson({
 			type: 'rotated',
 			key: outcome.newKeyMasked,
 			previousKey: outcome.previousKeyMasked,
@@ -95,47 +70,26 @@ async function runPlain(context: CommandContext, rotate: (onEvent: (event: Rotat
 		context.stdout.write(`${expiryLine(outcome, now)}\n`);
 	}
 
-	if (!outcome.stored) {
-		context.stderr.write([
-			'',
-			'!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-			'!! THE NEW KEY WAS NOT SAVED. COPY IT NOW: IT IS SHOWN ONLY THIS ONCE. !!',
-			'!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!',
-			`New key: ${outcome.newKey}`,
-			`${storeFailedMessage(outcome)}.`,
-			'',
-		].join('\n'));
-	}
-
-	if (!outcome.expiresAt) {
-		context.stderr.write(`Error: ${malformedExpiryMessage(outcome)}.\n`);
-	}
-
-	if (outcome.envOverride) {
-		context.stderr.write(envWarning(outcome));
-	}
-
+	writeWarnings(deps, outcome);
 	return outcomeCode(outcome);
 }
 
-/** Interactive: the Ink screen. */
-async function runScreen(
-	context: CommandContext,
-	options: {currentKeyMasked: string; source: 'env' | 'stored'; baseUrl: string; skipConfirm: boolean; rotate: () => Promise<RotationOutcome>},
-): Promise<number> {
+/** Interactive: the Ink screen, then the result as ordinary output. */
+async function runScreen(deps: Deps, options: {currentKeyMasked: string; source: 'env' | 'stored'; baseUrl: string; yes: boolean; rotate: Rotate}): Promise<number> {
+	const {context} = deps;
 	let result: RotateScreenResult | undefined;
 	let pending: Promise<RotationOutcome> | undefined;
-	const rotateOnce = () => {
+	const rotateOnce = async () => {
 		pending ??= options.rotate();
 		return pending;
 	};
 
-	const instance = renderApp(context, (
+	const instance = renderKeysApp(context, (
 		<RotateScreen
 			currentKeyMasked={options.currentKeyMasked}
 			currentKeySource={options.source}
 			baseUrl={options.baseUrl}
-			skipConfirm={options.skipConfirm}
+			skipConfirm={options.yes}
 			rotate={rotateOnce}
 			onDone={value => {
 				result = value;
@@ -167,32 +121,39 @@ async function runScreen(
 		throw result.error;
 	}
 
-	// The screen showed everything, the env-var warning included.
+	context.stdout.write(`${screenResultLines(result.outcome, new Date(deps.clock.now())).join('\n')}\n`);
+	writeWarnings(deps, result.outcome);
 	return outcomeCode(result.outcome);
 }
 
-const command: CommandModule = {
+const command: Command<RotateOptions> = {
+	name: ['keys', 'rotate'],
+	summary: 'Rotate the API key; the old key keeps working until it expires',
 	usage: 'platform-tui keys rotate [--yes]',
-	description: 'Rotate the API key: the platform issues a new key and the old one keeps working until the announced expiry',
+	description: 'Rotate the API key: the platform issues a new key and the old one keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored.',
 	flags: {
-		yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking (required when not on a terminal)'},
+		yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking, and finish without waiting for a key (required when not on a terminal)'},
 	},
 	examples: ['platform-tui keys rotate', 'platform-tui keys rotate --yes', 'platform-tui keys rotate --yes --json'],
-	async run(context) {
-		if (context.argv.length > 0) {
-			throw new UserError('keys rotate takes no arguments; usage: platform-tui keys rotate [--yes]');
+	parse(input) {
+		if (input.argv.length > 0) {
+			throw new UsageError('keys rotate takes no arguments; usage: platform-tui keys rotate [--yes]');
 		}
 
-		const yes = context.flags.yes === true;
+		return {yes: booleanFlag(input.flags, 'yes')};
+	},
+	async run(options, deps) {
+		const {context} = deps;
 		const screen = context.interactive && Boolean(context.stdin.isTTY);
-		if (!screen && !yes) {
-			throw new UserError('keys rotate asks for confirmation, and this is not an interactive terminal; pass --yes to rotate without asking: platform-tui keys rotate --yes');
+		if (!screen && !options.yes) {
+			throw new UsageError('keys rotate asks for confirmation, and this is not an interactive terminal; pass --yes to rotate without asking: platform-tui keys rotate --yes');
 		}
 
-		const {settings, store} = settingsFor(context, ['baseUrl', 'apiKey', 'appId'], 'keys rotate');
+		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'keys rotate');
+		const store = deps.store();
 		const current = currentApiKey({env: context.env, store}) ?? {key: settings.apiKey, source: 'stored' as const};
-		const client = createClient(context, settings, store);
-		const rotate = async (onEvent?: (event: RotationEvent) => void) => rotateApiKey({
+		const client = deps.client(settings);
+		const rotate: Rotate = async onEvent => rotateApiKey({
 			client,
 			store,
 			env: context.env,
@@ -201,16 +162,10 @@ const command: CommandModule = {
 		});
 		try {
 			if (screen) {
-				return await runScreen(context, {
-					currentKeyMasked: mask(current.key),
-					source: current.source,
-					baseUrl: client.baseUrl,
-					skipConfirm: yes,
-					rotate,
-				});
+				return await runScreen(deps, {currentKeyMasked: mask(current.key), source: current.source, baseUrl: client.baseUrl, yes: options.yes, rotate});
 			}
 
-			return await runPlain(context, rotate);
+			return await runPlain(deps, rotate);
 		} finally {
 			await client.close();
 		}

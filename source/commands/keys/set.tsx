@@ -1,14 +1,18 @@
 import {text} from 'node:stream/consumers';
-import {ConfigStore} from '../../config/store.js';
+import {ConfigDamagedError} from '../../config/errors.js';
 import {CancelledError, UserError} from '../../errors.js';
 import {maxKeyLength} from '../../keys/current.js';
 import {storeApiKey, type StoredKey} from '../../keys/set.js';
 import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
-import {renderApp, waitForApp} from '../../ui/render.js';
-import {writeJson} from '../shared.js';
-import type {CommandContext, CommandModule} from '../legacy-types.js';
+import {renderKeysApp} from '../../ui/keys/render.js';
+import {waitForApp} from '../../ui/render.js';
+import type {Deps} from '../deps.js';
+import type {Command, CommandContext} from '../types.js';
+import {booleanFlag, UsageError} from '../validators.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
+
+export type SetOptions = {force: boolean};
 
 /** Reads the key from a pipe: the whole input, trimmed; one key, nothing else. */
 async function readKeyFromStdin(context: CommandContext): Promise<string> {
@@ -28,7 +32,7 @@ async function readKeyFromStdin(context: CommandContext): Promise<string> {
 /** Shows the masked prompt and resolves with what the user did. */
 async function promptForKey(context: CommandContext): Promise<string> {
 	let result: KeyPromptResult | undefined;
-	const instance = renderApp(context, <KeyPrompt label='API key' onDone={value => {
+	const instance = renderKeysApp(context, <KeyPrompt label='API key' onDone={value => {
 		result = value;
 	}}/>);
 	await waitForApp(instance, context.signal, () => {
@@ -46,11 +50,16 @@ async function promptForKey(context: CommandContext): Promise<string> {
 	return result.key;
 }
 
-function report(context: CommandContext, stored: StoredKey): void {
+function report(deps: Deps, stored: StoredKey): void {
+	const {context} = deps;
 	if (context.json) {
-		writeJson(context, {type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride});
+		deps.writeJson({type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride, ...(stored.backup ? {backup: stored.backup} : {})});
 	} else {
 		context.stdout.write(`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path} (mode 0600)\n`);
+	}
+
+	if (stored.backup) {
+		context.stderr.write(`The damaged config file was kept as ${stored.backup}; the new file holds only the API key, so copy any other settings you need from the copy (or set them again with \`platform-tui init\`).\n`);
 	}
 
 	if (stored.envOverride) {
@@ -58,21 +67,49 @@ function report(context: CommandContext, stored: StoredKey): void {
 	}
 }
 
-const command: CommandModule = {
-	usage: `platform-tui keys set   (prompts on a terminal)   |   ${pipeHint}`,
-	description: 'Store the API key in the config file (mode 0600): a masked prompt on a terminal, otherwise read from standard input',
-	flags: {},
-	examples: ['platform-tui keys set', pipeHint, 'platform-tui keys set < key.txt'],
-	async run(context) {
-		if (context.argv.length > 0) {
+/** The file's damage, when it is damaged (it then needs --force); other read problems are thrown. */
+function damage(deps: Deps): ConfigDamagedError | undefined {
+	try {
+		deps.store().all();
+		return undefined;
+	} catch (error) {
+		if (error instanceof ConfigDamagedError) {
+			return error;
+		}
+
+		throw error;
+	}
+}
+
+const command: Command<SetOptions> = {
+	name: ['keys', 'set'],
+	summary: 'Store the API key (masked prompt, or stdin)',
+	usage: `platform-tui keys set [--force]   (prompts on a terminal)   |   ${pipeHint}`,
+	description: 'Store the API key in the config file (mode 0600): a masked prompt on a terminal, otherwise read from standard input. When the config file is damaged, --force starts a fresh one and keeps the damaged file as a .bak copy beside it.',
+	flags: {
+		force: {type: 'boolean', default: false, description: 'If the config file is damaged, keep it as a .bak copy and start a fresh one'},
+	},
+	examples: ['platform-tui keys set', pipeHint, 'platform-tui keys set < key.txt', 'platform-tui keys set --force < key.txt'],
+	parse(input) {
+		if (input.argv.length > 0) {
 			// Never echo the argument: it is probably the key.
-			throw new UserError(`The API key is not taken from the command line, where it would stay in shell history and show in the process list; run \`platform-tui keys set\` to be prompted, or pipe it in: ${pipeHint}`);
+			throw new UsageError(`The API key is not taken from the command line, where it would stay in shell history and show in the process list; run \`platform-tui keys set\` to be prompted, or pipe it in: ${pipeHint}`);
+		}
+
+		return {force: booleanFlag(input.flags, 'force')};
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		// Check the file before asking for the key: a damaged file is refused unless --force.
+		const problem = damage(deps);
+		if (problem && !options.force) {
+			throw problem;
 		}
 
 		let key: string;
 		if (context.stdin.isTTY) {
 			if (!context.interactive) {
-				throw new UserError(`keys set would prompt for the key, but this is not an interactive terminal (or --json was given); pipe the key in instead: ${pipeHint}`);
+				throw new UsageError(`keys set would prompt for the key, but this is not an interactive terminal (or --json was given); pipe the key in instead: ${pipeHint}`);
 			}
 
 			key = await promptForKey(context);
@@ -80,8 +117,7 @@ const command: CommandModule = {
 			key = await readKeyFromStdin(context);
 		}
 
-		const store = new ConfigStore(context.env);
-		report(context, storeApiKey({key, store, env: context.env}));
+		report(deps, storeApiKey({key, store: deps.store(), env: context.env, fresh: problem !== undefined}));
 		return 0;
 	},
 };

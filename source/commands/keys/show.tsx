@@ -1,21 +1,29 @@
-import {ConfigStore} from '../../config/store.js';
 import {keyStatus} from '../../keys/status.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
-import {writeJson} from '../shared.js';
-import type {CommandModule} from '../legacy-types.js';
+import type {Command} from '../types.js';
+import {UsageError} from '../validators.js';
 
-const command: CommandModule = {
+const command: Command<Record<string, never>> = {
+	name: ['keys', 'show'],
+	summary: 'Show the API key (masked), its source and rotation state',
 	usage: 'platform-tui keys show [--json]',
 	description: 'Show the API key (masked), where it comes from, the last rotation and the previous key\'s expiry',
 	flags: {},
 	examples: ['platform-tui keys show', 'platform-tui keys show --json'],
-	async run(context) {
-		const now = new Date();
-		const store = new ConfigStore(context.env);
-		const status = keyStatus({env: context.env, store, now: () => now});
+	parse(input) {
+		if (input.argv.length > 0) {
+			throw new UsageError('keys show takes no arguments; usage: platform-tui keys show [--json]');
+		}
+
+		return {};
+	},
+	async run(_options, deps) {
+		const {context} = deps;
+		const now = new Date(deps.clock.now());
+		const status = keyStatus({env: context.env, store: deps.store(), now: () => now});
 		if (context.json) {
-			writeJson(context, {
+			deps.writeJson({
 				type: 'key',
 				key: status.key?.masked ?? null,
 				source: status.key?.source ?? null,

@@ -1,4 +1,111 @@
-import type {MessageTable} from './types.js';
+/**
+ * The sentences for the config domain's error codes (source/config/errors.ts): what failed, which
+ * file or setting, and what to do next.
+ */
+import type {ConfigAccessData, ConfigDamagedData, ConfigLockedData, SettingInvalidData} from '../../config/errors.js';
+import {settingSpecs, type SettingName} from '../../config/settings.js';
+import {formatSeconds} from '../../format/duration.js';
+import {plural} from '../../format/text.js';
+import type {ErrorWording as Message, MessageTable} from './types.js';
 
-/** Wording for the config domain's error codes (placeholder until that domain fills it). */
-export const configMessages: MessageTable = {};
+
+/** How a user stores a setting. */
+export function howToStore(name: SettingName): string {
+	if (name === 'apiKey') {
+		return 'platform-tui keys set';
+	}
+
+	if (name === 'endpointSecret') {
+		return 'platform-tui config set endpointSecret --stdin';
+	}
+
+	return `platform-tui config set ${name} <value>`;
+}
+
+const repair = 'or start a fresh file with `platform-tui keys set --force` (it keeps the damaged file as a .bak copy beside it)';
+
+function damaged(data: ConfigDamagedData): Message {
+	switch (data.reason) {
+		case 'empty': {
+			return {message: `The config file ${data.file} is empty, so no setting could be read from it.`, next: `Restore it from a backup, delete it, ${repair}.`};
+		}
+
+		case 'syntax': {
+			return {
+				message: `The config file ${data.file} is not valid JSON: ${data.detail ?? 'a syntax error'} at line ${data.line ?? 1}, column ${data.column ?? 1}.`,
+				next: `Fix that line in an editor, ${repair}.`,
+			};
+		}
+
+		case 'not-an-object': {
+			return {message: `The config file ${data.file} holds ${data.detail ?? 'something else'} instead of an object of settings.`, next: `Restore it from a backup, ${repair}.`};
+		}
+
+		case 'bad-field': {
+			return {message: `The config file ${data.file} holds ${data.detail ?? 'a wrong value'} for "${data.field ?? '?'}", where text is expected.`, next: `Fix that value in an editor, ${repair}.`};
+		}
+	}
+}
+
+function access(data: ConfigAccessData): Message {
+	const moveDir = 'or point PLATFORM_TUI_CONFIG_DIR at a folder you can write';
+	switch (data.problem) {
+		case 'not-a-directory': {
+			return {message: `The config folder ${data.path} is a file, not a folder, so the settings file ${data.file} cannot be ${data.operation === 'read' ? 'read' : 'written'}.`, next: `Move that file away, ${moveDir}.`};
+		}
+
+		case 'is-a-directory': {
+			return {message: `The config file ${data.file} is a folder, not a file.`, next: `Move that folder away, ${moveDir}.`};
+		}
+
+		case 'not-writable': {
+			return {message: `Cannot write the settings to ${data.file}: ${data.path} is not writable (${data.errno ?? 'permission denied'}).`, next: `Give yourself write access (chmod u+w ${data.path}), ${moveDir}.`};
+		}
+
+		case 'not-readable': {
+			return {message: `Cannot read the config file ${data.file} (${data.errno ?? 'permission denied'}).`, next: `Give yourself read access (chmod u+r ${data.file}), ${moveDir}.`};
+		}
+
+		case 'other': {
+			return {message: `Cannot ${data.operation === 'create-folder' ? 'create the config folder' : `${data.operation} the config file`} ${data.path}: ${data.detail}.`};
+		}
+	}
+}
+
+function missing(data: {missing: SettingName[]; command: string}): Message {
+	const lines = data.missing.map(name => {
+		const spec = settingSpecs[name];
+		const flag = spec.flag ? `, pass --${spec.flag}` : '';
+		return `  ${name}: set ${spec.env}${flag} or run \`${howToStore(name)}\``;
+	});
+	const count = data.missing.length === 1 ? 'a setting that is' : `${data.missing.length} settings that are`;
+	// The next step (init, or --local where the command has it) is added by error-message.ts.
+	return {message: `${data.command} needs ${count} not set (${data.missing.join(', ')}):\n${lines.join('\n')}`};
+}
+
+function invalid(data: SettingInvalidData): Message {
+	const what = data.source === 'env'
+		? data.env
+		: data.source === 'flag' && data.flag ? `--${data.flag}` : `The stored ${data.name}`;
+	const fix = data.source === 'stored' ? `store a good one with \`${howToStore(data.name)}\`` : `set ${data.source === 'env' ? data.env : `--${data.flag ?? data.name}`} to the platform's address`;
+	return {
+		message: `${what} is not ${data.expected}: ${JSON.stringify(data.value)}.`,
+		next: `Use an address such as https://api.example.com/public: ${fix}.`,
+	};
+}
+
+export const configMessages: MessageTable = {
+	'config-damaged': damaged,
+	'config-access': access,
+	'config-locked': (data: ConfigLockedData) => ({
+		message: `Another platform-tui process kept the config file ${data.file} locked for ${formatSeconds(data.waitedMs)} (a key rotation holds it until the platform answers), so nothing was changed.`,
+		next: `Try again in a moment; if no other platform-tui is running, remove the stale lock folder ${data.lockPath}.`,
+	}),
+	'settings-missing': missing,
+	'setting-invalid': invalid,
+};
+
+/** `1 setting`, `3 settings`: for callers that summarize. */
+export function settingCount(count: number): string {
+	return plural(count, 'setting');
+}

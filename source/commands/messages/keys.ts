@@ -1,4 +1,83 @@
-import type {MessageTable} from './types.js';
+/**
+ * The sentences for the keys domain's error codes (source/keys/errors.ts), and for rotation
+ * outcomes that produced a key but not cleanly (not stored, expiry unknown).
+ */
+import {formatSeconds} from '../../format/duration.js';
+import type {RotationErrorData} from '../../keys/errors.js';
+import type {ErrorWording, MessageTable} from './types.js';
 
-/** Wording for the keys domain's error codes (placeholder until that domain fills it). */
-export const keysMessages: MessageTable = {};
+function where(data: RotationErrorData): string {
+	return data.source === 'env' ? 'PLATFORM_API_KEY' : 'the stored key';
+}
+
+function request(data: RotationErrorData): string {
+	return data.requestId ? ` (request id ${data.requestId})` : '';
+}
+
+const key = (data: RotationErrorData) => data.keyMasked ?? 'the current key';
+
+/** When the platform may have issued a key we never received: what is known and what to check. */
+function maybeIssued(data: RotationErrorData): string {
+	return `The platform may have issued a new key before failing; if so it was lost, and ${key(data)} (${where(data)}, still the key in use) keeps working only until its overlap ends. Rotate again now (safe while ${key(data)} works) so a new key is stored, and check the result with \`platform-tui keys show\``;
+}
+
+function refused(data: RotationErrorData): ErrorWording {
+	if (data.status === 403) {
+		return {
+			message: `The platform does not allow the current key ${key(data)} to rotate (HTTP 403: ${data.platformMessage ?? 'forbidden'})${request(data)}; the key is unchanged.`,
+			next: 'Check that the key and the app id belong together.',
+		};
+	}
+
+	return {
+		message: `The platform refused the current key ${key(data)} (${where(data)}) with HTTP 401${request(data)}: it has expired or been revoked, so it cannot rotate itself.`,
+		next: `Get a new key from the platform's admin console, store it with \`platform-tui keys set\`${data.source === 'env' ? ' (and update PLATFORM_API_KEY)' : ''}, then rotate again if needed.`,
+	};
+}
+
+function failed(data: RotationErrorData): ErrorWording {
+	const status = `HTTP ${data.status ?? '?'}: ${data.platformMessage ?? 'no message'}`;
+	if (data.maybeIssued) {
+		return {
+			message: `The platform failed while rotating the key (${status})${request(data)}.`,
+			next: `${maybeIssued(data)}; if it fails again, give the platform operator the request id.`,
+		};
+	}
+
+	return {message: `The platform could not rotate the key: ${status}${request(data)}. The key ${key(data)} is unchanged; try again shortly.`};
+}
+
+function unreachable(data: RotationErrorData): ErrorWording {
+	const what = data.timeoutMs === undefined
+		? `could not reach ${data.baseUrl ?? 'the platform'}${data.errno ? ` (${data.errno})` : ''}`
+		: `no answer from ${data.baseUrl ?? 'the platform'} in ${formatSeconds(data.timeoutMs)}`;
+	if (data.maybeIssued) {
+		return {
+			message: `Key rotation failed: ${what}.`,
+			next: `${maybeIssued(data)}. Check --base-url / PLATFORM_BASE_URL and the network first.`,
+		};
+	}
+
+	return {
+		message: `Key rotation failed: ${what}. The key ${key(data)} is unchanged.`,
+		next: 'Check --base-url / PLATFORM_BASE_URL and the network, then try again.',
+	};
+}
+
+export const keysMessages: MessageTable = {
+	'key-missing': () => ({
+		message: 'No API key is set, so there is nothing to rotate.',
+		next: 'Store one with `platform-tui keys set` or set PLATFORM_API_KEY.',
+	}),
+	'key-invalid': (data: {problem: string}) => ({
+		message: `No API key was stored: ${data.problem}; the stored key is unchanged.`,
+		next: 'Pipe only the key: printf %s "$KEY" | platform-tui keys set',
+	}),
+	'rotation-refused': refused,
+	'rotation-failed': failed,
+	'rotation-unreachable': unreachable,
+	'rotation-malformed': (data: RotationErrorData) => ({
+		message: `The platform's answer to POST /v2/keys/rotate is malformed (${data.detail ?? 'unreadable'})${request(data)}; no new key could be read from it, so none was stored and ${key(data)} is still the key in use.`,
+		next: `${maybeIssued(data)}; report the answer to the platform operator.`,
+	}),
+};

@@ -1,9 +1,11 @@
-import {Box, Text, useApp, useInput, type Key} from 'ink';
+import {Box, Text, useApp, useInput, useStdout, type Key} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useRef, useState, type ReactNode} from 'react';
+import {formatCountdown} from '../../format/duration.js';
 import type {KeySource} from '../../keys/current.js';
-import {malformedExpiryMessage, storeFailedMessage, type RotationOutcome} from '../../keys/rotate.js';
-import {formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
+import type {RotationOutcome} from '../../keys/rotate.js';
+import {formatLocal, formatUtc} from '../../keys/time.js';
+import {malformedExpiryMessage, revealLines} from './outcome-text.js';
 
 export type RotateScreenResult =
 	| {kind: 'rotated'; outcome: RotationOutcome}
@@ -15,7 +17,7 @@ export type RotateScreenProps = {
 	currentKeyMasked: string;
 	currentKeySource: KeySource;
 	baseUrl: string;
-	/** Skip the confirmation (--yes). */
+	/** Skip the confirmation (--yes): rotate, then finish by itself without waiting for a key. */
 	skipConfirm?: boolean;
 	/** Performs the rotation (the core's rotateApiKey); called at most once. */
 	rotate: () => Promise<RotationOutcome>;
@@ -27,8 +29,11 @@ export type RotateScreenProps = {
 
 type Phase = 'confirm' | 'rotating' | 'done' | 'closing';
 
-/** The new key's visibility: hidden, shown in full once, then masked for good. */
-type Reveal = 'hidden' | 'shown' | 'spent';
+/** The new key's visibility: hidden, or printed once above the screen (then never again). */
+type Reveal = 'hidden' | 'spent';
+
+/** Below this many terminal rows the screen shows its compact form, so it never fills the window. */
+const compactBelowRows = 22;
 
 function Row({label, children}: {label: string; children: ReactNode}) {
 	return (
@@ -39,7 +44,7 @@ function Row({label, children}: {label: string; children: ReactNode}) {
 	);
 }
 
-function Expiry({outcome, nowMs}: {outcome: RotationOutcome; nowMs: number}) {
+function Expiry({outcome, nowMs, compact}: {outcome: RotationOutcome; nowMs: number; compact: boolean}) {
 	if (!outcome.expiresAt) {
 		return (
 			<Row label='Previous key'>
@@ -53,40 +58,41 @@ function Expiry({outcome, nowMs}: {outcome: RotationOutcome; nowMs: number}) {
 	return (
 		<>
 			<Row label='Previous key'>
-				<Text>{outcome.previousKeyMasked} keeps working until</Text>
-				<Text>{formatUtc(expiry)}</Text>
-				<Text>{formatLocal(expiry)}</Text>
+				<Text>{outcome.previousKeyMasked} keeps working until {compact ? formatUtc(expiry) : ''}</Text>
+				{compact ? null : <Text>{formatUtc(expiry)}</Text>}
+				{compact ? null : <Text>{formatLocal(expiry)}</Text>}
 			</Row>
 			<Row label='Overlap left'>
 				{left > 0
-					? <Text color={left < 5 * 60_000 ? 'yellow' : 'green'}>{formatDuration(left)}</Text>
+					? <Text color={left < 5 * 60_000 ? 'yellow' : 'green'}>{formatCountdown(left)}</Text>
 					: <Text color='red'>none: the previous key no longer works</Text>}
 			</Row>
 		</>
 	);
 }
 
-function EnvWarning({outcome, canReveal = false}: {outcome: RotationOutcome; canReveal?: boolean}) {
+function EnvWarning({outcome}: {outcome: RotationOutcome}) {
 	if (!outcome.envOverride) {
 		return null;
 	}
 
 	const when = outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the old key expires';
 	return (
-		<Box marginTop={1} borderStyle='round' borderColor='yellow' paddingX={1} flexDirection='column'>
-			<Text color='yellow' bold>⚠ PLATFORM_API_KEY is set in the environment and overrides the stored key.</Text>
-			<Text>Update it (here and wherever it is deployed) to the new key before {when}, or every call made with it will fail.{canReveal ? ' Press r to reveal the new key once.' : ''}</Text>
-		</Box>
+		<Text color='yellow'>⚠ PLATFORM_API_KEY is set in the environment and overrides the stored key. Update it (here and wherever it is deployed) to the new key before {when}.</Text>
 	);
 }
 
 /**
- * The `keys rotate` screen: shows the current key (masked) and explains the overlap, asks to
- * confirm (y/Enter; n/Esc cancels; Ctrl+C interrupts), rotates, then shows the new key masked
- * (r reveals it once), the previous key's expiry in UTC and local time and a live countdown.
+ * The `keys rotate` screen: shows the current key (masked), asks to confirm ([y/N]: y rotates;
+ * n, Esc or Enter cancels; Ctrl+C interrupts), rotates, then shows the new key masked with the
+ * previous key's expiry and a live countdown; r prints the new key once above the screen, alone on
+ * its own line. With `skipConfirm` it finishes as soon as the rotation does. The command prints the
+ * result as ordinary output when the screen ends.
  */
 export function RotateScreen(props: RotateScreenProps) {
 	const {exit} = useApp();
+	const {stdout, write} = useStdout();
+	const compact = (stdout.rows || 24) < compactBelowRows;
 	const now = props.now ?? (() => new Date());
 	const [phase, setPhase] = useState<Phase>(props.skipConfirm ? 'rotating' : 'confirm');
 	const [outcome, setOutcome] = useState<RotationOutcome | undefined>();
@@ -100,10 +106,6 @@ export function RotateScreen(props: RotateScreenProps) {
 	// previous handler, so the handler reads the latest state through a ref, never a stale closure.
 	const latest = useRef({phase, outcome, reveal, interruptNotice});
 	latest.current = {phase, outcome, reveal, interruptNotice};
-	const setRevealNow = (value: Reveal) => {
-		latest.current.reveal = value;
-		setReveal(value);
-	};
 
 	const finish = (value: RotateScreenResult) => {
 		if (result.current) {
@@ -115,7 +117,7 @@ export function RotateScreen(props: RotateScreenProps) {
 		setPhase('closing');
 	};
 
-	// Close after the final frame (key masked again) has been rendered.
+	// Close after the final frame has been rendered.
 	useEffect(() => {
 		if (phase === 'closing' && result.current) {
 			props.onDone(result.current);
@@ -132,7 +134,10 @@ export function RotateScreen(props: RotateScreenProps) {
 		props.rotate().then(value => {
 			setOutcome(value);
 			setNowMs(now().getTime());
-			if (!result.current) {
+			// With --yes, or when the key was not saved (the command prints it in full), finish now.
+			if (props.skipConfirm || !value.stored) {
+				finish({kind: 'rotated', outcome: value});
+			} else if (!result.current) {
 				setPhase('done');
 			}
 		}, (error: unknown) => {
@@ -165,10 +170,10 @@ export function RotateScreen(props: RotateScreenProps) {
 		if (state.phase === 'confirm') {
 			if (ctrlC) {
 				finish({kind: 'interrupted'});
-			} else if (input === 'y' || input === 'Y' || key.return) {
+			} else if (input === 'y' || input === 'Y') {
 				state.phase = 'rotating';
 				setPhase('rotating');
-			} else if (input === 'n' || input === 'N' || key.escape) {
+			} else if (input === 'n' || input === 'N' || key.escape || key.return) {
 				finish({kind: 'cancelled'});
 			}
 
@@ -176,32 +181,23 @@ export function RotateScreen(props: RotateScreenProps) {
 		}
 
 		if (state.phase === 'rotating') {
-			if (ctrlC) {
-				if (state.interruptNotice) {
-					finish({kind: 'interrupted'});
-				} else {
-					state.interruptNotice = true;
-					setInterruptNotice(true);
-				}
+			if (ctrlC && state.interruptNotice) {
+				finish({kind: 'interrupted'});
+			} else if (ctrlC) {
+				state.interruptNotice = true;
+				setInterruptNotice(true);
 			}
 
 			return;
 		}
 
 		if (state.phase === 'done' && state.outcome) {
-			if (input === 'r' || input === 'R') {
-				if (state.outcome.stored) {
-					setRevealNow(state.reveal === 'hidden' ? 'shown' : 'spent');
-				}
-
-				return;
-			}
-
-			if (ctrlC || key.return || key.escape || input === 'q' || input === 'Q') {
-				if (state.reveal === 'shown') {
-					setRevealNow('spent');
-				}
-
+			if ((input === 'r' || input === 'R') && state.reveal === 'hidden') {
+				// Printed above the live area as ordinary output, so the terminal (not Ink) wraps it.
+				state.reveal = 'spent';
+				setReveal('spent');
+				write(`${revealLines(state.outcome).join('\n')}\n`);
+			} else if (ctrlC || key.return || key.escape || input === 'q' || input === 'Q') {
 				finish({kind: 'rotated', outcome: state.outcome});
 			}
 		}
@@ -216,14 +212,12 @@ export function RotateScreen(props: RotateScreenProps) {
 	});
 
 	const header = (
-		<Box flexDirection='column' marginBottom={1}>
+		<Box flexDirection='column' marginBottom={compact ? 0 : 1}>
 			<Text bold>Rotate the API key</Text>
 			<Row label='Current key'>
 				<Text>{props.currentKeyMasked} <Text dimColor>({props.currentKeySource === 'env' ? 'from PLATFORM_API_KEY' : 'stored'})</Text></Text>
 			</Row>
-			<Row label='Platform'>
-				<Text>{props.baseUrl}</Text>
-			</Row>
+			{compact ? null : <Row label='Platform'><Text>{props.baseUrl}</Text></Row>}
 		</Box>
 	);
 
@@ -231,11 +225,10 @@ export function RotateScreen(props: RotateScreenProps) {
 		return (
 			<Box flexDirection='column'>
 				{header}
-				<Text>The platform will issue a new key. The current key keeps working until the expiry</Text>
-				<Text>it announces (the overlap), so every process has time to move to the new key.</Text>
-				<Text>This tool's own commands and a running `platform-tui serve` switch at their next request.</Text>
-				<Box marginTop={1}>
-					<Text bold>Rotate now? </Text><Text>[Y/n] </Text><Text dimColor>(y or Enter to rotate, n or Esc to cancel)</Text>
+				<Text>The platform will issue a new key. The current key keeps working until the expiry it announces (the overlap), so every process has time to move to the new key.</Text>
+				{compact ? null : <Text>This tool's own commands and a running `platform-tui serve` switch at their next request.</Text>}
+				<Box marginTop={compact ? 0 : 1}>
+					<Text bold>Rotate now? </Text><Text>[y/N] </Text><Text dimColor>(y to rotate; n, Esc or Enter to cancel)</Text>
 				</Box>
 			</Box>
 		);
@@ -254,62 +247,37 @@ export function RotateScreen(props: RotateScreenProps) {
 	}
 
 	const last = result.current;
-	if (phase === 'closing' && last && last.kind !== 'rotated') {
+	if (phase === 'closing') {
+		// A rotation's result is printed by the command as ordinary output once the screen is gone.
+		if (!last || last.kind === 'rotated') {
+			return null;
+		}
+
 		const text = last.kind === 'failed'
 			? '✗ The key was not rotated.'
 			: last.kind === 'cancelled'
 				? 'Rotation cancelled; the key is unchanged.'
 				: interruptNotice ? 'Interrupted while waiting for the platform; check `platform-tui keys show`.' : 'Interrupted; the key is unchanged.';
-		return (
-			<Box flexDirection='column'>
-				{header}
-				<Text color={last.kind === 'failed' ? 'red' : 'yellow'}>{text}</Text>
-			</Box>
-		);
+		return <Text color={last.kind === 'failed' ? 'red' : 'yellow'}>{text}</Text>;
 	}
 
 	if (!outcome) {
 		return null;
 	}
 
-	if (!outcome.stored) {
-		return (
-			<Box flexDirection='column'>
-				{header}
-				<Box borderStyle='double' borderColor='red' paddingX={1} flexDirection='column'>
-					<Text color='red' bold>✗ THE NEW KEY WAS NOT SAVED. COPY IT NOW: IT IS SHOWN ONLY THIS ONCE.</Text>
-					<Text>{storeFailedMessage(outcome)}</Text>
-					<Box marginTop={1}>
-						<Text bold>New key  </Text><Text color='red' bold>{outcome.newKey}</Text>
-					</Box>
-				</Box>
-				<Expiry outcome={outcome} nowMs={nowMs}/>
-				<EnvWarning outcome={outcome}/>
-				{phase === 'done' ? <Text dimColor>Enter or q to finish.</Text> : null}
-			</Box>
-		);
-	}
-
-	const revealHint = reveal === 'hidden'
-		? ' (press r to reveal it once)'
-		: reveal === 'shown' ? ' (shown once; press r to hide it)' : ' (hidden; it can not be shown again)';
+	const revealHint = reveal === 'hidden' ? ' (press r to reveal it once)' : ' (printed above once; it can not be shown again)';
 	return (
 		<Box flexDirection='column'>
 			{header}
 			<Text color='green' bold>✓ API key rotated</Text>
 			<Row label='New key'>
-				<Text>
-					{reveal === 'shown' && phase === 'done' ? <Text bold>{outcome.newKey}</Text> : outcome.newKeyMasked}
-					<Text dimColor>{phase === 'done' ? revealHint : ''}</Text>
-				</Text>
+				<Text>{outcome.newKeyMasked}<Text dimColor>{revealHint}</Text></Text>
 			</Row>
-			<Row label='Stored in'>
-				<Text>{outcome.configPath} <Text dimColor>(mode 0600)</Text></Text>
-			</Row>
-			<Expiry outcome={outcome} nowMs={nowMs}/>
+			{compact ? null : <Row label='Stored in'><Text>{outcome.configPath} <Text dimColor>(mode 0600)</Text></Text></Row>}
+			<Expiry outcome={outcome} nowMs={nowMs} compact={compact}/>
 			{outcome.expiresAt ? null : <Text color='red'>{malformedExpiryMessage(outcome)}</Text>}
-			<EnvWarning outcome={outcome} canReveal={reveal === 'hidden' && phase === 'done'}/>
-			{phase === 'done' ? <Box marginTop={1}><Text dimColor>Enter or q to finish.</Text></Box> : null}
+			<EnvWarning outcome={outcome}/>
+			<Text dimColor>Enter or q to finish.</Text>
 		</Box>
 	);
 }

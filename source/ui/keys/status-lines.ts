@@ -1,5 +1,6 @@
 import type {KeyStatus} from '../../keys/status.js';
-import {formatAgo, formatDuration, formatLocal, formatUtc} from '../../keys/time.js';
+import {formatAgo, formatCountdown} from '../../format/duration.js';
+import {formatLocal, formatUtc} from '../../keys/time.js';
 
 /** The `keys show` text: label, value lines. Never a full key. */
 export function statusLines(status: KeyStatus, now: Date): string[] {
@@ -30,7 +31,7 @@ export function statusLines(status: KeyStatus, now: Date): string[] {
 			lines.push(
 				`${label('Previous key')}${name} still works until ${formatUtc(expiry)}`,
 				`${indent}${formatLocal(expiry)}`,
-				`${indent}${formatDuration(previous.remainingMs)} left`,
+				`${indent}${formatCountdown(previous.remainingMs)} left`,
 			);
 		} else {
 			lines.push(`${label('Previous key')}${name} expired at ${formatUtc(expiry)} (${formatAgo(now.getTime() - expiry.getTime())})`);

@@ -1,10 +1,11 @@
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cleanup} from 'ink-testing-library';
-import {KeyRotationError, type RotationOutcome} from '../../source/keys/rotate.js';
-import {RotateScreen, type RotateScreenResult} from '../../source/ui/keys/RotateScreen.js';
-import {KeyPrompt, type KeyPromptResult} from '../../source/ui/keys/KeyPrompt.js';
-import {waitUntil} from './helpers.js';
+import {KeyRotationError, type RotationOutcome} from '../../../source/keys/rotate.js';
+import {RotateScreen, type RotateScreenResult} from '../../../source/ui/keys/RotateScreen.js';
+import {KeyPrompt, type KeyPromptResult} from '../../../source/ui/keys/KeyPrompt.js';
+import {revealLines, screenResultLines, unsavedKeyLines} from '../../../source/ui/keys/outcome-text.js';
+import {waitUntil} from '../../keys/helpers.js';
 
 const newKey = 'sk_live_NEWKEY_abcdefghijklmnop_WXYZ';
 const fixedNow = new Date('2030-01-01T10:00:00.000Z');
@@ -65,6 +66,7 @@ describe('RotateScreen', () => {
 		expect(shown).toContain('…OLD1');
 		expect(shown).toContain('keeps working until the expiry');
 		expect(shown).toContain('http://127.0.0.1:4010');
+		expect(shown).toContain('[y/N]');
 		expect(instance.calls()).toBe(0);
 		expect(instance.results).toEqual([]);
 	});
@@ -86,48 +88,64 @@ describe('RotateScreen', () => {
 		expect(shown).not.toContain('PLATFORM_API_KEY is set');
 	});
 
-	it('confirms with Enter too', async () => {
+	it('takes No as the default: Enter cancels without rotating', async () => {
 		const instance = screen();
 		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
 		instance.stdin.write('\r');
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
-		expect(instance.calls()).toBe(1);
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'cancelled'});
+		expect(instance.calls()).toBe(0);
 	});
 
-	it('reveals the new key once on r, masks it again on the next r, and never again', async () => {
+	it('with --yes rotates without asking and finishes by itself, leaving the result to ordinary output', async () => {
 		const instance = screen({skipConfirm: true});
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		await waitUntil(() => instance.results.length === 1, 'the result without a key press');
+		expect(instance.calls()).toBe(1);
+		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: outcome()});
+		expect(instance.frames.join('\n')).not.toContain('Rotate now?');
+		// The live area is gone; the command prints the result lines (masked) as ordinary output.
+		expect(frame(instance).trim()).toBe('');
+		expect(instance.frames.join('\n')).not.toContain(newKey);
+	});
+
+	it('prints the new key once on r, alone on its own line above the screen, and never again', async () => {
+		const instance = screen();
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
+		await waitUntil(() => frame(instance).includes('press r to reveal it once'), 'the success view');
+		expect(instance.frames.join('\n')).not.toContain(newKey);
 		instance.stdin.write('r');
-		await waitUntil(() => frame(instance).includes(newKey), 'the full key');
-		expect(frame(instance)).toContain('shown once');
-		instance.stdin.write('r');
-		await waitUntil(() => frame(instance).includes('can not be shown again'), 'the key masked again');
+		await waitUntil(() => frame(instance).includes('can not be shown again'), 'the hint after the reveal');
+		const printed = instance.frames.join('\n');
+		// The key is on a line of its own with no indentation or border around it.
+		expect(printed.split('\n')).toContain(newKey);
 		expect(frame(instance)).not.toContain(newKey);
+		instance.stdin.write('r');
 		instance.stdin.write('r');
 		await new Promise(resolve => {
 			setTimeout(resolve, 50);
 		});
-		expect(frame(instance)).not.toContain(newKey);
+		expect(instance.frames.join('\n').split(newKey)).toHaveLength(2);
 		expect(frame(instance)).toContain('…WXYZ');
 		instance.stdin.write('q');
 		await waitUntil(() => instance.results.length === 1, 'the result');
 		expect(instance.results[0]?.kind).toBe('rotated');
+		await waitUntil(() => frame(instance).trim() === '', 'the live area gone');
 	});
 
-	it('masks a revealed key again when the user finishes', async () => {
-		const instance = screen({skipConfirm: true});
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
-		instance.stdin.write('r');
-		await waitUntil(() => frame(instance).includes(newKey), 'the full key');
-		instance.stdin.write('\r');
-		await waitUntil(() => instance.results.length === 1, 'the result');
-		await waitUntil(() => !frame(instance).includes(newKey), 'the final frame masked');
-		expect(frame(instance)).toContain('…WXYZ');
+	it('writes the result lines and a one-time reveal with the key alone on its line', () => {
+		expect(revealLines(outcome()).at(-1)).toBe(newKey);
+		const lines = screenResultLines(outcome(), fixedNow);
+		expect(lines.join('\n')).not.toContain(newKey);
+		expect(lines[0]).toBe('Rotated the API key …OLD1 → …WXYZ, stored in /tmp/platform-tui/config.json (mode 0600).');
+		expect(lines[1]).toContain('1 h 30 min from now');
 	});
 
 	it('counts the overlap down', async () => {
 		let nowMs = fixedNow.getTime();
-		const instance = screen({skipConfirm: true, now: () => new Date(nowMs)});
+		const instance = screen({now: () => new Date(nowMs)});
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
 		await waitUntil(() => frame(instance).includes('1 h 30 min'), 'the first countdown');
 		nowMs += 31 * 60_000;
 		await waitUntil(() => frame(instance).includes('59 min 00 s'), 'the countdown to move on');
@@ -161,7 +179,7 @@ describe('RotateScreen', () => {
 	});
 
 	it('reports a failure and hands the error back', async () => {
-		const error = new KeyRotationError('refused', 'The platform refused the current key …OLD1');
+		const error = new KeyRotationError({kind: 'refused', maybeIssued: false, keyMasked: '…OLD1'}, 'The platform refused the current key …OLD1');
 		const instance = screen({rotate: async () => {
 			throw error;
 		}});
@@ -182,20 +200,28 @@ describe('RotateScreen', () => {
 		await waitUntil(() => frame(instance).includes('press Ctrl+C again'), 'the notice');
 		expect(instance.results).toEqual([]);
 		resolve(outcome());
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: outcome()});
 	});
 
-	it('prints the new key in full with a loud warning when it could not be stored', async () => {
-		const instance = screen({skipConfirm: true, rotate: async () => outcome({stored: false, storeError: 'EACCES: permission denied'})});
-		await waitUntil(() => frame(instance).includes('NOT SAVED'), 'the warning');
-		const shown = frame(instance);
-		expect(shown).toContain(newKey);
+	it('finishes at once when the key could not be stored, and the key is printed in full on its own line with a loud warning', async () => {
+		const unsaved = outcome({stored: false, storeError: 'EACCES: permission denied'});
+		const instance = screen({rotate: async () => unsaved});
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
+		await waitUntil(() => instance.results.length === 1, 'the result');
+		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: unsaved});
+		const shown = unsavedKeyLines(unsaved).join('\n');
+		expect(shown).toContain('NOT SAVED');
+		expect(shown.split('\n')).toContain(newKey);
 		expect(shown).toContain('EACCES: permission denied');
 		expect(shown).toContain('platform-tui keys set');
 	});
 
 	it('warns that PLATFORM_API_KEY overrides the stored key and must be updated before the expiry', async () => {
-		const instance = screen({skipConfirm: true, rotate: async () => outcome({envOverride: true})});
+		const instance = screen({rotate: async () => outcome({envOverride: true})});
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
 		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
 		const shown = frame(instance);
 		expect(shown).toContain('PLATFORM_API_KEY is set in the environment and overrides the stored key');
@@ -203,7 +229,9 @@ describe('RotateScreen', () => {
 	});
 
 	it('says so when the answer had no valid expiry', async () => {
-		const instance = screen({skipConfirm: true, rotate: async () => outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'})});
+		const instance = screen({rotate: async () => outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'})});
+		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		instance.stdin.write('y');
 		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
 		expect(frame(instance)).toContain('expiry unknown');
 		expect(frame(instance)).toContain('"tomorrow"');

@@ -1,0 +1,128 @@
+/**
+ * The config file on disk: where it is, reading it (a damaged file is reported with its line and
+ * column, never silently replaced), and writing it atomically with mode 0600.
+ */
+import {randomBytes} from 'node:crypto';
+import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs';
+import {dirname, resolve} from 'node:path';
+import envPaths from 'env-paths';
+import {errorCode, errorMessage, isRecord} from '../format/value.js';
+import {ConfigAccessError, ConfigDamagedError, type ConfigAccessData} from './errors.js';
+import {settingNames} from './settings.js';
+
+export const configFileMode = 0o600;
+export const configDirMode = 0o700;
+
+/**
+ * `$PLATFORM_TUI_CONFIG_DIR/config.json`, else the platform's config folder (the same path the
+ * `conf` package used before, so existing files are found).
+ */
+export function configFilePath(env: NodeJS.ProcessEnv): string {
+	const directory = env.PLATFORM_TUI_CONFIG_DIR?.trim();
+	return resolve(directory || envPaths('platform-tui', {suffix: ''}).config, 'config.json');
+}
+
+/** 1-based line and column of a character offset. */
+export function lineColumn(text: string, offset: number): {line: number; column: number} {
+	const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+	const lines = before.split('\n');
+	return {line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1};
+}
+
+function syntaxPosition(text: string, message: string): number {
+	const position = /at position (\d+)/.exec(message)?.[1];
+	return position === undefined ? text.length : Number(position);
+}
+
+function describe(value: unknown): string {
+	return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+}
+
+/** Parses the file's text; throws ConfigDamagedError naming the file and what is wrong. */
+export function parseConfig(file: string, text: string): Record<string, unknown> {
+	if (text.trim() === '') {
+		throw new ConfigDamagedError({file, reason: 'empty'});
+	}
+
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch (error) {
+		const detail = errorMessage(error).replace(/\s*(in JSON )?at position \d+.*$/s, '');
+		throw new ConfigDamagedError({file, reason: 'syntax', ...lineColumn(text, syntaxPosition(text, errorMessage(error))), detail});
+	}
+
+	if (!isRecord(value)) {
+		throw new ConfigDamagedError({file, reason: 'not-an-object', detail: describe(value)});
+	}
+
+	for (const name of settingNames) {
+		if (value[name] !== undefined && typeof value[name] !== 'string') {
+			throw new ConfigDamagedError({file, reason: 'bad-field', field: name, detail: describe(value[name])});
+		}
+	}
+
+	if (value.rotation !== undefined && !isRecord(value.rotation)) {
+		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'rotation', detail: describe(value.rotation)});
+	}
+
+	return value;
+}
+
+function accessError(data: Omit<ConfigAccessData, 'problem' | 'errno' | 'detail'>, error: unknown): ConfigAccessError {
+	const errno = errorCode(error);
+	const problem: ConfigAccessData['problem'] = errno === 'ENOTDIR' || (errno === 'EEXIST' && data.operation === 'create-folder')
+		? 'not-a-directory'
+		: errno === 'EISDIR'
+			? 'is-a-directory'
+			: errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS'
+				? (data.operation === 'read' ? 'not-readable' : 'not-writable')
+				: 'other';
+	return new ConfigAccessError({...data, problem, ...(errno ? {errno} : {}), detail: errorMessage(error)}, error);
+}
+
+/** Reads and parses the file; a missing file (or folder) is an empty config. */
+export function readConfigFile(file: string): Record<string, unknown> {
+	let text: string;
+	try {
+		text = readFileSync(file, 'utf8');
+	} catch (error) {
+		if (errorCode(error) === 'ENOENT') {
+			return {};
+		}
+
+		// ENOTDIR: a file stands where a folder of the path should be.
+		throw accessError({path: errorCode(error) === 'ENOTDIR' ? dirname(file) : file, file, operation: 'read'}, error);
+	}
+
+	return parseConfig(file, text);
+}
+
+/** Creates the file's folder (mode 0700) when missing; names the folder when that is impossible. */
+export function ensureConfigDir(file: string): void {
+	const directory = dirname(file);
+	try {
+		mkdirSync(directory, {recursive: true, mode: configDirMode});
+	} catch (error) {
+		throw accessError({path: directory, file, operation: 'create-folder'}, error);
+	}
+}
+
+/** Writes the whole config: a temporary file in the same folder (0600, synced), then a rename. */
+export function writeConfigFile(file: string, value: Record<string, unknown>): void {
+	const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+	try {
+		const fd = openSync(temporary, 'wx', configFileMode);
+		try {
+			writeSync(fd, `${JSON.stringify(value, undefined, '\t')}\n`);
+			fsyncSync(fd);
+		} finally {
+			closeSync(fd);
+		}
+
+		renameSync(temporary, file);
+	} catch (error) {
+		rmSync(temporary, {force: true});
+		throw accessError({path: errorCode(error) === 'EISDIR' ? file : dirname(file), file, operation: 'write'}, error);
+	}
+}

@@ -1,0 +1,97 @@
+/**
+ * The text of a rotation's progress and result, shared by the plain output and the lines printed
+ * when the rotate screen ends. Pure functions. A full key only ever appears alone on its own line,
+ * unindented, so a mouse copy takes exactly the key at any terminal width.
+ */
+import {formatCountdown} from '../../format/duration.js';
+import type {RotationEvent, RotationOutcome} from '../../keys/rotate.js';
+import {formatLocal, formatUtc} from '../../keys/time.js';
+
+/** One plain line per rotation event. */
+export function eventLine(event: RotationEvent): string {
+	switch (event.type) {
+		case 'rotating': {
+			return `Rotating the API key ${event.currentKeyMasked} (${event.source === 'env' ? 'from PLATFORM_API_KEY' : 'stored'}) at ${event.baseUrl}`;
+		}
+
+		case 'rotated': {
+			return `Rotated: the new key is ${event.newKeyMasked}`;
+		}
+
+		case 'stored': {
+			return `Stored the new key ${event.newKeyMasked} in ${event.path} (mode 0600)`;
+		}
+
+		case 'store-failed': {
+			return `Could not store the new key in ${event.path}: ${event.error}`;
+		}
+	}
+}
+
+export function expiryLine(outcome: RotationOutcome, now: Date): string {
+	if (!outcome.expiresAt) {
+		return `The previous key ${outcome.previousKeyMasked} has no announced expiry (the answer was malformed).`;
+	}
+
+	const expiry = new Date(outcome.expiresAt);
+	const left = expiry.getTime() - now.getTime();
+	const overlap = left > 0 ? `${formatCountdown(left)} from now` : 'already past: it no longer works';
+	return `The previous key ${outcome.previousKeyMasked} keeps working until ${formatUtc(expiry)} (${formatLocal(expiry)}), ${overlap}.`;
+}
+
+export function envWarning(outcome: RotationOutcome): string {
+	const when = outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the previous key expires';
+	return `Warning: PLATFORM_API_KEY is set in the environment and overrides the stored key; update it (and every deployment that sets it) to the new key ${outcome.newKeyMasked} before ${when}. The new key is in ${outcome.configPath} (field apiKey).`;
+}
+
+/** The sentence for an answer whose expiry was unusable (the new key was stored anyway). */
+export function malformedExpiryMessage(outcome: RotationOutcome): string {
+	return `The platform's answer to POST /v2/keys/rotate is malformed (old_key_expires_at is ${describe(outcome.malformedExpiry)}, not an ISO 8601 timestamp). The new key ${outcome.newKeyMasked} ${outcome.stored ? 'was stored anyway' : 'could not be stored either'}; the previous key ${outcome.previousKeyMasked} may stop working at any moment, so move every process that uses it to the new key now`;
+}
+
+function describe(value: unknown): string {
+	if (value === undefined) {
+		return 'missing';
+	}
+
+	if (typeof value === 'string') {
+		return value === '' ? 'an empty string' : JSON.stringify(value);
+	}
+
+	return value === null ? 'null' : `a ${typeof value}`;
+}
+
+/** The sentence for a rotation whose new key is not the stored one. */
+export function storeFailedMessage(outcome: RotationOutcome): string {
+	const why = outcome.conflictKeyMasked
+		? `another writer changed the stored key to ${outcome.conflictKeyMasked} meanwhile, so it was not overwritten`
+		: outcome.storeError ?? 'unknown error';
+	return `The key was rotated but the new key ${outcome.newKeyMasked} was not saved to ${outcome.configPath} (${why}). Store it now with \`platform-tui keys set\`: the previous key ${outcome.previousKeyMasked} stops working ${outcome.expiresAt ? `at ${outcome.expiresAt}` : 'soon'}`;
+}
+
+/** The lines (for stderr) of a key that was not saved: the key alone on its own line. */
+export function unsavedKeyLines(outcome: RotationOutcome): string[] {
+	return [
+		'',
+		'!! THE NEW KEY WAS NOT SAVED. COPY IT NOW: IT IS SHOWN ONLY THIS ONCE. The next line is the key:',
+		outcome.newKey,
+		`${storeFailedMessage(outcome)}.`,
+		'',
+	];
+}
+
+/** The lines of a one-time reveal: a label, then the key alone on its own line. */
+export function revealLines(outcome: RotationOutcome): string[] {
+	return [`New key ${outcome.newKeyMasked} in full (shown this once; the next line is the key):`, outcome.newKey];
+}
+
+/** The summary printed when the rotate screen ends (ordinary output; the key masked). */
+export function screenResultLines(outcome: RotationOutcome, now: Date): string[] {
+	const stored = outcome.stored ? `stored in ${outcome.configPath} (mode 0600)` : 'NOT stored';
+	return [`Rotated the API key ${outcome.previousKeyMasked} → ${outcome.newKeyMasked}, ${stored}.`, expiryLine(outcome, now)];
+}
+
+/** The exit code of a rotation that produced a key: 0 only when it is stored and the expiry is known. */
+export function outcomeCode(outcome: RotationOutcome): number {
+	return outcome.stored && outcome.expiresAt ? 0 : 1;
+}
