@@ -3,9 +3,10 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
 // Every test file gets its own config store, and the developer's own PLATFORM_* variables never
-// leak into a test.
+// leak into a test. The test settings of the suites themselves (PLATFORM_TUI_TEST_*, and
+// PLATFORM_TUI_REQUIRE_REDIS that CI sets) stay.
 for (const name of Object.keys(process.env)) {
-	if (name.startsWith('PLATFORM_')) {
+	if (name.startsWith('PLATFORM_') && !name.startsWith('PLATFORM_TUI_TEST_') && name !== 'PLATFORM_TUI_REQUIRE_REDIS') {
 		delete process.env[name];
 	}
 }

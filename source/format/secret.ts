@@ -12,7 +12,9 @@ export function maskUrl(url: string): string {
 	try {
 		const parsed = new URL(url);
 		if (parsed.password) {
-			parsed.password = mask(decodeURIComponent(parsed.password)).replace('…', '%E2%80%A6');
+			// A short password would show whole as its last four characters: hide it all.
+			const password = decodeURIComponent(parsed.password);
+			parsed.password = password.length <= 8 ? '%E2%80%A6' : mask(password).replace('…', '%E2%80%A6');
 		}
 
 		return decodeURI(parsed.toString());
