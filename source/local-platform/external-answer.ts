@@ -5,7 +5,9 @@ import type {PlatformClock} from './clock.js';
 import type {Caller} from './context.js';
 import {newId} from './ids.js';
 import type {ExternalModule} from './spaces.js';
-import type {WebhookDispatcher} from './webhooks.js';
+import type {ResolvedOptions} from './options.js';
+import type {LocalPlatformEvent} from './types.js';
+import {WebhookDispatcher} from './webhooks.js';
 
 export type ExternalAnswerParts = {
 	dispatcher: WebhookDispatcher;
@@ -65,4 +67,29 @@ export async function externalAnswer(
 		const reason = last?.status === null || last === undefined ? (last?.error ?? 'no answer') : `HTTP ${last.status}`;
 		parts.chats.write(assistantMessage, `(local platform) The external module did not take the event (${reason}); no answer was written.`, true);
 	}
+}
+
+/** The dispatcher of webhook deliveries, logging every attempt as a `delivery` event. */
+export function webhookDispatcher(resolved: ResolvedOptions, userAgent: string, emit: (event: LocalPlatformEvent) => void): WebhookDispatcher {
+	return new WebhookDispatcher({
+		secret: resolved.endpointSecret,
+		retryBaseMs: resolved.deliveryRetryBaseMs,
+		maxRetries: 5,
+		attemptTimeoutMs: resolved.deliveryTimeoutMs,
+		maxRecords: resolved.limits.maxDeliveryLog,
+		userAgent,
+		onAttempt: (record, attempt) => {
+			emit({
+				type: 'delivery',
+				at: attempt.at,
+				eventId: record.eventId,
+				event: record.event,
+				url: record.url,
+				attempt: attempt.attempt,
+				status: attempt.status,
+				...(attempt.error === undefined ? {} : {error: attempt.error}),
+				state: record.state,
+			});
+		},
+	});
 }

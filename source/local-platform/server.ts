@@ -4,6 +4,7 @@ import {Agent} from 'undici';
 import {errorCode, errorMessage} from '../format/value.js';
 import type {Message, MessageLog} from '../platform/types.js';
 import {handleBlob} from './blob-routes.js';
+import {webhookDispatcher} from './external-answer.js';
 import {BlobStore} from './blobs.js';
 import {messageView} from './chat-store.js';
 import type {LocalContent} from './content-store.js';
@@ -18,7 +19,7 @@ import {RequestLog} from './request-log.js';
 import {buildServices, userAgent, type Services} from './services.js';
 import {abortableSleep, unlimitedListeners} from './timers.js';
 import type {CompletionRecord, LocalPlatform, LocalPlatformEvent, LocalPlatformOptions, LocalPlatformSettings, RequestRecord} from './types.js';
-import {WebhookDispatcher, type DeliveryRecord} from './webhooks.js';
+import type {DeliveryRecord, WebhookDispatcher} from './webhooks.js';
 
 export {defaultModel} from './spaces.js';
 
@@ -62,26 +63,8 @@ class LocalPlatformServer implements LocalPlatform {
 			this.setWebhookUrl(options.webhookUrl);
 		}
 
-		this.dispatcher = new WebhookDispatcher({
-			secret: resolved.endpointSecret,
-			retryBaseMs: resolved.deliveryRetryBaseMs,
-			maxRetries: 5,
-			attemptTimeoutMs: resolved.deliveryTimeoutMs,
-			maxRecords: resolved.limits.maxDeliveryLog,
-			userAgent,
-			onAttempt: (record, attempt) => {
-				this.emit({
-					type: 'delivery',
-					at: attempt.at,
-					eventId: record.eventId,
-					event: record.event,
-					url: record.url,
-					attempt: attempt.attempt,
-					status: attempt.status,
-					...(attempt.error === undefined ? {} : {error: attempt.error}),
-					state: record.state,
-				});
-			},
+		this.dispatcher = webhookDispatcher(resolved, userAgent, event => {
+			this.emit(event);
 		});
 		this.services = buildServices({
 			context,
