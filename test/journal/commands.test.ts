@@ -20,10 +20,10 @@ let platform: LocalPlatform;
 let user: PlatformClient;
 const holders: Holder[] = [];
 
-async function withJournal<T>(use: (journal: EventBackend) => Promise<T>): Promise<T> {
+async function withJournal<T>(work: (journal: EventBackend) => Promise<T>): Promise<T> {
 	const journal = await openJournal({directory, mode: 'replay'});
 	try {
-		return await use(journal);
+		return await work(journal);
 	} finally {
 		await journal.close();
 	}
@@ -92,7 +92,8 @@ describe('events list', () => {
 
 		const ignored = await json({status: 'ignored'});
 		expect(ignored).toHaveLength(1);
-		expect(ignored[0]).toMatchObject({id: 'evt_bbbb0000000000000000000002', event: 'platform.chat.user-message.created', status: 'ignored', receivedAt: expect.any(String)});
+		expect(ignored[0]).toMatchObject({id: 'evt_bbbb0000000000000000000002', event: 'platform.chat.user-message.created', status: 'ignored'});
+		expect(typeof ignored[0]?.receivedAt).toBe('string');
 		expect((await json({type: 'external-module.chosen'})).map(line => line.id)).toContain('evt_aaaa0000000000000000000001');
 		expect((await json({since: '1h'})).map(line => line.id)).not.toContain('evt_aaaa0000000000000000000001');
 		expect(await json({limit: '1'})).toHaveLength(1);
