@@ -5,30 +5,11 @@
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {readFileSync} from 'node:fs';
 import {createServer, Socket} from 'node:net';
 import {setTimeout as sleep} from 'node:timers/promises';
 
-/**
- * The variables as the test process got them. test/setup.ts clears every PLATFORM_* variable
- * before a test file loads, so on Linux the start-up environment is read back from /proc.
- */
-function startupEnv(name: string): string | undefined {
-	if (process.env[name] !== undefined) {
-		return process.env[name];
-	}
-
-	try {
-		const entries = readFileSync('/proc/self/environ', 'utf8').split('\0');
-		const entry = entries.find(line => line.startsWith(`${name}=`));
-		return entry?.slice(name.length + 1);
-	} catch {
-		return undefined;
-	}
-}
-
-export const externalRedisUrl = startupEnv('PLATFORM_TUI_TEST_REDIS_URL') || undefined;
-export const redisRequired = startupEnv('PLATFORM_TUI_REQUIRE_REDIS') === '1';
+export const externalRedisUrl = process.env.PLATFORM_TUI_TEST_REDIS_URL || undefined;
+export const redisRequired = process.env.PLATFORM_TUI_REQUIRE_REDIS === '1';
 export const hasRedisServer = spawnSync('redis-server', ['--version'], {stdio: 'ignore'}).status === 0;
 
 /** Why the Redis suites cannot run here, or undefined when they can. */
