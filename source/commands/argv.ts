@@ -125,24 +125,3 @@ export async function parseFlags(argv: string[], flags: Record<string, FlagSpec>
 
 	return {input: cli.input, flags: parsed};
 }
-
-/** For legacy commands, which expect numbers: `abc` fails with the one-style sentence. */
-export function numbersForLegacy(flags: Record<string, unknown>, specs: Record<string, FlagSpec>): {flags: Record<string, unknown>; bad?: {name: string; raw: unknown}} {
-	const out = {...flags};
-	for (const [name, spec] of Object.entries(specs)) {
-		const raw = out[name];
-		if (spec.type !== 'number' || raw === undefined || typeof raw === 'number') {
-			continue;
-		}
-
-		const values = (Array.isArray(raw) ? raw : [raw]).map(value => (typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN));
-		const badIndex = values.findIndex(value => Number.isNaN(value));
-		if (badIndex !== -1) {
-			return {flags: out, bad: {name, raw: Array.isArray(raw) ? raw[badIndex] : raw}};
-		}
-
-		out[name] = Array.isArray(raw) ? values : values[0];
-	}
-
-	return {flags: out};
-}

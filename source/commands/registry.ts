@@ -2,11 +2,10 @@
  * Every command, one file each, with the words that name it and its one-line summary. Modules load
  * only when their command runs (or its help is asked for), so `--version` stays fast.
  */
-import type {CommandModule} from './legacy-types.js';
 import type {AnyCommand, FlagSpec} from './types.js';
 
-/** A loaded command module: the new `Command` (has `parse`) or, during the move, the legacy shape. */
-export type LoadedCommand = AnyCommand | CommandModule;
+/** A loaded command module's default export. */
+export type LoadedCommand = AnyCommand;
 
 export type RegistryEntry = {
 	/** The words that name the command, e.g. ['keys', 'rotate']. */
@@ -58,8 +57,4 @@ export const sharedFlags: Record<string, FlagSpec> = {
 /** The group words (`keys`, `config`, `events`). */
 export function groups(): string[] {
 	return [...new Set(registry.filter(entry => entry.words.length > 1).map(entry => entry.words[0] ?? ''))];
-}
-
-export function isNewCommand(loaded: LoadedCommand): loaded is AnyCommand {
-	return typeof (loaded as Partial<AnyCommand>).parse === 'function';
 }

@@ -6,10 +6,9 @@
  * when a command runs, so `--version` and `--help` stay fast.
  */
 import {isAbortError} from '../errors.js';
-import {findCommand, numbersForLegacy, parseFlags, unknownFlag} from './argv.js';
+import {findCommand, parseFlags, unknownFlag} from './argv.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
-import type {CommandContext as LegacyContext} from './legacy-types.js';
-import {isNewCommand, sharedFlags, type LoadedCommand, type RegistryEntry} from './registry.js';
+import {sharedFlags, type LoadedCommand, type RegistryEntry} from './registry.js';
 import type {CommandContext} from './types.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
@@ -39,7 +38,12 @@ function unknownCommand(io: CliIo, words: string, suggestion: string | undefined
 /** Loads a command's module; a module that fails to load is one sentence on stderr. */
 export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stderr'>): Promise<LoadedCommand | undefined> {
 	try {
-		return (await entry.load()).default;
+		const loaded = (await entry.load()).default as Partial<LoadedCommand> | undefined;
+		if (typeof loaded?.parse !== 'function' || typeof loaded.run !== 'function') {
+			throw new TypeError('its module exports no command');
+		}
+
+		return loaded as LoadedCommand;
 	} catch (error) {
 		const {errorMessage} = await import('../format/value.js');
 		io.stderr.write(`Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.\n`);
@@ -151,20 +155,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		signal: io.signal,
 	};
 	try {
-		if (isNewCommand(loaded)) {
-			const {createDeps} = await import('./deps.js');
-			const options: unknown = loaded.parse(context);
-			return await loaded.run(options, createDeps(context));
-		}
-
-		const legacy = numbersForLegacy(parsed.flags, allFlags);
-		if (legacy.bad) {
-			const {badFlag} = await import('./validators.js');
-			badFlag(legacy.bad.name, 'a number', legacy.bad.raw);
-		}
-
-		// The legacy contract names process streams; the dispatcher passes what it was given.
-		return await loaded.run({...context, flags: legacy.flags} as unknown as LegacyContext);
+		const {createDeps} = await import('./deps.js');
+		const options: unknown = loaded.parse(context);
+		return await loaded.run(options, createDeps(context));
 	} catch (error) {
 		const code = exitCodeFor(error, io.signal);
 		if (code === exitCodes.interrupted || code === exitCodes.terminated) {

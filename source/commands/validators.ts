@@ -1,7 +1,8 @@
 /**
  * The shared flag validators. Every bad value reads alike:
  * `--concurrency must be a whole number from 1 to 1000; got "abc".`
- * Flags arrive as meow parsed them (numbers may already be numbers, or NaN for `abc`).
+ * Number-type flags arrive as the typed strings (the dispatcher reads them as strings), defaults as
+ * numbers; so `abc` is shown as typed.
  */
 import {z} from 'zod';
 import {parseDuration} from '../format/duration.js';
