@@ -35,7 +35,7 @@ export type MessageRecord = {
 /** A chat as the API answers it (the wire type of the client, plus the fields the platform adds). */
 export type ChatView = Chat & {assistantId: string; updatedAt: string};
 
-/** A message as `GET /messages/{id}` answers it: the wire message plus `debugInfo`. Not in the client's wire types yet. */
+/** A message as `GET /messages/{id}` answers it: the wire message with its `debugInfo`. */
 export type MessageWithDebugInfo = Message & {debugInfo: Record<string, unknown> | null};
 
 /** The chats and their messages, scoped by company. */

@@ -1,4 +1,4 @@
-import type {Message} from '../platform/types.js';
+import type {Message, MessageList} from '../platform/types.js';
 import {cutCodePoints} from '../format/text.js';
 import {chatView, messageView, messageWithDebugInfo, type ChatRecord, type ChatStore, type MessageRecord} from './chat-store.js';
 import {isoNow, type PlatformClock} from './clock.js';
@@ -9,9 +9,6 @@ import {created, ok, type Route} from './router.js';
 
 /** Starts answering a new space message in the background (built-in assistant or application). */
 export type AnswerStarter = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller) => void;
-
-/** `GET /messages?chatId=`: the SDK's list shape. Not in the client's wire types yet. */
-export type MessageList = {object: 'list'; data: Message[]};
 
 /** Titles of chats started by a message without `chatId`: the message's first words. */
 const startedChatTitleLength = 50;

@@ -48,6 +48,8 @@ export type Message = {
 	startedStreamingAt?: IsoTimestamp | null;
 	stoppedStreamingAt?: IsoTimestamp | null;
 	completedAt?: IsoTimestamp | null;
+	/** Sent by `GET /messages/{id}?chatId=` (the SDK reads it back after a send). */
+	debugInfo?: Record<string, unknown> | null;
 	[key: string]: unknown;
 };
 
@@ -176,7 +178,8 @@ export type MessageModify = {
 
 export type SpaceMessageCreate = {
 	assistantId: string;
-	chatId: string;
+	/** Without it the platform starts a chat and names it in the answer's `chatId`. */
+	chatId?: string;
 	text: string;
 	toolChoices?: string[];
 	skillChoices?: string[];
