@@ -31,7 +31,8 @@ class LocalPlatformServer implements LocalPlatform {
 	private readonly faults: FaultInjector;
 	private readonly requestLog: RequestLog;
 	private readonly dispatcher: WebhookDispatcher;
-	private readonly agent = new Agent({connections: 8});
+	/** Calls to the model (--llm-url): enough connections that completions of many replicas' slots never queue here. */
+	private readonly agent = new Agent({connections: 64});
 	/** Every pending sleep listens on this signal (and removes itself when done), so the count is unbounded by design. */
 	private readonly stop = unlimitedListeners(new AbortController());
 	private readonly background = new Set<Promise<unknown>>();
