@@ -1,15 +1,17 @@
 /** Every domain's wording table, merged: one lookup by error code. */
 import {configMessages} from './config.js';
+import {journalMessages} from './journal.js';
 import {keysMessages} from './keys.js';
 import {localMessages} from './local.js';
 import {platformMessages} from './platform.js';
 import {receiverMessages} from './receiver.js';
+import {redisMessages} from './redis.js';
 import type {ErrorWording, MessageTable} from './types.js';
 import {workflowMessages} from './workflow.js';
 
 export type {ErrorWording, MessageTable} from './types.js';
 
-const tables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, localMessages];
+const tables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, journalMessages, redisMessages, localMessages];
 
 /** The wording for `code`, or undefined when no table knows it. */
 export function wordingFor(code: string, data: Record<string, unknown>): ErrorWording | undefined {
