@@ -63,7 +63,7 @@ export class ConfigStore {
 
 	/** The whole file; throws ConfigDamagedError / ConfigAccessError when it cannot be used. */
 	all(): StoredConfig {
-		return readConfigFile(this.path) as StoredConfig;
+		return readConfigFile(this.path);
 	}
 
 	set(name: SettingName, value: string): void {
@@ -76,10 +76,7 @@ export class ConfigStore {
 	}
 
 	delete(name: SettingName): void {
-		this.update(current => {
-			const {[name]: _removed, ...rest} = current;
-			return rest;
-		});
+		this.update(current => Object.fromEntries(Object.entries(current).filter(([key]) => key !== name)));
 	}
 
 	rotation(): RotationState {

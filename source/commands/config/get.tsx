@@ -24,12 +24,12 @@ const command: Command<GetOptions> = {
 
 		return {name};
 	},
-	async run({name}, deps) {
+	run({name}, deps) {
 		const setting = deps.resolved()[name];
 		const value = setting && settingSpecs[name].secret ? mask(setting.value) : setting?.value;
 		if (deps.context.json) {
 			deps.writeJson({type: 'setting', name, value: value ?? null, source: setting?.source ?? 'not set'});
-			return setting ? 0 : 1;
+			return Promise.resolve(setting ? 0 : 1);
 		}
 
 		if (!setting) {
@@ -37,7 +37,7 @@ const command: Command<GetOptions> = {
 		}
 
 		deps.context.stdout.write(`${value}\n`);
-		return 0;
+		return Promise.resolve(0);
 	},
 };
 

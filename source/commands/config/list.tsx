@@ -16,7 +16,7 @@ const command: Command<Record<string, never>> = {
 
 		return {};
 	},
-	async run(_options, deps) {
+	run(_options, deps) {
 		const {stdout} = deps.context;
 		const resolved = deps.resolved();
 		const rows = settingNames.map(name => {
@@ -30,7 +30,7 @@ const command: Command<Record<string, never>> = {
 				deps.writeJson({type: 'setting', ...row, value: row.value ?? null});
 			}
 
-			return 0;
+			return Promise.resolve(0);
 		}
 
 		const width = Math.max(...rows.map(row => (row.value ?? '-').length), 5);
@@ -40,7 +40,7 @@ const command: Command<Record<string, never>> = {
 		}
 
 		stdout.write(`\nStored in ${deps.store().path}\n`);
-		return 0;
+		return Promise.resolve(0);
 	},
 };
 

@@ -14,7 +14,7 @@ const command: Command<Record<string, never>> = {
 
 		return {};
 	},
-	async run(_options, deps) {
+	run(_options, deps) {
 		const {path} = deps.store();
 		if (deps.context.json) {
 			deps.writeJson({type: 'path', path});
@@ -22,7 +22,7 @@ const command: Command<Record<string, never>> = {
 			deps.context.stdout.write(`${path}\n`);
 		}
 
-		return 0;
+		return Promise.resolve(0);
 	},
 };
 

@@ -4,8 +4,7 @@ import {currentApiKey} from '../../keys/current.js';
 import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../keys/rotate.js';
 import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, unsavedKeyLines} from '../../ui/keys/outcome-text.js';
-import {renderKeysApp} from '../../ui/keys/render.js';
-import {waitForApp} from '../../ui/render.js';
+import {renderApp, waitForApp} from '../../ui/render.js';
 import type {Deps} from '../deps.js';
 import type {Command} from '../types.js';
 import {booleanFlag, UsageError} from '../validators.js';
@@ -84,7 +83,7 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 		return pending;
 	};
 
-	const instance = renderKeysApp(context, (
+	const instance = renderApp(context, (
 		<RotateScreen
 			currentKeyMasked={options.currentKeyMasked}
 			currentKeySource={options.source}

@@ -4,8 +4,7 @@ import {CancelledError, UserError} from '../../errors.js';
 import {maxKeyLength} from '../../keys/current.js';
 import {storeApiKey, type StoredKey} from '../../keys/set.js';
 import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
-import {renderKeysApp} from '../../ui/keys/render.js';
-import {waitForApp} from '../../ui/render.js';
+import {renderApp, waitForApp} from '../../ui/render.js';
 import type {Deps} from '../deps.js';
 import type {Command, CommandContext} from '../types.js';
 import {booleanFlag, UsageError} from '../validators.js';
@@ -32,7 +31,7 @@ async function readKeyFromStdin(context: CommandContext): Promise<string> {
 /** Shows the masked prompt and resolves with what the user did. */
 async function promptForKey(context: CommandContext): Promise<string> {
 	let result: KeyPromptResult | undefined;
-	const instance = renderKeysApp(context, <KeyPrompt label='API key' onDone={value => {
+	const instance = renderApp(context, <KeyPrompt label='API key' onDone={value => {
 		result = value;
 	}}/>);
 	await waitForApp(instance, context.signal, () => {

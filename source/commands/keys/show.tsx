@@ -18,7 +18,7 @@ const command: Command<Record<string, never>> = {
 
 		return {};
 	},
-	async run(_options, deps) {
+	run(_options, deps) {
 		const {context} = deps;
 		const now = new Date(deps.clock.now());
 		const status = keyStatus({env: context.env, store: deps.store(), now: () => now});
@@ -49,7 +49,7 @@ const command: Command<Record<string, never>> = {
 			context.stderr.write('Warning: PLATFORM_API_KEY holds the key that was rotated out and has expired; update it to the stored key.\n');
 		}
 
-		return status.key ? 0 : 1;
+		return Promise.resolve(status.key ? 0 : 1);
 	},
 };
 

@@ -1,6 +1,6 @@
 import {Box, Text, useApp, useInput, useStdout, type Key} from 'ink';
 import Spinner from 'ink-spinner';
-import {useEffect, useRef, useState, type ReactNode} from 'react';
+import {useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode} from 'react';
 import {formatCountdown} from '../../format/duration.js';
 import type {KeySource} from '../../keys/current.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
@@ -31,6 +31,8 @@ type Phase = 'confirm' | 'rotating' | 'done' | 'closing';
 
 /** The new key's visibility: hidden, or printed once above the screen (then never again). */
 type Reveal = 'hidden' | 'spent';
+
+const defaultNow = () => new Date();
 
 /** Below this many terminal rows the screen shows its compact form, so it never fills the window. */
 const compactBelowRows = 22;
@@ -89,41 +91,45 @@ function EnvWarning({outcome}: {outcome: RotationOutcome}) {
  * its own line. With `skipConfirm` it finishes as soon as the rotation does. The command prints the
  * result as ordinary output when the screen ends.
  */
-export function RotateScreen(props: RotateScreenProps) {
+export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipConfirm = false, rotate, onDone, now = defaultNow, tickMs = 1000}: RotateScreenProps) {
 	const {exit} = useApp();
 	const {stdout, write} = useStdout();
 	const compact = (stdout.rows || 24) < compactBelowRows;
-	const now = props.now ?? (() => new Date());
-	const [phase, setPhase] = useState<Phase>(props.skipConfirm ? 'rotating' : 'confirm');
+	const [phase, setPhase] = useState<Phase>(skipConfirm ? 'rotating' : 'confirm');
 	const [outcome, setOutcome] = useState<RotationOutcome | undefined>();
 	const [reveal, setReveal] = useState<Reveal>('hidden');
 	const [interruptNotice, setInterruptNotice] = useState(false);
 	const [nowMs, setNowMs] = useState(() => now().getTime());
+	const [last, setLast] = useState<RotateScreenResult | undefined>();
 	const result = useRef<RotateScreenResult | undefined>(undefined);
 	const started = useRef(false);
 
 	// Ink re-subscribes the input handler after each render; a key pressed in between reaches the
-	// previous handler, so the handler reads the latest state through a ref, never a stale closure.
+	// previous handler, so the handler reads the latest state through a ref (which it also updates
+	// itself), never a stale closure.
 	const latest = useRef({phase, outcome, reveal, interruptNotice});
-	latest.current = {phase, outcome, reveal, interruptNotice};
+	useLayoutEffect(() => {
+		latest.current = {phase, outcome, reveal, interruptNotice};
+	});
 
-	const finish = (value: RotateScreenResult) => {
+	const finish = useCallback((value: RotateScreenResult) => {
 		if (result.current) {
 			return;
 		}
 
 		result.current = value;
 		latest.current.phase = 'closing';
+		setLast(value);
 		setPhase('closing');
-	};
+	}, []);
 
 	// Close after the final frame has been rendered.
 	useEffect(() => {
-		if (phase === 'closing' && result.current) {
-			props.onDone(result.current);
+		if (phase === 'closing' && last) {
+			onDone(last);
 			exit();
 		}
-	}, [phase]);
+	}, [phase, last, onDone, exit]);
 
 	useEffect(() => {
 		if (phase !== 'rotating' || started.current) {
@@ -131,11 +137,11 @@ export function RotateScreen(props: RotateScreenProps) {
 		}
 
 		started.current = true;
-		props.rotate().then(value => {
+		rotate().then(value => {
 			setOutcome(value);
 			setNowMs(now().getTime());
 			// With --yes, or when the key was not saved (the command prints it in full), finish now.
-			if (props.skipConfirm || !value.stored) {
+			if (skipConfirm || !value.stored) {
 				finish({kind: 'rotated', outcome: value});
 			} else if (!result.current) {
 				setPhase('done');
@@ -143,7 +149,7 @@ export function RotateScreen(props: RotateScreenProps) {
 		}, (error: unknown) => {
 			finish({kind: 'failed', error});
 		});
-	}, [phase]);
+	}, [phase, rotate, now, skipConfirm, finish]);
 
 	// The countdown: one update per tick while the overlap runs.
 	const expiresAtMs = outcome?.expiresAt ? Date.parse(outcome.expiresAt) : undefined;
@@ -158,11 +164,11 @@ export function RotateScreen(props: RotateScreenProps) {
 			if (current >= expiresAtMs) {
 				clearInterval(timer);
 			}
-		}, props.tickMs ?? 1000);
+		}, tickMs);
 		return () => {
 			clearInterval(timer);
 		};
-	}, [phase, expiresAtMs]);
+	}, [phase, expiresAtMs, now, tickMs]);
 
 	const handleKey = (input: string, key: Key) => {
 		const state = latest.current;
@@ -206,7 +212,7 @@ export function RotateScreen(props: RotateScreenProps) {
 	useInput((input, key) => {
 		// Keys typed quickly can arrive together ("rq"); handle them one by one.
 		const plain = !key.ctrl && !key.meta && !key.return && !key.escape && input.length > 1;
-		for (const part of plain ? [...input] : [input]) {
+		for (const part of plain ? Array.from(input) : [input]) {
 			handleKey(part, key);
 		}
 	});
@@ -215,9 +221,9 @@ export function RotateScreen(props: RotateScreenProps) {
 		<Box flexDirection='column' marginBottom={compact ? 0 : 1}>
 			<Text bold>Rotate the API key</Text>
 			<Row label='Current key'>
-				<Text>{props.currentKeyMasked} <Text dimColor>({props.currentKeySource === 'env' ? 'from PLATFORM_API_KEY' : 'stored'})</Text></Text>
+				<Text>{currentKeyMasked} <Text dimColor>({currentKeySource === 'env' ? 'from PLATFORM_API_KEY' : 'stored'})</Text></Text>
 			</Row>
-			{compact ? null : <Row label='Platform'><Text>{props.baseUrl}</Text></Row>}
+			{compact ? null : <Row label='Platform'><Text>{baseUrl}</Text></Row>}
 		</Box>
 	);
 
@@ -246,7 +252,6 @@ export function RotateScreen(props: RotateScreenProps) {
 		);
 	}
 
-	const last = result.current;
 	if (phase === 'closing') {
 		// A rotation's result is printed by the command as ordinary output once the screen is gone.
 		if (!last || last.kind === 'rotated') {

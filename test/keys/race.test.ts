@@ -1,0 +1,78 @@
+/**
+ * Six `keys rotate --yes` processes at once (built CLI) against one config file: the lock makes
+ * them rotate one after another, each rotating the key the one before stored, so after the short
+ * overlap the stored key still works. Repeated for several rounds.
+ */
+import {mkdtempSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {ConfigStore} from '../../source/config/store.js';
+import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import {PlatformApiError} from '../../source/platform/errors.js';
+import {PlatformClient} from '../../source/platform/client.js';
+import {runCli} from '../helpers/cli.js';
+
+const processes = 6;
+const rounds = 3;
+const overlapMs = 400;
+
+type Rotated = {type: string; key: string; previousKey: string; stored: boolean; expiresAt: string};
+
+describe('concurrent key rotations (built CLI)', () => {
+	let platform: LocalPlatform;
+
+	beforeAll(async () => {
+		platform = await startLocalPlatform({keyOverlapMs: overlapMs});
+	});
+
+	afterAll(async () => {
+		await platform.close();
+	});
+
+	it(`${processes} rotations at once leave a stored key that works after the overlap, ${rounds} rounds`, async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		store.set('apiKey', platform.apiKey);
+		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
+		for (let round = 0; round < rounds; round++) {
+			const first = store.get('apiKey') ?? '';
+			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: 60_000})));
+			for (const result of results) {
+				expect(result.stderr).toBe('');
+				expect(result.code).toBe(0);
+			}
+
+			// Each rotation rotated the key the one before it stored: one chain from the first key.
+			const rotated = results.map(result => JSON.parse(result.stdout.trim()) as Rotated);
+			expect(rotated.every(entry => entry.type === 'rotated' && entry.stored)).toBe(true);
+			const newKeys = new Set(rotated.map(entry => entry.key));
+			const previous = rotated.map(entry => entry.previousKey);
+			expect(newKeys.size).toBe(processes);
+			expect(new Set(previous).size).toBe(processes);
+			expect(previous.filter(key => key === `…${first.slice(-4)}`)).toHaveLength(1);
+			const stored = store.get('apiKey') ?? '';
+			expect(stored).toBe(platform.apiKey);
+			expect(previous).not.toContain(`…${stored.slice(-4)}`);
+
+			// Past every overlap, a real call with the stored key succeeds and the first key is refused.
+			const latest = Math.max(...rotated.map(entry => Date.parse(entry.expiresAt)));
+			while (Date.now() <= latest + 50) {
+				await sleep(Math.max(10, latest + 60 - Date.now()));
+			}
+
+			const withStored = new PlatformClient({...platform.settings(), apiKey: stored, retries: 0});
+			const withFirst = new PlatformClient({...platform.settings(), apiKey: first, retries: 0});
+			try {
+				await expect(withStored.getSpace(platform.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
+				const refused = await withFirst.getSpace(platform.assistantId).then(() => undefined, (error: unknown) => error);
+				expect(refused).toBeInstanceOf(PlatformApiError);
+				expect((refused as PlatformApiError).status).toBe(401);
+			} finally {
+				await withStored.close();
+				await withFirst.close();
+			}
+		}
+	});
+});
