@@ -177,7 +177,6 @@ const command: Command<ServeOptions> = {
 
 						// A second Ctrl+C: quit now, as the shell does on a second SIGINT.
 						const open = receiver.counters().processing;
-						app?.clear();
 						app?.unmount();
 						context.stderr.write(`Quit without waiting: ${plural(open, 'job')} left unfinished; ${options.redisUrl ? 'another replica takes them over' : 'the next serve on this data directory resumes them'}.\n`);
 						process.exit(130);

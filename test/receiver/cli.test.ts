@@ -270,8 +270,8 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		try {
 			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
 			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)![1]!;
-			await session.waitFor('secrets 1 ok');
-			await session.waitFor(/previous key …prev valid for 2[01]h \d\dm \d\ds/);
+			await session.waitFor('1 endpoint secret');
+			await session.waitFor(/previous key …prev valid for 2[01] h \d\d min/);
 			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen', '--secret', platform.endpointSecret]);
 			expect(sent.code).toBe(0);

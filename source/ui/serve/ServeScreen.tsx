@@ -1,22 +1,24 @@
 import {Box, Static, Text, useInput, useStdin, useStdout} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useRef, useState} from 'react';
+import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../receiver/events.js';
-import {countersText, cut, formatCountdown, formatMs} from './format.js';
+import {detailLines} from './details.js';
+import {liveLayout} from './layout.js';
+import {paint, rowLine, rowParts, rowWidth, statusColor, toneColor} from './rows.js';
 import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
+import {StatusPanel, statusPanelLines, type KeyStatus} from './StatusPanel.js';
+import {useTerminalSize} from './use-terminal-size.js';
 
-/** What the screen needs from the receiver. */
+export type {KeyStatus} from './StatusPanel.js';
+
+/** What the screen needs from the receiver; the optional members power details, replay and the cluster figures. */
 export type ServeSource = {
 	on(type: 'event', listener: ReceiverEventListener): () => void;
 	counters(): ReceiverCounters;
-};
-
-/** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
-export type KeyStatus = {
-	keyMasked: string;
-	previousKeyMasked?: string;
-	/** ISO time the previous key stops working. */
-	previousKeyExpiresAt?: string;
+	event?: (id: string) => Promise<StoredEvent | undefined>;
+	replay?: (id: string) => Promise<ReplayResult>;
+	backendStats?: () => Promise<BackendStats>;
 };
 
 export type ServeScreenProps = {
@@ -37,99 +39,141 @@ export type ServeScreenProps = {
 	color?: boolean;
 };
 
-const toneColor: Record<LogRow['tone'], string | undefined> = {
-	ok: 'green',
-	warn: 'yellow',
-	error: 'red',
-	info: 'cyan',
-	live: undefined,
-};
-
-function statusColor(status: number): string {
-	if (status >= 200 && status < 300) {
-		return 'green';
-	}
-
-	return status >= 500 ? 'yellow' : 'red';
-}
-
-function Row({row, live = false}: {row: LogRow; live?: boolean}) {
-	const middle = `  ${row.label}${row.chatId ? `  ${row.chatId}` : ''}${row.text === undefined ? '' : `  ${JSON.stringify(cut(row.text, 40))}`}  `;
+function LiveRow({row, width, spinning}: {row: LogRow; width: number; spinning: boolean}) {
+	// Live stages are short ("generating (3 documents found)"): they always show in full.
+	const parts = rowParts(row, width, {reserved: 2, minimumDetail: 32});
 	return (
-		<Text wrap="wrap">
-			<Text dimColor>{row.time}</Text>
+		<Text wrap="truncate-end">
+			<Text dimColor>{parts.time}</Text>
 			{'  '}
-			<Text color={statusColor(row.status)}>{row.status}</Text>
-			{middle}
-			{live ? <Text color="cyan"><Spinner type="dots" />{' '}</Text> : null}
-			<Text color={toneColor[row.tone]}>{row.detail}</Text>
+			<Text color={statusColor(row.status)}>{parts.status}</Text>
+			{parts.middle}
+			{spinning ? <Text color="cyan"><Spinner type="dots" />{' '}</Text> : '  '}
+			<Text color={toneColor[row.tone]}>{parts.detail}</Text>
 		</Text>
 	);
 }
 
-const sgr: Record<string, [number, number]> = {
-	dim: [2, 22],
-	red: [31, 39],
-	green: [32, 39],
-	yellow: [33, 39],
-	cyan: [36, 39],
-};
-
-function paint(text: string, style: string | undefined, color: boolean): string {
-	const codes = style ? sgr[style] : undefined;
-	return color && codes ? `\u001B[${codes[0]}m${text}\u001B[${codes[1]}m` : text;
-}
-
-/**
- * A finished row as one line of text. Finished rows are written in batches, each batch one <Text>
- * inside <Static>: a node per row costs Ink several milliseconds of layout, a line costs little.
- */
-export function rowLine(row: LogRow, color: boolean): string {
-	const middle = `  ${row.label}${row.chatId ? `  ${row.chatId}` : ''}${row.text === undefined ? '' : `  ${JSON.stringify(cut(row.text, 40))}`}  `;
-	return `${paint(row.time, 'dim', color)}  ${paint(String(row.status), statusColor(row.status), color)}${middle}${paint(row.detail, toneColor[row.tone], color)}`;
-}
-
 type StaticItem = {kind: 'banner'; key: string} | {kind: 'rows'; key: string; text: string};
 
-/**
- * Finished rows written per render; a flood beyond it waits for the next render. Ink re-tokenizes
- * every character it writes, so this bounds the time a render takes
- * the event loop away from the receiver (50 rows per 100 ms render: at most 500 rows a second).
- */
+/** What a render shows: a copy made at each flush, so rendering never reads the folded state. */
+type View = {
+	batch: {id: number; items: StaticItem[]};
+	/** The first live rows (no terminal shows more). */
+	live: LogRow[];
+	liveCount: number;
+	recent: LogRow[];
+	draining?: ServeState['draining'];
+	stopped?: ServeState['stopped'];
+};
+
+const initialView: View = {batch: {id: 0, items: [{kind: 'banner', key: 'banner'}]}, live: [], liveCount: 0, recent: []};
+
+/** Live rows copied per flush: more than any terminal has lines. */
+const maxLiveCopied = 300;
+
+/** Finished rows written per render (Ink re-tokenizes every character it writes: this bounds a render). */
 const maxRowsPerFlush = 50;
-/**
- * Finished rows waiting to be written (about a second behind at most); past it the oldest waiting
- * rows are summarized in one line instead of shown. The counters stay exact; --json logs all.
- */
+/** Finished rows waiting to be written; past it the oldest are summarized in one line. */
 const maxPendingRows = 500;
+
+function replayText(id: string, result: ReplayResult): string {
+	switch (result.outcome) {
+		case 'done': {
+			return `replayed ${id}: ${result.result.status}${result.result.error ? ` (${result.result.error})` : ''}`;
+		}
+
+		case 'queued': {
+			return `replay of ${id} queued for the replicas`;
+		}
+
+		case 'busy': {
+			return `${id} is being processed by ${result.holder}; not replayed`;
+		}
+
+		case 'unknown': {
+			return `${id} is no longer stored`;
+		}
+	}
+}
 
 /**
  * The live event log of `platform-tui serve`: a row per request or event (finished rows in
- * <Static>), the jobs still running with their stage, and a status panel with the listen address,
- * secrets, API key (and the previous key's countdown while it is still valid) and the counters.
- * Receiver events are folded into a ref and rendered at most every `flushIntervalMs`.
+ * <Static>, one line each), the jobs still running with their stage, the selected row and its
+ * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, secretCount, drainTimeoutMs, keyStatus, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, keyStatus, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
-	const color = colorProp ?? (Boolean(stdout.isTTY) && !process.env.NO_COLOR && process.env.FORCE_COLOR !== '0');
+	const size = useTerminalSize();
+	const width = rowWidth(size.columns);
+	const color = colorProp ?? (stdout.isTTY && !process.env.NO_COLOR && process.env.FORCE_COLOR !== '0');
+	/** Receiver events fold into this (no render per event); `flush` copies what is shown into `view`. */
 	const state = useRef<ServeState>(initialServeState());
-	/**
-	 * The rows of the latest render for <Static>. Static writes each item once; a new batch gets a
-	 * new Static (keyed by the batch number), so rows already written are not kept in memory.
-	 */
-	const batch = useRef<{id: number; items: StaticItem[]}>({id: 0, items: [{kind: 'banner', key: 'banner'}]});
-	const [, setVersion] = useState(0);
+	const [view, setView] = useState<View>(initialView);
 	const [clockNow, setClockNow] = useState(now());
 	const [key, setKey] = useState<KeyStatus>(() => keyStatus());
+	const [queue, setQueue] = useState<BackendStats['queue']>();
+	const [selected, setSelected] = useState<string>();
+	const [details, setDetails] = useState<{id: string; event: StoredEvent | undefined}>();
+	const [notice, setNotice] = useState<string>();
+	const [quitting, setQuitting] = useState(false);
 	const {isRawModeSupported} = useStdin();
-	const quitting = useRef(false);
+	const stopping = useRef(false);
+	const widthRef = useRef(width);
+	useEffect(() => {
+		widthRef.current = width;
+	}, [width]);
+	const {recent} = view;
+	const selectedIndex = selected === undefined ? -1 : recent.findIndex(row => row.key === selected);
+	const selectedRow = selectedIndex === -1 ? undefined : recent[selectedIndex];
 
 	useInput((input, pressed) => {
 		if (input === 'q' || (pressed.ctrl && input === 'c')) {
-			onQuit(quitting.current);
-			quitting.current = true;
+			if (stopping.current) {
+				setQuitting(true);
+			} else {
+				onQuit(false);
+			}
+
+			stopping.current = true;
+			return;
 		}
-	}, {isActive: isRawModeSupported === true});
+
+		if (pressed.upArrow || pressed.downArrow) {
+			const from = selectedIndex === -1 ? recent.length : selectedIndex;
+			const next = Math.min(recent.length - 1, Math.max(0, from + (pressed.upArrow ? -1 : 1)));
+			setSelected(recent[next]?.key);
+			setDetails(undefined);
+		} else if (pressed.escape) {
+			setSelected(undefined);
+			setDetails(undefined);
+		} else if (pressed.return && selectedRow?.eventId) {
+			const id = selectedRow.eventId;
+			if (details?.id === id) {
+				setDetails(undefined);
+			} else {
+				setDetails({id, event: undefined});
+				void source.event?.(id).then(event => {
+					setDetails(current => current?.id === id ? {id, event} : current);
+				}, () => undefined);
+			}
+		} else if (input === 'r' && selectedRow?.eventId && selectedRow.stage === 'failed' && source.replay) {
+			const id = selectedRow.eventId;
+			setNotice(`replaying ${id}…`);
+			source.replay(id).then(result => {
+				setNotice(replayText(id, result));
+			}, (error: unknown) => {
+				setNotice(`replay of ${id} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+			});
+		}
+	}, {isActive: isRawModeSupported});
+
+	useEffect(() => {
+		if (quitting) {
+			// Rendered once without spinners; now the caller may unmount and exit.
+			onQuit(true);
+		}
+	}, [quitting, onQuit]);
 
 	useEffect(() => {
 		let timer: NodeJS.Timeout | undefined;
@@ -144,97 +188,107 @@ export function ServeScreen({source, url, secretCount, drainTimeoutMs, keyStatus
 			}
 
 			for (const row of done.splice(0, all ? done.length : maxRowsPerFlush)) {
-				lines.push(rowLine(row, color));
+				lines.push(rowLine(row, color, widthRef.current));
 			}
 
-			if (lines.length > 0) {
-				const id = batch.current.id + 1;
-				batch.current = {id, items: [{kind: 'rows', key: `rows-${id}`, text: lines.join('\n')}]};
-			}
-
-			setVersion(version => version + 1);
+			const {live, recent: latest, draining, stopped} = state.current;
+			setView(previous => ({
+				// Static writes each item once; a new batch gets a new Static (keyed by the batch number).
+				batch: lines.length > 0 ? {id: previous.batch.id + 1, items: [{kind: 'rows', key: `rows-${previous.batch.id + 1}`, text: lines.join('\n')}]} : previous.batch,
+				live: [...live.values()].slice(0, maxLiveCopied),
+				liveCount: live.size,
+				recent: [...latest],
+				...(draining ? {draining} : {}),
+				...(stopped ? {stopped} : {}),
+			}));
 			if (done.length > 0) {
 				timer = setTimeout(flush, flushIntervalMs);
 			}
 		};
 
-		const flushSoon = () => {
-			timer ??= setTimeout(flush, flushIntervalMs);
-		};
-
-		const unsubscribe = source.on('event', event => {
+		const unsubscribe = source.on('event', (event: ReceiverEvent) => {
 			applyEvent(state.current, event);
 			if (event.type === 'stopped') {
 				// The last render before the screen is released shows every remaining row.
-				if (timer) {
-					clearTimeout(timer);
-				}
-
+				clearTimeout(timer);
 				flush(true);
 				return;
 			}
 
-			flushSoon();
+			timer ??= setTimeout(flush, flushIntervalMs);
 		});
 		return () => {
 			unsubscribe();
-			if (timer) {
-				clearTimeout(timer);
-			}
+			clearTimeout(timer);
 		};
 	}, [source, flushIntervalMs, color]);
 
 	useEffect(() => {
-		const ticker = setInterval(() => {
+		const tick = () => {
 			setClockNow(now());
 			try {
 				setKey(keyStatus());
 			} catch {
 				// Keep the last known key status if the store cannot be read for a moment.
 			}
-		}, 1000);
+
+			void source.backendStats?.().then(stats => {
+				setQueue(stats.queue);
+			}, () => undefined);
+		};
+
+		tick();
+		const ticker = setInterval(tick, 1000);
 		return () => {
 			clearInterval(ticker);
 		};
-	}, [keyStatus, now]);
+	}, [keyStatus, now, source]);
 
-	const {live, draining, stopped} = state.current;
+	const {live, liveCount, draining, stopped, batch} = view;
 	const counters = stopped?.counters ?? source.counters();
-	const expiresAt = key.previousKeyExpiresAt ? Date.parse(key.previousKeyExpiresAt) : Number.NaN;
-	const previousValid = Number.isFinite(expiresAt) && expiresAt > clockNow;
+	const statusLines = statusPanelLines({...(store ? {store} : {}), ...(queue ? {queue} : {})});
+	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
+	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined || notice !== undefined, detailsWanted: wantedDetails, live: liveCount});
+	const liveShown = live.slice(0, layout.liveRows);
 	return (
 		<Box flexDirection="column">
-			<Static key={batch.current.id} items={batch.current.items}>
-				{item => {
-					if (item.kind === 'banner') {
-						return (
-							<Box key={item.key} flexDirection="column" marginBottom={1}>
-								<Text><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST {url}/webhook · GET {url}/health)</Text>
-							</Box>
-						);
-					}
-
-					return <Text key={item.key}>{item.text}</Text>;
-				}}
+			<Static key={batch.id} items={batch.items}>
+				{item => item.kind === 'banner'
+					? (
+						<Box key={item.key} marginBottom={1}>
+							<Text wrap="truncate-end"><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST /webhook · GET /health)</Text>
+						</Box>
+					)
+					: <Text key={item.key}>{item.text}</Text>}
 			</Static>
-			{[...live.values()].map(row => <Row key={row.key} row={row} live />)}
-			<Box flexDirection="column" borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1} marginTop={live.size > 0 ? 1 : 0}>
-				<Text>
-					<Text bold>{url}</Text>
-					{'  ·  '}
-					<Text color="green">{`secrets ${secretCount} ok`}</Text>
-					{'  ·  key '}
-					<Text bold>{key.keyMasked}</Text>
-					{previousValid
-						? <Text color="yellow">{`  ·  previous key ${key.previousKeyMasked ?? ''} valid for ${formatCountdown(expiresAt - clockNow)}`}</Text>
-						: null}
-				</Text>
-				<Text>{countersText(counters)}</Text>
-				{stopped
-					? <Text dimColor>{`Stopped.${stopped.cutOff > 0 ? ` ${stopped.cutOff} job${stopped.cutOff === 1 ? '' : 's'} cut off at the drain deadline (logs FAILED, apology written).` : ''}`}</Text>
-					: (draining
-						? <Text color="yellow"><Spinner type="dots" />{` Stopping: no new events; waiting up to ${formatMs(draining.timeoutMs)} for ${counters.processing} job${counters.processing === 1 ? '' : 's'}… (Ctrl+C again quits at once)`}</Text>
-						: <Text dimColor>{`q or Ctrl+C to stop (running jobs get up to ${formatMs(drainTimeoutMs)} to finish)`}</Text>)}
+			{liveShown.map(row => <LiveRow key={row.key} row={row} width={width} spinning={!quitting && !stopped} />)}
+			{layout.hiddenLive > 0 ? <Text dimColor>{`… ${layout.hiddenLive} more running (not shown: the terminal is too short)`}</Text> : null}
+			{selectedRow || notice
+				? <Text inverse={selectedRow !== undefined} wrap="truncate-end">{selectedRow ? `› ${rowLine(selectedRow, false, width - 2)}` : notice}</Text>
+				: null}
+			{details && selectedRow && layout.detailLines > 0
+				? (
+					<Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
+						{detailLines(selectedRow, details.event, width - 4, layout.detailLines - 2).map((line, index) => <Text key={String(index)} wrap="truncate-end">{line}</Text>)}
+					</Box>
+				)
+				: null}
+			<Box marginTop={liveShown.length > 0 ? 1 : 0}>
+				<StatusPanel
+					url={url}
+					secretCount={secretCount}
+					{...(store ? {store} : {})}
+					keyStatus={key}
+					now={clockNow}
+					counters={counters}
+					{...(queue ? {queue} : {})}
+					drainTimeoutMs={drainTimeoutMs}
+					{...(draining ? {draining} : {})}
+					{...(stopped ? {stopped} : {})}
+					quitting={quitting}
+					selectable={source.event !== undefined}
+					width={width}
+				/>
 			</Box>
 		</Box>
 	);
@@ -263,6 +317,9 @@ export function replayingSource(source: ServeSource): ServeSource & {dispose(): 
 	});
 	return {
 		counters: () => source.counters(),
+		...(source.event ? {event: source.event.bind(source)} : {}),
+		...(source.replay ? {replay: source.replay.bind(source)} : {}),
+		...(source.backendStats ? {backendStats: source.backendStats.bind(source)} : {}),
 		on(_type, listener) {
 			listeners.add(listener);
 			for (const event of buffered.splice(0)) {

@@ -1,3 +1,5 @@
+import {formatMs} from '../../format/duration.js';
+import {oneLine, plural} from '../../format/text.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
 /** Local wall-clock time HH:MM:SS of an ISO timestamp. */
@@ -10,13 +12,6 @@ export function clock(iso: string): string {
 /** The event type without the common `platform.chat.` prefix. */
 export function shortType(eventType: string): string {
 	return eventType.replace(/^platform\.chat\./, '');
-}
-
-/** Cuts text to `max` characters on one line, with an ellipsis. */
-export function cut(text: string, max: number): string {
-	const oneLine = text.replace(/\s+/g, ' ').trim();
-	const characters = [...oneLine];
-	return characters.length <= max ? oneLine : `${characters.slice(0, Math.max(1, max - 1)).join('')}…`;
 }
 
 const reasonTexts: Record<RejectionReason, string> = {
@@ -41,39 +36,6 @@ export function rejectionText(reason: RejectionReason): string {
 	return reasonTexts[reason];
 }
 
-/** Formats a duration for "answered in …". */
-export function formatMs(ms: number): string {
-	if (ms < 10_000) {
-		return `${Math.round(ms)} ms`;
-	}
-
-	const seconds = ms / 1000;
-	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
-}
-
-/** A countdown such as `23h 59m 12s`, `4m 03s` or `9s`. */
-export function formatCountdown(ms: number): string {
-	const total = Math.max(0, Math.floor(ms / 1000));
-	const days = Math.floor(total / 86_400);
-	const hours = Math.floor((total % 86_400) / 3600);
-	const minutes = Math.floor((total % 3600) / 60);
-	const seconds = total % 60;
-	const pad = (value: number) => String(value).padStart(2, '0');
-	if (days > 0) {
-		return `${days}d ${hours}h ${pad(minutes)}m`;
-	}
-
-	if (hours > 0) {
-		return `${hours}h ${pad(minutes)}m ${pad(seconds)}s`;
-	}
-
-	if (minutes > 0) {
-		return `${minutes}m ${pad(seconds)}s`;
-	}
-
-	return `${seconds}s`;
-}
-
 /** The live stage of a chosen-module job, in words. */
 export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup'>): string {
 	switch (event.stage) {
@@ -86,7 +48,7 @@ export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durat
 		}
 
 		case 'generating': {
-			return `generating (${event.documents ?? 0} document${event.documents === 1 ? '' : 's'} found)`;
+			return `generating (${plural(event.documents ?? 0, 'document')} found)`;
 		}
 
 		case 'answered': {
@@ -98,7 +60,7 @@ export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durat
 			const parts: string[] = [];
 			if (cleanup) {
 				if (cleanup.logsFailed > 0) {
-					parts.push(`${cleanup.logsFailed} log${cleanup.logsFailed === 1 ? '' : 's'} set FAILED`);
+					parts.push(`${plural(cleanup.logsFailed, 'log')} set FAILED`);
 				}
 
 				parts.push(cleanup.apologyWritten ? 'apology written' : 'apology NOT written');
@@ -161,7 +123,7 @@ export function plainLine(event: ReceiverEvent): string {
 			}
 
 			if (event.text !== undefined) {
-				parts.push(JSON.stringify(cut(event.text, 60)));
+				parts.push(JSON.stringify(oneLine(event.text, 60)));
 			}
 
 			parts.push(handlingText(event));
@@ -177,12 +139,12 @@ export function plainLine(event: ReceiverEvent): string {
 		}
 
 		case 'draining': {
-			return `${time}  stopping: no new events; waiting up to ${formatMs(event.timeoutMs)} for ${event.jobs} job${event.jobs === 1 ? '' : 's'}`;
+			return `${time}  stopping: no new events; waiting up to ${formatMs(event.timeoutMs)} for ${plural(event.jobs, 'job')}`;
 		}
 
 		case 'stopped': {
-			const cut = event.cutOff > 0 ? `; ${event.cutOff} job${event.cutOff === 1 ? '' : 's'} cut off (logs FAILED, apology written)` : '';
-			return `${time}  stopped: ${countersText(event.counters)}${cut}`;
+			const cutOff = event.cutOff > 0 ? `; ${plural(event.cutOff, 'job')} cut off (logs FAILED, apology written)` : '';
+			return `${time}  stopped: ${countersText(event.counters)}${cutOff}`;
 		}
 	}
 }

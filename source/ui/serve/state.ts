@@ -5,21 +5,27 @@ import {clock, handlingText, rejectionText, shortType, stageText} from './format
 export type LogRow = {
 	/** Unique and stable (React key). */
 	key: string;
+	/** The event it is about, when it names one (selection, details, replay). */
+	eventId?: string;
 	time: string;
 	status: number;
 	/** Short event type, or `METHOD /path` for a rejected request. */
 	label: string;
 	chatId?: string;
 	text?: string;
-	/** What happened, or the live stage. */
+	/** What happened, or the live stage (cut to the width in the row). */
 	detail: string;
+	/** The whole story when the row's detail leaves part of it out (shown in the details). */
+	full?: string;
 	tone: 'ok' | 'warn' | 'error' | 'info' | 'live';
 	stage?: JobStage;
 };
 
 export type ServeState = {
-	/** Finished rows, append-only (they go into <Static>). */
+	/** Finished rows not yet written (they go into <Static>). */
 	done: LogRow[];
+	/** The latest finished rows that name an event, oldest first: what the arrow keys select. */
+	recent: LogRow[];
 	/** Rows of chosen-module jobs still queued or running, by event id. */
 	live: Map<string, LogRow>;
 	draining?: {jobs: number; timeoutMs: number; at: string};
@@ -27,7 +33,20 @@ export type ServeState = {
 };
 
 export function initialServeState(): ServeState {
-	return {done: [], live: new Map()};
+	return {done: [], recent: [], live: new Map()};
+}
+
+/** How many finished rows stay selectable. */
+export const maxRecentRows = 200;
+
+function finish(state: ServeState, row: LogRow): void {
+	state.done.push(row);
+	if (row.eventId) {
+		state.recent.push(row);
+		if (state.recent.length > maxRecentRows) {
+			state.recent.splice(0, state.recent.length - maxRecentRows);
+		}
+	}
 }
 
 let sequence = 0;
@@ -41,12 +60,14 @@ const nextKey = (prefix: string) => `${prefix}-${++sequence}`;
 export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 	switch (event.type) {
 		case 'rejected': {
-			state.done.push({
+			finish(state, {
 				key: nextKey('rejected'),
+				...(event.eventId ? {eventId: event.eventId} : {}),
 				time: clock(event.at),
 				status: event.status,
 				label: `${event.method} ${event.path}`,
-				detail: `rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}`,
+				detail: `rejected: ${rejectionText(event.reason)}, from ${event.remoteAddress}`,
+				full: `rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}`,
 				tone: 'error',
 			});
 			return;
@@ -55,6 +76,7 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 		case 'accepted': {
 			const row: LogRow = {
 				key: nextKey('accepted'),
+				...(event.eventId ? {eventId: event.eventId} : {}),
 				time: clock(event.at),
 				status: event.status,
 				label: shortType(event.eventType),
@@ -68,15 +90,16 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 				row.stage = 'queued';
 				state.live.set(event.eventId, row);
 			} else {
-				state.done.push(row);
+				finish(state, row);
 			}
 
 			return;
 		}
 
 		case 'duplicate': {
-			state.done.push({
+			finish(state, {
 				key: nextKey('duplicate'),
+				eventId: event.eventId,
 				time: clock(event.at),
 				status: event.status,
 				label: shortType(event.eventType),
@@ -98,7 +121,7 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 			if (event.stage === 'answered' || event.stage === 'failed') {
 				row.tone = event.stage === 'answered' ? 'ok' : 'error';
 				state.live.delete(event.eventId);
-				state.done.push({...row, key: nextKey('finished')});
+				finish(state, {...row, key: nextKey('finished')});
 			}
 
 			return;

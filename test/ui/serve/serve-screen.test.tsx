@@ -1,9 +1,10 @@
 import {render} from 'ink-testing-library';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../source/receiver/index.js';
-import {plainLine} from '../../source/ui/serve/format.js';
-import {replayingSource, ServeScreen, type KeyStatus} from '../../source/ui/serve/ServeScreen.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
+import {plainLine} from '../../../source/ui/serve/format.js';
+import {replayingSource, ServeScreen, type KeyStatus, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
+import type {StoredEvent} from '../../../source/receiver/backend.js';
 
 function fakeSource() {
 	const listeners = new Set<ReceiverEventListener>();
@@ -27,6 +28,7 @@ function fakeSource() {
 }
 
 const at = '2025-01-01T10:00:00.000Z';
+const arrowUp = '\u001B[A';
 const accepted = (fields: Partial<Extract<ReceiverEvent, {type: 'accepted'}>>): ReceiverEvent => ({
 	type: 'accepted',
 	at,
@@ -41,7 +43,6 @@ const accepted = (fields: Partial<Extract<ReceiverEvent, {type: 'accepted'}>>): 
 
 async function waitFor(check: () => boolean): Promise<void> {
 	for (let attempt = 0; attempt < 200 && !check(); attempt++) {
-		// eslint-disable-next-line no-await-in-loop
 		await sleep(20);
 	}
 
@@ -60,10 +61,10 @@ describe('ServeScreen (the event log)', () => {
 		cleanup = undefined;
 	});
 
-	function mount(options: {key?: KeyStatus; now?: number} = {}) {
+	function mount(options: {key?: KeyStatus; now?: number; extras?: Partial<ServeSource>} = {}) {
 		const source = fakeSource();
 		// Events emitted right after the first render (before the screen subscribed) are replayed.
-		const replaying = replayingSource(source);
+		const replaying = replayingSource({...source, on: source.on.bind(source), counters: source.counters, ...options.extras});
 		const quits: boolean[] = [];
 		const key = options.key ?? {keyMasked: '…abcd'};
 		const instance = render(
@@ -97,7 +98,7 @@ describe('ServeScreen (the event log)', () => {
 		await waitFor(() => screen(instance.frames).includes('from 10.0.0.7'));
 		const text = screen(instance.frames);
 		expect(text).toContain('listening on http://127.0.0.1:8080');
-		expect(text).toContain('secrets 2 ok');
+		expect(text).toContain('2 endpoint secrets');
 		expect(text).toContain('key …abcd');
 		expect(text).toContain('received 3 · verified 2 · rejected 1 · duplicates 0 · processing 0 · answered 0 · failed 0');
 		expect(text).not.toContain('previous key');
@@ -108,7 +109,7 @@ describe('ServeScreen (the event log)', () => {
 		source.emit({type: 'rejected', at, request: 1, method: 'POST', path: '/webhook', remoteAddress: '10.0.0.7', status: 400, reason: 'timestamp-outside-tolerance', error: 'Invalid signature'});
 		await waitFor(() => screen(instance.frames).includes('from 10.0.0.7'));
 		const text = screen(instance.frames);
-		expect(text).toMatch(/\d\d:\d\d:\d\d 400 POST \/webhook rejected: Invalid signature \(Created-At outside the tolerance\) from 10\.0\.0\.7/);
+		expect(text).toMatch(/\d\d:\d\d:\d\d 400 POST \/webhook rejected: Created-At outside the tolerance, from 10\.0\.0\.7/);
 	});
 
 	it('follows a chosen event through its stages, then moves it to the finished rows', async () => {
@@ -116,7 +117,8 @@ describe('ServeScreen (the event log)', () => {
 		source.emit(accepted({eventId: 'evt_1', chatId: 'chat_42', text: 'What does the harbour lighthouse keeper write in the leather log book every evening?'}));
 		await waitFor(() => flat(instance.lastFrame()).includes('chat_42'));
 		expect(flat(instance.lastFrame())).toContain('chat_42');
-		expect(flat(instance.lastFrame())).toContain('"What does the harbour lighthouse keeper…"');
+		// One line per event: the text gets what the width leaves (100 columns here).
+		expect(flat(instance.lastFrame())).toMatch(/chat_42 "What does the[\w ]*…" /);
 		expect(flat(instance.lastFrame())).toContain('queued');
 		source.emit({type: 'stage', at, eventId: 'evt_1', chatId: 'chat_42', stage: 'searching'});
 		await waitFor(() => flat(instance.lastFrame()).includes('searching'));
@@ -136,7 +138,14 @@ describe('ServeScreen (the event log)', () => {
 		source.emit(accepted({eventId: 'evt_2', chatId: 'chat_9', text: 'Hi'}));
 		source.emit({type: 'stage', at, eventId: 'evt_2', chatId: 'chat_9', stage: 'failed', durationMs: 40, reason: 'POST /openai/chat/completions failed with HTTP 502: model down', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
 		await waitFor(() => screen(instance.frames).includes('failed:'));
-		expect(screen(instance.frames)).toContain('failed: POST /openai/chat/completions failed with HTTP 502: model down (1 log set FAILED, apology written)');
+		// The row holds what fits on one line; the whole reason is in the selected row's details.
+		expect(screen(instance.frames)).toContain('failed: POST /openai/chat/completions');
+		await sleep(30);
+		instance.stdin.write(arrowUp);
+		await waitFor(() => flat(instance.lastFrame()).includes('› '));
+		instance.stdin.write('\r');
+		await waitFor(() => flat(instance.lastFrame()).includes('(1 log set FAILED, apology written)'));
+		expect(flat(instance.lastFrame())).toContain('evt_2: failed: POST /openai/chat/completions failed with HTTP 502: model down (1 log set FAILED, apology written)');
 	});
 
 	it('shows user messages, duplicates, unhandled and invalid events as finished rows', async () => {
@@ -157,7 +166,7 @@ describe('ServeScreen (the event log)', () => {
 		const now = Date.parse(at);
 		const {instance} = mount({now, key: {keyMasked: '…newk', previousKeyMasked: '…oldk', previousKeyExpiresAt: new Date(now + (((2 * 3600) + (5 * 60) + 7) * 1000)).toISOString()}});
 		await waitFor(() => flat(instance.lastFrame()).includes('key …newk'));
-		expect(flat(instance.lastFrame())).toContain('previous key …oldk valid for 2h 05m 07s');
+		expect(flat(instance.lastFrame())).toContain('previous key …oldk valid for 2 h 05 min');
 	});
 
 	it('hides an expired previous key', async () => {
@@ -188,6 +197,95 @@ describe('ServeScreen (the event log)', () => {
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopped.'));
 		expect(flat(instance.lastFrame())).toContain('answered 1 · failed 1');
 		expect(flat(instance.lastFrame())).toContain('1 job cut off at the drain deadline');
+	});
+
+	/** Gives the fake terminal a size and tells the screen, as a terminal resize does. */
+	function resize(stdout: unknown, columns: number, rows: number): void {
+		Object.defineProperty(stdout, 'columns', {value: columns, configurable: true});
+		Object.defineProperty(stdout, 'rows', {value: rows, configurable: true});
+		(stdout as {emit(name: string): void}).emit('resize');
+	}
+
+	const spinnerFrames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+
+	it('keeps the live area shorter than the terminal, one line per row, and follows resizes', async () => {
+		const {source, instance} = mount();
+		resize(instance.stdout, 80, 15);
+		for (let index = 0; index < 30; index++) {
+			source.emit(accepted({eventId: `evt_live_${index}`, chatId: `chat_${index}`, text: 'A question long enough to be cut on a terminal of eighty columns, surely'}));
+		}
+
+		await waitFor(() => flat(instance.lastFrame()).includes('more running'));
+		// The banner and its blank line are <Static> output (scrollback); the rest is the live area.
+		const liveArea = () => (instance.lastFrame() ?? '').split('\n').slice(2);
+		const lines = liveArea();
+		expect(lines.length).toBeLessThan(15);
+		for (const line of lines) {
+			expect(Array.from(line).length).toBeLessThanOrEqual(80);
+		}
+
+		resize(instance.stdout, 120, 40);
+		await waitFor(() => liveArea().length > 20);
+		expect(liveArea().length).toBeLessThan(40);
+		// The status line fits 120 columns without wrapping.
+		expect((instance.lastFrame() ?? '').split('\n').filter(line => line.includes('endpoint secrets'))).toHaveLength(1);
+	});
+
+	it('selects a row with the arrows, opens its details with Enter (steps, masked signature), replays a failed one with r', async () => {
+		const stored: StoredEvent = {
+			id: 'evt_sel',
+			event: 'platform.chat.external-module.chosen',
+			receivedAt: at,
+			updatedAt: at,
+			body: '{"id":"evt_sel","payload":{"chatid":"chat_s"}}',
+			headers: {'x-platform-signature': 'f'.repeat(60) + 'abcd', 'x-platform-created-at': '1735725600'},
+			status: 'failed',
+			error: 'model down',
+			steps: [{name: 'log-created', at, data: {order: 1, id: 'log_1'}}, {name: 'failing', at, error: 'model down'}],
+			attempts: 1,
+		};
+		const replays: string[] = [];
+		const {source, instance} = mount({extras: {
+			event: async id => Promise.resolve(id === 'evt_sel' ? stored : undefined),
+			replay: async id => {
+				replays.push(id);
+				return Promise.resolve({outcome: 'done', result: {status: 'answered'}});
+			},
+			backendStats: async () => Promise.resolve({count: 1, queue: {waiting: 4, active: 2, completed: 30, failed: 1}}),
+		}});
+		source.emit(accepted({eventId: 'evt_sel', chatId: 'chat_s', text: 'Hi'}));
+		source.emit({type: 'stage', at, eventId: 'evt_sel', chatId: 'chat_s', stage: 'failed', durationMs: 5, reason: 'model down', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
+		await waitFor(() => flat(instance.lastFrame()).includes('cluster queue: waiting 4 · active 2 · completed 30 · failed 1'));
+		expect(flat(instance.lastFrame())).toContain('↑/↓ select · Enter details · r replay failed');
+		resize(instance.stdout, 100, 50);
+		await sleep(30);
+		instance.stdin.write(arrowUp);
+		await waitFor(() => flat(instance.lastFrame()).includes('› '));
+		instance.stdin.write('\r');
+		await waitFor(() => flat(instance.lastFrame()).includes('failing'));
+		const details = flat(instance.lastFrame());
+		expect(details).toContain('status failed attempts 1');
+		expect(details).toContain('x-platform-signature: …abcd');
+		expect(details).not.toContain('ffff');
+		expect(details).toContain('log-created');
+		expect(details).toContain('"chatid": "chat_s"');
+		instance.stdin.write('r');
+		await waitFor(() => replays.length === 1);
+		expect(replays).toEqual(['evt_sel']);
+	});
+
+	it('leaves no spinner behind when a second Ctrl+C quits at once', async () => {
+		const {source, instance, quits} = mount();
+		source.emit(accepted({eventId: 'evt_spin', chatId: 'chat_spin', text: 'Hi'}));
+		await waitFor(() => spinnerFrames.test(instance.lastFrame() ?? ''));
+		await sleep(30);
+		instance.stdin.write('\u0003');
+		source.state.processing = 1;
+		source.emit({type: 'draining', at, jobs: 1, timeoutMs: 25_000});
+		await waitFor(() => flat(instance.lastFrame()).includes('Stopping'));
+		instance.stdin.write('\u0003');
+		await waitFor(() => quits().length === 2);
+		expect(spinnerFrames.test(instance.lastFrame() ?? '')).toBe(false);
 	});
 
 	it('renders a burst of events in a bounded number of frames', async () => {
