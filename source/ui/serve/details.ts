@@ -1,0 +1,62 @@
+/** The details of a selected event, as `events show` prints them, cut to fit (pure). */
+import {mask} from '../../format/secret.js';
+import {cutCodePoints} from '../../format/text.js';
+import type {StoredEvent} from '../../receiver/backend.js';
+import {clock} from './format.js';
+import type {LogRow} from './state.js';
+
+function prettyBody(body: string): string[] {
+	try {
+		return JSON.stringify(JSON.parse(body) as unknown, null, 2).split('\n');
+	} catch {
+		return body.split('\n');
+	}
+}
+
+/**
+ * The lines of the details box: the row's full detail (errors are never cut here), then the stored
+ * event when the backend has it: status and attempts, the headers (signature masked), each step
+ * with its time and result or error, and the body. Each line fits `width`; at most `maxLines`.
+ */
+export function detailLines(row: LogRow, event: StoredEvent | undefined, width: number, maxLines: number): string[] {
+	const lines: string[] = [];
+	const wrap = (text: string) => {
+		const characters = Array.from(text);
+		for (let start = 0; start < characters.length || start === 0; start += width) {
+			lines.push(characters.slice(start, start + width).join(''));
+			if (characters.length === 0) {
+				break;
+			}
+		}
+	};
+
+	wrap(`${row.eventId ?? row.label}: ${row.full ?? row.detail}`);
+	if (event) {
+		wrap(`${event.event}  status ${event.status}  attempts ${event.attempts}  received ${event.receivedAt}${event.durationMs === undefined ? '' : `  took ${event.durationMs} ms`}`);
+		if (event.note) {
+			wrap(`note: ${event.note}`);
+		}
+
+		if (event.error) {
+			wrap(`error: ${event.error}`);
+		}
+
+		const headers = Object.entries(event.headers).map(([name, value]) => `${name}: ${name === 'x-platform-signature' ? mask(value) : value}`);
+		wrap(`headers  ${headers.join('  ')}`);
+		for (const step of event.steps) {
+			wrap(`${clock(step.at)}  ${step.name}${step.error ? `  error: ${step.error}` : ''}`);
+		}
+
+		for (const line of prettyBody(event.body)) {
+			lines.push(cutCodePoints(line, width));
+		}
+	}
+
+	if (lines.length <= maxLines) {
+		return lines;
+	}
+
+	const kept = lines.slice(0, Math.max(0, maxLines - 1));
+	kept.push(`… ${lines.length - kept.length} more lines (platform-tui events show ${row.eventId ?? ''})`.slice(0, width));
+	return kept;
+}
