@@ -10,7 +10,6 @@ import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker, type RetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
 import {formatRequestLog, type Deps} from './deps.js';
-import {debugStack, describeError, joinText} from './error-message.js';
 import type {Command} from './types.js';
 import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
 
@@ -43,8 +42,9 @@ function kebab(name: string): string {
 	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
 }
 
-/** The sentence and next step for an error of this command, as error-message.ts words every error. */
-export function describeUploadError(error: unknown): string {
+/** The sentence and next step for an error of this command, as error-message.ts words every error (loaded only when needed). */
+export async function describeUploadError(error: unknown): Promise<string> {
+	const {describeError, joinText} = await import('./error-message.js');
 	return joinText(describeError(error, {offersLocal: true}));
 }
 
@@ -246,10 +246,11 @@ const command: Command<UploadCommandOptions> = {
 				const {runInteractive} = await import('../ui/upload/interactive.js');
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined);
 				if (outcome.error !== undefined && context.debug) {
+					const {debugStack} = await import('./error-message.js');
 					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
 				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
 					// The red box is on the terminal; a redirected stderr still gets the sentence.
-					context.stderr.write(`Error: ${describeUploadError(outcome.error)}\n`);
+					context.stderr.write(`Error: ${await describeUploadError(outcome.error)}\n`);
 				}
 
 				return outcome.code;

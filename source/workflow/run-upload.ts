@@ -15,7 +15,7 @@ export type {UploadClient} from './types.js';
 export type {UploadedFile} from './transfer.js';
 
 export const defaultTitle = 'Folder upload session';
-export const defaultConcurrency = 8;
+export const defaultConcurrency = 16;
 export const defaultPollIntervalMs = 1000;
 export const defaultReplyTimeoutMs = 60_000;
 

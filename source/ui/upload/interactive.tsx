@@ -13,7 +13,7 @@ export type InteractiveOutcome = {code: number; error?: unknown};
  * Ctrl+C (143 on SIGTERM). The reply and the history are printed once, as ordinary output, and
  * the last frame holds no spinner.
  */
-export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController, describe: (error: unknown) => string, banner?: string): Promise<InteractiveOutcome> {
+export async function runInteractive(context: CommandContext, options: UploadOptions, cancel: AbortController, describe: (error: unknown) => Promise<string>, banner?: string): Promise<InteractiveOutcome> {
 	const model = new UploadViewModel(Date.now, options.prompt, banner);
 	const onCancel = (): void => {
 		cancel.abort('q');
@@ -32,7 +32,7 @@ export async function runInteractive(context: CommandContext, options: UploadOpt
 			model.cancel();
 			outcome = {code: !cancel.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130};
 		} else {
-			model.fail(describe(error));
+			model.fail(await describe(error));
 			outcome = {code: 1, error};
 		}
 	}

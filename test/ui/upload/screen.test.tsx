@@ -103,7 +103,7 @@ describe('upload screen', () => {
 		expect(frame).toMatch(/faq\.md\s+2\.00 KiB\s+waiting/);
 		expect(frame).toContain('1/2 files uploaded');
 		clock.advance(3000);
-		apply({type: 'ingestion-round', round: 2, finished: 0, total: 2, pending: ['cont_md', 'cont_pdf'], elapsedMs: 3000, timeoutMs: 80_000});
+		apply({type: 'ingestion-round', round: 2, finished: 0, failed: 0, total: 2, pending: ['cont_md', 'cont_pdf'], elapsedMs: 3000, timeoutMs: 80_000});
 		frame = await shows('round 2');
 		expect(frame).toMatch(/0\/2 finished · 3\.0 s of 80 s · round 2/);
 	});
