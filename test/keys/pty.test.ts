@@ -86,6 +86,50 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		}
 	});
 
+	it('keys rotate --yes at 60×15 finishes by itself: the result as ordinary output with a trailing newline, the screen never cleared', async () => {
+		const dir = configDir();
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		const oldKey = platform.apiKey;
+		store.set('apiKey', oldKey);
+		const session = runInPty(['keys', 'rotate', '--yes'], {columns: 60, rows: 15, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		try {
+			const {code, output} = await session.exit();
+			expect(code).toBe(0);
+			const newKey = platform.apiKey;
+			expect(store.get('apiKey')).toBe(newKey);
+			expect(output).toContain(`Rotated the API key …${oldKey.slice(-4)} → …${newKey.slice(-4)}, stored in ${store.path}`);
+			expect(output).toMatch(/keeps working until .+ from now\.\r?\n$/);
+			expect(output).not.toContain(newKey);
+			expect(output).not.toContain('Rotate now?');
+			expect(session.output()).not.toMatch(/\u001B\[[23]J/);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('keys rotate: r prints the key whole on a line of its own even at 30 columns', async () => {
+		const dir = configDir();
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		store.set('apiKey', platform.apiKey);
+		const session = runInPty(['keys', 'rotate'], {columns: 30, rows: 40, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		try {
+			await session.waitFor('Rotate now?');
+			session.write('y');
+			await session.waitFor('API key rotated');
+			const newKey = platform.apiKey;
+			expect(newKey.length).toBeGreaterThan(30);
+			session.write('r');
+			await session.waitFor(newKey);
+			session.write('q');
+			const {code, output} = await session.exit();
+			expect(code).toBe(0);
+			// The terminal wraps the line, not the program: the key is one unbroken line, nothing else on it.
+			expect(output.split(/\r?\n/).map(line => line.replace(/\r/g, ''))).toContain(newKey);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
 	it('keys set: a masked prompt that never shows the key', async () => {
 		const dir = configDir();
 		const key = 'sk_typed_into_the_prompt_Zx81';

@@ -233,8 +233,9 @@ export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipC
 				{header}
 				<Text>The platform will issue a new key. The current key keeps working until the expiry it announces (the overlap), so every process has time to move to the new key.</Text>
 				{compact ? null : <Text>This tool's own commands and a running `platform-tui serve` switch at their next request.</Text>}
-				<Box marginTop={compact ? 0 : 1}>
-					<Text bold>Rotate now? </Text><Text>[y/N] </Text><Text dimColor>(y to rotate; n, Esc or Enter to cancel)</Text>
+				<Box marginTop={compact ? 0 : 1} flexWrap='wrap'>
+					<Text><Text bold>Rotate now?</Text> [y/N] </Text>
+					<Text dimColor>(y to rotate; n, Esc or Enter to cancel)</Text>
 				</Box>
 			</Box>
 		);
