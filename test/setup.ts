@@ -7,7 +7,7 @@ import {join} from 'node:path';
 // PLATFORM_TUI_REQUIRE_REDIS that CI sets) stay.
 for (const name of Object.keys(process.env)) {
 	if (name.startsWith('PLATFORM_') && !name.startsWith('PLATFORM_TUI_TEST_') && name !== 'PLATFORM_TUI_REQUIRE_REDIS') {
-		delete process.env[name];
+		Reflect.deleteProperty(process.env, name);
 	}
 }
 

@@ -25,9 +25,19 @@ export function cutCodePoints(text: string, count: number): string {
 	return out;
 }
 
+/** How many code points `text` holds. */
+export function codePointLength(text: string): number {
+	let count = 0;
+	for (const _character of text) {
+		count++;
+	}
+
+	return count;
+}
+
 /** Folds white space to single spaces and cuts to `max` code points, ending with `…` when cut. */
 export function oneLine(text: string, max: number): string {
 	const flat = text.replace(/\s+/g, ' ').trim();
-	const characters = [...flat];
-	return characters.length <= max ? flat : `${characters.slice(0, Math.max(1, max - 1)).join('')}…`;
+	const count = codePointLength(flat);
+	return count <= max ? flat : `${cutCodePoints(flat, Math.max(1, max - 1))}…`;
 }

@@ -10,7 +10,13 @@ export function errorMessage(error: unknown): string {
 		return error.message;
 	}
 
-	return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+	if (typeof error === 'string') {
+		return error;
+	}
+
+	// JSON.stringify answers undefined for undefined, functions and symbols.
+	const json = JSON.stringify(error) as string | undefined;
+	return json ?? String(error);
 }
 
 /** The `code` property of a thrown value (Node's system errors, our core errors), if any. */
