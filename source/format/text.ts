@@ -28,7 +28,16 @@ export function cutCodePoints(text: string, count: number): string {
 /** How many code points `text` holds. */
 export function codePointLength(text: string): number {
 	let count = 0;
-	for (const _character of text) {
+	for (let index = 0; index < text.length; index++) {
+		const unit = text.charCodeAt(index);
+		// A high surrogate followed by a low one is one code point.
+		if (unit >= 0xD8_00 && unit <= 0xDB_FF && index + 1 < text.length) {
+			const next = text.charCodeAt(index + 1);
+			if (next >= 0xDC_00 && next <= 0xDF_FF) {
+				index++;
+			}
+		}
+
 		count++;
 	}
 
