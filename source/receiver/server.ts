@@ -7,95 +7,30 @@
  * your own (call `start()` first).
  */
 import type {IncomingMessage, ServerResponse} from 'node:http';
-import {defaultModel} from '../config/settings.js';
-import {errorMessage, isRecord} from '../format/value.js';
-import type {PlatformClient} from '../platform/client.js';
 import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
-import {answerChosenEvent, type FailureCleanup} from './answer.js';
-import type {AnswerPort} from './answer-port.js';
-import {BackendUnavailableError, type BackendStats, type EventBackend, type JobHandler, type JobResult, type ReplayResult, type StoredEvent} from './backend.js';
-import {parseChosenEvent} from './chosen-event.js';
-import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
-import type {JobStage, ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
+import {answerJobs, type AnswerJobs} from './answer-job.js';
+import {BackendUnavailableError, type BackendStats, type EventBackend, type ReplayResult, type StoredEvent} from './backend.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
-import {createMemoryBackend} from './memory-backend.js';
 import {platformPort} from './platform-port.js';
-import {answerAndLinger, defaultLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type LingerLimits, type ListenOptions, type ListenResult} from './transport.js';
+import {defaultBackend, isoNow, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {answerAndLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type ListenOptions, type ListenResult} from './transport.js';
 
 export {receiverErrors} from './intake.js';
 export {DrainTimeoutError} from './memory-backend.js';
 export type {ListenOptions, ListenResult} from './transport.js';
-
-export type ReceiverOptions = {
-	/** Platform client for the answers; each call names the event's user and company. */
-	client: PlatformClient;
-	/** Endpoint secrets; a delivery signed with any of them verifies (for rotating the secret). */
-	secrets: readonly string[];
-	/** Where verified events are kept. Default: a memory backend (`maxPending`, `dedupe`). */
-	backend?: EventBackend;
-	/** Largest accepted difference between X-Platform-Created-At and now, seconds. Default 300. */
-	toleranceSeconds?: number;
-	/** Answers run at once. Default 8. */
-	concurrency?: number;
-	/** Memory backend: jobs that may wait beyond those running; past it deliveries get 503. Default 10 000. */
-	maxPending?: number;
-	/** Chat-completion model. Default AZURE_GPT_4o_2024_1120. */
-	model?: string;
-	/** Default drain time of `close()`, ms. Default 25 000. */
-	drainTimeoutMs?: number;
-	/** Time allowed to each failure-path call (closing a log, the apology), ms. Default 10 000. */
-	cleanupTimeoutMs?: number;
-	/** Largest webhook body, bytes. Default 1 MiB. */
-	maxBodyBytes?: number;
-	/** Memory backend: exactly-once store options, or a store to share. Default: 24 h / 100 000 ids. */
-	dedupe?: EventIdStoreOptions | EventIdStore;
-	/**
-	 * Events whose body `createdAt` is older than this are refused (400): the backend may have
-	 * forgotten their id, so a replayed old delivery would be processed again. Default: the memory
-	 * store's id retention (24 h); set it to the backend's retention.
-	 */
-	replayWindowMs?: number;
-	/** After an early answer (413, 400), how long and how much of the body is read and discarded. */
-	linger?: LingerLimits;
-};
-
-export type CloseResult = {
-	/** Jobs still open at the drain deadline, cut off with logs FAILED and the apology. */
-	cutOff: number;
-	counters: ReceiverCounters;
-};
-
-let lastIsoMs = 0;
-let lastIso = new Date(0).toISOString();
-
-/** The current time as ISO 8601, computed once per millisecond (every event carries one). */
-function isoNow(): string {
-	const now = Date.now();
-	if (now !== lastIsoMs) {
-		lastIsoMs = now;
-		lastIso = new Date(now).toISOString();
-	}
-
-	return lastIso;
-}
-
-/** The stored error of a failed answer: the reason, and whether the apology could not be written. */
-function failureText(reason: string, cleanup: FailureCleanup): string {
-	return cleanup.apologyWritten ? reason : `${reason}; the apology could not be written (${cleanup.errors.join('; ')})`;
-}
+export type {CloseResult, ReceiverOptions} from './receiver-options.js';
 
 export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
 	readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
 	readonly backend: EventBackend;
-	private readonly port: AnswerPort;
-	private readonly options: Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending'>>;
+	private readonly options: ResolvedOptions;
 	private readonly intake: IntakeConfig;
 	private readonly listeners = new Set<ReceiverEventListener>();
 	private readonly stats: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
-	/** Chosen events counted in `processing`, with when they were accepted (ms, performance clock). */
-	private readonly open = new Map<string, number>();
+	private readonly jobs: AnswerJobs;
 	private readonly listener: HttpListener;
 	private requestCount = 0;
 	private draining = false;
@@ -108,24 +43,19 @@ export class WebhookReceiver {
 			throw new Error('The receiver needs at least one endpoint secret');
 		}
 
-		this.options = {
-			toleranceSeconds: options.toleranceSeconds ?? 300,
-			concurrency: options.concurrency ?? 8,
-			model: options.model ?? defaultModel,
-			drainTimeoutMs: options.drainTimeoutMs ?? 25_000,
-			cleanupTimeoutMs: options.cleanupTimeoutMs ?? 10_000,
-			maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-			replayWindowMs: options.replayWindowMs ?? (isRecord(options.dedupe) && 'ttlMs' in options.dedupe && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs),
-			linger: options.linger ?? defaultLinger,
-		};
-		this.port = platformPort(options.client);
-		this.intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
-		this.backend = options.backend ?? createMemoryBackend({
-			...(options.maxPending === undefined ? {} : {maxPending: options.maxPending}),
-			...(options.dedupe === undefined ? {} : {dedupe: options.dedupe}),
-			// Each cut-off job makes at most three bounded failure-path calls (two logs, the apology).
-			abortGraceMs: (this.options.cleanupTimeoutMs * 3) + 1000,
+		this.options = resolveOptions(options);
+		this.jobs = answerJobs({
+			port: platformPort(options.client),
+			model: this.options.model,
+			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
+			counters: this.stats,
+			emit: event => {
+				this.emit(event);
+			},
+			now: isoNow,
 		});
+		this.intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
+		this.backend = options.backend ?? defaultBackend(options, this.options);
 		this.handler = (request, response) => {
 			try {
 				this.route(request, response);
@@ -154,7 +84,7 @@ export class WebhookReceiver {
 
 	/** Starts the backend's processing (resuming what a previous process left unfinished). */
 	async start(): Promise<void> {
-		this.started ??= this.backend.start(this.runJob, {concurrency: this.options.concurrency});
+		this.started ??= this.backend.start(this.jobs.handler, {concurrency: this.options.concurrency});
 		return this.started;
 	}
 
@@ -171,7 +101,7 @@ export class WebhookReceiver {
 
 	/** Processes a stored event again (the screen's `r`), through this receiver's answer. */
 	async replay(id: string): Promise<ReplayResult> {
-		return this.backend.replay(id, this.runJob);
+		return this.backend.replay(id, this.jobs.handler);
 	}
 
 	async backendStats(): Promise<BackendStats> {
@@ -330,69 +260,14 @@ export class WebhookReceiver {
 			this.stats.failed++;
 		}
 
-		if (event.status === 'received' && !this.open.has(event.id)) {
-			this.stats.processing++;
-			this.open.set(event.id, performance.now());
+		if (event.status === 'received') {
+			this.jobs.track(event.id);
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
 		this.emit({type: 'accepted', at, request: seq, remoteAddress, status: 200, ...view});
 		sendSuccess(response);
 	}
-
-	/** The backend's job: the answer for one stored chosen event, resumed from its recorded steps. */
-	private readonly runJob: JobHandler = async ({event, signal, recordStep}): Promise<JobResult> => {
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(event.body) as unknown;
-		} catch (error) {
-			return {status: 'failed', error: `the stored body is not JSON: ${errorMessage(error)}`};
-		}
-
-		const result = parseChosenEvent(isRecord(parsed) ? parsed : {}, event.id);
-		if ('missing' in result) {
-			return {status: 'failed', error: `the event lacks ${result.missing.join(', ')}`};
-		}
-
-		const {job} = result;
-		if (!this.open.has(job.eventId)) {
-			this.stats.processing++;
-			this.open.set(job.eventId, performance.now());
-		}
-
-		const stage = (stageName: JobStage, extra: {documents?: number; durationMs?: number; reason?: string; cleanup?: FailureCleanup} = {}) => {
-			this.emit({type: 'stage', at: isoNow(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
-		};
-
-		const outcome = await answerChosenEvent({
-			port: this.port,
-			job,
-			model: this.options.model,
-			signal,
-			steps: event.steps,
-			recordStep,
-			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
-			onStage(update) {
-				if (update.stage === 'searching') {
-					stage('searching');
-				} else if (update.stage === 'generating') {
-					stage('generating', {documents: update.documents});
-				}
-			},
-		});
-		const durationMs = Math.round(performance.now() - (this.open.get(job.eventId) ?? performance.now()));
-		this.open.delete(job.eventId);
-		this.stats.processing--;
-		if (outcome.ok) {
-			this.stats.answered++;
-			stage('answered', {documents: outcome.documents, durationMs});
-			return {status: 'answered'};
-		}
-
-		this.stats.failed++;
-		stage('failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
-		return {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
-	};
 }
 
 /** Creates a webhook receiver; see `WebhookReceiver`. */

@@ -1,25 +1,18 @@
 import {Box, Static, Text, useInput, useStdin, useStdout} from 'ink';
-import Spinner from 'ink-spinner';
 import {useEffect, useRef, useState} from 'react';
-import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/backend.js';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../receiver/events.js';
+import type {BackendStats, StoredEvent} from '../../receiver/backend.js';
+import type {ReceiverEvent} from '../../receiver/events.js';
 import {detailLines} from './details.js';
 import {liveLayout} from './layout.js';
-import {paint, rowLine, rowParts, rowWidth, statusColor, toneColor} from './rows.js';
+import {LiveRow, replayText} from './LiveRow.js';
+import {paint, rowLine, rowWidth} from './rows.js';
+import type {ServeSource} from './source.js';
 import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
 import {StatusPanel, statusPanelLines, type KeyStatus} from './StatusPanel.js';
 import {useTerminalSize} from './use-terminal-size.js';
 
 export type {KeyStatus} from './StatusPanel.js';
-
-/** What the screen needs from the receiver; the optional members power details, replay and the cluster figures. */
-export type ServeSource = {
-	on(type: 'event', listener: ReceiverEventListener): () => void;
-	counters(): ReceiverCounters;
-	event?: (id: string) => Promise<StoredEvent | undefined>;
-	replay?: (id: string) => Promise<ReplayResult>;
-	backendStats?: () => Promise<BackendStats>;
-};
+export {replayingSource, type ServeSource} from './source.js';
 
 export type ServeScreenProps = {
 	source: ServeSource;
@@ -38,21 +31,6 @@ export type ServeScreenProps = {
 	/** Colour the finished rows; default: when stdout is a TTY and NO_COLOR is not set. */
 	color?: boolean;
 };
-
-function LiveRow({row, width, spinning}: {row: LogRow; width: number; spinning: boolean}) {
-	// Live stages are short ("generating (3 documents found)"): they always show in full.
-	const parts = rowParts(row, width, {reserved: 2, minimumDetail: 32});
-	return (
-		<Text wrap="truncate-end">
-			<Text dimColor>{parts.time}</Text>
-			{'  '}
-			<Text color={statusColor(row.status)}>{parts.status}</Text>
-			{parts.middle}
-			{spinning ? <Text color="cyan"><Spinner type="dots" />{' '}</Text> : '  '}
-			<Text color={toneColor[row.tone]}>{parts.detail}</Text>
-		</Text>
-	);
-}
 
 type StaticItem = {kind: 'banner'; key: string} | {kind: 'rows'; key: string; text: string};
 
@@ -76,26 +54,6 @@ const maxLiveCopied = 300;
 const maxRowsPerFlush = 50;
 /** Finished rows waiting to be written; past it the oldest are summarized in one line. */
 const maxPendingRows = 500;
-
-function replayText(id: string, result: ReplayResult): string {
-	switch (result.outcome) {
-		case 'done': {
-			return `replayed ${id}: ${result.result.status}${result.result.error ? ` (${result.result.error})` : ''}`;
-		}
-
-		case 'queued': {
-			return `replay of ${id} queued for the replicas`;
-		}
-
-		case 'busy': {
-			return `${id} is being processed by ${result.holder}; not replayed`;
-		}
-
-		case 'unknown': {
-			return `${id} is no longer stored`;
-		}
-	}
-}
 
 /**
  * The live event log of `platform-tui serve`: a row per request or event (finished rows in
@@ -292,42 +250,4 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 			</Box>
 		</Box>
 	);
-}
-
-/**
- * Wraps a source so no event is lost between the first render and the screen's subscription
- * (effects run after the first commit): events are buffered (up to 10 000) until a listener
- * attaches, then replayed to it.
- */
-export function replayingSource(source: ServeSource): ServeSource & {dispose(): void} {
-	const buffered: ReceiverEvent[] = [];
-	const listeners = new Set<ReceiverEventListener>();
-	const dispose = source.on('event', event => {
-		if (listeners.size === 0) {
-			if (buffered.length < 10_000) {
-				buffered.push(event);
-			}
-
-			return;
-		}
-
-		for (const listener of listeners) {
-			listener(event);
-		}
-	});
-	return {
-		counters: () => source.counters(),
-		...(source.event ? {event: source.event.bind(source)} : {}),
-		...(source.replay ? {replay: source.replay.bind(source)} : {}),
-		...(source.backendStats ? {backendStats: source.backendStats.bind(source)} : {}),
-		on(_type, listener) {
-			listeners.add(listener);
-			for (const event of buffered.splice(0)) {
-				listener(event);
-			}
-
-			return () => listeners.delete(listener);
-		},
-		dispose,
-	};
 }

@@ -1,0 +1,88 @@
+/** The receiver's options, their defaults, and the time stamp every receiver event carries. */
+import {defaultModel} from '../config/settings.js';
+import {isRecord} from '../format/value.js';
+import type {PlatformClient} from '../platform/client.js';
+import type {EventBackend} from './backend.js';
+import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
+import type {ReceiverCounters} from './events.js';
+import {createMemoryBackend} from './memory-backend.js';
+import {defaultLinger, type LingerLimits} from './transport.js';
+
+export type ReceiverOptions = {
+	/** Platform client for the answers; each call names the event's user and company. */
+	client: PlatformClient;
+	/** Endpoint secrets; a delivery signed with any of them verifies (for rotating the secret). */
+	secrets: readonly string[];
+	/** Where verified events are kept. Default: a memory backend (`maxPending`, `dedupe`). */
+	backend?: EventBackend;
+	/** Largest accepted difference between X-Platform-Created-At and now, seconds. Default 300. */
+	toleranceSeconds?: number;
+	/** Answers run at once. Default 8. */
+	concurrency?: number;
+	/** Memory backend: jobs that may wait beyond those running; past it deliveries get 503. Default 10 000. */
+	maxPending?: number;
+	/** Chat-completion model. Default AZURE_GPT_4o_2024_1120. */
+	model?: string;
+	/** Default drain time of `close()`, ms. Default 25 000. */
+	drainTimeoutMs?: number;
+	/** Time allowed to each failure-path call (closing a log, the apology), ms. Default 10 000. */
+	cleanupTimeoutMs?: number;
+	/** Largest webhook body, bytes. Default 1 MiB. */
+	maxBodyBytes?: number;
+	/** Memory backend: exactly-once store options, or a store to share. Default: 24 h / 100 000 ids. */
+	dedupe?: EventIdStoreOptions | EventIdStore;
+	/**
+	 * Events whose body `createdAt` is older than this are refused (400): the backend may have
+	 * forgotten their id, so a replayed old delivery would be processed again. Default: the memory
+	 * store's id retention (24 h); set it to the backend's retention.
+	 */
+	replayWindowMs?: number;
+	/** After an early answer (413, 400), how long and how much of the body is read and discarded. */
+	linger?: LingerLimits;
+};
+
+export type CloseResult = {
+	/** Jobs still open at the drain deadline, cut off with logs FAILED and the apology. */
+	cutOff: number;
+	counters: ReceiverCounters;
+};
+
+export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending'>>;
+
+export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+	const dedupeTtl = isRecord(options.dedupe) && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs;
+	return {
+		toleranceSeconds: options.toleranceSeconds ?? 300,
+		concurrency: options.concurrency ?? 8,
+		model: options.model ?? defaultModel,
+		drainTimeoutMs: options.drainTimeoutMs ?? 25_000,
+		cleanupTimeoutMs: options.cleanupTimeoutMs ?? 10_000,
+		maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+		replayWindowMs: options.replayWindowMs ?? dedupeTtl,
+		linger: options.linger ?? defaultLinger,
+	};
+}
+
+/** The memory backend a receiver uses when given none. */
+export function defaultBackend(options: ReceiverOptions, resolved: ResolvedOptions): EventBackend {
+	return createMemoryBackend({
+		...(options.maxPending === undefined ? {} : {maxPending: options.maxPending}),
+		...(options.dedupe === undefined ? {} : {dedupe: options.dedupe}),
+		// Each cut-off job makes at most three bounded failure-path calls (two logs, the apology).
+		abortGraceMs: (resolved.cleanupTimeoutMs * 3) + 1000,
+	});
+}
+
+let lastIsoMs = 0;
+let lastIso = new Date(0).toISOString();
+
+/** The current time as ISO 8601, computed once per millisecond (every event carries one). */
+export function isoNow(): string {
+	const now = Date.now();
+	if (now !== lastIsoMs) {
+		lastIsoMs = now;
+		lastIso = new Date(now).toISOString();
+	}
+
+	return lastIso;
+}

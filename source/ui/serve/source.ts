@@ -1,0 +1,49 @@
+import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/backend.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../receiver/events.js';
+
+/** What the screen needs from the receiver; the optional members power details, replay and the cluster figures. */
+export type ServeSource = {
+	on(type: 'event', listener: ReceiverEventListener): () => void;
+	counters(): ReceiverCounters;
+	event?: (id: string) => Promise<StoredEvent | undefined>;
+	replay?: (id: string) => Promise<ReplayResult>;
+	backendStats?: () => Promise<BackendStats>;
+};
+
+/**
+ * Wraps a source so no event is lost between the first render and the screen's subscription
+ * (effects run after the first commit): events are buffered (up to 10 000) until a listener
+ * attaches, then replayed to it.
+ */
+export function replayingSource(source: ServeSource): ServeSource & {dispose(): void} {
+	const buffered: ReceiverEvent[] = [];
+	const listeners = new Set<ReceiverEventListener>();
+	const dispose = source.on('event', event => {
+		if (listeners.size === 0) {
+			if (buffered.length < 10_000) {
+				buffered.push(event);
+			}
+
+			return;
+		}
+
+		for (const listener of listeners) {
+			listener(event);
+		}
+	});
+	return {
+		counters: () => source.counters(),
+		...(source.event ? {event: source.event.bind(source)} : {}),
+		...(source.replay ? {replay: source.replay.bind(source)} : {}),
+		...(source.backendStats ? {backendStats: source.backendStats.bind(source)} : {}),
+		on(_type, listener) {
+			listeners.add(listener);
+			for (const event of buffered.splice(0)) {
+				listener(event);
+			}
+
+			return () => listeners.delete(listener);
+		},
+		dispose,
+	};
+}
