@@ -76,7 +76,6 @@ try {
 	const runRound = async (client: PlatformClient): Promise<number> => {
 		const begin = performance.now();
 		for (let index = 0; index < perRound; index++) {
-			// eslint-disable-next-line no-await-in-loop
 			await client.getSpace(platform.assistantId);
 		}
 
@@ -91,7 +90,6 @@ try {
 			? [['constant', withConstant], ['supplier', withSupplier]]
 			: [['supplier', withSupplier], ['constant', withConstant]];
 		for (const [name, client] of order) {
-			// eslint-disable-next-line no-await-in-loop
 			timings[name].push(await runRound(client));
 		}
 	}
@@ -109,7 +107,6 @@ try {
 		while (!stop && calls < 20_000) {
 			calls++;
 			try {
-				// eslint-disable-next-line no-await-in-loop
 				await withSupplier.getSpace(platform.assistantId);
 			} catch {
 				failures++;

@@ -199,7 +199,6 @@ describe('platform-tui keys (built CLI)', () => {
 			fullKeys.add(short.apiKey);
 			const expiresAt = Date.parse(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).rotation().previousKeyExpiresAt ?? '');
 			while (Date.now() <= expiresAt + 20) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(50);
 			}
 

@@ -6,7 +6,7 @@ import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
-import {ConfigStore, type ConfigTransaction, type StoredConfig} from '../../source/config/store.js';
+import {ConfigStore, type ConfigTransaction} from '../../source/config/store.js';
 import {formatCountdown as formatDuration} from '../../source/format/duration.js';
 import {describeError, joinText} from '../../source/commands/error-message.js';
 import {CoreError} from '../../source/core-error.js';
@@ -117,19 +117,18 @@ describe('rotateApiKey against the local platform', () => {
 			const withOldKey = track(clientFor(short, oldKey));
 			const withNewKey = track(clientFor(short, outcome.newKey));
 			// Inside the overlap: both keys work.
-			await expect(withOldKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
-			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
+			await expect(withOldKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
+			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
 			// After the announced expiry: the old key is refused, the new one still works.
 			const expiresAt = Date.parse(outcome.expiresAt ?? '');
 			while (Date.now() <= expiresAt + 20) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(Math.min(100, Math.max(1, expiresAt + 25 - Date.now())));
 			}
 
 			const refused = await withOldKey.getSpace(short.assistantId).then(() => undefined, (error: unknown) => error);
 			expect(refused).toBeInstanceOf(PlatformApiError);
 			expect((refused as PlatformApiError).status).toBe(401);
-			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String)});
+			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
 		} finally {
 			await short.close();
 		}
@@ -143,7 +142,6 @@ describe('rotateApiKey against the local platform', () => {
 			store.set('apiKey', oldKey);
 			const first = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env});
 			while (Date.now() <= Date.parse(first.expiresAt ?? '') + 20) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(30);
 			}
 
@@ -198,7 +196,7 @@ describe('rotateApiKey against the local platform', () => {
 			override async transaction<T>(action: (transaction: ConfigTransaction) => Promise<T>): Promise<T> {
 				return super.transaction(async transaction => action({
 					read: () => transaction.read(),
-					write(_values: Partial<StoredConfig>) {
+					write() {
 						throw new Error('EACCES: permission denied, open \'config.json\'');
 					},
 				}));

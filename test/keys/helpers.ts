@@ -4,7 +4,6 @@ import {setTimeout as sleep} from 'node:timers/promises';
 export async function waitUntil<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5000, intervalMs = 10): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		// eslint-disable-next-line no-await-in-loop
 		const value = await check();
 		if (value) {
 			return value;
@@ -14,7 +13,6 @@ export async function waitUntil<T>(check: () => T | undefined | false | Promise<
 			throw new Error(`Timed out waiting for ${what}`);
 		}
 
-		// eslint-disable-next-line no-await-in-loop
 		await sleep(intervalMs);
 	}
 }

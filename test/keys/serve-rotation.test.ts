@@ -92,21 +92,19 @@ describe('a running serve during a key rotation made by another process', () => 
 			await waitUntil(() => before.every(id => answered(id)), 'the first answers', 15_000, 25);
 
 			// During: keep events coming while a second process rotates the key.
-			let rotating = true;
+			const phase = {rotating: true};
 			const during = (async () => {
 				let index = 0;
-				while (rotating && index < 200) {
+				while (phase.rotating && index < 200) {
 					index++;
-					// eslint-disable-next-line no-await-in-loop
 					await Promise.all([ask(`during ${index}a`), ask(`during ${index}b`)]);
-					// eslint-disable-next-line no-await-in-loop
 					await sleep(20);
 				}
 
 				return index;
 			})();
 			const rotation = await runCli(['keys', 'rotate', '--yes'], {env});
-			rotating = false;
+			phase.rotating = false;
 			const rounds = await during;
 			expect(rotation.code).toBe(0);
 			expect(rounds).toBeGreaterThan(0);
@@ -118,7 +116,6 @@ describe('a running serve during a key rotation made by another process', () => 
 			const expiresAt = Date.parse(store.rotation().previousKeyExpiresAt ?? '');
 			expect(expiresAt).toBeGreaterThan(0);
 			while (Date.now() <= expiresAt + 50) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(50);
 			}
 
@@ -129,7 +126,7 @@ describe('a running serve during a key rotation made by another process', () => 
 			for (const id of assistantMessages) {
 				const logs = platform.messageLogs(id);
 				expect(logs.map(log => log.status), `logs of ${id}`).toEqual(['COMPLETED', 'COMPLETED']);
-				expect(String(platform.message(id)?.text ?? '')).not.toContain('(local platform)');
+				expect(platform.message(id)?.text ?? '').not.toContain('(local platform)');
 			}
 
 			// Every delivery succeeded on its first attempt, and no platform call failed.

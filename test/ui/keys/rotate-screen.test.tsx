@@ -32,7 +32,7 @@ function screen(options: {rotate?: () => Promise<RotationOutcome>; skipConfirm?:
 	let calls = 0;
 	const rotate = async () => {
 		calls++;
-		return (options.rotate ?? (async () => outcome()))();
+		return (options.rotate ?? (async () => Promise.resolve(outcome())))();
 	};
 
 	const instance = render(
@@ -180,9 +180,7 @@ describe('RotateScreen', () => {
 
 	it('reports a failure and hands the error back', async () => {
 		const error = new KeyRotationError({kind: 'refused', maybeIssued: false, keyMasked: '…OLD1'}, 'The platform refused the current key …OLD1');
-		const instance = screen({rotate: async () => {
-			throw error;
-		}});
+		const instance = screen({rotate: async () => Promise.reject(error)});
 		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
 		instance.stdin.write('y');
 		await waitUntil(() => instance.results.length === 1, 'the result');
@@ -206,7 +204,7 @@ describe('RotateScreen', () => {
 
 	it('finishes at once when the key could not be stored, and the key is printed in full on its own line with a loud warning', async () => {
 		const unsaved = outcome({stored: false, storeError: 'EACCES: permission denied'});
-		const instance = screen({rotate: async () => unsaved});
+		const instance = screen({rotate: async () => Promise.resolve(unsaved)});
 		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
 		instance.stdin.write('y');
 		await waitUntil(() => instance.results.length === 1, 'the result');
@@ -219,7 +217,7 @@ describe('RotateScreen', () => {
 	});
 
 	it('warns that PLATFORM_API_KEY overrides the stored key and must be updated before the expiry', async () => {
-		const instance = screen({rotate: async () => outcome({envOverride: true})});
+		const instance = screen({rotate: async () => Promise.resolve(outcome({envOverride: true}))});
 		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
 		instance.stdin.write('y');
 		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
@@ -229,7 +227,7 @@ describe('RotateScreen', () => {
 	});
 
 	it('says so when the answer had no valid expiry', async () => {
-		const instance = screen({rotate: async () => outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'})});
+		const instance = screen({rotate: async () => Promise.resolve(outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'}))});
 		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
 		instance.stdin.write('y');
 		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
