@@ -21,7 +21,7 @@ export type ServeOptions = {
 	concurrency: number;
 	toleranceSeconds: number;
 	drainTimeoutMs: number;
-	/** Undefined: the default data folder (resolved at run time). */
+	/** Undefined: PLATFORM_TUI_DATA_DIR, else the app's data folder (resolved at run time). */
 	dataDir?: string;
 	retentionMs: number;
 	maxEvents: number;
@@ -103,7 +103,8 @@ const command: Command<ServeOptions> = {
 		'PLATFORM_ENDPOINT_SECRET="$NEW,$OLD" platform-tui serve --port 8080 --drain-timeout 25',
 	],
 	parse({flags, env}) {
-		const dataDir = stringFlag(flags, 'dataDir') ?? (env.PLATFORM_TUI_DATA_DIR?.trim() || undefined);
+		// Without --data-dir, run reads PLATFORM_TUI_DATA_DIR or the app's data folder.
+		const dataDir = stringFlag(flags, 'dataDir');
 		const redisUrl = urlFlag(flags.redis === undefined ? {redis: env.PLATFORM_REDIS_URL?.trim() || undefined} : flags, 'redis', {protocols: ['redis:', 'rediss:']});
 		return {
 			port: portFlag(flags, 'port', 8080),
@@ -121,7 +122,7 @@ const command: Command<ServeOptions> = {
 		const {context} = deps;
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
 		const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
-		const directory = options.dataDir ?? await defaultDataDir(context.env);
+		const directory = options.dataDir ?? defaultDataDir(context.env);
 		const backend: EventBackend = await openBackend({
 			...(options.redisUrl ? {redisUrl: options.redisUrl} : {}),
 			directory,
