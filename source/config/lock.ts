@@ -16,7 +16,10 @@ export type LockOptions = {
 const staleMs = 10_000;
 export const defaultLockWaitMs = 15_000;
 
-/** Files whose lock this process holds: a nested lock attempt would wait for itself. */
+/**
+ * Files whose lock this process holds. A blocking wait for one of them would stop the event loop
+ * the holder needs to finish, so a synchronous write then fails at once instead.
+ */
 const heldHere = new Set<string>();
 
 function lockPath(file: string): string {
@@ -75,10 +78,7 @@ export function withLockSync<T>(file: string, action: () => T, options: LockOpti
 
 /** Runs `action` holding the lock for as long as it takes (the lock is refreshed meanwhile). */
 export async function withLock<T>(file: string, action: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-	if (heldHere.has(file)) {
-		throw lockedError(file, 0);
-	}
-
+	// Another holder in this process lets go while this one waits (the wait does not block).
 	const waitMs = options.waitMs ?? defaultLockWaitMs;
 	const started = Date.now();
 	let release: (() => Promise<void>) | undefined;

@@ -128,9 +128,32 @@ try {
 	await rotator.close();
 	const usedNew = platform.requests.filter(request => request.headers.authorization === `Bearer ${outcome.newKey}`).length;
 	console.log(`rotation under load (8 concurrent callers, ${calls} calls): ${failures} failed calls; ${usedNew > 0 ? 'callers switched to the new key' : 'callers did NOT switch'} (stored: ${String(outcome.stored)})`);
+
+	// 4. What the lock costs: a locked write (lock, read, merge, atomic write, unlock), and
+	// rotations started together in one process, which the lock runs one after another.
+	const writes = 300;
+	started = performance.now();
+	for (let index = 0; index < writes; index++) {
+		store.set('model', `MODEL_${index}`);
+	}
+
+	const writeMs = (performance.now() - started) / writes;
+	const together = 6;
+	started = performance.now();
+	const chained = await Promise.all(Array.from({length: together}, async () => {
+		const client = new PlatformClient({...settings, apiKey: supplier});
+		try {
+			return await rotateApiKey({client, store, env});
+		} finally {
+			await client.close();
+		}
+	}));
+	const chainMs = performance.now() - started;
+	const chain = new Set(chained.map(entry => entry.previousKeyMasked)).size === together && store.get('apiKey') === platform.apiKey;
+	console.log(`locked config write: ${writeMs.toFixed(2)} ms/write over ${writes}; ${together} rotations started together: ${chainMs.toFixed(0)} ms in all, ${chain ? 'one chain, the newest key stored' : 'NOT one chain'}`);
 	await withConstant.close();
 	await withSupplier.close();
-	if (failures > 0 || usedNew === 0) {
+	if (failures > 0 || usedNew === 0 || !chain) {
 		process.exitCode = 1;
 	}
 } finally {

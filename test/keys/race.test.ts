@@ -15,7 +15,7 @@ import {PlatformClient} from '../../source/platform/client.js';
 import {runCli} from '../helpers/cli.js';
 
 const processes = 6;
-const rounds = 3;
+const rounds = Number(process.env.RACE_ROUNDS ?? 3);
 const overlapMs = 400;
 
 type Rotated = {type: string; key: string; previousKey: string; stored: boolean; expiresAt: string};
