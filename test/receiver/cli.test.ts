@@ -8,7 +8,7 @@ import type {PlatformClient} from '../../source/platform/client.js';
 import {apologyText, type ReceiverEvent} from '../../source/receiver/index.js';
 import {runCli, startCli} from '../helpers/cli.js';
 import {runInPty} from '../helpers/pty.js';
-import {clientFor, startPlatform, waitUntil} from './helpers.js';
+import {clientFor, defined, startPlatform, waitUntil} from './helpers.js';
 
 /** The built `serve` running as a child process, its stdout read line by line. */
 type ServeChild = {
@@ -24,7 +24,7 @@ type ServeChild = {
 async function startServe(args: string[], env: Record<string, string | undefined>): Promise<ServeChild> {
 	const run = startCli(['serve', '--port', '0', '--json', ...args], {env});
 	const {child, closed: exited} = run;
-	const stderr = run.stderr;
+	const stderr = () => run.stderr();
 	const lines: string[] = [];
 	let partial = '';
 	child.stdout.on('data', (chunk: string) => {
@@ -132,25 +132,24 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 		expect(sent.code).toBe(0);
 		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
-		const accepted = await waitUntil(() => serve!.events().find(event => event.type === 'accepted'), event => event !== undefined, 5000, 'the accepted event');
+		const accepted = await waitUntil(() => serve?.events().find(event => event.type === 'accepted'), event => event !== undefined, 5000, 'the accepted event');
 		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
 
 		// Same id twice: the second is a duplicate, still 200.
 		for (let round = 0; round < 2; round++) {
-			// eslint-disable-next-line no-await-in-loop
 			const repeated = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--repeat-id', 'evt_repeat0123456789abcdef', '--json'], {env: {PLATFORM_ENDPOINT_SECRET: `${platform.endpointSecret},other`}});
 			expect(repeated.code).toBe(0);
 			expect(JSON.parse(repeated.stdout)).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
 		}
 
-		await waitUntil(() => serve!.events().filter(event => event.type === 'duplicate').length, count => count === 1, 5000, 'the duplicate');
+		await waitUntil(() => serve?.events().filter(event => event.type === 'duplicate').length, count => count === 1, 5000, 'the duplicate');
 
 		// A wrong secret: 400 printed, a hint on stderr, exit 1.
 		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret', 'not-the-secret'], {});
 		expect(wrong.code).toBe(1);
 		expect(wrong.stdout).toContain('400 {"success":false,"error":"Invalid signature"}');
 		expect(wrong.stderr).toContain('The receiver answered 400');
-		await waitUntil(() => serve!.events().find(event => event.type === 'rejected'), event => event !== undefined, 5000, 'the rejection');
+		await waitUntil(() => serve?.events().find(event => event.type === 'rejected'), event => event !== undefined, 5000, 'the rejection');
 		expect(serve.events().find(event => event.type === 'rejected')).toMatchObject({reason: 'signature-mismatch', remoteAddress: '127.0.0.1', status: 400});
 
 		serve.child.kill('SIGTERM');
@@ -226,7 +225,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		platform.setFaults({latencyMs: 400});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Take your time'});
 		const history = await user.getChatMessages(chat.id);
-		const assistant = history.messages.find(message => message.role === 'ASSISTANT')!;
+		const assistant = defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message');
 		// The completion call has arrived and is being held by the latency.
 		await waitUntil(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), found => found, 15_000, 'the completion call');
 		serve.child.kill('SIGTERM');
@@ -235,17 +234,17 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		expect(logs.length).toBeGreaterThan(0);
 		expect(logs.filter(log => log.status === 'RUNNING')).toEqual([]);
 		expect(logs.map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
-		expect(platform.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String)});
+		expect(platform.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String) as unknown});
 		const stopped = serve.events().at(-1);
 		expect(stopped).toMatchObject({type: 'stopped', cutOff: 1});
-		expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain')});
+		expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain') as unknown});
 	});
 
 	it('prints one plain line per event without a TTY', async () => {
 		const run = startCli(['serve', '--port', '0'], {env: envFor(platform)});
 		const {child, closed: exited} = run;
 		try {
-			const url = (await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], value => value !== undefined, 15_000, 'the listening line'))!;
+			const url = defined(await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], value => value !== undefined, 15_000, 'the listening line'));
 			expect(run.stdout()).toContain('secrets 1 ok');
 			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please', '--secret', platform.endpointSecret]);
@@ -269,7 +268,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const session = runInPty(['serve', '--port', '0'], {env: envFor(platform), columns: 140});
 		try {
 			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
-			const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)![1]!;
+			const url = defined(/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)?.[1], 'the address');
 			await session.waitFor('1 endpoint secret');
 			await session.waitFor(/previous key …prev valid for 2[01] h \d\d min/);
 			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);

@@ -28,6 +28,15 @@ export function clientFor(platform: LocalPlatform, options: Partial<PlatformClie
 	});
 }
 
+/** The value, or a failed test naming what was missing (instead of a non-null assertion). */
+export function defined<T>(value: T | null | undefined, what = 'a value'): T {
+	if (value === undefined || value === null) {
+		throw new Error(`Expected ${what}`);
+	}
+
+	return value;
+}
+
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
 
 export type Delivery = {status: number; body: unknown; text: string};
@@ -99,12 +108,10 @@ export async function waitUntil<T>(read: () => T | Promise<T>, done: (value: T) 
 	let value = await read();
 	while (!done(value)) {
 		if (Date.now() > deadline) {
-			throw new Error(`Timed out waiting for ${what}; last value: ${JSON.stringify(value)?.slice(0, 2000)}`);
+			throw new Error(`Timed out waiting for ${what}; last value: ${(JSON.stringify(value) as string | undefined ?? 'undefined').slice(0, 2000)}`);
 		}
 
-		// eslint-disable-next-line no-await-in-loop
 		await sleep(20);
-		// eslint-disable-next-line no-await-in-loop
 		value = await read();
 	}
 

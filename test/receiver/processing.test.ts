@@ -17,7 +17,7 @@ import {
 	type StageEvent,
 	type WebhookReceiver,
 } from '../../source/receiver/index.js';
-import {chosenEvent, clientFor, sendSigned, startModel, startPlatform, waitUntil} from './helpers.js';
+import {chosenEvent, clientFor, defined, sendSigned, startModel, startPlatform, waitUntil} from './helpers.js';
 
 /** Paragraphs longer than 500 characters, so the context cut shows. */
 const lighthouse = [
@@ -69,7 +69,7 @@ async function ask(h: Harness, chatId: string, text: string): Promise<{assistant
 	await h.user.createSpaceMessage({assistantId: h.platform.assistantId, chatId, text});
 	const history = await h.user.getChatMessages(chatId);
 	const assistant = history.messages.filter(message => message.role === 'ASSISTANT').at(-1);
-	return {assistantMessageId: assistant!.id};
+	return {assistantMessageId: defined(assistant?.id, 'the assistant message')};
 }
 
 async function answered(h: Harness, chatId: string): Promise<Message> {
@@ -98,16 +98,16 @@ describe('chosen-module processing against the local platform', () => {
 		await writeFile(filePath, lighthouse);
 		const input = {key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown'};
 		const content = await h.user.upsertContent({input, chatId: chat.id});
-		await h.user.putBlob(content.writeUrl!, {filePath, contentType: 'text/markdown'});
-		await h.user.upsertContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: content.readUrl!});
+		await h.user.putBlob(defined(content.writeUrl, 'writeUrl'), {filePath, contentType: 'text/markdown'});
+		await h.user.upsertContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: defined(content.readUrl, 'readUrl')});
 		await waitUntil(async () => h.user.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}), found => found[0]?.ingestionState === 'FINISHED', 10_000, 'ingestion');
 
 		const question = 'How far does the harbour lighthouse lamp reach?';
 		// What the search gives for this question, to compute the expected context independently.
 		const results = await h.user.search({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
 		expect(results?.length).toBeGreaterThan(0);
-		expect(results!.some(result => (result.text?.length ?? 0) > 500)).toBe(true);
-		const expectedContext = results!.map(result => result.text!.slice(0, 500)).join('\n---\n');
+		expect(results?.some(result => (result.text?.length ?? 0) > 500)).toBe(true);
+		const expectedContext = results?.map(result => result.text?.slice(0, 500)).join('\n---\n');
 
 		const requestsBefore = h.platform.requests.length;
 		const {assistantMessageId} = await ask(h, chat.id, question);
@@ -130,35 +130,35 @@ describe('chosen-module processing against the local platform', () => {
 		}
 
 		const [createSearchLog, search, completeSearchLog, createGenerateLog, completion, completeGenerateLog, modify] = calls;
-		expect(createSearchLog!.body).toEqual({messageId: assistantMessageId, text: 'Searching the knowledge base…', status: 'RUNNING', order: 1});
-		expect(search!.body).toEqual({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
-		expect(completeSearchLog!.body).toEqual({status: 'COMPLETED', text: `Found ${results!.length} document${results!.length === 1 ? '' : 's'}`});
-		expect(createGenerateLog!.body).toEqual({messageId: assistantMessageId, text: 'Generating the response…', status: 'RUNNING', order: 2});
-		const completionBody = completion!.body as {model: string; messages: Array<{role: string; content: string}>; options: Record<string, unknown>; temperature?: unknown};
+		expect(createSearchLog?.body).toEqual({messageId: assistantMessageId, text: 'Searching the knowledge base…', status: 'RUNNING', order: 1});
+		expect(search?.body).toEqual({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
+		expect(completeSearchLog?.body).toEqual({status: 'COMPLETED', text: `Found ${results?.length} document${results?.length === 1 ? '' : 's'}`});
+		expect(createGenerateLog?.body).toEqual({messageId: assistantMessageId, text: 'Generating the response…', status: 'RUNNING', order: 2});
+		const completionBody = completion?.body as {model: string; messages: Array<{role: string; content: string}>; options: Record<string, unknown>; temperature?: unknown};
 		expect(completionBody.model).toBe('AZURE_GPT_4o_2024_1120');
 		expect(completionBody.options).toEqual({temperature: 0.3});
 		expect(completionBody).not.toHaveProperty('temperature');
 		expect(completionBody.messages).toHaveLength(2);
-		expect(completionBody.messages[0]!.role).toBe('system');
-		expect(completionBody.messages[0]!.content).toMatch(/answer .*using only the context/i);
-		expect(completionBody.messages[0]!.content.endsWith(`\n${expectedContext}`)).toBe(true);
+		expect(completionBody.messages[0]?.role).toBe('system');
+		expect(completionBody.messages[0]?.content).toMatch(/answer .*using only the context/i);
+		expect(completionBody.messages[0]?.content.endsWith(`\n${expectedContext}`)).toBe(true);
 		expect(completionBody.messages[1]).toEqual({role: 'user', content: question});
-		expect(completeGenerateLog!.body).toEqual({status: 'COMPLETED', text: 'Response generated'});
-		const record = h.platform.completions.at(-1)!;
+		expect(completeGenerateLog?.body).toEqual({status: 'COMPLETED', text: 'Response generated'});
+		const record = defined(h.platform.completions.at(-1), 'a completion');
 		expect(record.temperature).toBe(0.3);
 		expect(record.ignoredFields).toEqual([]);
-		const modifyBody = modify!.body as Record<string, unknown>;
-		expect(modifyBody).toEqual({chatId: chat.id, text: record.answer, stoppedStreamingAt: expect.any(String), completedAt: expect.any(String)});
+		const modifyBody = modify?.body as Record<string, unknown>;
+		expect(modifyBody).toEqual({chatId: chat.id, text: record.answer, stoppedStreamingAt: expect.any(String) as unknown, completedAt: expect.any(String) as unknown});
 		expect(Number.isNaN(Date.parse(modifyBody.stoppedStreamingAt as string))).toBe(false);
 
 		expect(message.text).toBe(record.answer);
 		expect(h.platform.messageLogs(assistantMessageId).map(log => [log.order, log.status, log.text])).toEqual([
-			[1, 'COMPLETED', `Found ${results!.length} document${results!.length === 1 ? '' : 's'}`],
+			[1, 'COMPLETED', `Found ${results?.length} document${results?.length === 1 ? '' : 's'}`],
 			[2, 'COMPLETED', 'Response generated'],
 		]);
 		const stages = stagesOf(h.events, chat.id);
 		expect(stages.map(stage => stage.stage)).toEqual(['searching', 'generating', 'answered']);
-		expect(stages.at(-1)).toMatchObject({documents: results!.length, durationMs: expect.any(Number)});
+		expect(stages.at(-1)).toMatchObject({documents: results?.length, durationMs: expect.any(Number) as unknown});
 		// The user message event arrived first and was logged with its text and chat id.
 		expect(h.events.find(event => event.type === 'accepted' && event.eventType === 'platform.chat.user-message.created' && event.chatId === chat.id)).toMatchObject({text: question, handling: 'logged'});
 	});
@@ -169,8 +169,8 @@ describe('chosen-module processing against the local platform', () => {
 		const {assistantMessageId} = await ask(h, chat.id, 'Zebras quantum xylophone?');
 		await answered(h, chat.id);
 		const calls = h.platform.requests.slice(requestsBefore).filter(receiverPaths);
-		const completion = calls.find(call => call.path === '/openai/chat/completions')!.body as {messages: Array<{content: string}>};
-		expect(completion.messages[0]!.content.endsWith(`\n${noResultsContext}`)).toBe(true);
+		const completion = calls.find(call => call.path === '/openai/chat/completions')?.body as {messages: Array<{content: string}>};
+		expect(completion.messages[0]?.content.endsWith(`\n${noResultsContext}`)).toBe(true);
 		expect(noResultsContext).toMatch(/no relevant documents were found/i);
 		expect(h.platform.messageLogs(assistantMessageId)[0]).toMatchObject({status: 'COMPLETED', text: 'Found 0 documents'});
 	});
@@ -179,10 +179,10 @@ describe('chosen-module processing against the local platform', () => {
 		const chat = await h.user.createChat({title: 'Twice', assistantId: h.platform.assistantId});
 		const {assistantMessageId} = await ask(h, chat.id, 'Where is the lighthouse?');
 		await answered(h, chat.id);
-		const delivery = h.platform.deliveries.find(record => record.event === 'platform.chat.external-module.chosen' && record.body.includes(chat.id))!;
+		const delivery = defined(h.platform.deliveries.find(record => record.event === 'platform.chat.external-module.chosen' && record.body.includes(chat.id)), 'the delivery');
 		const requestsBefore = h.platform.requests.length;
 		// The platform redelivers the exact same bytes, signed again at send time.
-		const redelivery = await sendSigned(h.receiver.url! + '/webhook', JSON.parse(delivery.body) as Record<string, unknown>, h.platform.endpointSecret, {raw: delivery.body});
+		const redelivery = await sendSigned(`${defined(h.receiver.url)}/webhook`, JSON.parse(delivery.body) as Record<string, unknown>, h.platform.endpointSecret, {raw: delivery.body});
 		expect(redelivery).toMatchObject({status: 200, body: {success: true}});
 		expect(h.events.at(-1)).toMatchObject({type: 'duplicate', eventId: delivery.eventId, chatId: chat.id});
 		expect(h.platform.requests.length).toBe(requestsBefore);
@@ -195,7 +195,7 @@ describe('chosen-module processing against the local platform', () => {
 		delete (event as {companyId?: unknown}).companyId;
 		const requestsBefore = h.platform.requests.length;
 		const failedBefore = h.receiver.counters().failed;
-		const answer = await sendSigned(h.receiver.url! + '/webhook', event, h.platform.endpointSecret);
+		const answer = await sendSigned(`${defined(h.receiver.url)}/webhook`, event, h.platform.endpointSecret);
 		expect(answer).toMatchObject({status: 200, body: {success: true}});
 		expect(h.events.at(-1)).toMatchObject({type: 'accepted', handling: 'invalid', missing: ['companyId', 'payload.assistantMessage.id']});
 		await new Promise(resolve => {
@@ -225,11 +225,11 @@ describe('the failure path', () => {
 		const message = await answered(h, chat.id);
 		expect(message.text).toBe(apologyText);
 		expect(apologyText).toMatch(/try again/i);
-		expect(message.stoppedStreamingAt).toEqual(expect.any(String));
+		expect(message.stoppedStreamingAt).toEqual(expect.any(String) as unknown);
 		const logs = h.platform.messageLogs(assistantMessageId);
 		expect(logs.map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'FAILED']]);
 		expect(logs.some(log => log.status === 'RUNNING')).toBe(false);
-		const failed = stagesOf(h.events, chat.id).at(-1)!;
+		const failed = defined(stagesOf(h.events, chat.id).at(-1), 'the failure');
 		expect(failed).toMatchObject({stage: 'failed', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
 		expect(failed.reason).toMatch(/chat\/completions failed with HTTP 502/);
 		expect(h.receiver.counters()).toMatchObject({failed: 1, answered: 0, processing: 0});
@@ -242,8 +242,8 @@ describe('the failure path', () => {
 		const {assistantMessageId} = await ask(h, chat.id, 'placeholder');
 		await answered(h, chat.id);
 		const event = chosenEvent({chatId: chat.id, text: '', assistantMessageId, userId: h.platform.userId, companyId: h.platform.companyId});
-		await sendSigned(h.receiver.url! + '/webhook', event, h.platform.endpointSecret);
-		await waitUntil(() => stagesOf(h!.events, chat.id).filter(stage => stage.stage === 'failed').length, count => count === 1, 10_000, 'the failure');
+		await sendSigned(`${defined(h.receiver.url)}/webhook`, event, h.platform.endpointSecret);
+		await waitUntil(() => stagesOf(defined(h).events, chat.id).filter(stage => stage.stage === 'failed').length, count => count === 1, 10_000, 'the failure');
 		const logs = h.platform.messageLogs(assistantMessageId);
 		expect(logs.slice(2).map(log => [log.order, log.status, log.text])).toEqual([[1, 'FAILED', 'Searching the knowledge base…']]);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText});
@@ -263,19 +263,19 @@ describe('bounded queue and drain', () => {
 
 	it('acknowledges a chosen event without waiting for its processing, and runs at most --concurrency jobs', async () => {
 		model = await startModel({delayMs: 400});
-		h = await harness({llmUrl: model.url, concurrency: 2});
-		const chats = await Promise.all([1, 2, 3, 4].map(async index => h!.user.createChat({title: `Chat ${index}`, assistantId: h!.platform.assistantId})));
+		const current = await harness({llmUrl: model.url, concurrency: 2});
+		h = current;
+		const chats = await Promise.all([1, 2, 3, 4].map(async index => current.user.createChat({title: `Chat ${index}`, assistantId: current.platform.assistantId})));
 		for (const chat of chats) {
-			// eslint-disable-next-line no-await-in-loop
-			await ask(h, chat.id, 'Is the lamp lit?');
+			await ask(current, chat.id, 'Is the lamp lit?');
 		}
 
 		// Every chosen delivery was answered 200 while the model was still holding completions.
-		await waitUntil(() => h!.platform.deliveries.filter(record => record.event === 'platform.chat.external-module.chosen' && record.state === 'delivered').length, count => count === 4, 10_000, 'four acknowledged chosen events');
-		expect(h.receiver.counters().answered).toBeLessThan(4);
-		await Promise.all(chats.map(async chat => answered(h!, chat.id)));
+		await waitUntil(() => current.platform.deliveries.filter(record => record.event === 'platform.chat.external-module.chosen' && record.state === 'delivered').length, count => count === 4, 10_000, 'four acknowledged chosen events');
+		expect(current.receiver.counters().answered).toBeLessThan(4);
+		await Promise.all(chats.map(async chat => answered(current, chat.id)));
 		expect(model.maxActive).toBe(2);
-		expect(h.receiver.counters()).toMatchObject({answered: 4, processing: 0});
+		expect(current.receiver.counters()).toMatchObject({answered: 4, processing: 0});
 	});
 
 	it('answers 503 when the queue is full, without taking the id, so the platform\'s redelivery is accepted later', async () => {
@@ -291,19 +291,18 @@ describe('bounded queue and drain', () => {
 			const first = await user.createChat({title: 'First', assistantId: platform.assistantId});
 			const second = await user.createChat({title: 'Second', assistantId: platform.assistantId});
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: first.id, text: 'One?'});
-			await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the first completion');
+			await waitUntil(() => model?.calls, calls => calls === 1, 10_000, 'the first completion');
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Two?'});
 			for (const chat of [first, second]) {
-				// eslint-disable-next-line no-await-in-loop
-				const message = await waitUntil(async () => user.getLatestMessage(chat.id), latest => Boolean(latest.stoppedStreamingAt), 15_000, `the answer in ${chat.id}`);
+					const message = await waitUntil(async () => user.getLatestMessage(chat.id), latest => Boolean(latest.stoppedStreamingAt), 15_000, `the answer in ${chat.id}`);
 				expect(message.text).toBe('An answer from the test model.');
 			}
 
 			const busy = events.find(event => event.type === 'rejected' && event.reason === 'busy') as Extract<ReceiverEvent, {type: 'rejected'}>;
 			expect(busy).toMatchObject({status: 503});
 			expect(events.filter(event => event.type === 'accepted' && event.eventId === busy.eventId)).toHaveLength(1);
-			const delivery = platform.deliveries.find(record => record.eventId === busy.eventId)!;
-			expect(delivery.attempts[0]!.status).toBe(503);
+			const delivery = defined(platform.deliveries.find(record => record.eventId === busy.eventId), 'the delivery');
+			expect(delivery.attempts[0]?.status).toBe(503);
 			expect(delivery.state).toBe('delivered');
 		} finally {
 			await receiver.close(0);
@@ -318,7 +317,7 @@ describe('bounded queue and drain', () => {
 		h = await harness({llmUrl: model.url});
 		const chat = await h.user.createChat({title: 'Drain', assistantId: h.platform.assistantId});
 		const {assistantMessageId} = await ask(h, chat.id, 'Is the lamp lit?');
-		await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the completion call');
+		await waitUntil(() => model?.calls, calls => calls === 1, 10_000, 'the completion call');
 		const result = await h.receiver.close(10_000);
 		expect(result.cutOff).toBe(0);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: 'An answer from the test model.'});
@@ -332,19 +331,19 @@ describe('bounded queue and drain', () => {
 		const second = await h.user.createChat({title: 'Queued one', assistantId: h.platform.assistantId});
 		const running = await ask(h, first.id, 'Is the lamp lit?');
 		const queued = await ask(h, second.id, 'Is the lamp lit?');
-		await waitUntil(() => model!.calls, calls => calls === 1, 10_000, 'the completion call');
-		await waitUntil(() => h!.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, count => count === 1, 10_000, 'the second job queued');
+		await waitUntil(() => model?.calls, calls => calls === 1, 10_000, 'the completion call');
+		await waitUntil(() => h?.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, count => count === 1, 10_000, 'the second job queued');
 		const result = await h.receiver.close(50);
 		expect(result.cutOff).toBe(2);
 		for (const {assistantMessageId} of [running, queued]) {
 			expect(h.platform.messageLogs(assistantMessageId).filter(log => log.status === 'RUNNING')).toEqual([]);
-			expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String)});
+			expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String) as unknown});
 		}
 
 		expect(h.platform.messageLogs(running.assistantMessageId).map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
 		// The queued job never started: no log was opened, only the apology.
 		expect(h.platform.messageLogs(queued.assistantMessageId)).toEqual([]);
-		const failed = stagesOf(h.events, first.id).at(-1)!;
+		const failed = defined(stagesOf(h.events, first.id).at(-1), 'the failure');
 		expect(failed).toMatchObject({stage: 'failed', cleanup: {logsFailed: 1, apologyWritten: true}});
 		expect(failed.reason).toMatch(/drain/);
 	});
@@ -400,7 +399,7 @@ describe('buildContext', () => {
 	it('cuts characters, not UTF-16 units', () => {
 		const emoji = '🙂'.repeat(600);
 		const {context} = buildContext([{text: emoji}]);
-		expect([...context]).toHaveLength(500);
+		expect(Array.from(context)).toHaveLength(500);
 		expect(context).toBe('🙂'.repeat(500));
 	});
 
