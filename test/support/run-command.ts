@@ -4,7 +4,7 @@
  * A `UsageError` from parse comes back as exit code 1 with its sentence on stderr; any other
  * error also gives exit code 1, worded on stderr as the CLI words it.
  */
-import {PassThrough} from 'node:stream';
+import {PassThrough, Readable} from 'node:stream';
 import {createDeps, type Clock} from '../../source/commands/deps.js';
 import {describeError, joinText} from '../../source/commands/error-message.js';
 import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
@@ -55,15 +55,10 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 
 /** Parses and runs `command`; errors thrown by run are returned (not rethrown) with code 1. */
 export async function runCommand(command: AnyCommand, options: RunCommandOptions = {}): Promise<RunCommandResult> {
-	const stdin = memoryStream();
+	// The command reads stdin itself: a plain readable stream of the given text (no listener of ours drains it).
+	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
 	const stdout = memoryStream();
 	const stderr = memoryStream();
-	if (options.stdin === undefined) {
-		stdin.end();
-	} else {
-		stdin.end(options.stdin);
-	}
-
 	const json = options.json ?? options.flags?.json === true;
 	const context: CommandContext = {
 		argv: options.argv ?? [],
