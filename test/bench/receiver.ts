@@ -2,7 +2,8 @@
  * Receiver benchmark (`npm run bench`, or `node --import tsx test/bench/receiver.ts` after
  * `npm run build`).
  *
- * 1. Throughput of verified webhooks: the built CLI `platform-tui serve` (its own process, NDJSON
+ * 1. Throughput of verified webhooks: the built CLI `platform-tui serve` with its journal on (a
+ *    fresh data directory; every 200 waits for the event's LMDB commit) (its own process, NDJSON
  *    log on a pipe that this process drains) against a bare node:http server (its own process)
  *    that only reads the body and answers 200. Same load generator for both: an undici Pool with
  *    32 connections sending a fixed number of pre-signed `platform.chat.user-message.created`
@@ -43,6 +44,15 @@ const connections = 32;
 const secret = 'whsec_bench_0123456789abcdef';
 
 type Delivery = {body: string; headers: Record<string, string>};
+
+/** The value, or a clear failure when a benchmark invariant does not hold. */
+function must<T>(value: T | undefined, what: string): T {
+	if (value === undefined) {
+		throw new Error(`benchmark: ${what} is missing`);
+	}
+
+	return value;
+}
 type LoadResult = {durationMs: number; perSecond: number; p50: number; p99: number; non200: number};
 
 function percentile(sorted: number[], fraction: number): number {
@@ -50,7 +60,7 @@ function percentile(sorted: number[], fraction: number): number {
 		return Number.NaN;
 	}
 
-	return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+	return must(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))], 'a latency');
 }
 
 /** Fresh, signed user-message deliveries (signed before the clock starts). */
@@ -74,11 +84,9 @@ async function load(url: string, items: Delivery[]): Promise<LoadResult> {
 	const started = performance.now();
 	const worker = async () => {
 		while (next < items.length) {
-			const item = items[next++]!;
+			const item = must(items[next++], 'a delivery');
 			const sent = performance.now();
-			// eslint-disable-next-line no-await-in-loop
 			const response = await pool.request({path: '/webhook', method: 'POST', headers: item.headers, body: item.body});
-			// eslint-disable-next-line no-await-in-loop
 			await response.body.text();
 			latencies.push(performance.now() - sent);
 			if (response.statusCode !== 200) {
@@ -119,7 +127,6 @@ async function startChild(command: string[], env: NodeJS.ProcessEnv, logFile: st
 
 		first = lines()[0];
 		if (first === undefined) {
-			// eslint-disable-next-line no-await-in-loop
 			await sleep(50);
 		}
 	}
@@ -173,6 +180,8 @@ function serveEnv(platform: LocalPlatform, configDir: string): NodeJS.ProcessEnv
 		CI: '1',
 		NO_COLOR: '1',
 		PLATFORM_TUI_CONFIG_DIR: configDir,
+		// A fresh journal per serve: the durable path (commit before the 200) is what is measured.
+		PLATFORM_TUI_DATA_DIR: mkdtempSync(path.join(configDir, 'data-')),
 		PLATFORM_BASE_URL: platform.baseUrl,
 		PLATFORM_API_KEY: platform.apiKey,
 		PLATFORM_APP_ID: platform.appId,
@@ -189,7 +198,7 @@ function cpuMs(pid: number | undefined): number | undefined {
 	}
 
 	try {
-		const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+		const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
 		const ticks = Number(fields[11]) + Number(fields[12]);
 		return ticks * 10; // USER_HZ is 100 on Linux.
 	} catch {
@@ -200,7 +209,7 @@ function cpuMs(pid: number | undefined): number | undefined {
 const median = (values: number[]) => {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+	return sorted.length % 2 === 1 ? must(sorted[middle], 'a value') : (must(sorted[middle - 1], 'a value') + must(sorted[middle], 'a value')) / 2;
 };
 
 type Round = LoadResult & {cpuUsPerRequest?: number};
@@ -230,15 +239,17 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 			const order = pair % 2 === 0 ? (['bare', 'serve'] as const) : (['serve', 'bare'] as const);
 			const results: Partial<Record<'bare' | 'serve', Round>> = {};
 			for (const name of order) {
-				// eslint-disable-next-line no-await-in-loop
 				results[name] = await measure(name === 'bare' ? bare : serve, requestCount);
 			}
 
-			bareRounds.push(results.bare!);
-			serveRounds.push(results.serve!);
-			ratios.push(results.serve!.perSecond / results.bare!.perSecond);
-			console.log(`  pair ${pair + 1}: ${show('bare', results.bare!)}`);
-			console.log(`          ${show('serve', results.serve!)}   ratio ${fmt(ratios.at(-1)!, 2)}`);
+			const bareRound = must(results.bare, 'the bare round');
+			const serveRound = must(results.serve, 'the serve round');
+			bareRounds.push(bareRound);
+			serveRounds.push(serveRound);
+			const ratio = serveRound.perSecond / bareRound.perSecond;
+			ratios.push(ratio);
+			console.log(`  pair ${pair + 1}: ${show('bare', bareRound)}`);
+			console.log(`          ${show('serve', serveRound)}   ratio ${fmt(ratio, 2)}`);
 		}
 
 		await serve.stop('SIGTERM');
@@ -258,10 +269,18 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 
 		console.log('  medians:');
 		console.log(`    bare node:http (reads the body, answers 200):  ${show('', summary(bareRounds)).trim()}`);
-		console.log(`    platform-tui serve (verify, dedupe, log line):  ${show('', summary(serveRounds)).trim()}`);
+		console.log(`    platform-tui serve (verify, journal commit before the 200, log line):  ${show('', summary(serveRounds)).trim()}`);
 		console.log(`  serve verified ${stopped?.counters?.verified ?? '?'} of ${expected} deliveries, rejected ${stopped?.counters?.rejected ?? '?'}, duplicates ${stopped?.counters?.duplicates ?? '?'}`);
 		const ratio = median(ratios);
 		console.log(`  RESULT throughput ratio serve/bare (median of ${pairs} side-by-side pairs): ${fmt(ratio, 2)} (goal ≥ 0.85) ${ratio >= 0.85 ? 'MET' : 'NOT MET'}`);
+		const bareCpu = summary(bareRounds).cpuUsPerRequest;
+		const serveCpu = summary(serveRounds).cpuUsPerRequest;
+		if (bareCpu !== undefined && serveCpu !== undefined && bareCpu > 0) {
+			const cpuRatio = serveCpu / bareCpu;
+			console.log(`  RESULT server CPU per request serve/bare: ${fmt(cpuRatio, 2)}× (goal ≤ 1.5×) ${cpuRatio <= 1.5 ? 'MET' : 'NOT MET'}`);
+		}
+
+		console.log(`  RESULT p99 ack latency with the journal on: ${fmt(summary(serveRounds).p99)} ms (bare ${fmt(summary(bareRounds).p99)} ms)`);
 	} finally {
 		await serve.stop('SIGKILL');
 		await bare.stop('SIGTERM');
@@ -311,19 +330,15 @@ async function ackLatency(configDir: string): Promise<void> {
 		// Real assistant messages to answer (made while no module is registered, with a quick model).
 		const targets: Array<{chatId: string; messageId: string}> = [];
 		for (let index = 0; index < events; index++) {
-			// eslint-disable-next-line no-await-in-loop
 			const chat = await client.createChat({title: `Bench ${index}`, assistantId: platform.assistantId});
-			// eslint-disable-next-line no-await-in-loop
 			await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
-			// eslint-disable-next-line no-await-in-loop
 			const history = await client.getChatMessages(chat.id);
-			targets.push({chatId: chat.id, messageId: history.messages.find(message => message.role === 'ASSISTANT')!.id});
+			targets.push({chatId: chat.id, messageId: must(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id});
 		}
 
 		// Wait until the built-in answers are written, so they do not count as ours.
 		for (const target of targets) {
 			for (let attempt = 0; attempt < 200 && !platform.message(target.messageId)?.stoppedStreamingAt; attempt++) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(10);
 			}
 		}
@@ -343,9 +358,7 @@ async function ackLatency(configDir: string): Promise<void> {
 			});
 			const delivery = signDelivery(event, secret);
 			const sent = performance.now();
-			// eslint-disable-next-line no-await-in-loop
 			const response = await pool.request({path: '/webhook', method: 'POST', headers: delivery.headers, body: delivery.body});
-			// eslint-disable-next-line no-await-in-loop
 			await response.body.text();
 			const acked = performance.now();
 			acks.push(acked - sent);
@@ -360,19 +373,18 @@ async function ackLatency(configDir: string): Promise<void> {
 		const deadline = Date.now() + 60_000;
 		for (const target of targets) {
 			while (platform.message(target.messageId)?.text !== 'A slow answer.' && Date.now() < deadline) {
-				// eslint-disable-next-line no-await-in-loop
 				await sleep(10);
 			}
 
-			answered.push(performance.now() - ackedAt.get(target.messageId)!);
+			answered.push(performance.now() - must(ackedAt.get(target.messageId), 'the ack time'));
 		}
 
 		const unanswered = targets.filter(target => platform.message(target.messageId)?.text !== 'A slow answer.').length;
 		acks.sort((a, b) => a - b);
 		answered.sort((a, b) => a - b);
-		console.log(`  ack (time to 200): p50 ${fmt(acks[Math.floor(acks.length / 2)]!)} ms  p99 ${fmt(percentile(acks, 0.99))} ms  max ${fmt(acks.at(-1)!)} ms`);
-		console.log(`  answer written after the ack: min ${fmt(answered[0]! / 1000, 2)} s  max ${fmt(answered.at(-1)! / 1000, 2)} s${unanswered > 0 ? `  (${unanswered} never answered!)` : ''}`);
-		console.log(`  RESULT max ack / completion time: ${fmt(acks.at(-1)! / completionMs, 4)} (the acknowledgement does not wait for the 2 s completion)`);
+		console.log(`  ack (time to 200): p50 ${fmt(must(acks[Math.floor(acks.length / 2)], 'an ack'))} ms  p99 ${fmt(percentile(acks, 0.99))} ms  max ${fmt(must(acks.at(-1), 'an ack'))} ms`);
+		console.log(`  answer written after the ack: min ${fmt(must(answered[0], 'an answer') / 1000, 2)} s  max ${fmt(must(answered.at(-1), 'an answer') / 1000, 2)} s${unanswered > 0 ? `  (${unanswered} never answered!)` : ''}`);
+		console.log(`  RESULT max ack / completion time: ${fmt(must(acks.at(-1), 'an ack') / completionMs, 4)} (the acknowledgement does not wait for the 2 s completion)`);
 	} finally {
 		await serve.stop('SIGTERM');
 		await client.close();

@@ -54,6 +54,16 @@ describe('journal: accept and exactly once', () => {
 		expect((await second.stats()).bytes).toBeGreaterThan(0);
 	});
 
+	it('without a flush before the ack, events are still stored and read back by another open', async () => {
+		const directory = tempDataDir();
+		const fast = await journal(directory, {flushBeforeAck: false});
+		const event = newEvent();
+		expect(await fast.accept(event)).toBe('stored');
+		const reader = await journal(directory, {mode: 'read'});
+		await waitFor(async () => (await reader.get(event.id)) !== undefined);
+		expect(await fast.accept(event)).toBe('duplicate');
+	});
+
 	it('throws BackendUnavailableError when the journal cannot be written', async () => {
 		const backend = await journal(tempDataDir(), {failWrites: () => true});
 		await expect(backend.accept(newEvent())).rejects.toBeInstanceOf(BackendUnavailableError);

@@ -36,6 +36,11 @@ export type JournalOptions = {
 	pruneIntervalMs?: number;
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
 	abortGraceMs?: number;
+	/**
+	 * Flush each commit to disk before `accept` resolves (default true). False acknowledges once the
+	 * OS holds the commit: safe against a process crash, not against an OS crash or power cut.
+	 */
+	flushBeforeAck?: boolean;
 	/** Makes `accept` fail as an unwritable journal does (tests). */
 	failWrites?: () => boolean;
 };
@@ -53,7 +58,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	let stores: Stores;
 	try {
 		mkdirSync(folder, {recursive: true});
-		stores = openStores(folder);
+		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true});
 	} catch (error) {
 		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
 	}
