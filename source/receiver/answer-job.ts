@@ -5,10 +5,10 @@
  * accepted here (resumed after a crash, taken over from another replica, replayed).
  */
 import {errorMessage, isRecord} from '../format/value.js';
-import {answerChosenEvent, type FailureCleanup} from './answer.js';
+import {answerChosenEvent, type FailureCleanup, type JobOutcome, type StageUpdate} from './answer.js';
 import type {AnswerPort} from './answer-port.js';
-import type {JobHandler, JobResult} from './backend.js';
-import {parseChosenEvent} from './chosen-event.js';
+import type {JobHandle, JobHandler, JobResult} from './backend.js';
+import {parseChosenEvent, type ChosenJob} from './chosen-event.js';
 import type {JobStage, ReceiverCounters, StageEvent} from './events.js';
 
 export type AnswerJobContext = {
@@ -25,12 +25,61 @@ function failureText(reason: string, cleanup: FailureCleanup): string {
 	return cleanup.apologyWritten ? reason : `${reason}; the apology could not be written (${cleanup.errors.join('; ')})`;
 }
 
+/** Hooks of one stored answer: when it starts (its job known), its stages, and how it ended. */
+export type StoredAnswerHooks = {
+	onStart?: (job: ChosenJob) => void;
+	onStage?: (job: ChosenJob, update: StageUpdate) => void;
+	onEnd?: (job: ChosenJob, outcome: JobOutcome) => void;
+};
+
+/**
+ * Answers one stored chosen event (its body read again, its recorded steps resumed) and words the
+ * result as the backend stores it. Shared by serve and `events replay`.
+ */
+export async function answerStoredEvent(handle: JobHandle, options: {port: AnswerPort; model: string; cleanupTimeoutMs?: number} & StoredAnswerHooks): Promise<JobResult> {
+	const {event, signal, recordStep} = handle;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(event.body) as unknown;
+	} catch (error) {
+		return {status: 'failed', error: `the stored body is not JSON: ${errorMessage(error)}`};
+	}
+
+	const result = parseChosenEvent(isRecord(parsed) ? parsed : {}, event.id);
+	if ('missing' in result) {
+		return {status: 'failed', error: `the event lacks ${result.missing.join(', ')}`};
+	}
+
+	const {job} = result;
+	options.onStart?.(job);
+	const outcome = await answerChosenEvent({
+		port: options.port,
+		job,
+		model: options.model,
+		signal,
+		steps: event.steps,
+		recordStep,
+		...(options.cleanupTimeoutMs === undefined ? {} : {cleanupTimeoutMs: options.cleanupTimeoutMs}),
+		onStage(update) {
+			options.onStage?.(job, update);
+		},
+	});
+	options.onEnd?.(job, outcome);
+	return outcome.ok ? {status: 'answered'} : {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
+}
+
+/** A job handler that answers stored chosen events (for `events replay` and other one-off runs). */
+export function storedEventJob(port: AnswerPort, model: string): JobHandler {
+	return async handle => answerStoredEvent(handle, {port, model});
+}
+
 export type AnswerJobs = {
 	handler: JobHandler;
 	/** Counts an event accepted for processing (once per id) and notes when, for its duration. */
 	track(eventId: string): void;
 };
 
+/** serve's job handler: the stored answer, with its stages reported and the counters kept. */
 export function answerJobs(context: AnswerJobContext): AnswerJobs {
 	const {counters} = context;
 	/** Chosen events counted in `processing`, with when they were accepted (ms, performance clock). */
@@ -42,54 +91,37 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 		}
 	};
 
-	const handler: JobHandler = async ({event, signal, recordStep}): Promise<JobResult> => {
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(event.body) as unknown;
-		} catch (error) {
-			return {status: 'failed', error: `the stored body is not JSON: ${errorMessage(error)}`};
-		}
-
-		const result = parseChosenEvent(isRecord(parsed) ? parsed : {}, event.id);
-		if ('missing' in result) {
-			return {status: 'failed', error: `the event lacks ${result.missing.join(', ')}`};
-		}
-
-		const {job} = result;
-		track(job.eventId);
-		const stage = (stageName: JobStage, extra: Omit<StageEvent, 'type' | 'at' | 'eventId' | 'chatId' | 'stage'> = {}) => {
-			context.emit({type: 'stage', at: context.now(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
-		};
-
-		const outcome = await answerChosenEvent({
-			port: context.port,
-			job,
-			model: context.model,
-			signal,
-			steps: event.steps,
-			recordStep,
-			cleanupTimeoutMs: context.cleanupTimeoutMs,
-			onStage(update) {
-				if (update.stage === 'searching') {
-					stage('searching');
-				} else if (update.stage === 'generating') {
-					stage('generating', {documents: update.documents});
-				}
-			},
-		});
-		const durationMs = Math.round(performance.now() - (open.get(job.eventId) ?? performance.now()));
-		open.delete(job.eventId);
-		counters.processing--;
-		if (outcome.ok) {
-			counters.answered++;
-			stage('answered', {documents: outcome.documents, durationMs});
-			return {status: 'answered'};
-		}
-
-		counters.failed++;
-		stage('failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
-		return {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
+	const stage = (job: ChosenJob, stageName: JobStage, extra: Omit<StageEvent, 'type' | 'at' | 'eventId' | 'chatId' | 'stage'> = {}) => {
+		context.emit({type: 'stage', at: context.now(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
 	};
+
+	const handler: JobHandler = async handle => answerStoredEvent(handle, {
+		port: context.port,
+		model: context.model,
+		cleanupTimeoutMs: context.cleanupTimeoutMs,
+		onStart(job) {
+			track(job.eventId);
+		},
+		onStage(job, update) {
+			if (update.stage === 'searching') {
+				stage(job, 'searching');
+			} else if (update.stage === 'generating') {
+				stage(job, 'generating', {documents: update.documents});
+			}
+		},
+		onEnd(job, outcome) {
+			const durationMs = Math.round(performance.now() - (open.get(job.eventId) ?? performance.now()));
+			open.delete(job.eventId);
+			counters.processing--;
+			if (outcome.ok) {
+				counters.answered++;
+				stage(job, 'answered', {documents: outcome.documents, durationMs});
+			} else {
+				counters.failed++;
+				stage(job, 'failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
+			}
+		},
+	});
 
 	return {handler, track};
 }
