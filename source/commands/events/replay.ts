@@ -2,9 +2,10 @@
 import {defaultModel} from '../../config/settings.js';
 import {formatMs} from '../../format/duration.js';
 import {eventTypes} from '../../platform/types.js';
+import {storedEventJob} from '../../receiver/answer-job.js';
 import {journalError} from '../../receiver/journal/errors.js';
+import {platformPort} from '../../receiver/platform-port.js';
 import type {Command} from '../types.js';
-import {replayJob} from './replay-job.js';
 import {eventIdArgument, nearEventIds, openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
 
 export type ReplayOptions = StoreOptions & {id: string; json: boolean};
@@ -36,7 +37,7 @@ const command: Command<ReplayOptions> = {
 				throw journalError('journal-event-not-replayable', {id: options.id, event: stored.event}, `event ${options.id} is not a chosen-module event`);
 			}
 
-			const result = await backend.replay(options.id, replayJob(client, settings.model ?? defaultModel));
+			const result = await backend.replay(options.id, storedEventJob(platformPort(client), settings.model ?? defaultModel));
 			switch (result.outcome) {
 				case 'unknown': {
 					throw journalError('journal-event-unknown', {id: options.id, near: result.near, directory}, `no event ${options.id} in ${directory}`);
