@@ -66,7 +66,7 @@ export type AcceptedEvent = Base & {
 	status: 200;
 	/**
 	 * Event id; absent when neither the body nor X-Platform-Id carried one (a queued chosen event
-	 * then gets `no-id-request-N`, so its stage events can be matched).
+	 * then gets `no-id-<received time>-<request number>`, so its stage events can be matched).
 	 */
 	eventId?: string;
 	eventType: string;
