@@ -1,7 +1,4 @@
-import {createReadStream} from 'node:fs';
-import {stat} from 'node:fs/promises';
-import {Readable} from 'node:stream';
-import {Agent, request, type Dispatcher} from 'undici';
+import {open, stat} from 'node:fs/promises';
 import {mask} from '../format/index.js';
 import {userAgent as defaultUserAgent} from '../version.js';
 import {runAttempts, type AttemptPlan, type RequestLogEntry} from './attempts.js';
@@ -9,6 +6,7 @@ import {PlatformApiError, platformMessageFrom} from './errors.js';
 import {headerValue, parseRetryAfter, parseJsonBody, redact} from './http.js';
 import type {OperationName} from './retry.js';
 import {decodeAnswer, notJson, type Answer, type AnswerOperation} from './schemas.js';
+import {createTransport, type Transport} from './transport.js';
 import {
 	apiVersion,
 	type Chat,
@@ -66,7 +64,6 @@ export type PlatformClientOptions = {
 	/** Connect timeout, ms. Default 10 000. */
 	connectTimeoutMs?: number;
 	userAgent?: string;
-	dispatcher?: Dispatcher;
 	onRequest?: (entry: RequestLogEntry) => void;
 };
 
@@ -101,30 +98,59 @@ type JsonCall<O extends AnswerOperation> = {
 
 const segment = encodeURIComponent;
 
+/** Size of each of the two buffers a file is sent through. */
+const blobChunkBytes = 256 * 1024;
+
+/**
+ * Sends the first `size` bytes of a file through two buffers: one is read into while the other
+ * is being written, and each is reused once its write has finished. Memory stays the same for any
+ * file size and leaves nothing behind for the garbage collector.
+ */
+async function sendFile(filePath: string, size: number, write: (chunk: Uint8Array) => Promise<void>, onProgress: BlobUpload['onProgress']): Promise<void> {
+	const handle = await open(filePath, 'r');
+	try {
+		const buffers = [Buffer.allocUnsafe(blobChunkBytes), Buffer.allocUnsafe(blobChunkBytes)] as const;
+		let writing: Promise<void> = Promise.resolve();
+		let sent = 0;
+		for (let index = 0; sent < size; index++) {
+			// Each read waits for that buffer's previous write: two buffers, no more.
+			const buffer = index % 2 === 0 ? buffers[0] : buffers[1];
+			const {bytesRead} = await handle.read(buffer, 0, Math.min(buffer.length, size - sent), sent);
+			await writing;
+			if (bytesRead === 0) {
+				throw new Error(`${filePath} ended at ${sent} of ${size} bytes while it was being sent`);
+			}
+
+			sent += bytesRead;
+			const reached = sent;
+			writing = write(buffer.subarray(0, bytesRead)).then(() => {
+				onProgress?.(reached, size);
+			});
+		}
+
+		await writing;
+	} finally {
+		await handle.close();
+	}
+}
+
 export class PlatformClient {
 	readonly baseUrl: string;
 	private readonly options: PlatformClientOptions;
 	private readonly keySupplier: KeySupplier;
-	private readonly dispatcher: Dispatcher;
-	private readonly ownsDispatcher: boolean;
+	private readonly transport: Transport;
 
 	constructor(options: PlatformClientOptions) {
 		this.options = options;
 		this.baseUrl = options.baseUrl.replace(/\/+$/, '');
 		const {apiKey} = options;
 		this.keySupplier = typeof apiKey === 'function' ? apiKey : () => apiKey;
-		this.ownsDispatcher = !options.dispatcher;
-		this.dispatcher = options.dispatcher ?? new Agent({
-			keepAliveTimeout: 10_000,
-			connect: {timeout: options.connectTimeoutMs ?? 10_000},
-		});
+		this.transport = createTransport({connectTimeoutMs: options.connectTimeoutMs ?? 10_000});
 	}
 
 	/** Closes the keep-alive connections this client opened. */
 	async close(): Promise<void> {
-		if (this.ownsDispatcher) {
-			await this.dispatcher.close();
-		}
+		await this.transport.close();
 	}
 
 	/** POST /v2/keys/rotate: the contract names no body, so none is sent. */
@@ -213,21 +239,11 @@ export class PlatformClient {
 		const plan = this.plan('putBlob', 'PUT', shownPath, {timeoutMs: attemptTimeoutMs, totalTimeoutMs: 2 * attemptTimeoutMs, ...(upload.signal ? {signal: upload.signal} : {})});
 		plan.target = url.host;
 		await runAttempts(plan, async (signal, attempt) => {
-			let sent = 0;
 			const {filePath, onProgress} = upload;
 			onProgress?.(0, size);
-			async function * body() {
-				for await (const chunk of createReadStream(filePath, {highWaterMark: 256 * 1024})) {
-					sent += (chunk as Buffer).length;
-					yield chunk as Buffer;
-					onProgress?.(sent, size);
-				}
-			}
-
 			const started = performance.now();
-			const response = await request(url, {
+			const response = await this.transport.request(url, {
 				method: 'PUT',
-				dispatcher: this.dispatcher,
 				signal,
 				headers: {
 					'content-type': upload.contentType,
@@ -235,9 +251,9 @@ export class PlatformClient {
 					'x-ms-blob-type': 'BlockBlob',
 					'user-agent': this.options.userAgent ?? defaultUserAgent,
 				},
-				body: Readable.from(body()),
+				body: async write => sendFile(filePath, size, write, onProgress),
 			});
-			const text = await response.body.text();
+			const {text} = response;
 			const requestId = headerValue(response.headers, 'request-id') ?? headerValue(response.headers, 'x-ms-request-id');
 			this.log({method: 'PUT', path: shownPath, attempt, status: response.statusCode, requestId, durationMs: performance.now() - started});
 			if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -306,8 +322,8 @@ export class PlatformClient {
 			}
 
 			const started = performance.now();
-			const response = await request(`${this.baseUrl}${path}`, {method, dispatcher: this.dispatcher, signal, headers, body});
-			const text = await response.body.text();
+			const response = await this.transport.request(new URL(`${this.baseUrl}${path}`), {method, signal, headers, body});
+			const {text} = response;
 			const requestId = headerValue(response.headers, 'request-id');
 			const status = response.statusCode;
 			this.log({method, path, attempt, status, requestId, durationMs: performance.now() - started, key: mask(key)});

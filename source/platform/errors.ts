@@ -135,8 +135,11 @@ export class PlatformApiError extends PlatformError {
 	}
 }
 
+/** The code of a connection not opened in time (the client's transport): nothing was sent. */
+export const connectTimeoutCode = 'CONNECT_TIMEOUT';
+
 /** Connect-phase failures: the request provably never left this machine. */
-const refusedCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const refusedCodes = new Set(['ECONNREFUSED', connectTimeoutCode, 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The platform could not be reached (refused, reset, DNS, TLS …). */
 export class PlatformConnectionError extends PlatformError {
