@@ -4,7 +4,6 @@
  * Number-type flags arrive as the typed strings (the dispatcher reads them as strings), defaults as
  * numbers; so `abc` is shown as typed.
  */
-import {z} from 'zod';
 import {parseDuration} from '../format/duration.js';
 
 /** A mistake in how the command was called; the CLI prints the sentence and exits 1. */
@@ -31,8 +30,6 @@ function rawOf(flags: Record<string, unknown>, name: string): unknown {
 	return Array.isArray(value) ? value.at(-1) : value;
 }
 
-const wholeNumber = z.coerce.number().int();
-
 /** A whole number in [min, max]; `fallback` when the flag is absent. */
 export function intFlag(flags: Record<string, unknown>, name: string, range: {min: number; max: number; fallback: number}): number {
 	const raw = rawOf(flags, name);
@@ -40,12 +37,12 @@ export function intFlag(flags: Record<string, unknown>, name: string, range: {mi
 		return range.fallback;
 	}
 
-	const parsed = wholeNumber.min(range.min).max(range.max).safeParse(typeof raw === 'string' ? raw.trim() : raw);
-	if (!parsed.success || (typeof raw === 'string' && raw.trim() === '')) {
+	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN);
+	if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
 		badFlag(name, `a whole number from ${range.min} to ${range.max}`, raw);
 	}
 
-	return parsed.data;
+	return value;
 }
 
 /** A TCP port, 0 to 65535 (0 picks a free one). */
@@ -93,12 +90,14 @@ export function urlFlag(flags: Record<string, unknown>, name: string, options: {
 	}
 
 	const protocols = options.protocols ?? ['http:', 'https:'];
-	const parsed = z.url().safeParse(typeof raw === 'string' ? raw.trim() : raw);
-	if (!parsed.success || !protocols.includes(new URL(parsed.data).protocol)) {
+	// The URL parser drops tabs and line breaks before parsing; drop them here too, so the value kept is the one checked.
+	const value = typeof raw === 'string' ? raw.trim().replaceAll(/[\t\n\r]/g, '') : '';
+	const parsed = URL.canParse(value) ? new URL(value) : undefined;
+	if (!parsed || !protocols.includes(parsed.protocol) || !value.toLowerCase().startsWith(`${parsed.protocol}//`)) {
 		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw);
 	}
 
-	return parsed.data;
+	return value;
 }
 
 /** A comma-separated list of secrets (for rotating a secret, the new one first); none may be empty. */
