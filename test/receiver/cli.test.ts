@@ -76,7 +76,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		platform = await startPlatform();
 		user = clientFor(platform);
 		// serve reads the API key from the store (no PLATFORM_API_KEY), as after `keys set`.
-		new ConfigStore(process.env).set('apiKey', platform.apiKey);
+		await new ConfigStore(process.env).set('apiKey', platform.apiKey);
 	});
 
 	afterEach(async () => {
@@ -264,7 +264,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 	it('shows the live screen in a terminal: header, key countdown, rows; Ctrl+C stops it with exit 0', async () => {
 		// A rotation two hours ago with a day of overlap: the previous key is valid for 22 more hours.
 		const rotatedAt = Date.now() - (2 * 3600 * 1000);
-		new ConfigStore(process.env).setMany({rotation: {previousKeyMasked: '…prev', lastRotatedAt: new Date(rotatedAt).toISOString(), previousKeyExpiresAt: new Date(rotatedAt + (24 * 3600 * 1000)).toISOString()}});
+		await new ConfigStore(process.env).setMany({rotation: {previousKeyMasked: '…prev', lastRotatedAt: new Date(rotatedAt).toISOString(), previousKeyExpiresAt: new Date(rotatedAt + (24 * 3600 * 1000)).toISOString()}});
 		const session = runInPty(['serve', '--port', '0'], {env: envFor(platform), columns: 140});
 		try {
 			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
