@@ -43,6 +43,10 @@ const command: Command<InitOptions> = {
 			}
 		};
 
+		// The form's `save` answers at once (source/ui/init/init-form.tsx), while a write through the
+		// store is async: the read below reports a damaged or unreadable file in the form, and the
+		// write is awaited before the command ends, so a failed write still fails the command.
+		let writing: Promise<void> = Promise.resolve();
 		const save = (values: InitValues) => {
 			const toStore: Partial<Record<SettingName, string>> = {};
 			for (const name of settingNames) {
@@ -53,7 +57,10 @@ const command: Command<InitOptions> = {
 			}
 
 			const store = deps.store();
-			store.setMany(toStore);
+			store.all();
+			writing = store.setMany(toStore);
+			// Handled when awaited below; this only keeps an early failure from counting as unhandled.
+			writing.catch(() => undefined);
 			return store.path;
 		};
 
@@ -68,6 +75,7 @@ const command: Command<InitOptions> = {
 			/>
 		));
 		await waitForApp(app, context.signal);
+		await writing;
 		if (outcome.cancelled) {
 			return context.signal.reason === 'SIGTERM' ? 143 : 130;
 		}

@@ -1,10 +1,11 @@
 /**
  * The config file on disk: where it is, reading it (a damaged file is reported with its line and
- * column, never silently replaced), and writing it atomically with mode 0600.
+ * column, never silently replaced), and writing it through `conf`, the project's settings store
+ * (atomic, mode 0600). Reads stay on the light reader here; `conf` (about 15 MiB of memory with
+ * its schema validator) is loaded only by a write.
  */
-import {randomBytes} from 'node:crypto';
-import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs';
-import {dirname, resolve} from 'node:path';
+import {chmodSync, mkdirSync, readFileSync, renameSync} from 'node:fs';
+import {basename, dirname, resolve} from 'node:path';
 import envPaths from 'env-paths';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {ConfigAccessError, ConfigDamagedError, type ConfigAccessData} from './errors.js';
@@ -108,21 +109,35 @@ export function ensureConfigDir(file: string): void {
 	}
 }
 
-/** Writes the whole config: a temporary file in the same folder (0600, synced), then a rename. */
-export function writeConfigFile(file: string, value: Record<string, unknown>): void {
-	const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+/** Moves the file to `backup` (kept at mode 0600: it may hold the API key). */
+export function moveConfigAside(file: string, backup: string): void {
 	try {
-		const fd = openSync(temporary, 'wx', configFileMode);
-		try {
-			writeSync(fd, `${JSON.stringify(value, undefined, '\t')}\n`);
-			fsyncSync(fd);
-		} finally {
-			closeSync(fd);
-		}
-
-		renameSync(temporary, file);
+		renameSync(file, backup);
+		chmodSync(backup, configFileMode);
 	} catch (error) {
-		rmSync(temporary, {force: true});
+		throw accessError({path: file, file, operation: 'write'}, error);
+	}
+}
+
+/**
+ * Writes the whole config with `conf`: a temporary file in the same folder created with mode 0600
+ * and synced, then renamed over the file (a file loosened by hand is 0600 again afterwards). The
+ * caller holds the lock and has read the file with `readConfigFile` first: `conf` reads the file
+ * when made and would fail on a damaged one.
+ */
+export async function writeConfigFile(file: string, value: Record<string, unknown>): Promise<void> {
+	const {default: Conf} = await import('conf');
+	try {
+		const conf = new Conf<Record<string, unknown>>({
+			projectName: 'platform-tui',
+			projectSuffix: '',
+			cwd: dirname(file),
+			configName: basename(file, '.json'),
+			configFileMode,
+			clearInvalidConfig: false,
+		});
+		conf.store = value;
+	} catch (error) {
 		throw accessError({path: errorCode(error) === 'EISDIR' ? file : dirname(file), file, operation: 'write'}, error);
 	}
 }

@@ -16,12 +16,6 @@ export type LockOptions = {
 const staleMs = 10_000;
 export const defaultLockWaitMs = 15_000;
 
-/**
- * Files whose lock this process holds. A blocking wait for one of them would stop the event loop
- * the holder needs to finish, so a synchronous write then fails at once instead.
- */
-const heldHere = new Set<string>();
-
 function lockPath(file: string): string {
 	return `${file}.lock`;
 }
@@ -34,46 +28,8 @@ function lockedError(file: string, waitedMs: number, cause?: unknown): ConfigLoc
 	return new ConfigLockedError({file, lockPath: lockPath(file), waitedMs}, cause);
 }
 
-function sleepSync(ms: number): void {
-	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 function pause(attempt: number): number {
 	return Math.min(200, 5 * (2 ** Math.min(attempt, 6))) * (0.5 + Math.random());
-}
-
-/** Runs `action` holding the lock; waits (blocking, bounded) for another holder first. For short writes. */
-export function withLockSync<T>(file: string, action: () => T, options: LockOptions = {}): T {
-	if (heldHere.has(file)) {
-		throw lockedError(file, 0);
-	}
-
-	const waitMs = options.waitMs ?? defaultLockWaitMs;
-	const started = Date.now();
-	let release: (() => void) | undefined;
-	for (let attempt = 0; release === undefined; attempt++) {
-		try {
-			release = lockfile.lockSync(file, lockOptions(file));
-		} catch (error) {
-			if (errorCode(error) !== 'ELOCKED') {
-				throw error;
-			}
-
-			if (Date.now() - started >= waitMs) {
-				throw lockedError(file, Date.now() - started, error);
-			}
-
-			sleepSync(pause(attempt));
-		}
-	}
-
-	heldHere.add(file);
-	try {
-		return action();
-	} finally {
-		heldHere.delete(file);
-		release();
-	}
 }
 
 /** Runs `action` holding the lock for as long as it takes (the lock is refreshed meanwhile). */
@@ -103,11 +59,9 @@ export async function withLock<T>(file: string, action: () => Promise<T>, option
 		}
 	}
 
-	heldHere.add(file);
 	try {
 		return await action();
 	} finally {
-		heldHere.delete(file);
 		await release().catch(() => undefined);
 	}
 }

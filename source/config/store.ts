@@ -1,7 +1,7 @@
-import {chmodSync, copyFileSync, existsSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {isRecord} from '../format/value.js';
-import {configFileMode, configFilePath, ensureConfigDir, readConfigFile, writeConfigFile} from './file.js';
-import {withLock, withLockSync, type LockOptions} from './lock.js';
+import {configFilePath, ensureConfigDir, moveConfigAside, readConfigFile, writeConfigFile} from './file.js';
+import {withLock, type LockOptions} from './lock.js';
 import type {SettingName} from './settings.js';
 
 export {configFileMode} from './file.js';
@@ -22,7 +22,7 @@ export type StoredConfig = Partial<Record<SettingName, string>> & {rotation?: Ro
 export type ConfigTransaction = {
 	read(): StoredConfig;
 	/** Merges `values` into the file as it is now and writes it in one atomic step. */
-	write(values: Partial<StoredConfig>): void;
+	write(values: Partial<StoredConfig>): Promise<void>;
 };
 
 function rotationOf(value: unknown): RotationState {
@@ -45,7 +45,8 @@ function rotationOf(value: unknown): RotationState {
  * The settings file (JSON, mode 0600, in PLATFORM_TUI_CONFIG_DIR when set). Nothing is read when
  * the store is made, so the path is known even when the file is damaged. Every read goes to the
  * file, so a value written by another process (a rotated key, say) is seen at once. Every write
- * holds the file's lock and merges into the file as it is at that moment.
+ * holds the file's lock, merges into the file as it is at that moment and is written by `conf`
+ * (loaded on the first write only, so commands that only read never load it).
  */
 export class ConfigStore {
 	readonly path: string;
@@ -66,17 +67,17 @@ export class ConfigStore {
 		return readConfigFile(this.path);
 	}
 
-	set(name: SettingName, value: string): void {
-		this.setMany({[name]: value});
+	async set(name: SettingName, value: string): Promise<void> {
+		await this.setMany({[name]: value});
 	}
 
 	/** Sets several values in one atomic write. */
-	setMany(values: Partial<StoredConfig>): void {
-		this.update(current => ({...current, ...values}));
+	async setMany(values: Partial<StoredConfig>): Promise<void> {
+		await this.update(current => ({...current, ...values}));
 	}
 
-	delete(name: SettingName): void {
-		this.update(current => Object.fromEntries(Object.entries(current).filter(([key]) => key !== name)));
+	async delete(name: SettingName): Promise<void> {
+		await this.update(current => Object.fromEntries(Object.entries(current).filter(([key]) => key !== name)));
 	}
 
 	rotation(): RotationState {
@@ -91,41 +92,32 @@ export class ConfigStore {
 		ensureConfigDir(this.path);
 		return withLock(this.path, async () => action({
 			read: () => this.all(),
-			write: values => {
-				this.writeUnlocked({...this.all(), ...values});
-			},
+			write: async values => writeConfigFile(this.path, {...this.all(), ...values}),
 		}), lock);
 	}
 
 	/**
-	 * Starts a fresh file holding only `values`, after copying the present (damaged) file to a
-	 * `.bak` beside it, so nothing the user had is lost. Returns the copy's path.
+	 * Starts a fresh file holding only `values`, after moving the present (damaged) file to a
+	 * `.bak` beside it (mode 0600), so nothing the user had is lost and `conf`, which reads the
+	 * file when made, starts from nothing. Returns the moved file's path.
 	 */
-	startFresh(values: Partial<StoredConfig>): {backup?: string} {
+	async startFresh(values: Partial<StoredConfig>): Promise<{backup?: string}> {
 		ensureConfigDir(this.path);
-		return withLockSync(this.path, () => {
+		return withLock(this.path, async () => {
 			let backup: string | undefined;
 			if (existsSync(this.path)) {
 				backup = `${this.path}.${new Date().toISOString().replaceAll(':', '-')}.bak`;
-				copyFileSync(this.path, backup);
-				chmodSync(backup, configFileMode);
+				moveConfigAside(this.path, backup);
 			}
 
-			this.writeUnlocked(values);
+			await writeConfigFile(this.path, values);
 			return backup ? {backup} : {};
 		}, this.lock);
 	}
 
-	private update(change: (current: StoredConfig) => StoredConfig): void {
+	private async update(change: (current: StoredConfig) => StoredConfig): Promise<void> {
 		ensureConfigDir(this.path);
-		withLockSync(this.path, () => {
-			this.writeUnlocked(change(this.all()));
-		}, this.lock);
-	}
-
-	private writeUnlocked(value: StoredConfig): void {
-		writeConfigFile(this.path, value);
-		// The rename keeps the new file's 0600; this also tightens a file someone loosened by hand.
-		chmodSync(this.path, configFileMode);
+		// `all()` reads (and so validates) the file under the lock before conf is made on it.
+		await withLock(this.path, async () => writeConfigFile(this.path, change(this.all())), this.lock);
 	}
 }

@@ -192,7 +192,7 @@ export async function rotateApiKey(options: RotateOptions): Promise<RotationOutc
 				throw new Error(`the stored key changed to ${outcome.conflictKeyMasked} while the platform was answering`);
 			}
 
-			transaction.write({apiKey: newKey, rotation});
+			await transaction.write({apiKey: newKey, rotation});
 			if (transaction.read().apiKey !== newKey) {
 				throw new Error('the file does not hold the new key after writing it');
 			}

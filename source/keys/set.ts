@@ -10,17 +10,17 @@ export type StoredKey = {
 	changed: boolean;
 	/** True when PLATFORM_API_KEY is set and so overrides the stored key. */
 	envOverride: boolean;
-	/** With `fresh`: where the file that was there before was copied. */
+	/** With `fresh`: where the file that was there before was moved. */
 	backup?: string;
 };
 
 /**
  * Stores an API key given by the user (atomic write under the lock, mode 0600). A different key
  * ends the bookkeeping of the last rotation's overlap, which described the key being replaced; the
- * time of the last rotation is kept. With `fresh`, the present file (damaged, say) is copied to a
+ * time of the last rotation is kept. With `fresh`, the present file (damaged, say) is moved to a
  * `.bak` beside it and a new file holding only the key is started.
  */
-export function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean}): StoredKey {
+export async function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean}): Promise<StoredKey> {
 	const key = options.key.trim();
 	const problem = keyProblem(key);
 	if (problem) {
@@ -30,7 +30,7 @@ export function storeApiKey(options: {key: string; store: ConfigStore; env: Node
 	const {store} = options;
 	const envOverride = Boolean(options.env.PLATFORM_API_KEY?.trim());
 	if (options.fresh) {
-		const {backup} = store.startFresh({apiKey: key});
+		const {backup} = await store.startFresh({apiKey: key});
 		return {masked: mask(key), path: store.path, changed: true, envOverride, ...(backup ? {backup} : {})};
 	}
 
@@ -38,7 +38,7 @@ export function storeApiKey(options: {key: string; store: ConfigStore; env: Node
 	const changed = before !== key;
 	if (changed) {
 		const {lastRotatedAt} = store.rotation();
-		store.setMany({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt} : {}});
+		await store.setMany({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt} : {}});
 	}
 
 	return {

@@ -29,7 +29,7 @@ function median(values: number[]): number {
 }
 
 try {
-	store.setMany({
+	await store.setMany({
 		baseUrl: platform.baseUrl,
 		appId: platform.appId,
 		userId: platform.userId,
@@ -134,7 +134,7 @@ try {
 	const writes = 300;
 	started = performance.now();
 	for (let index = 0; index < writes; index++) {
-		store.set('model', `MODEL_${index}`);
+		await store.set('model', `MODEL_${index}`);
 	}
 
 	const writeMs = (performance.now() - started) / writes;

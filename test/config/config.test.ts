@@ -12,12 +12,12 @@ function freshEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 describe('resolution', () => {
-	it('takes a flag over the env over the stored value', () => {
+	it('takes a flag over the env over the stored value', async () => {
 		const env = freshEnv({PLATFORM_BASE_URL: 'http://env.example'});
 		const store = new ConfigStore(env);
-		store.set('baseUrl', 'http://stored.example');
-		store.set('appId', 'app_stored');
-		store.set('userId', 'user_stored');
+		await store.set('baseUrl', 'http://stored.example');
+		await store.set('appId', 'app_stored');
+		await store.set('userId', 'user_stored');
 		env.PLATFORM_USER_ID = 'user_env';
 		const resolved = resolveConfig({flags: {baseUrl: 'http://flag.example'}, env, store});
 		expect(resolved.baseUrl).toEqual({value: 'http://flag.example', source: 'flag'});
@@ -27,10 +27,10 @@ describe('resolution', () => {
 		expect(resolved.companyId).toBeUndefined();
 	});
 
-	it('ignores empty flags and env values', () => {
+	it('ignores empty flags and env values', async () => {
 		const env = freshEnv({PLATFORM_APP_ID: '  '});
 		const store = new ConfigStore(env);
-		store.set('appId', 'app_stored');
+		await store.set('appId', 'app_stored');
 		expect(resolveConfig({flags: {appId: ''}, env, store}).appId).toEqual({value: 'app_stored', source: 'stored'});
 	});
 
@@ -76,22 +76,22 @@ describe('missing settings', () => {
 });
 
 describe('store', () => {
-	it('writes the file with mode 0600, also after a rewrite', () => {
+	it('writes the file with mode 0600, also after a rewrite', async () => {
 		const env = freshEnv();
 		const store = new ConfigStore(env);
-		store.set('apiKey', 'sk_secret_key_1234');
+		await store.set('apiKey', 'sk_secret_key_1234');
 		expect(statSync(store.path).mode & 0o777).toBe(0o600);
-		store.setMany({appId: 'app', rotation: {lastRotatedAt: '2026-01-01T00:00:00.000Z'}});
+		await store.setMany({appId: 'app', rotation: {lastRotatedAt: '2026-01-01T00:00:00.000Z'}});
 		expect(statSync(store.path).mode & 0o777).toBe(0o600);
 		expect(store.path.startsWith(env.PLATFORM_TUI_CONFIG_DIR ?? '')).toBe(true);
 		expect(store.rotation()).toEqual({lastRotatedAt: '2026-01-01T00:00:00.000Z'});
 	});
 
-	it('sees a value written by another writer at once', () => {
+	it('sees a value written by another writer at once', async () => {
 		const env = freshEnv();
 		const first = new ConfigStore(env);
 		const second = new ConfigStore(env);
-		first.set('apiKey', 'sk_old_key_0001');
+		await first.set('apiKey', 'sk_old_key_0001');
 		expect(second.get('apiKey')).toBe('sk_old_key_0001');
 		writeFileSync(first.path, JSON.stringify({apiKey: 'sk_new_key_0002'}));
 		expect(second.get('apiKey')).toBe('sk_new_key_0002');
@@ -99,19 +99,19 @@ describe('store', () => {
 });
 
 describe('key supplier', () => {
-	it('reads the stored key afresh on every call', () => {
+	it('reads the stored key afresh on every call', async () => {
 		const env = freshEnv();
 		const store = new ConfigStore(env);
-		store.set('apiKey', 'sk_first_0001');
+		await store.set('apiKey', 'sk_first_0001');
 		const supplier = apiKeySupplier({env, fallback: 'unused'});
 		expect(supplier()).toBe('sk_first_0001');
-		store.set('apiKey', 'sk_second_0002');
+		await store.set('apiKey', 'sk_second_0002');
 		expect(supplier()).toBe('sk_second_0002');
 	});
 
-	it('uses PLATFORM_API_KEY when the environment sets it', () => {
+	it('uses PLATFORM_API_KEY when the environment sets it', async () => {
 		const env = freshEnv({PLATFORM_API_KEY: 'sk_env_0003'});
-		new ConfigStore(env).set('apiKey', 'sk_stored_0004');
+		await new ConfigStore(env).set('apiKey', 'sk_stored_0004');
 		expect(apiKeySupplier({env, fallback: 'unused'})()).toBe('sk_env_0003');
 	});
 });

@@ -139,13 +139,13 @@ describe('a base URL that is not a URL', () => {
 });
 
 describe('the lock', () => {
-	it('waits for a held lock, bounded, and says so; a stale lock is taken over', () => {
+	it('waits for a held lock, bounded, and says so; a stale lock is taken over', async () => {
 		const {dir, file} = dirWith('{}');
 		mkdirSync(`${file}.lock`);
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}, {lock: {waitMs: 200}});
 		let error: unknown;
 		try {
-			store.set('appId', 'app_5');
+			await store.set('appId', 'app_5');
 		} catch (error_) {
 			error = error_;
 		}
@@ -158,7 +158,7 @@ describe('the lock', () => {
 		// A lock nobody refreshed for a minute belongs to a process that died.
 		const old = new Date(Date.now() - 60_000);
 		utimesSync(`${file}.lock`, old, old);
-		store.set('appId', 'app_5');
+		await store.set('appId', 'app_5');
 		expect(store.get('appId')).toBe('app_5');
 		expect(existsSync(`${file}.lock`)).toBe(false);
 	});

@@ -125,7 +125,7 @@ describe('keys rotate answered 500', () => {
 
 	it('does not claim the key is unchanged: says a key may have been issued and what to check', async () => {
 		const env = {PLATFORM_TUI_CONFIG_DIR: freshDir(), PLATFORM_BASE_URL: baseUrl, PLATFORM_APP_ID: 'app'};
-		new ConfigStore(env).set('apiKey', 'sk_current_key_7777');
+		await new ConfigStore(env).set('apiKey', 'sk_current_key_7777');
 		const result = await runCommand(keysRotate, {flags: {yes: true}, env});
 		expect(result.code).toBe(1);
 		expect(result.error).toBeInstanceOf(KeyRotationError);

@@ -61,7 +61,7 @@ describe('rotateApiKey against the local platform', () => {
 	it('stores the new key and the rotation state in the 0600 file before returning, and the next call uses the new key', async () => {
 		const {store, env} = freshStore();
 		const oldKey = platform.apiKey;
-		store.set('apiKey', oldKey);
+		await store.set('apiKey', oldKey);
 		const client = track(clientFor(platform, apiKeySupplier({env, store, fallback: oldKey})));
 		const events: RotationEvent[] = [];
 		const rotatedAt = new Date('2030-01-01T00:00:00.000Z');
@@ -112,7 +112,7 @@ describe('rotateApiKey against the local platform', () => {
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
-			store.set('apiKey', oldKey);
+			await store.set('apiKey', oldKey);
 			const outcome = await rotateApiKey({client: track(clientFor(short, apiKeySupplier({env, store, fallback: oldKey}))), store, env});
 			const withOldKey = track(clientFor(short, oldKey));
 			const withNewKey = track(clientFor(short, outcome.newKey));
@@ -139,14 +139,14 @@ describe('rotateApiKey against the local platform', () => {
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
-			store.set('apiKey', oldKey);
+			await store.set('apiKey', oldKey);
 			const first = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env});
 			while (Date.now() <= Date.parse(first.expiresAt ?? '') + 20) {
 				await sleep(30);
 			}
 
 			// Put the expired key back, as if the rotation had happened elsewhere.
-			store.setMany({apiKey: oldKey, rotation: {}});
+			await store.setMany({apiKey: oldKey, rotation: {}});
 			const error = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env}).then(() => undefined, (caught: unknown) => caught);
 			expect(error).toBeInstanceOf(KeyRotationError);
 			expect(error).toBeInstanceOf(CoreError);
@@ -172,7 +172,7 @@ describe('rotateApiKey against the local platform', () => {
 		const settings = {baseUrl: closed.baseUrl, appId: closed.appId, userId: closed.userId, companyId: closed.companyId};
 		await closed.close();
 		const {store, env} = freshStore();
-		store.set('apiKey', 'sk_test_unchanged_key_1234');
+		await store.set('apiKey', 'sk_test_unchanged_key_1234');
 		const error = await rotateApiKey({client: track(clientFor(settings, 'sk_test_unchanged_key_1234')), store, env}).then(() => undefined, (caught: unknown) => caught);
 		expect(error).toBeInstanceOf(KeyRotationError);
 		expect((error as KeyRotationError).kind).toBe('network');
@@ -245,7 +245,7 @@ describe('rotateApiKey with malformed answers', () => {
 	async function rotateWith(body: string, status = 200) {
 		answer = {status, body};
 		const {store, env} = freshStore();
-		store.set('apiKey', 'sk_current_key_0000');
+		await store.set('apiKey', 'sk_current_key_0000');
 		const client = new PlatformClient({baseUrl, apiKey: 'sk_current_key_0000', appId: 'app', retries: 0});
 		try {
 			const result: {outcome?: RotationOutcome; error?: unknown} = await rotateApiKey({client, store, env}).then(outcome => ({outcome}), (error: unknown) => ({error}));
@@ -290,9 +290,9 @@ describe('rotateApiKey with malformed answers', () => {
 });
 
 describe('keyStatus', () => {
-	it('reports the stored key masked, the last rotation and the previous key with its time left', () => {
+	it('reports the stored key masked, the last rotation and the previous key with its time left', async () => {
 		const {store, env} = freshStore();
-		store.setMany({apiKey: 'sk_stored_key_ABCD', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		await store.setMany({apiKey: 'sk_stored_key_ABCD', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
 		const status = keyStatus({env, store, now: () => new Date('2030-01-01T11:30:00.000Z')});
 		expect(status).toEqual({
 			key: {masked: '…ABCD', source: 'stored'},
@@ -305,9 +305,9 @@ describe('keyStatus', () => {
 		expect(later.previousKey).toMatchObject({valid: false, remainingMs: 0});
 	});
 
-	it('says when PLATFORM_API_KEY overrides the store, and when it still holds the rotated-out key', () => {
+	it('says when PLATFORM_API_KEY overrides the store, and when it still holds the rotated-out key', async () => {
 		const {store, env} = freshStore();
-		store.setMany({apiKey: 'sk_new_key_NEW2', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		await store.setMany({apiKey: 'sk_new_key_NEW2', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
 		const status = keyStatus({env: {...env, PLATFORM_API_KEY: 'sk_env_key_OLD1'}, store, now: () => new Date('2030-01-01T11:00:00.000Z')});
 		expect(status.key).toEqual({masked: '…OLD1', source: 'env'});
 		expect(status.storedKeyMasked).toBe('…NEW2');
@@ -322,21 +322,21 @@ describe('keyStatus', () => {
 });
 
 describe('storeApiKey', () => {
-	it('stores a key in the 0600 file, forgets the replaced key\'s overlap and keeps the last rotation time', () => {
+	it('stores a key in the 0600 file, forgets the replaced key\'s overlap and keeps the last rotation time', async () => {
 		const {store, env} = freshStore();
-		store.setMany({apiKey: 'sk_before_1111', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
-		const stored = storeApiKey({key: '  sk_after_2222\n', store, env});
+		await store.setMany({apiKey: 'sk_before_1111', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		const stored = await storeApiKey({key: '  sk_after_2222\n', store, env});
 		expect(stored).toEqual({masked: '…2222', path: store.path, changed: true, envOverride: false});
 		expect(store.get('apiKey')).toBe('sk_after_2222');
 		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z'});
 		expect(statSync(store.path).mode & 0o777).toBe(0o600);
-		expect(storeApiKey({key: 'sk_after_2222', store, env: {PLATFORM_API_KEY: 'x'}})).toMatchObject({changed: false, envOverride: true});
+		expect(await storeApiKey({key: 'sk_after_2222', store, env: {PLATFORM_API_KEY: 'x'}})).toMatchObject({changed: false, envOverride: true});
 	});
 
-	it.each(['', '   \n', 'two words', 'line\nbreak'])('refuses %j without storing it', key => {
+	it.each(['', '   \n', 'two words', 'line\nbreak'])('refuses %j without storing it', async key => {
 		const {store, env} = freshStore();
-		store.set('apiKey', 'sk_kept_3333');
-		expect(() => storeApiKey({key, store, env})).toThrow(KeyInvalidError);
+		await store.set('apiKey', 'sk_kept_3333');
+		await expect(storeApiKey({key, store, env})).rejects.toThrow(KeyInvalidError);
 		expect(store.get('apiKey')).toBe('sk_kept_3333');
 	});
 });

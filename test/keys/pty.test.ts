@@ -25,7 +25,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const dir = configDir();
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		const oldKey = platform.apiKey;
-		store.set('apiKey', oldKey);
+		await store.set('apiKey', oldKey);
 		const session = runInPty(['keys', 'rotate'], {env: {
 			PLATFORM_TUI_CONFIG_DIR: dir,
 			PLATFORM_BASE_URL: platform.baseUrl,
@@ -70,7 +70,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const dir = configDir();
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		const key = platform.apiKey;
-		store.set('apiKey', key);
+		await store.set('apiKey', key);
 		const before = platform.requests.length;
 		const session = runInPty(['keys', 'rotate'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
 		try {
@@ -90,7 +90,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const dir = configDir();
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		const oldKey = platform.apiKey;
-		store.set('apiKey', oldKey);
+		await store.set('apiKey', oldKey);
 		const session = runInPty(['keys', 'rotate', '--yes'], {columns: 60, rows: 15, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
 		try {
 			const {code, output} = await session.exit();
@@ -112,7 +112,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 	it('keys rotate: r prints the key whole on a line of its own even at 30 columns', async () => {
 		const dir = configDir();
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
-		store.set('apiKey', platform.apiKey);
+		await store.set('apiKey', platform.apiKey);
 		const session = runInPty(['keys', 'rotate'], {columns: 30, rows: 40, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
 		try {
 			await session.waitFor('Rotate now?');

@@ -34,7 +34,7 @@ describe('concurrent key rotations (built CLI)', () => {
 	it(`${processes} rotations at once leave a stored key that works after the overlap, ${rounds} rounds`, async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
-		store.set('apiKey', platform.apiKey);
+		await store.set('apiKey', platform.apiKey);
 		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
 		for (let round = 0; round < rounds; round++) {
 			const first = store.get('apiKey') ?? '';

@@ -56,7 +56,7 @@ describe('a running serve during a key rotation made by another process', () => 
 		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-serve-'));
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		const firstKey = platform.apiKey;
-		store.set('apiKey', firstKey);
+		await store.set('apiKey', firstKey);
 		// No PLATFORM_API_KEY: both processes read the key from the shared config file.
 		const env = {
 			PLATFORM_TUI_CONFIG_DIR: dir,

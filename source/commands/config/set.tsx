@@ -69,7 +69,7 @@ const command: Command<SetOptions> = {
 		}
 
 		const store = deps.store();
-		store.set(name, value);
+		await store.set(name, value);
 		const shown = settingSpecs[name].secret ? mask(value) : value;
 		if (context.json) {
 			deps.writeJson({type: 'stored', name, value: shown, path: store.path});

@@ -116,7 +116,7 @@ const command: Command<SetOptions> = {
 			key = await readKeyFromStdin(context);
 		}
 
-		report(deps, storeApiKey({key, store: deps.store(), env: context.env, fresh: problem !== undefined}));
+		report(deps, await storeApiKey({key, store: deps.store(), env: context.env, fresh: problem !== undefined}));
 		return 0;
 	},
 };
