@@ -138,7 +138,16 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 
 	emit({type: 'chat-created', chatId, title: chat.title ?? title, durationMs: Math.round(performance.now() - chatStarted)});
 
-	const transfer = await uploadFiles({client, files, chatId, concurrency, progressIntervalMs: options.progressIntervalMs ?? 100, keepGoing, retries: options.retries, signal, emit});
+	let firstFinalizedAt: number | undefined;
+	const transferEmit: UploadEventListener = event => {
+		if (event.type === 'file-finalized') {
+			firstFinalizedAt ??= performance.now();
+		}
+
+		emit(event);
+	};
+
+	const transfer = await uploadFiles({client, files, chatId, concurrency, progressIntervalMs: options.progressIntervalMs ?? 100, keepGoing, retries: options.retries, signal, emit: transferEmit});
 	const ingestionFailed = transfer.uploaded.length === 0 ? [] : await waitForIngestion({
 		client,
 		chatId,
@@ -149,6 +158,8 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		keepGoing,
 		signal,
 		emit,
+		// Ingestion polls one interval apart, counted from when the first file was handed over.
+		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + pollIntervalMs,
 	});
 	const failed = [...transfer.failed, ...ingestionFailed];
 	const failedIds = new Set(ingestionFailed.map(failure => failure.contentId));
