@@ -43,11 +43,8 @@ const command: Command<InitOptions> = {
 			}
 		};
 
-		// The form's `save` answers at once (source/ui/init/init-form.tsx), while a write through the
-		// store is async: the read below reports a damaged or unreadable file in the form, and the
-		// write is awaited before the command ends, so a failed write still fails the command.
-		let writing: Promise<void> = Promise.resolve();
-		const save = (values: InitValues) => {
+		// A damaged or unreadable file, or a failed write, shows in the form.
+		const save = async (values: InitValues) => {
 			const toStore: Partial<Record<SettingName, string>> = {};
 			for (const name of settingNames) {
 				const value = values[name];
@@ -57,10 +54,7 @@ const command: Command<InitOptions> = {
 			}
 
 			const store = deps.store();
-			store.all();
-			writing = store.setMany(toStore);
-			// Handled when awaited below; this only keeps an early failure from counting as unhandled.
-			writing.catch(() => undefined);
+			await store.setMany(toStore);
 			return store.path;
 		};
 
@@ -75,7 +69,6 @@ const command: Command<InitOptions> = {
 			/>
 		));
 		await waitForApp(app, context.signal);
-		await writing;
 		if (outcome.cancelled) {
 			return context.signal.reason === 'SIGTERM' ? 143 : 130;
 		}

@@ -13,7 +13,8 @@ export type InitFormProps = {
 	/** Current values (from flags, env or the store), used when the user just presses Enter. */
 	current: InitValues;
 	check: (values: InitValues) => Promise<Space>;
-	save: (values: InitValues) => string;
+	/** Stores the answers; resolves with the file's path. */
+	save: (values: InitValues) => Promise<string> | string;
 	onDone: (outcome: InitOutcome) => void;
 };
 
@@ -66,13 +67,11 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 			return;
 		}
 
-		// Saving is synchronous; its outcome is dispatched from a microtask, as an async result would be.
-		void Promise.resolve().then(() => {
-			try {
-				dispatch({type: 'saved', path: save(values)});
-			} catch (error) {
-				dispatch({type: 'saveFailed', message: `Could not save the settings: ${errorMessage(error)}`});
-			}
+		// The outcome of the write (sync or async) is dispatched once it is known.
+		void Promise.resolve().then(async () => save(values)).then(path => {
+			dispatch({type: 'saved', path});
+		}, (error: unknown) => {
+			dispatch({type: 'saveFailed', message: `Could not save the settings: ${errorMessage(error)}`});
 		});
 	}, [phase.kind, values, save]);
 
