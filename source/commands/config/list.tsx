@@ -1,6 +1,6 @@
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../types.js';
-import {UsageError} from '../validators.js';
+import {noArguments} from '../define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['config', 'list'],
@@ -10,9 +10,7 @@ const command: Command<Record<string, never>> = {
 	flags: {},
 	examples: ['platform-tui config list', 'platform-tui config list --json'],
 	parse(input) {
-		if (input.argv.length > 0) {
-			throw new UsageError('config list takes no arguments; usage: platform-tui config list [--json]');
-		}
+		noArguments(input, command);
 
 		return {};
 	},

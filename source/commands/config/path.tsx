@@ -1,5 +1,5 @@
 import type {Command} from '../types.js';
-import {UsageError} from '../validators.js';
+import {noArguments} from '../define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['config', 'path'],
@@ -8,9 +8,7 @@ const command: Command<Record<string, never>> = {
 	description: 'Print where the settings file is (PLATFORM_TUI_CONFIG_DIR moves it). The file is not read, so this works even when it is damaged.',
 	flags: {},
 	parse(input) {
-		if (input.argv.length > 0) {
-			throw new UsageError('config path takes no arguments; usage: platform-tui config path');
-		}
+		noArguments(input, command);
 
 		return {};
 	},

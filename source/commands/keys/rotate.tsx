@@ -5,6 +5,7 @@ import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../keys
 import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, unsavedKeyLines} from '../../ui/keys/outcome-text.js';
 import {renderApp, waitForApp} from '../../ui/render.js';
+import {noArguments} from '../define.js';
 import type {Deps} from '../deps.js';
 import type {Command} from '../types.js';
 import {booleanFlag, UsageError} from '../validators.js';
@@ -135,9 +136,7 @@ const command: Command<RotateOptions> = {
 	},
 	examples: ['platform-tui keys rotate', 'platform-tui keys rotate --yes', 'platform-tui keys rotate --yes --json'],
 	parse(input) {
-		if (input.argv.length > 0) {
-			throw new UsageError('keys rotate takes no arguments; usage: platform-tui keys rotate [--yes]');
-		}
+		noArguments(input, command);
 
 		return {yes: booleanFlag(input.flags, 'yes')};
 	},

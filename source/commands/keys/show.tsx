@@ -2,7 +2,7 @@ import {keyStatus} from '../../keys/status.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
 import type {Command} from '../types.js';
-import {UsageError} from '../validators.js';
+import {noArguments} from '../define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['keys', 'show'],
@@ -12,9 +12,7 @@ const command: Command<Record<string, never>> = {
 	flags: {},
 	examples: ['platform-tui keys show', 'platform-tui keys show --json'],
 	parse(input) {
-		if (input.argv.length > 0) {
-			throw new UsageError('keys show takes no arguments; usage: platform-tui keys show [--json]');
-		}
+		noArguments(input, command);
 
 		return {};
 	},

@@ -1,0 +1,13 @@
+/** Shared pieces of command definitions (types.ts holds the contract itself). */
+import type {Command, CommandInput} from './types.js';
+import {UsageError} from './validators.js';
+
+/**
+ * Refuses positional arguments for a command that takes none, with the one sentence
+ * `keys show takes no arguments; usage: platform-tui keys show [--json]`.
+ */
+export function noArguments(input: CommandInput, command: Pick<Command, 'name' | 'usage'>): void {
+	if (input.argv.length > 0) {
+		throw new UsageError(`${command.name.join(' ')} takes no arguments; usage: ${command.usage}`);
+	}
+}
