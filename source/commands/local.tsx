@@ -10,6 +10,7 @@ import {
 	type LocalPlatformOptions,
 	type LocalPlatformSettings,
 } from '../local-platform/index.js';
+import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command, CommandInput} from './types.js';
 import {badFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
@@ -133,19 +134,6 @@ export function parseLocal(input: CommandInput): LocalOptions {
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
 	return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
-}
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-	return new Promise(resolve => {
-		if (signal.aborted) {
-			resolve();
-			return;
-		}
-
-		signal.addEventListener('abort', () => {
-			resolve();
-		}, {once: true});
-	});
 }
 
 function bannerNotes(options: LocalOptions['platform'], webhookUrl: string | undefined): string {
