@@ -1,5 +1,5 @@
-import {settingNames, settingSpecs, type SettingName} from '../config/settings.js';
-import {verifySettings, type ConnectionSettings} from '../config/verify.js';
+import {settingNames, settingSpecs, type ConnectionSettings, type SettingName} from '../config/settings.js';
+import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';

@@ -35,6 +35,9 @@ export const settingSpecs: Record<SettingName, SettingSpec> = {
 	model: {env: 'PLATFORM_MODEL', flag: 'model', secret: false, description: 'Chat-completion model', defaultValue: defaultModel},
 };
 
+/** What a client needs to reach one space of the platform (the local platform hands out the same, plus its endpoint secret). */
+export type ConnectionSettings = Record<'baseUrl' | 'apiKey' | 'appId' | 'userId' | 'companyId' | 'assistantId', string>;
+
 export function isSettingName(name: string): name is SettingName {
 	return (settingNames as readonly string[]).includes(name);
 }

@@ -1,14 +1,6 @@
 import {PlatformClient} from '../platform/client.js';
 import type {Space} from '../platform/types.js';
-
-export type ConnectionSettings = {
-	baseUrl: string;
-	apiKey: string;
-	appId: string;
-	userId: string;
-	companyId: string;
-	assistantId: string;
-};
+import type {ConnectionSettings} from './settings.js';
 
 /** Checks a set of settings with one Get space call; resolves with the space, or rejects with the platform error. */
 export async function verifySettings(settings: ConnectionSettings, options: {signal?: AbortSignal; retries?: number} = {}): Promise<Space> {

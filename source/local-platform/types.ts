@@ -1,3 +1,4 @@
+import type {ConnectionSettings} from '../config/settings.js';
 import type {Message, MessageLog} from '../platform/types.js';
 import type {PlatformClock} from './clock.js';
 import type {LocalContent} from './content-store.js';
@@ -109,15 +110,7 @@ export type LocalPlatformOptions = {
 };
 
 /** What a client needs to talk to the local platform (the PLATFORM_* settings). */
-export type LocalPlatformSettings = {
-	baseUrl: string;
-	apiKey: string;
-	appId: string;
-	userId: string;
-	companyId: string;
-	assistantId: string;
-	endpointSecret: string;
-};
+export type LocalPlatformSettings = ConnectionSettings & {endpointSecret: string};
 
 export type LocalPlatformEvent =
 	| {type: 'request'; at: string; requestId: string; method: string; path: string; status: number; durationMs: number; fault?: InjectedFault}
