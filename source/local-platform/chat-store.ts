@@ -3,6 +3,7 @@ import {isoNow} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
 import {notFound} from './http.js';
 import {newId} from './ids.js';
+import {pick} from './view.js';
 
 export type ChatRecord = {
 	id: string;
@@ -137,21 +138,13 @@ export class ChatStore {
 }
 
 export function chatView(chat: ChatRecord): ChatView {
-	return {id: chat.id, title: chat.title, assistantId: chat.assistantId, createdAt: chat.createdAt, updatedAt: chat.updatedAt};
+	return pick(chat, ['id', 'title', 'assistantId', 'createdAt', 'updatedAt']);
 }
 
+const messageFields = ['id', 'chatId', 'role', 'text', 'createdAt', 'updatedAt', 'startedStreamingAt', 'stoppedStreamingAt', 'completedAt'] as const;
+
 export function messageView(message: MessageRecord): Message {
-	return {
-		id: message.id,
-		chatId: message.chatId,
-		role: message.role,
-		text: message.text,
-		createdAt: message.createdAt,
-		updatedAt: message.updatedAt,
-		startedStreamingAt: message.startedStreamingAt,
-		stoppedStreamingAt: message.stoppedStreamingAt,
-		completedAt: message.completedAt,
-	};
+	return pick(message, messageFields);
 }
 
 export function messageWithDebugInfo(message: MessageRecord): MessageWithDebugInfo {

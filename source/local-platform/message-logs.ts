@@ -5,6 +5,7 @@ import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
 import {badRequest, notFound, objectBody, optionalString, requiredString, type JsonObject} from './http.js';
 import {newId} from './ids.js';
 import {created, ok, type Route} from './router.js';
+import {pick} from './view.js';
 
 type LogRecord = MessageLog & {createdAt: string; updatedAt: string; companyId: string};
 
@@ -18,16 +19,10 @@ function logStatus(value: unknown): MessageLogStatus {
 	return value as MessageLogStatus;
 }
 
+const logFields = ['id', 'messageId', 'text', 'status', 'order', 'createdAt', 'updatedAt'] as const;
+
 function logView(log: LogRecord): MessageLog {
-	return {
-		id: log.id,
-		messageId: log.messageId,
-		text: log.text,
-		status: log.status,
-		order: log.order,
-		createdAt: log.createdAt,
-		updatedAt: log.updatedAt,
-	};
+	return pick(log, logFields);
 }
 
 /** Message logs (the steps shown under an assistant message). */
