@@ -39,12 +39,9 @@ export function rejectionText(reason: RejectionReason): string {
 /** The live stage of a chosen-module job, in words. */
 export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup'>): string {
 	switch (event.stage) {
-		case 'queued': {
-			return 'queued';
-		}
-
+		case 'queued':
 		case 'searching': {
-			return 'searching';
+			return event.stage;
 		}
 
 		case 'generating': {
@@ -77,12 +74,9 @@ export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durat
 /** What happened to an accepted event, in words. */
 export function handlingText(event: AcceptedEvent): string {
 	switch (event.handling) {
-		case 'logged': {
-			return 'logged';
-		}
-
+		case 'logged':
 		case 'queued': {
-			return 'queued';
+			return event.handling;
 		}
 
 		case 'unhandled': {
