@@ -32,6 +32,15 @@ const root = path.resolve(path.dirname(here), '../..');
 const cliPath = path.join(root, 'dist/cli.js');
 const mib = 1024 * 1024;
 
+/** The value, or a failed test when it is missing (instead of a non-null assertion). */
+function defined<T>(value: T | undefined | null): T {
+	if (value === undefined || value === null) {
+		throw new Error('expected a value, found none');
+	}
+
+	return value;
+}
+
 if (process.argv[2] === 'platform') {
 	await servePlatform(Number(process.argv[3] ?? 0));
 } else if (process.argv[2] === 'side-by-side') {
@@ -67,7 +76,7 @@ async function servePlatform(latencyMs: number): Promise<void> {
 
 async function startPlatformProcess(latencyMs = 0): Promise<{settings: Settings; child: ChildProcess; stop: () => Promise<void>}> {
 	const child = spawn(process.execPath, ['--import', 'tsx', here, 'platform', String(latencyMs)], {stdio: ['pipe', 'pipe', 'inherit'], cwd: root});
-	const lines = createInterface({input: child.stdout!});
+	const lines = createInterface({input: defined(child.stdout)});
 	const first = await new Promise<string>((resolve, reject) => {
 		const timer = setTimeout(() => {
 			reject(new Error('the local platform did not start within 30 s'));
@@ -89,7 +98,7 @@ async function startPlatformProcess(latencyMs = 0): Promise<{settings: Settings;
 			const exited = new Promise(resolve => {
 				child.once('exit', resolve);
 			});
-			child.stdin!.end();
+			defined(child.stdin).end();
 			await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
 		},
 	};
@@ -244,11 +253,10 @@ async function throughput(settings: Settings, label: string, rounds: number): Pr
 
 		const results: Record<number, Timing[]> = {1: [], 4: []};
 		for (const concurrency of Array.from({length: rounds}, () => [1, 4]).flat()) {
-			// eslint-disable-next-line no-await-in-loop
-			results[concurrency]!.push(await timeWorkflow(settings, folder, concurrency));
+			defined(results[concurrency]).push(await timeWorkflow(settings, folder, concurrency));
 		}
 
-		const best = (concurrency: number): Timing => results[concurrency]!.reduce((a, b) => (a.uploadMs <= b.uploadMs ? a : b));
+		const best = (concurrency: number): Timing => defined(results[concurrency]).reduce((a, b) => (a.uploadMs <= b.uploadMs ? a : b));
 		const one = best(1);
 		const four = best(4);
 		console.log(`upload of ${count} files × ${size / 1024} KiB (${formatMiB(count * size)}) to the local platform in another process, ${label}, best of ${rounds} run${rounds === 1 ? '' : 's'} each:`);
@@ -268,7 +276,6 @@ async function writeLargeFile(filePath: string, size: number): Promise<void> {
 	const handle = await open(filePath, 'w');
 	try {
 		for (let written = 0; written < size; written += block.length) {
-			// eslint-disable-next-line no-await-in-loop
 			await handle.write(block, 0, Math.min(block.length, size - written));
 		}
 	} finally {
@@ -315,7 +322,7 @@ async function measureCli(settings: Settings, folder: string): Promise<Measured>
 		child.on('close', resolve);
 	});
 	clearInterval(sampler);
-	rmSync(env.PLATFORM_TUI_CONFIG_DIR!, {recursive: true, force: true});
+	rmSync(defined(env.PLATFORM_TUI_CONFIG_DIR), {recursive: true, force: true});
 	if (code !== 0) {
 		throw new Error(`platform-tui upload exited with ${String(code)}: ${stderr.trim()}`);
 	}

@@ -28,6 +28,15 @@ import {
 	waitUntil,
 } from './helpers.js';
 
+/** The value, or a failed test when it is missing (instead of a non-null assertion). */
+function defined<T>(value: T | undefined | null): T {
+	if (value === undefined || value === null) {
+		throw new Error('expected a value, found none');
+	}
+
+	return value;
+}
+
 const docs = {
 	'faq.md': '# FAQ\n\nThe Aurora Mini tilts 90 degrees for ceiling projection.\n',
 	'warranty.txt': 'Every Aurora Mini comes with a two-year limited warranty from the date of purchase.\n',
@@ -58,7 +67,6 @@ describe('runUpload against the local platform', () => {
 		platform.setWebhookUrl();
 		platform.setFaults({latencyMs: 0});
 		for (const cleanup of cleanups.splice(0).reverse()) {
-			// eslint-disable-next-line no-await-in-loop
 			await cleanup();
 		}
 	});
@@ -101,7 +109,7 @@ describe('runUpload against the local platform', () => {
 		const requests = since(start);
 		// The chat: default title and the assistant id.
 		const chatCall = requests.find(record => record.method === 'POST' && record.path === '/space/chat');
-		expect(bodyOf(chatCall!)).toEqual({title: 'Folder upload session', assistantId: platform.assistantId});
+		expect(bodyOf(defined(chatCall))).toEqual({title: 'Folder upload session', assistantId: platform.assistantId});
 		expect(result.chatId).toMatch(/^chat_/);
 
 		// Each file: upsert without ingestion configuration, streamed PUT with the headers, finalize.
@@ -109,17 +117,17 @@ describe('runUpload against the local platform', () => {
 		const mimes = {'faq.md': 'text/markdown', 'pricing.csv': 'text/csv', 'warranty.txt': 'text/plain'};
 		expect(result.files.map(file => file.name)).toEqual(names);
 		for (const [index, name] of names.entries()) {
-			const contentId = result.contentIds[index]!;
+			const contentId = defined(result.contentIds[index]);
 			const upserts = requests.filter(record => isUpsert(record) && bodyOf(record).input?.key === name);
 			expect(upserts).toHaveLength(2);
-			expect(bodyOf(upserts[0]!)).toEqual({input: {key: name, title: name, mimeType: mimes[name as keyof typeof mimes]}, chatId: result.chatId});
-			const finalize = bodyOf(upserts[1]!);
+			expect(bodyOf(defined(upserts[0]))).toEqual({input: {key: name, title: name, mimeType: mimes[name as keyof typeof mimes]}, chatId: result.chatId});
+			const finalize = bodyOf(defined(upserts[1]));
 			expect(finalize.input).toEqual({key: name, title: name, mimeType: mimes[name as keyof typeof mimes], byteSize: Buffer.byteLength(docs[name as keyof typeof docs])});
 			expect(finalize.chatId).toBe(result.chatId);
 			expect(new URL(String(finalize.fileUrl)).pathname).toBe(`/blob/${contentId}`);
 			expect(new URL(String(finalize.fileUrl)).searchParams.get('sp')).toBe('r');
 			expect(finalize).not.toHaveProperty('ingestionConfig');
-			const put = requests.find(record => isPut(record) && record.path === `/blob/${contentId}`)!;
+			const put = defined(requests.find(record => isPut(record) && record.path === `/blob/${contentId}`));
 			expect(put.headers['content-type']).toBe(mimes[name as keyof typeof mimes]);
 			expect(put.headers['x-ms-blob-type']).toBe('BlockBlob');
 			expect(put.headers['content-length']).toBe(String(Buffer.byteLength(docs[name as keyof typeof docs])));
@@ -132,16 +140,16 @@ describe('runUpload against the local platform', () => {
 		const searches = requests.filter(record => record.path === '/content/search');
 		expect(searches.length).toBeGreaterThanOrEqual(3);
 		for (const search of searches) {
-			expect(bodyOf(search)).toEqual({where: {id: {equals: expect.stringMatching(/^cont_/)}}, chatId: result.chatId, includeFailedContent: true});
+			expect(bodyOf(search)).toEqual({where: {id: {equals: expect.stringMatching(/^cont_/) as unknown}}, chatId: result.chatId, includeFailedContent: true});
 		}
 
 		expect(ofType('ingestion-started')[0]).toEqual({type: 'ingestion-started', total: 3, timeoutMs: 100_000});
 		expect(ofType('ingestion-state').filter(event => event.final).map(event => [event.name, event.state]).sort()).toEqual(names.map(name => [name, 'FINISHED']));
-		const lastRound = ofType('ingestion-round').at(-1)!;
+		const lastRound = defined(ofType('ingestion-round').at(-1));
 		expect(lastRound).toMatchObject({finished: 3, total: 3, pending: []});
 
 		// The message, the reply and the history.
-		const message = requests.find(record => record.path === '/space/message')!;
+		const message = defined(requests.find(record => record.path === '/space/message'));
 		expect(bodyOf(message)).toMatchObject({assistantId: platform.assistantId, chatId: result.chatId, text: 'How long is the warranty?'});
 		expect(result.reply).toContain('two-year limited warranty');
 		expect(result.history).toEqual([
@@ -201,8 +209,8 @@ describe('runUpload against the local platform', () => {
 		// event loop here) can come a few ms after the client has read the answer and sent the next
 		// request; hence the 5 ms of slack for that and the millisecond rounding.
 		for (let index = 1; index < upload.length; index++) {
-			const previous = upload[index - 1]!;
-			expect(Date.parse(upload[index]!.at)).toBeGreaterThanOrEqual(Date.parse(previous.at) + previous.durationMs - 5);
+			const previous = defined(upload[index - 1]);
+			expect(Date.parse(defined(upload[index]).at)).toBeGreaterThanOrEqual(Date.parse(previous.at) + previous.durationMs - 5);
 		}
 	});
 
@@ -269,7 +277,7 @@ describe('runUpload against the local platform', () => {
 		const {onEvent, ofType} = recorder();
 		const error = await runUpload(options({folder: folder({'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c'}), concurrency: 1}, proxy.url), onEvent).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(MissingWriteUrlError);
-		const failed = ofType('file-failed')[0]!;
+		const failed = defined(ofType('file-failed')[0]);
 		expect((error as Error).message).toBe(`The platform returned no writeUrl for b.txt (content ${failed.contentId}), so its bytes cannot be uploaded`);
 		expect(said(error)).toBe(`The platform returned no writeUrl for b.txt (content ${failed.contentId}), so its bytes cannot be uploaded. Check that the space allows chat uploads.`);
 		expect(failed.name).toBe('b.txt');
@@ -321,7 +329,7 @@ describe('runUpload against the local platform', () => {
 		const {onEvent, ofType} = recorder();
 		const error = await runUpload(options({folder: dir}), onEvent).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(IngestionFailedError);
-		const uploaded = ofType('file-upserted').find(event => event.name === 'broken.pdf')!;
+		const uploaded = defined(ofType('file-upserted').find(event => event.name === 'broken.pdf'));
 		expect((error as IngestionFailedError).contentId).toBe(uploaded.contentId);
 		expect((error as Error).message).toBe(`Ingestion failed for content ${uploaded.contentId} (broken.pdf) with state FAILED_PARSING`);
 		expect(said(error)).toBe(`Ingestion failed for content ${uploaded.contentId} (broken.pdf) with state FAILED_PARSING. Check that the file is readable and of a supported type, or pass --keep-going to ask about the other files.`);
@@ -373,7 +381,7 @@ describe('runUpload against the local platform', () => {
 		const {onEvent, ofType} = recorder();
 		const error = await runUpload(options({folder: folder({'a.txt': 'a'}), replyTimeoutMs: 250}), onEvent).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(ReplyTimeoutError);
-		const chatId = ofType('chat-created')[0]!.chatId;
+		const chatId = defined(ofType('chat-created')[0]).chatId;
 		expect((error as Error).message).toBe(`Timed out after 0.25 s waiting for the assistant's reply in chat ${chatId}`);
 		expect(said(error)).toBe(`Timed out after 0.25 s waiting for the assistant's reply in chat ${chatId}. Raise --reply-timeout to wait longer; the chat keeps the uploaded files.`);
 		expect((error as ReplyTimeoutError).chatId).toBe(chatId);
