@@ -17,7 +17,6 @@ import {ConfigAccessError, ConfigDamagedError, ConfigLockedError, SettingInvalid
 import {lineColumn} from '../../source/config/file.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {runCommand} from '../support/run-command.js';
-import {runWithStdin} from '../keys/run-with-stdin.js';
 
 const worded = (error: unknown) => joinText(describeError(error));
 
@@ -74,12 +73,12 @@ describe('a damaged config file', () => {
 
 	it('keys set refuses a damaged file without --force, and with --force keeps it as a .bak copy', async () => {
 		const {dir, file} = dirWith(broken);
-		const refused = await runWithStdin(keysSet, {env: {PLATFORM_TUI_CONFIG_DIR: dir}, input: 'sk_repaired_key_4444'});
+		const refused = await runCommand(keysSet, {env: {PLATFORM_TUI_CONFIG_DIR: dir}, stdin: 'sk_repaired_key_4444'});
 		expect(refused.code).toBe(1);
 		expect(refused.error).toBeInstanceOf(ConfigDamagedError);
 		expect(readFileSync(file, 'utf8')).toBe(broken);
 
-		const forced = await runWithStdin(keysSet, {flags: {force: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir}, input: 'sk_repaired_key_4444'});
+		const forced = await runCommand(keysSet, {flags: {force: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir}, stdin: 'sk_repaired_key_4444'});
 		expect(forced.code).toBe(0);
 		expect(forced.stdout).toContain('Stored API key …4444');
 		const backups = readdirSync(dir).filter(name => name.endsWith('.bak'));
@@ -91,7 +90,7 @@ describe('a damaged config file', () => {
 
 	it('keys set --force on a sound file changes only the key', async () => {
 		const {dir} = dirWith('{"appId": "app_kept"}');
-		const result = await runWithStdin(keysSet, {flags: {force: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir}, input: 'sk_plain_key_5555'});
+		const result = await runCommand(keysSet, {flags: {force: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir}, stdin: 'sk_plain_key_5555'});
 		expect(result.code).toBe(0);
 		expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).all()).toMatchObject({appId: 'app_kept', apiKey: 'sk_plain_key_5555'});
 		expect(readdirSync(dir).filter(name => name.endsWith('.bak'))).toEqual([]);

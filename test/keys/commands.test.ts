@@ -18,7 +18,6 @@ import {ConfigStore} from '../../source/config/store.js';
 import {KeyRotationError} from '../../source/keys/errors.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {runCommand} from '../support/run-command.js';
-import {runWithStdin} from './run-with-stdin.js';
 
 const worded = (error: unknown) => joinText(describeError(error));
 
@@ -69,7 +68,7 @@ describe('run', () => {
 		const env = {PLATFORM_TUI_CONFIG_DIR: freshDir()};
 		const store = new ConfigStore(env);
 		expect((await runCommand(configSet, {argv: ['appId', 'app_7'], env})).stdout).toBe(`Stored appId = app_7 in ${store.path}\n`);
-		expect((await runWithStdin(configSet, {argv: ['endpointSecret'], flags: {stdin: true}, env, input: 'whsec_abcd1234\n'})).stdout).toContain('endpointSecret = …1234');
+		expect((await runCommand(configSet, {argv: ['endpointSecret'], flags: {stdin: true}, env, stdin: 'whsec_abcd1234\n'})).stdout).toContain('endpointSecret = …1234');
 		expect(store.get('endpointSecret')).toBe('whsec_abcd1234');
 		expect((await runCommand(configGet, {argv: ['appId'], env})).stdout).toBe('app_7\n');
 		expect(JSON.parse((await runCommand(configGet, {argv: ['endpointSecret'], env, json: true})).stdout)).toEqual({type: 'setting', name: 'endpointSecret', value: '…1234', source: 'stored'});
@@ -83,7 +82,7 @@ describe('run', () => {
 		const dir = freshDir();
 		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId};
 		const oldKey = platform.apiKey;
-		const set = await runWithStdin(keysSet, {env, input: oldKey});
+		const set = await runCommand(keysSet, {env, stdin: oldKey});
 		expect(set.stdout).toContain(`Stored API key …${oldKey.slice(-4)}`);
 		const rotated = await runCommand(keysRotate, {flags: {yes: true}, env, json: true});
 		expect(rotated.code).toBe(0);
