@@ -1,7 +1,7 @@
 import {readFileSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli} from '../helpers/cli.js';
+import {runCli} from '../support/cli.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {version: string};
 

@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
-import {runInPty, type PtySession} from '../helpers/pty.js';
+import {runInPty, type PtySession} from '../support/pty.js';
 
 let platform: LocalPlatform;
 

@@ -8,7 +8,7 @@ import type {PlatformClient} from '../../source/platform/client.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {createReceiver} from '../../source/receiver/server.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
-import {runCli, startCli, type CliProcess} from '../helpers/cli.js';
+import {runCli, startCli, type CliProcess} from '../support/cli.js';
 import {clientFor, post, startModel, startPlatform, waitUntil} from '../receiver/helpers.js';
 import {tempDataDir} from './helpers.js';
 

@@ -7,7 +7,7 @@ import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {runCli, type CliResult} from '../helpers/cli.js';
+import {runCli, type CliResult} from '../support/cli.js';
 import {leakedKeys} from './helpers.js';
 
 /** Every stdout/stderr of every CLI run in this file, scanned for full keys at the end. */

@@ -4,7 +4,7 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
-import {runInPty, stripAnsi} from '../helpers/pty.js';
+import {runInPty, stripAnsi} from '../support/pty.js';
 
 function configDir(): string {
 	return mkdtempSync(join(tmpdir(), 'platform-tui-keys-pty-'));

@@ -12,7 +12,7 @@ import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {runCli} from '../helpers/cli.js';
+import {runCli} from '../support/cli.js';
 
 const processes = 6;
 const rounds = Number(process.env.RACE_ROUNDS ?? 3);

@@ -7,7 +7,7 @@ import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {runCli, startCli, type CliProcess} from '../helpers/cli.js';
+import {runCli, startCli, type CliProcess} from '../support/cli.js';
 import {leakedKeys, waitUntil} from './helpers.js';
 
 /** The calls the receiver makes while answering an event. */

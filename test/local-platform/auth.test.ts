@@ -1,7 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
-import {authHeaders, clientFor, startFastPlatform} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {authHeaders} from './helpers.js';
 
 type ErrorBody = {error: {message: string; code: string}};
 
@@ -9,7 +10,7 @@ describe('authentication', () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {
-		platform = await startFastPlatform();
+		platform = (await startPlatform()).platform;
 	});
 
 	afterAll(async () => {
@@ -93,7 +94,7 @@ describe('key rotation', () => {
 	it('keeps the old key valid inside the overlap, refuses it after, and rotates again with the new key', async () => {
 		// Time is a manual clock: the overlap passes when the test moves it, not in real time.
 		const clock = new ManualClock();
-		const platform = await startFastPlatform({keyOverlapMs: 400, clock});
+		const platform = (await startPlatform({keyOverlapMs: 400, clock})).platform;
 		try {
 			const firstKey = platform.apiKey;
 			const client = clientFor(platform, {apiKey: firstKey});
@@ -131,7 +132,7 @@ describe('key rotation', () => {
 	});
 
 	it('only needs the bearer key for rotation', async () => {
-		const platform = await startFastPlatform();
+		const platform = (await startPlatform()).platform;
 		try {
 			const before = Date.now();
 			const response = await fetch(`${platform.baseUrl}/v2/keys/rotate`, {
@@ -151,7 +152,7 @@ describe('key rotation', () => {
 
 describe('fault injection', () => {
 	it('answers a share of API calls with 429/503 and Retry-After, which the client retries away', async () => {
-		const platform = await startFastPlatform({failRate: 0.3, seed: 7, faultRetryAfterSeconds: 0});
+		const platform = (await startPlatform({failRate: 0.3, seed: 7, faultRetryAfterSeconds: 0})).platform;
 		try {
 			const client = clientFor(platform, {retries: 8});
 			for (let index = 0; index < 15; index++) {
@@ -181,7 +182,7 @@ describe('fault injection', () => {
 
 	it('is deterministic for a seed', async () => {
 		const pattern = async () => {
-			const platform = await startFastPlatform({failRate: 0.5, seed: 42, faultRetryAfterSeconds: 0});
+			const platform = (await startPlatform({failRate: 0.5, seed: 42, faultRetryAfterSeconds: 0})).platform;
 			try {
 				const statuses: number[] = [];
 				for (let index = 0; index < 12; index++) {

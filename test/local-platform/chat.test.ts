@@ -2,7 +2,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {ChatCompletionRequest} from '../../source/platform/types.js';
-import {authHeaders, clientFor, json, must, pollUntil, startFastPlatform, startTestServer, tempDir} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {sendJson, startRecordingServer} from '../support/recording-server.js';
+import {waitFor} from '../support/wait.js';
+import {authHeaders, must, tempDir} from './helpers.js';
 
 const context = [
 	'Answer the question using only the context below.',
@@ -25,7 +28,7 @@ describe('chat completion', () => {
 	let client: PlatformClient;
 
 	beforeAll(async () => {
-		platform = await startFastPlatform();
+		platform = (await startPlatform()).platform;
 		client = clientFor(platform);
 	});
 
@@ -79,24 +82,24 @@ describe('chat completion', () => {
 	});
 
 	it('proxies to an OpenAI-compatible endpoint given as llmUrl', async () => {
-		const upstream = await startTestServer((_received, response) => {
-			json(response, 200, {id: 'x', choices: [{index: 0, message: {role: 'assistant', content: 'from upstream'}, finish_reason: 'stop'}]});
-		});
-		const proxied = await startFastPlatform({llmUrl: `${upstream.url}/v1`, llmModel: 'tiny-model'});
+		const upstream = await startRecordingServer({handler: (_received, response) => {
+			sendJson(response, 200, {id: 'x', choices: [{index: 0, message: {role: 'assistant', content: 'from upstream'}, finish_reason: 'stop'}]});
+		}});
+		const proxied = (await startPlatform({llmUrl: `${upstream.url}/v1`, llmModel: 'tiny-model'})).platform;
 		try {
 			const proxiedClient = clientFor(proxied);
 			const completion = await proxiedClient.chatCompletion(request('When was the lighthouse built?', {temperature: 0.3}));
 			expect(must(completion.choices[0]).message.content).toBe('from upstream');
-			expect(upstream.received).toHaveLength(1);
-			expect(must(upstream.received[0]).url).toBe('/v1/chat/completions');
-			expect(JSON.parse(must(upstream.received[0]).body.toString('utf8'))).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
+			expect(upstream.requests).toHaveLength(1);
+			expect(must(upstream.requests[0]).path).toBe('/v1/chat/completions');
+			expect(JSON.parse(must(upstream.requests[0]).body)).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
 			await proxiedClient.close();
 		} finally {
 			await proxied.close();
 			await upstream.close();
 		}
 
-		await expect(startFastPlatform({llmUrl: 'https://api.example.com/v1'})).rejects.toThrow(/loopback/);
+		await expect(startPlatform({llmUrl: 'https://api.example.com/v1'})).rejects.toThrow(/loopback/);
 	});
 });
 
@@ -105,7 +108,7 @@ describe('space chat with the built-in assistant', () => {
 	let client: PlatformClient;
 
 	beforeAll(async () => {
-		platform = await startFastPlatform({assistantStepMs: 20});
+		platform = (await startPlatform({assistantStepMs: 20})).platform;
 		client = clientFor(platform);
 	});
 
@@ -125,19 +128,19 @@ describe('space chat with the built-in assistant', () => {
 			const content = await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown'}, chatId: chat.id});
 			await client.putBlob(must(content.writeUrl), {filePath, contentType: 'text/markdown'});
 			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: must(content.readUrl)});
-			await pollUntil(() => platform.content(content.id)?.ingestionState, state => state === 'FINISHED');
+			await waitFor(() => platform.content(content.id)?.ingestionState, {until: state => state === 'FINISHED'});
 
 			const userMessage = await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the museum open?'});
 			expect(userMessage).toMatchObject({role: 'USER', chatId: chat.id, text: 'When does the museum open?'});
 			const texts = new Set<string>();
-			const reply = await pollUntil(async () => {
+			const reply = await waitFor(async () => {
 				const latest = await client.getLatestMessage(chat.id);
 				if (latest.text) {
 					texts.add(latest.text);
 				}
 
 				return latest;
-			}, latest => latest.stoppedStreamingAt !== null);
+			}, {until: latest => latest.stoppedStreamingAt !== null});
 			expect(reply).toMatchObject({role: 'ASSISTANT', text: '(local model) The museum opens at nine in the morning.'});
 			expect(reply.completedAt).toEqual(expect.any(String));
 			// Every text seen while streaming was a beginning of the final text.
@@ -178,7 +181,7 @@ describe('space chat with the built-in assistant', () => {
 	});
 
 	it('refuses new records with 403 once a store is full', async () => {
-		const small = await startFastPlatform({limits: {maxChats: 1}});
+		const small = (await startPlatform({limits: {maxChats: 1}})).platform;
 		try {
 			const smallClient = clientFor(small);
 			await smallClient.createChat({title: 'one', assistantId: small.assistantId});

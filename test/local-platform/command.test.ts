@@ -7,7 +7,8 @@ import {LocalPlatformError} from '../../source/local-platform/index.js';
 import {createDeps} from '../../source/commands/deps.js';
 import type {CommandContext, CommandInput} from '../../source/commands/types.js';
 import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
-import {must, pollUntil} from './helpers.js';
+import {waitFor} from '../support/wait.js';
+import {must} from './helpers.js';
 
 type Run = {exit: Promise<number>; stdout: () => string[]; stderr: () => string; stop: AbortController};
 
@@ -43,7 +44,7 @@ describe('platform-tui local', () => {
 	it('with --json prints the settings as the first line, then NDJSON log lines, and stops cleanly on abort', async () => {
 		const run = start({port: '0', endpointSecret: 'whsec_cli', keyOverlap: '90s'}, true);
 		const {exit} = run;
-		const [first] = await pollUntil(() => run.stdout(), lines => lines.length > 0);
+		const [first] = await waitFor(() => run.stdout(), {until: lines => lines.length > 0});
 		const settings = JSON.parse(must(first)) as Record<string, string>;
 		expect(Object.keys(settings)).toEqual(settingKeys);
 		expect(settings.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -61,7 +62,7 @@ describe('platform-tui local', () => {
 		expect(Date.parse(expires)).toBeGreaterThanOrEqual(before + 90_000 - 1);
 		expect(Date.parse(expires)).toBeLessThanOrEqual(after + 90_000);
 
-		const lines = await pollUntil(() => run.stdout(), all => all.length >= 4);
+		const lines = await waitFor(() => run.stdout(), {until: all => all.length >= 4});
 		const events = lines.slice(1).map(line => JSON.parse(line) as Record<string, unknown>);
 		expect(events).toEqual(expect.arrayContaining([
 			expect.objectContaining({type: 'request', method: 'GET', path: `/space/${settings.assistantId}`, status: 200}),
@@ -79,7 +80,7 @@ describe('platform-tui local', () => {
 	it('without --json prints ready-to-paste export lines and a human request log on stderr', async () => {
 		const run = start({port: '0'}, false);
 		const {exit} = run;
-		const lines = await pollUntil(() => run.stdout(), all => all.length >= 9);
+		const lines = await waitFor(() => run.stdout(), {until: all => all.length >= 9});
 		const exports = lines.filter(line => line.startsWith('export '));
 		expect(exports.map(line => line.split('=')[0])).toEqual([
 			'export PLATFORM_BASE_URL',
@@ -93,7 +94,7 @@ describe('platform-tui local', () => {
 		expect(lines.filter(line => !line.startsWith('export ')).every(line => line.startsWith('#'))).toBe(true);
 		const baseUrl = must(must(exports[0]).split('=')[1]);
 		await fetch(`${baseUrl}/space/chat`, {method: 'POST'});
-		const log = await pollUntil(() => run.stderr(), text => text.includes('/space/chat'));
+		const log = await waitFor(() => run.stderr(), {until: text => text.includes('/space/chat')});
 		expect(log).toMatch(/POST \/space\/chat → 401/);
 		run.stop.abort('SIGINT');
 		expect(await exit).toBe(0);
@@ -160,7 +161,7 @@ describe('platform-tui local', () => {
 
 	it('serves the --fault rules it was started with', async () => {
 		const run = start({port: '0', fault: ['createChat:empty-200:1']}, true);
-		const [first] = await pollUntil(() => run.stdout(), lines => lines.length > 0);
+		const [first] = await waitFor(() => run.stdout(), {until: lines => lines.length > 0});
 		const settings = JSON.parse(first ?? '{}') as Record<string, string>;
 		const headers = {authorization: `Bearer ${settings.apiKey}`, 'x-app-id': settings.appId ?? '', 'x-user-id': 'user_cli', 'x-company-id': 'company_cli', 'content-type': 'application/json'};
 		const post = async (): Promise<Response> => fetch(`${settings.baseUrl}/space/chat`, {method: 'POST', headers, body: JSON.stringify({title: 'x', assistantId: settings.assistantId})});
@@ -168,7 +169,7 @@ describe('platform-tui local', () => {
 		expect(empty.status).toBe(200);
 		expect(await empty.text()).toBe('null');
 		expect((await post()).status).toBe(201);
-		const logged = await pollUntil(() => run.stdout(), lines => lines.some(line => line.includes('"fault":"empty-200"')));
+		const logged = await waitFor(() => run.stdout(), {until: lines => lines.some(line => line.includes('"fault":"empty-200"'))});
 		expect(logged.length).toBeGreaterThan(1);
 		run.stop.abort('SIGTERM');
 		expect(await run.exit).toBe(0);

@@ -3,7 +3,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {Content} from '../../source/platform/types.js';
-import {authHeaders, buildPdf, clientFor, must, pollUntil, startFastPlatform, tempDir, type TempDir} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
+import {authHeaders, buildPdf, must, tempDir, type TempDir} from './helpers.js';
 
 const lighthouse = [
 	'# The harbour lighthouse',
@@ -28,10 +30,7 @@ async function upload(client: PlatformClient, chatId: string, filePath: string, 
 }
 
 async function waitForIngestion(client: PlatformClient, chatId: string, id: string): Promise<Content> {
-	const [content] = await pollUntil(
-		async () => client.searchContent({where: {id: {equals: id}}, chatId, includeFailedContent: true}),
-		result => finished(result[0]?.ingestionState),
-	);
+	const [content] = await waitFor(async () => client.searchContent({where: {id: {equals: id}}, chatId, includeFailedContent: true}), {until: result => finished(result[0]?.ingestionState)});
 	return must(content);
 }
 
@@ -42,7 +41,7 @@ describe('content upload, ingestion and search', () => {
 	let chatId: string;
 
 	beforeAll(async () => {
-		platform = await startFastPlatform({ingestionStepMs: 5});
+		platform = (await startPlatform({ingestionStepMs: 5})).platform;
 		client = clientFor(platform);
 		files = await tempDir();
 		chatId = (await client.createChat({title: 'Uploads', assistantId: platform.assistantId})).id;
@@ -61,7 +60,7 @@ describe('content upload, ingestion and search', () => {
 		// time and reads the state in between, so it sees every one of them without sleeping.
 		const events: LocalPlatformEvent[] = [];
 		const clock = new ManualClock();
-		const slow = await startFastPlatform({ingestionStepMs: 150, clock, log: event => events.push(event)});
+		const slow = (await startPlatform({ingestionStepMs: 150, clock, log: event => events.push(event)})).platform;
 		const slowClient = clientFor(slow);
 		try {
 			const slowChatId = (await slowClient.createChat({title: 'Uploads', assistantId: slow.assistantId})).id;
@@ -98,9 +97,9 @@ describe('content upload, ingestion and search', () => {
 				}
 
 				// The ingestion waits on the clock between states; move it on by one step.
-				await pollUntil(() => clock.pendingSleeps, count => count > 0);
+				await waitFor(() => clock.pendingSleeps, {until: count => count > 0});
 				clock.advance(150);
-				await pollUntil(state, next => next !== current);
+				await waitFor(state, {until: next => next !== current});
 			}
 
 			const allStates = ['QUEUED', 'INGESTION_READING', 'INGESTION_CHUNKING', 'INGESTION_EMBEDDING', 'FINISHED'];
@@ -204,14 +203,14 @@ describe('content upload, ingestion and search', () => {
 		const created = await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain'}});
 		await client.putBlob(must(created.writeUrl), {filePath, contentType: 'text/plain'});
 		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: must(created.readUrl)});
-		await pollUntil(() => platform.content(created.id)?.ingestionState, state => state === 'FINISHED');
+		await waitFor(() => platform.content(created.id)?.ingestionState, {until: state => state === 'FINISHED'});
 		expect(platform.content(created.id)?.chunkCount).toBeGreaterThan(2);
 		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 2, chatId})).toHaveLength(2);
 		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 1})).toHaveLength(1);
 	});
 
 	it('guards the blob host: pre-signed tokens, BlockBlob header, Content-Length and the size limit', async () => {
-		const small = await startFastPlatform({limits: {maxBlobBytes: 16}});
+		const small = (await startPlatform({limits: {maxBlobBytes: 16}})).platform;
 		try {
 			const smallClient = clientFor(small);
 			const chat = await smallClient.createChat({title: 'Blobs', assistantId: small.assistantId});

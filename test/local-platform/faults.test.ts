@@ -1,14 +1,15 @@
 import {describe, expect, it} from 'vitest';
 import {apiOperations, type LocalPlatform} from '../../source/local-platform/index.js';
-import {authHeaders, startFastPlatform} from './helpers.js';
+import {startPlatform} from '../support/platform.js';
+import {authHeaders} from './helpers.js';
 
 async function call(platform: LocalPlatform, method: string, path: string, body?: unknown): Promise<{status: number; text: string; retryAfter: string | null}> {
 	const response = await fetch(`${platform.baseUrl}${path}`, {method, headers: authHeaders(platform), ...(body === undefined ? {} : {body: JSON.stringify(body)})});
 	return {status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after')};
 }
 
-async function withPlatform(run: (platform: LocalPlatform) => void | Promise<void>, faults: Parameters<typeof startFastPlatform>[0] = {}): Promise<void> {
-	const platform = await startFastPlatform(faults);
+async function withPlatform(run: (platform: LocalPlatform) => void | Promise<void>, faults: Parameters<typeof startPlatform>[0] = {}): Promise<void> {
+	const platform = (await startPlatform(faults)).platform;
 	try {
 		await run(platform);
 	} finally {

@@ -1,36 +1,8 @@
+/** Helpers of the local-platform suite only; the platform starter, client, wait and recording server are in test/support/. */
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
-import {createServer, type IncomingMessage, type ServerResponse} from 'node:http';
-import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
-import {startLocalPlatform, type LocalPlatform, type LocalPlatformOptions} from '../../source/local-platform/index.js';
-import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
-
-/** Starts a local platform tuned for fast tests (short ingestion steps and retry delays). */
-export async function startFastPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
-	return startLocalPlatform({
-		ingestionStepMs: 10,
-		assistantStepMs: 5,
-		deliveryRetryBaseMs: 5,
-		deliveryTimeoutMs: 2000,
-		...options,
-	});
-}
-
-/** The project's platform client pointed at a local platform, always using its newest key. */
-export function clientFor(platform: LocalPlatform, options: Partial<PlatformClientOptions> = {}): PlatformClient {
-	return new PlatformClient({
-		baseUrl: platform.baseUrl,
-		apiKey: () => platform.apiKey,
-		appId: platform.appId,
-		userId: platform.userId,
-		companyId: platform.companyId,
-		retryBaseMs: 5,
-		timeoutMs: 10_000,
-		...options,
-	});
-}
+import type {LocalPlatform} from '../../source/local-platform/index.js';
 
 /** The four credential headers a raw fetch needs. */
 export function authHeaders(platform: LocalPlatform, key = platform.apiKey): Record<string, string> {
@@ -68,77 +40,6 @@ export function must<T>(value: T | null | undefined, what = 'a value'): T {
 	}
 
 	return value;
-}
-
-/** Calls `read` until `done` accepts its value; fails after `timeoutMs` with the last value. */
-export async function pollUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 5): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		 
-		const value = await read();
-		if (done(value)) {
-			return value;
-		}
-
-		if (Date.now() > deadline) {
-			throw new Error(`Condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-		}
-
-		 
-		await sleep(intervalMs);
-	}
-}
-
-export type ReceivedRequest = {method: string; url: string; headers: IncomingMessage['headers']; body: Buffer};
-
-export type TestServer = {
-	url: string;
-	received: ReceivedRequest[];
-	close(): Promise<void>;
-};
-
-/** A small node:http server whose handler sees the raw body bytes. */
-export async function startTestServer(
-	handler: (request: ReceivedRequest, response: ServerResponse) => void | Promise<void>,
-): Promise<TestServer> {
-	const received: ReceivedRequest[] = [];
-	const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-		const parts: Buffer[] = [];
-		for await (const part of request) {
-			parts.push(part as Buffer);
-		}
-
-		const entry: ReceivedRequest = {method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(parts)};
-		received.push(entry);
-		try {
-			await handler(entry, response);
-		} catch (error) {
-			response.writeHead(500).end(String(error));
-		}
-	};
-	const server = createServer((request, response) => {
-		void handle(request, response);
-	});
-	await new Promise<void>(resolve => {
-		server.listen(0, '127.0.0.1', resolve);
-	});
-	const {port} = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		received,
-		async close() {
-			server.closeAllConnections();
-			await new Promise<void>(resolve => {
-				server.close(() => {
-					resolve();
-				});
-			});
-		},
-	};
-}
-
-export function json(response: ServerResponse, status: number, body: unknown): void {
-	response.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify(body));
 }
 
 /**

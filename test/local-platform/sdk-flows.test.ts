@@ -1,6 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {authHeaders, pollUntil, startFastPlatform} from './helpers.js';
+import {startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
+import {authHeaders} from './helpers.js';
 
 type WireMessage = {id: string; chatId: string; role: string; text: string | null; stoppedStreamingAt: string | null; debugInfo?: unknown};
 
@@ -14,7 +16,7 @@ describe('the SDK helper flows', () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {
-		platform = await startFastPlatform();
+		platform = (await startPlatform()).platform;
 	});
 
 	afterAll(async () => {
@@ -35,10 +37,7 @@ describe('the SDK helper flows', () => {
 		expect(retrieved.body).toHaveProperty('debugInfo');
 
 		// The built-in assistant answers in the new chat; the list shows both messages.
-		const list = await pollUntil(
-			async () => (await call(platform, 'GET', `/messages?chatId=${chatId}`)).body as {object: string; data: WireMessage[]},
-			body => body.data.at(-1)?.stoppedStreamingAt !== null,
-		);
+		const list = await waitFor(async () => (await call(platform, 'GET', `/messages?chatId=${chatId}`)).body as {object: string; data: WireMessage[]}, {until: body => body.data.at(-1)?.stoppedStreamingAt !== null});
 		expect(list.object).toBe('list');
 		expect(list.data.map(message => message.role)).toEqual(['USER', 'ASSISTANT']);
 		const answered = await call(platform, 'GET', `/messages/${userMessage.id}?chatId=${chatId}`);

@@ -3,7 +3,10 @@ import {afterEach, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {ExternalModuleChosenPayload, Message, WebhookEvent} from '../../source/platform/types.js';
-import {clientFor, json, must, pollUntil, startFastPlatform, startTestServer, tempDir, type ReceivedRequest, type TestServer} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {type RecordedRequest, type RecordingServer, sendJson, startRecordingServer} from '../support/recording-server.js';
+import {waitFor} from '../support/wait.js';
+import {must, tempDir} from './helpers.js';
 
 const secret = 'whsec_local_test_secret';
 const userEvent = 'platform.chat.user-message.created';
@@ -13,8 +16,8 @@ function hmac(body: Buffer | string): string {
 	return createHmac('sha256', secret).update(body).digest('hex');
 }
 
-function parse(request: ReceivedRequest): WebhookEvent {
-	return JSON.parse(request.body.toString('utf8')) as WebhookEvent;
+function parse(request: RecordedRequest): WebhookEvent {
+	return JSON.parse(request.body) as WebhookEvent;
 }
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -26,12 +29,12 @@ afterEach(async () => {
 	}
 });
 
-async function setup(respond: (request: ReceivedRequest, index: number) => number): Promise<{platform: LocalPlatform; client: PlatformClient; receiver: TestServer}> {
+async function setup(respond: (request: RecordedRequest, index: number) => number): Promise<{platform: LocalPlatform; client: PlatformClient; receiver: RecordingServer}> {
 	let count = 0;
-	const receiver = await startTestServer((request, response) => {
-		json(response, respond(request, count++), {success: true});
-	});
-	const platform = await startFastPlatform({webhookUrl: `${receiver.url}/webhook`, endpointSecret: secret});
+	const receiver = await startRecordingServer({handler: (request, response) => {
+		sendJson(response, respond(request, count++), {success: true});
+	}});
+	const platform = (await startPlatform({webhookUrl: `${receiver.url}/webhook`, endpointSecret: secret})).platform;
 	const client = clientFor(platform);
 	cleanup.push(async () => receiver.close(), async () => platform.close(), async () => client.close());
 	return {platform, client, receiver};
@@ -49,15 +52,15 @@ describe('webhook delivery', () => {
 		const {chatId, message} = await sendMessage(platform, client, 'Hello there');
 		expect(message).toMatchObject({chatId, role: 'USER', text: 'Hello there'});
 		expect(message.id).toMatch(/^msg_[a-z\d]{24}$/);
-		await pollUntil(() => platform.deliveries, deliveries => deliveries.length === 2 && deliveries.every(delivery => delivery.state === 'delivered'));
-		expect(receiver.received).toHaveLength(2);
+		await waitFor(() => platform.deliveries, {until: deliveries => deliveries.length === 2 && deliveries.every(delivery => delivery.state === 'delivered')});
+		expect(receiver.requests).toHaveLength(2);
 
-		for (const request of receiver.received) {
+		for (const request of receiver.requests) {
 			expect(request.method).toBe('POST');
-			expect(request.url).toBe('/webhook');
+			expect(request.path).toBe('/webhook');
 			expect(request.headers['content-type']).toBe('application/json');
 			// Our own HMAC over the exact bytes received.
-			expect(request.headers['x-platform-signature']).toBe(hmac(request.body));
+			expect(request.headers['x-platform-signature']).toBe(hmac(request.raw));
 			const event = parse(request);
 			expect(Object.keys(event).sort()).toEqual(['companyId', 'createdAt', 'event', 'id', 'payload', 'userId', 'version']);
 			expect(event.id).toMatch(/^evt_[a-z\d]{24}$/);
@@ -73,7 +76,7 @@ describe('webhook delivery', () => {
 			expect(Number(createdAtHeader)).toBeGreaterThanOrEqual(Number(event.createdAt));
 		}
 
-		const [created, chosen] = receiver.received.map(request => parse(request));
+		const [created, chosen] = receiver.requests.map(request => parse(request));
 		expect(created?.event).toBe(userEvent);
 		expect(created?.payload).toEqual({chatId, assistantId: platform.assistantId, text: 'Hello there'});
 		expect(chosen?.event).toBe(chosenEvent);
@@ -100,15 +103,15 @@ describe('webhook delivery', () => {
 	it('retries a delivery the receiver first answers with 503, with the same id and body', async () => {
 		const {platform, client, receiver} = await setup((_request, index) => (index === 0 ? 503 : 200));
 		await sendMessage(platform, client, 'Retry me');
-		const deliveries = await pollUntil(() => platform.deliveries, list => list.length === 2 && list.every(delivery => delivery.state !== 'pending'));
+		const deliveries = await waitFor(() => platform.deliveries, {until: list => list.length === 2 && list.every(delivery => delivery.state !== 'pending')});
 		const created = must(deliveries.find(delivery => delivery.event === userEvent));
 		expect(created.state).toBe('delivered');
 		expect(created.attempts.map(attempt => attempt.status)).toEqual([503, 200]);
-		const copies = receiver.received.filter(request => parse(request).id === created.eventId);
+		const copies = receiver.requests.filter(request => parse(request).id === created.eventId);
 		expect(copies).toHaveLength(2);
-		expect(must(copies[0]).body.equals(must(copies[1]).body)).toBe(true);
+		expect(must(copies[0]).raw.equals(must(copies[1]).raw)).toBe(true);
 		for (const copy of copies) {
-			expect(copy.headers['x-platform-signature']).toBe(hmac(copy.body));
+			expect(copy.headers['x-platform-signature']).toBe(hmac(copy.raw));
 		}
 
 		expect(deliveries.find(delivery => delivery.event === chosenEvent)?.attempts.map(attempt => attempt.status)).toEqual([200]);
@@ -117,25 +120,25 @@ describe('webhook delivery', () => {
 	it('expires a delivery answered with 400 and closes the waiting assistant message', async () => {
 		const {platform, client, receiver} = await setup(() => 400);
 		const {chatId} = await sendMessage(platform, client, 'Nobody home');
-		const latest = await pollUntil(async () => client.getLatestMessage(chatId), message => message.stoppedStreamingAt !== null);
+		const latest = await waitFor(async () => client.getLatestMessage(chatId), {until: message => message.stoppedStreamingAt !== null});
 		expect(latest.text).toMatch(/external module did not take the event \(HTTP 400\)/);
 		expect(platform.deliveries.map(delivery => [delivery.event, delivery.state, delivery.attempts.length])).toEqual([
 			[userEvent, 'expired', 1],
 			[chosenEvent, 'expired', 1],
 		]);
-		expect(receiver.received).toHaveLength(2);
+		expect(receiver.requests).toHaveLength(2);
 	});
 
 	it('retries five times when there is no answer, then gives up', async () => {
-		const gone = await startTestServer((_request, response) => {
+		const gone = await startRecordingServer({handler: (_request, response) => {
 			response.end();
-		});
+		}});
 		await gone.close();
-		const platform = await startFastPlatform({webhookUrl: `${gone.url}/webhook`, endpointSecret: secret, deliveryRetryBaseMs: 2});
+		const platform = (await startPlatform({webhookUrl: `${gone.url}/webhook`, endpointSecret: secret, deliveryRetryBaseMs: 2})).platform;
 		const client = clientFor(platform);
 		cleanup.push(async () => platform.close(), async () => client.close());
 		await sendMessage(platform, client, 'Anyone?');
-		const deliveries = await pollUntil(() => platform.deliveries, list => list.length === 2 && list.every(delivery => delivery.state !== 'pending'));
+		const deliveries = await waitFor(() => platform.deliveries, {until: list => list.length === 2 && list.every(delivery => delivery.state !== 'pending')});
 		for (const delivery of deliveries) {
 			expect(delivery.state).toBe('failed');
 			expect(delivery.attempts).toHaveLength(6);
@@ -144,7 +147,7 @@ describe('webhook delivery', () => {
 	});
 
 	it('refuses webhook URLs that are not on loopback', async () => {
-		const platform = await startFastPlatform();
+		const platform = (await startPlatform()).platform;
 		cleanup.push(async () => platform.close());
 		expect(() => {
 			platform.setWebhookUrl('http://example.com/webhook');
@@ -158,7 +161,7 @@ describe('webhook delivery', () => {
 
 describe('external module', () => {
 	it('answers a chosen-module event through message logs and PATCH, seen by a polling client', async () => {
-		const platform = await startFastPlatform({endpointSecret: secret});
+		const platform = (await startPlatform({endpointSecret: secret})).platform;
 		const client = clientFor(platform);
 		const files = await tempDir();
 		cleanup.push(async () => platform.close(), async () => client.close(), async () => files.remove());
@@ -168,14 +171,14 @@ describe('external module', () => {
 		cleanup.push(async () => moduleClient.close());
 		const answers: string[] = [];
 		const work: Array<Promise<void>> = [];
-		const module = await startTestServer((request, response) => {
-			if (request.headers['x-platform-signature'] !== hmac(request.body)) {
-				json(response, 400, {success: false, error: 'invalid signature'});
+		const module = await startRecordingServer({handler: (request, response) => {
+			if (request.headers['x-platform-signature'] !== hmac(request.raw)) {
+				sendJson(response, 400, {success: false, error: 'invalid signature'});
 				return;
 			}
 
 			const event = parse(request);
-			json(response, 200, {success: true});
+			sendJson(response, 200, {success: true});
 			if (event.event !== chosenEvent) {
 				return;
 			}
@@ -203,7 +206,7 @@ describe('external module', () => {
 				const at = new Date().toISOString();
 				await moduleClient.modifyMessage(messageId, {chatId: payload.chatid, text, stoppedStreamingAt: at, completedAt: at}, call);
 			})());
-		});
+		}});
 		cleanup.push(async () => module.close());
 		platform.setWebhookUrl(`${module.url}/webhook`);
 
@@ -213,12 +216,12 @@ describe('external module', () => {
 		const content = await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain'}, chatId: chat.id});
 		await client.putBlob(must(content.writeUrl), {filePath, contentType: 'text/plain'});
 		await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(ferry)}, chatId: chat.id, fileUrl: must(content.readUrl)});
-		await pollUntil(async () => (await client.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}))[0]?.ingestionState, state => state === 'FINISHED');
+		await waitFor(async () => (await client.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}))[0]?.ingestionState, {until: state => state === 'FINISHED'});
 
 		await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the night ferry leave?'});
 		const streaming = await client.getLatestMessage(chat.id);
 		expect(streaming.role).toBe('ASSISTANT');
-		const reply = await pollUntil(async () => client.getLatestMessage(chat.id), message => message.stoppedStreamingAt !== null);
+		const reply = await waitFor(async () => client.getLatestMessage(chat.id), {until: message => message.stoppedStreamingAt !== null});
 		await Promise.all(work);
 		expect(answers).toHaveLength(1);
 		expect(reply.text).toBe(answers[0]);

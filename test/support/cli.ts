@@ -1,2 +1,86 @@
-/** The built-CLI helpers (child process without a TTY), from one place. */
-export * from '../helpers/cli.js';
+/** The built-CLI helpers: run platform-tui as a child process (no TTY) and collect its output. */
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
+
+/** The built CLI entry (npm test builds first). */
+export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export type CliResult = {code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string};
+
+/** Environment for a child CLI: no PLATFORM_* from the parent unless given, CI set (plain output). */
+export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (!name.startsWith('PLATFORM_') && name !== 'FORCE_COLOR' && !name.startsWith('VITEST') && name !== 'NODE_OPTIONS') {
+			env[name] = value;
+		}
+	}
+
+	env.PLATFORM_TUI_CONFIG_DIR = process.env.PLATFORM_TUI_CONFIG_DIR;
+	env.PLATFORM_TUI_DATA_DIR = process.env.PLATFORM_TUI_DATA_DIR;
+	env.NO_COLOR = '1';
+	env.CI = 'true';
+	for (const [name, value] of Object.entries(extra)) {
+		if (value === undefined) {
+			Reflect.deleteProperty(env, name);
+		} else {
+			env[name] = value;
+		}
+	}
+
+	return env;
+}
+
+export type CliProcess = {
+	child: ChildProcessWithoutNullStreams;
+	/** Everything written to stdout / stderr so far. */
+	stdout(): string;
+	stderr(): string;
+	/** Resolves with the exit code (or null after a signal) once the process has ended. */
+	closed: Promise<number | null>;
+};
+
+/** Starts the built CLI as a child process (no TTY), collecting its output as it comes. */
+export function startCli(args: string[], options: {env?: Record<string, string | undefined>} = {}): CliProcess {
+	if (!existsSync(cliPath)) {
+		throw new Error(`${cliPath} is missing; run \`npm run build\` first`);
+	}
+
+	const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	const closed = new Promise<number | null>((resolve, reject) => {
+		child.on('error', reject);
+		child.on('close', code => {
+			resolve(code);
+		});
+	});
+	return {child, stdout: () => stdout, stderr: () => stderr, closed};
+}
+
+/** Runs the built CLI as a child process (no TTY) and collects its output. */
+export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+	const run = startCli(args, options);
+	run.child.stdin.end(options.input ?? '');
+	const timeoutMs = options.timeoutMs ?? 20_000;
+	let timer: NodeJS.Timeout | undefined;
+	const timedOut = new Promise<never>((_resolve, reject) => {
+		timer = setTimeout(() => {
+			run.child.kill('SIGKILL');
+			reject(new Error(`platform-tui ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${run.stdout()}\nstderr: ${run.stderr()}`));
+		}, timeoutMs);
+	});
+	try {
+		const code = await Promise.race([run.closed, timedOut]);
+		return {code, signal: run.child.signalCode, stdout: run.stdout(), stderr: run.stderr()};
+	} finally {
+		clearTimeout(timer);
+	}
+}

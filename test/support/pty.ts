@@ -1,2 +1,82 @@
-/** The pseudo-terminal helpers (util-linux `script`), from one place. */
-export * from '../helpers/pty.js';
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {childEnv, cliPath} from './cli.js';
+
+/** Strips ANSI escape sequences so assertions read plain text. */
+export function stripAnsi(text: string): string {
+	// eslint-disable-next-line no-control-regex
+	return text.replace(/\u001B\[[0-?]*[ -/]*[@-~]|\u001B\][^\u0007]*\u0007|\u001B[()][0-9A-B]|\u001B[=>78M]/g, '');
+}
+
+export type PtySession = {
+	child: ChildProcessWithoutNullStreams;
+	/** Everything the program wrote to its terminal so far (ANSI kept). */
+	output(): string;
+	/** Types into the terminal. */
+	write(data: string): void;
+	/** Waits until the plain-text output matches, or fails after timeoutMs. */
+	waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+	/** Waits for the program to end. */
+	exit(timeoutMs?: number): Promise<{code: number | null; output: string}>;
+	kill(signal?: NodeJS.Signals): void;
+};
+
+function shellQuote(value: string): string {
+	return `'${value.replaceAll('\'', '\'\\\'\'')}'`;
+}
+
+/**
+ * Runs the built CLI inside a pseudo-terminal (util-linux `script`), so stdout and stdin are TTYs
+ * and the Ink screen runs. The exit code of the program is `script`'s exit code (-e).
+ */
+export function runInPty(args: string[], options: {env?: Record<string, string | undefined>; columns?: number; rows?: number} = {}): PtySession {
+	const command = [process.execPath, cliPath, ...args].map(shellQuote).join(' ');
+	const env = childEnv({CI: undefined, TERM: 'xterm-256color', ...options.env});
+	const sized = `stty cols ${options.columns ?? 100} rows ${options.rows ?? 40} 2>/dev/null; exec ${command}`;
+	const child = spawn('script', ['-qefc', sized, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']});
+	let output = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	const exited = new Promise<number | null>(resolve => {
+		child.on('close', code => {
+			resolve(code);
+		});
+	});
+	return {
+		child,
+		output: () => output,
+		write(data) {
+			child.stdin.write(data);
+		},
+		async waitFor(pattern, timeoutMs = 15_000) {
+			const deadline = Date.now() + timeoutMs;
+			while (Date.now() < deadline) {
+				const plain = stripAnsi(output);
+				if (typeof pattern === 'string' ? plain.includes(pattern) : pattern.test(plain)) {
+					return plain;
+				}
+
+				if (child.exitCode !== null) {
+					break;
+				}
+
+				await sleep(50);
+			}
+
+			throw new Error(`Timed out waiting for ${String(pattern)}; the terminal showed:\n${stripAnsi(output)}`);
+		},
+		async exit(timeoutMs = 15_000) {
+			const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+			const code = await exited;
+			clearTimeout(timer);
+			return {code, output: stripAnsi(output)};
+		},
+		kill(signal = 'SIGTERM') {
+			child.kill(signal);
+		},
+	};
+}

@@ -1,4 +1,4 @@
-import {createServer, type IncomingHttpHeaders, type Server} from 'node:http';
+import {createServer, type IncomingHttpHeaders, type Server, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 
 export type RecordedRequest = {
@@ -7,6 +7,8 @@ export type RecordedRequest = {
 	headers: IncomingHttpHeaders;
 	/** The body as text (for JSON calls) — empty for streamed uploads, see `bytes`. */
 	body: string;
+	/** The same body as bytes (empty past `keepBodiesUnder`): what a signature is computed over. */
+	raw: Buffer;
 	bytes: number;
 };
 
@@ -20,15 +22,33 @@ export type ScriptedResponse = {
 	hang?: boolean;
 };
 
+/** Answers a recorded request itself (instead of the queue); a throw answers 500. */
+export type RecordingHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+
+export type RecordingServerOptions = {
+	/** Bodies up to this many bytes are kept (default 1 MiB); larger ones are only counted. */
+	keepBodiesUnder?: number;
+	handler?: RecordingHandler;
+};
+
+/** Writes a JSON answer. */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+	response.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify(body));
+}
+
+export type RecordingServer = Awaited<ReturnType<typeof startRecordingServer>>;
+
 /**
- * A small loopback HTTP server for client tests: it records every request (streaming bodies are
- * counted, not kept) and answers from a queue of scripted responses, else 200 with `{}`.
+ * A small loopback HTTP server for client and webhook tests: it records every request (streaming
+ * bodies are counted, not kept) and answers with the handler when one is given, else from a queue
+ * of scripted responses, else 200 with `{}`.
  */
-export async function startRecordingServer(options: {keepBodiesUnder?: number} = {}) {
+export async function startRecordingServer(options: RecordingServerOptions = {}) {
 	const requests: RecordedRequest[] = [];
 	const queue: ScriptedResponse[] = [];
 	let fallback: (request: RecordedRequest) => ScriptedResponse = () => ({status: 200, body: {}});
 	const keepUnder = options.keepBodiesUnder ?? 1024 * 1024;
+	const {handler} = options;
 	const server: Server = createServer((request, response) => {
 		const chunks: Buffer[] = [];
 		let bytes = 0;
@@ -39,14 +59,25 @@ export async function startRecordingServer(options: {keepBodiesUnder?: number} =
 			}
 		});
 		request.on('end', () => {
+			const raw = bytes <= keepUnder ? Buffer.concat(chunks) : Buffer.alloc(0);
 			const recorded: RecordedRequest = {
 				method: request.method ?? '',
 				path: request.url ?? '',
 				headers: request.headers,
-				body: bytes <= keepUnder ? Buffer.concat(chunks).toString('utf8') : '',
+				body: raw.toString('utf8'),
+				raw,
 				bytes,
 			};
 			requests.push(recorded);
+			if (handler) {
+				Promise.resolve().then(async () => handler(recorded, response)).catch((error: unknown) => {
+					if (!response.headersSent) {
+						response.writeHead(500).end(String(error));
+					}
+				});
+				return;
+			}
+
 			const scripted = queue.shift() ?? fallback(recorded);
 			if (scripted.reset) {
 				request.socket.destroy();

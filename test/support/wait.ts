@@ -1,7 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 
 export type WaitOptions = {
-	/** Give up after this long (default 5000 ms). */
+	/** Give up after this long (default 10 000 ms). */
 	timeoutMs?: number;
 	/** Pause between checks (default 10 ms). */
 	intervalMs?: number;
@@ -18,17 +18,20 @@ function describe(value: unknown): string {
 }
 
 /**
- * Polls `predicate` until it returns a truthy value and resolves with that value; fails after
- * `timeoutMs` with the last value seen. Bounded in time; the interval is no timing assertion.
+ * Polls `read` until its value is accepted and resolves with that value; fails after `timeoutMs`
+ * naming `what` and the last value seen. A value is accepted when `until(value)` holds, or without
+ * `until` when it is truthy. Bounded in time; the interval is no timing assertion.
  */
-export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
-	const timeoutMs = options.timeoutMs ?? 5000;
+export async function waitFor<T>(read: () => T | Promise<T>, options: WaitOptions & {until: (value: T) => boolean}): Promise<T>;
+export async function waitFor<T>(read: () => T | Promise<T>, options?: WaitOptions): Promise<NonNullable<T>>;
+export async function waitFor<T>(read: () => T | Promise<T>, options: WaitOptions & {until?: (value: T) => boolean} = {}): Promise<T> {
+	const timeoutMs = options.timeoutMs ?? 10_000;
 	const intervalMs = options.intervalMs ?? 10;
+	const accepted = options.until ?? (value => Boolean(value));
 	const deadline = Date.now() + timeoutMs;
-	let last: T | undefined;
 	for (;;) {
-		last = await predicate();
-		if (last) {
+		const last = await read();
+		if (accepted(last)) {
 			return last;
 		}
 

@@ -2,8 +2,8 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {runCli, startCli} from '../helpers/cli.js';
-import {runInPty} from '../helpers/pty.js';
+import {runCli, startCli} from '../support/cli.js';
+import {runInPty} from '../support/pty.js';
 import {makeFolder, startTestPlatform, waitUntil} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));

@@ -6,7 +6,7 @@
 import {spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {stripAnsi} from '../../helpers/pty.js';
+import {stripAnsi} from '../../support/pty.js';
 import {childEnv, cliPath} from '../../support/cli.js';
 import {makeFolder} from '../../workflow/helpers.js';
 
