@@ -1,7 +1,7 @@
 /**
  * Errors of the config store and of setting resolution. Each carries a stable code and the data
  * the CLI layer needs to word it (source/commands/messages/config.ts); the messages here are for
- * logs and --debug only and name no command or flag.
+ * logs and debug output only and name no command or flag.
  */
 import {CoreError} from '../core-error.js';
 import type {SettingName, SettingSource} from './settings.js';

@@ -1,6 +1,6 @@
 /**
  * Errors of the keys domain. Each carries a code and data; the sentences a user reads are in
- * source/commands/messages/keys.ts. Messages here are for logs and --debug.
+ * source/commands/messages/keys.ts. Messages here are for logs and debug output.
  */
 import {CoreError} from '../core-error.js';
 import type {KeySource} from './current.js';

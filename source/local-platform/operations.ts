@@ -1,5 +1,5 @@
 /**
- * The names of the API operations, as fault rules name them (`--fault createMessageLog:perform-502`).
+ * The names of the API operations, as fault rules name them (`createMessageLog:perform-502`).
  * They are the platform client's method names; every route declares one (a test checks the list).
  */
 export const apiOperations = [

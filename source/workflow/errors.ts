@@ -1,7 +1,7 @@
 /**
  * Errors of the folder-upload workflow (spec §7). Each carries a stable `code` and the `data` the
  * CLI needs to word it (`source/commands/messages/workflow.ts`); the message is for logs and
- * `--debug` and holds no CLI wording.
+ * debug output and holds no CLI wording.
  */
 import {CoreError} from '../core-error.js';
 import {formatSeconds} from '../format/duration.js';
