@@ -1,7 +1,8 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {BackendUnavailableError, type EventBackend, type JobHandler, type StoredEvent} from '../../source/receiver/backend.js';
 import {JournalBackend, JournalError, openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, newId, startHolder, tempDataDir, waitFor, type Holder} from './helpers.js';
+import {waitFor} from '../support/wait.js';
+import {newEvent, newId, startHolder, tempDataDir, type Holder} from './helpers.js';
 
 const open: EventBackend[] = [];
 const holders: Holder[] = [];

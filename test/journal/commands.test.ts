@@ -10,8 +10,9 @@ import type {EventBackend} from '../../source/receiver/backend.js';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
 import {runCommand} from '../support/run-command.js';
-import {clientFor, startPlatform} from '../receiver/helpers.js';
-import {newEvent, startHolder, tempDataDir, waitFor, type Holder} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
+import {newEvent, startHolder, tempDataDir, type Holder} from './helpers.js';
 
 const signature = 'feedfacecafebeef0123456789abcdef';
 
@@ -51,7 +52,7 @@ async function chosenForRealMessage(): Promise<{id: string; messageId: string; c
 
 beforeAll(async () => {
 	directory = tempDataDir();
-	platform = await startPlatform();
+	platform = (await startPlatform()).platform;
 	user = clientFor(platform);
 	const journal = await openJournal({directory});
 	const now = Date.now();

@@ -3,9 +3,9 @@ import {randomBytes} from 'node:crypto';
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {fileURLToPath} from 'node:url';
 import type {NewEvent} from '../../source/receiver/backend.js';
+import {waitFor} from '../support/wait.js';
 
 export function tempDataDir(): string {
 	return mkdtempSync(path.join(tmpdir(), 'platform-tui-journal-'));
@@ -25,20 +25,6 @@ export function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {
 		status: 'received',
 		...overrides,
 	};
-}
-
-/** Polls `check` every 10 ms until it returns true (at most `timeoutMs`). */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (Date.now() < deadline) {
-		if (await check()) {
-			return;
-		}
-
-		await sleep(10);
-	}
-
-	throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
 const holderScript = fileURLToPath(new URL('fixtures/holder.ts', import.meta.url));
@@ -70,7 +56,7 @@ export async function startHolder(directory: string, action: 'serve' | 'replay' 
 	};
 
 	try {
-		await waitFor(() => out.includes('\n') || child.exitCode !== null, 20_000);
+		await waitFor(() => out.includes('\n') || child.exitCode !== null, {timeoutMs: 20_000});
 	} catch (error) {
 		await kill();
 		throw new Error(`holder did not get ready: ${errors}`, {cause: error});

@@ -9,7 +9,9 @@ import {openJournal} from '../../source/receiver/journal/index.js';
 import {createReceiver} from '../../source/receiver/server.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
 import {runCli, startCli, type CliProcess} from '../support/cli.js';
-import {clientFor, post, startModel, startPlatform, waitUntil} from '../receiver/helpers.js';
+import {post, startModel} from '../receiver/helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
 import {tempDataDir} from './helpers.js';
 
 type Serve = CliProcess & {url: string; events(): Array<Record<string, unknown>>};
@@ -30,7 +32,7 @@ async function startServe(dataDir: string): Promise<Serve> {
 	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
 	const serve: Serve = {...run, url: '', events};
 	running.push(serve);
-	const first = await waitUntil(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), value => value !== undefined, 15_000, 'serve to listen');
+	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, timeoutMs: 15_000, what: 'serve to listen'});
 	if (first?.type !== 'listening') {
 		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
 	}
@@ -41,7 +43,7 @@ async function startServe(dataDir: string): Promise<Serve> {
 
 beforeAll(async () => {
 	model = await startModel({content: answerText});
-	platform = await startPlatform({llmUrl: model.url});
+	platform = (await startPlatform({llmUrl: model.url})).platform;
 	user = clientFor(platform);
 });
 
@@ -70,7 +72,7 @@ describe('durable serve', () => {
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'What does the keeper write?'});
 		const history = await user.getChatMessages(chat.id);
 		const messageId = history.messages.find(message => message.role === 'ASSISTANT')?.id ?? '';
-		await waitUntil(() => platform.message(messageId)?.stoppedStreamingAt, done => Boolean(done), 15_000, 'the built-in answer');
+		await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {timeoutMs: 15_000, what: 'the built-in answer'});
 		const logsBefore = platform.messageLogs(messageId).length;
 		const requestsBefore = platform.requests.length;
 
@@ -82,7 +84,7 @@ describe('durable serve', () => {
 		const acked = await post(`${first.url}/webhook`, delivery.body, delivery.headers);
 		expect(acked.status).toBe(200);
 		const callsBefore = model.calls;
-		await waitUntil(() => model.active, active => active > 0, 15_000, 'the completion call');
+		await waitFor(() => model.active, {until: active => active > 0, timeoutMs: 15_000, what: 'the completion call'});
 		first.child.kill('SIGKILL');
 		await first.closed;
 		const leftRunning = platform.messageLogs(messageId).slice(logsBefore);
@@ -90,11 +92,11 @@ describe('durable serve', () => {
 
 		model.setDelay(0);
 		const second = await startServe(dataDir);
-		await waitUntil(() => second.events().some(line => line.type === 'stage' && line.stage === 'answered' && line.eventId === event.id), found => found, 15_000, 'the answer after the restart');
+		await waitFor(() => second.events().some(line => line.type === 'stage' && line.stage === 'answered' && line.eventId === event.id), {timeoutMs: 15_000, what: 'the answer after the restart'});
 		expect(platform.message(messageId)?.text).toBe(answerText);
 		expect(platform.message(messageId)?.stoppedStreamingAt).toBeTruthy();
 		// The answer ends with the logs closed (give the last log update its moment after the message).
-		const logs = await waitUntil(() => platform.messageLogs(messageId).slice(logsBefore), found => found.every(log => log.status !== 'RUNNING'), 5000, 'every log closed');
+		const logs = await waitFor(() => platform.messageLogs(messageId).slice(logsBefore), {until: found => found.every(log => log.status !== 'RUNNING'), timeoutMs: 5000, what: 'every log closed'});
 		expect(logs).toHaveLength(2);
 		expect(logs.every(log => log.status === 'COMPLETED' || log.status === 'FAILED')).toBe(true);
 		const writes = platform.requests.slice(requestsBefore).filter(request => request.method === 'PATCH' && request.path === `/messages/${messageId}`);
@@ -107,7 +109,7 @@ describe('durable serve', () => {
 		const again = signDelivery(event, platform.endpointSecret);
 		const redelivered = await post(`${second.url}/webhook`, again.body, again.headers);
 		expect(redelivered.status).toBe(200);
-		await waitUntil(() => second.events().some(line => line.type === 'duplicate' && line.eventId === event.id), found => found, 5000, 'the duplicate line');
+		await waitFor(() => second.events().some(line => line.type === 'duplicate' && line.eventId === event.id), {timeoutMs: 5000, what: 'the duplicate line'});
 		expect(platform.requests.length).toBe(requestsAfter);
 
 		const shown = await runCli(['events', 'show', event.id, '--json', '--data-dir', dataDir], {env: serveEnv()});

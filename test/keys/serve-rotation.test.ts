@@ -8,7 +8,8 @@ import {ConfigStore} from '../../source/config/store.js';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, startCli, type CliProcess} from '../support/cli.js';
-import {leakedKeys, waitUntil} from './helpers.js';
+import {waitFor} from '../support/wait.js';
+import {leakedKeys} from './helpers.js';
 
 /** The calls the receiver makes while answering an event. */
 const receiverPaths = /^\/(message-log|search\/search|openai\/chat\/completions|messages\/)/;
@@ -19,13 +20,13 @@ type Serve = CliProcess & {url: string};
 /** Starts the built `platform-tui serve --port 0 --json` and waits for its `listening` line. */
 async function startServe(env: Record<string, string>): Promise<Serve> {
 	const serve = startCli(['serve', '--port', '0', '--json', '--drain-timeout', '2'], {env});
-	const line = await waitUntil(() => {
+	const line = await waitFor(() => {
 		if (serve.child.exitCode !== null) {
 			throw new Error(`serve exited with ${serve.child.exitCode}: ${serve.stderr()}`);
 		}
 
 		return serve.stdout().split('\n').find(candidate => candidate.includes('"listening"'));
-	}, 'serve to listen', 20_000, 25);
+	}, {what: 'serve to listen', timeoutMs: 20_000, intervalMs: 25});
 	const {url} = JSON.parse(line) as {url: string};
 	return {...serve, url};
 }
@@ -89,7 +90,7 @@ describe('a running serve during a key rotation made by another process', () => 
 		try {
 			// Before: a few events answered with the first key.
 			const before = await Promise.all([1, 2, 3].map(async index => ask(`before ${index}`)));
-			await waitUntil(() => before.every(id => answered(id)), 'the first answers', 15_000, 25);
+			await waitFor(() => before.every(id => answered(id)), {what: 'the first answers', timeoutMs: 15_000, intervalMs: 25});
 
 			// During: keep events coming while a second process rotates the key.
 			const phase = {rotating: true};
@@ -120,7 +121,7 @@ describe('a running serve during a key rotation made by another process', () => 
 			}
 
 			const after = await Promise.all([1, 2, 3].map(async index => ask(`after ${index}`)));
-			await waitUntil(() => assistantMessages.every(id => answered(id)), 'every answer', 20_000, 25);
+			await waitFor(() => assistantMessages.every(id => answered(id)), {what: 'every answer', timeoutMs: 20_000, intervalMs: 25});
 
 			// Every event got the receiver's answer: both logs COMPLETED, nothing FAILED.
 			for (const id of assistantMessages) {

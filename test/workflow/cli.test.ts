@@ -4,7 +4,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {runCli, startCli} from '../support/cli.js';
 import {runInPty} from '../support/pty.js';
-import {makeFolder, startTestPlatform, waitUntil} from './helpers.js';
+import {startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
+import {makeFolder} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
 const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>.\nRun \'platform-tui upload --help\' for usage.\n';
@@ -25,7 +27,7 @@ describe('platform-tui upload (built CLI)', () => {
 	let docs: ReturnType<typeof makeFolder>;
 
 	beforeAll(async () => {
-		platform = await startTestPlatform();
+		platform = (await startPlatform()).platform;
 		docs = makeFolder({'warranty.txt': 'Every Aurora Mini comes with a two-year limited warranty.\n', 'notes.md': '# Notes\n\nThe projector weighs 680 grams.\n'});
 	});
 
@@ -65,7 +67,7 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(types).toContain('space-loaded');
 		expect(types).toContain('chat-created');
 		expect(types).toContain('ingestion-complete');
-		const last = events.at(-1)!;
+		const last = events.at(-1) ?? {};
 		expect(Object.keys(last)).toEqual(['type', 'chatId', 'contentIds', 'reply', 'failed']);
 		expect(last.type).toBe('result');
 		expect(last.chatId).toMatch(/^chat_/);
@@ -79,8 +81,8 @@ describe('platform-tui upload (built CLI)', () => {
 		const result = await runCli(['upload', docs.dir, 'How heavy is the projector?', '--poll-interval', '0.05'], {env: envFor(platform)});
 		expect(result.code).toBe(0);
 		const lines = result.stdout.trim().split('\n');
-		expect(lines[0]).toBe(`Files: 2 in ${docs.dir} (${lines[0]!.match(/\((.+)\)/)![1]}): notes.md, warranty.txt`);
-		expect(lines).toContain('Ingestion: all 2 finished in ' + lines.find(line => line.startsWith('Ingestion: all'))!.slice('Ingestion: all 2 finished in '.length));
+		expect(lines[0]).toBe(`Files: 2 in ${docs.dir} (${(lines[0] ?? '').match(/\((.+)\)/)?.[1] ?? ''}): notes.md, warranty.txt`);
+		expect(lines).toContain('Ingestion: all 2 finished in ' + (lines.find(line => line.startsWith('Ingestion: all')) ?? '').slice('Ingestion: all 2 finished in '.length));
 		expect(result.stdout).toMatch(/Reply \(.+\): \(local model\) .*680 grams/);
 		expect(result.stdout).toMatch(/History:\n {2}USER: How heavy is the projector\?\n {2}ASSISTANT: /);
 
@@ -107,8 +109,8 @@ describe('platform-tui upload (built CLI)', () => {
 		try {
 			const run = startCli(['upload', docs.dir, 'q'], {env: envFor(platform)});
 			const {child, closed} = run;
-			await waitUntil(() => run.stdout().includes('Files: 2'), 10_000, 'the run to start');
-			await waitUntil(() => platform.requests.some(record => record.status === 0), 10_000, 'a request in flight');
+			await waitFor(() => run.stdout().includes('Files: 2'), {timeoutMs: 10_000, what: 'the run to start'});
+			await waitFor(() => platform.requests.some(record => record.status === 0), {timeoutMs: 10_000, what: 'a request in flight'});
 			child.kill('SIGINT');
 			const code = await Promise.race([closed, new Promise<string>(resolve => {
 				setTimeout(() => {
@@ -162,7 +164,7 @@ describe('platform-tui upload (built CLI)', () => {
 		try {
 			const session = runInPty(['upload', docs.dir, 'q'], {env: envFor(platform)});
 			await session.waitFor('q or Ctrl+C to cancel', 15_000);
-			await waitUntil(() => platform.requests.some(record => record.status === 0), 10_000, 'a request in flight');
+			await waitFor(() => platform.requests.some(record => record.status === 0), {timeoutMs: 10_000, what: 'a request in flight'});
 			session.write('q');
 			const {code, output} = await session.exit(10_000);
 			expect(code).toBe(130);

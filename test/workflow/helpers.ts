@@ -3,29 +3,9 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {request} from 'undici';
-import {startLocalPlatform, type LocalPlatform, type LocalPlatformOptions} from '../../source/local-platform/index.js';
-import {PlatformClient} from '../../source/platform/client.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {UploadEvent} from '../../source/workflow/events.js';
-
-/** A local platform tuned for tests: ingestion and the built-in assistant take a few ms per step. */
-export async function startTestPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
-	return startLocalPlatform({ingestionStepMs: 5, assistantStepMs: 5, deliveryRetryBaseMs: 20, ...options});
-}
-
-/** A client for the local platform (or a proxy in front of it) with short retry waits. */
-export function clientFor(platform: LocalPlatform, baseUrl = platform.baseUrl): PlatformClient {
-	return new PlatformClient({
-		baseUrl,
-		apiKey: () => platform.apiKey,
-		appId: platform.appId,
-		userId: platform.userId,
-		companyId: platform.companyId,
-		retryBaseMs: 10,
-		retryCapMs: 50,
-	});
-}
 
 /** Creates a temporary folder holding `files` (name → content; a trailing `/` makes a directory). */
 export function makeFolder(files: Record<string, string | Buffer>): {dir: string; cleanup: () => void} {
@@ -220,19 +200,6 @@ export async function startModule(onChosen: (event: ChosenEvent) => Promise<void
 			await closeServer(server);
 		},
 	};
-}
-
-/** Waits (bounded) until `check` holds. */
-export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = 'a condition'): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) {
-			throw new Error(`Timed out waiting for ${what}`);
-		}
-
-		// eslint-disable-next-line no-await-in-loop
-		await sleep(5);
-	}
 }
 
 /** PATCHes a message on the local platform directly (lets a test module leave `text` out). */

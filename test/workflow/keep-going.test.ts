@@ -9,7 +9,8 @@ import {PlatformClient} from '../../source/platform/client.js';
 import {checkReadable, createRetryTracker, HistoryFetchError, runUpload, scanFolder, UnreadableFilesError, type UploadOptions} from '../../source/workflow/index.js';
 import {runCommand} from '../support/run-command.js';
 import {platformEnv} from '../support/platform.js';
-import {makeFolder, recorder, startProxy, startTestPlatform} from './helpers.js';
+import {startPlatform} from '../support/platform.js';
+import {makeFolder, recorder, startProxy} from './helpers.js';
 
 const brokenPdf = '%PDF-1.7\nnot a real pdf\n%%EOF\n';
 const warranty = 'Every Aurora Mini comes with a two-year limited warranty.\n';
@@ -19,7 +20,7 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 	const cleanups: Array<() => void | Promise<void>> = [];
 
 	beforeAll(async () => {
-		platform = await startTestPlatform();
+		platform = (await startPlatform()).platform;
 	});
 
 	afterEach(async () => {

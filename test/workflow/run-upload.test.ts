@@ -16,16 +16,15 @@ import {
 	runUpload,
 	type UploadOptions,
 } from '../../source/workflow/index.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
 import {
-	clientFor,
 	makeFolder,
 	patchMessage,
 	recorder,
 	startModule,
 	startProxy,
-	startTestPlatform,
 	upsertKey,
-	waitUntil,
 } from './helpers.js';
 
 /** The value, or a failed test when it is missing (instead of a non-null assertion). */
@@ -60,7 +59,7 @@ describe('runUpload against the local platform', () => {
 	const cleanups: Array<() => void | Promise<void>> = [];
 
 	beforeAll(async () => {
-		platform = await startTestPlatform();
+		platform = (await startPlatform()).platform;
 	});
 
 	afterEach(async () => {
@@ -82,7 +81,7 @@ describe('runUpload against the local platform', () => {
 	}
 
 	function options(extra: Partial<UploadOptions> & {folder: string}, baseUrl?: string): UploadOptions {
-		const client = clientFor(platform, baseUrl);
+		const client = clientFor(platform, baseUrl === undefined ? {} : {baseUrl});
 		cleanups.push(async () => client.close());
 		return {client, assistantId: platform.assistantId, prompt: 'How long is the warranty?', pollIntervalMs: 10, ...extra};
 	}
@@ -319,7 +318,7 @@ describe('runUpload against the local platform', () => {
 		const error = await running.catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(BlobUploadError);
 		expect((error as Error).message).toContain('Uploading b.txt failed');
-		await waitUntil(() => proxy.blobPuts.find(put => put.path === '/hang-blob/a')?.closedByClient === true, 5000, 'the hanging PUT to be aborted');
+		await waitFor(() => proxy.blobPuts.find(put => put.path === '/hang-blob/a')?.closedByClient === true, {timeoutMs: 5000, what: 'the hanging PUT to be aborted'});
 		expect(ofType('file-upserted').map(event => event.name).sort()).toEqual(['a.txt', 'b.txt']);
 		expect(ofType('file-failed').map(event => event.name)).toEqual(['b.txt']);
 	});
@@ -338,7 +337,7 @@ describe('runUpload against the local platform', () => {
 	});
 
 	it('times out listing the pending content ids sorted', async () => {
-		const slow = await startTestPlatform({ingestionStepMs: 60_000});
+		const slow = (await startPlatform({ingestionStepMs: 60_000})).platform;
 		cleanups.push(async () => slow.close());
 		const client = clientFor(slow);
 		cleanups.push(async () => client.close());
@@ -396,7 +395,7 @@ describe('runUpload against the local platform', () => {
 			await client.modifyMessage(assistantMessage.id, {chatId, text: 'The warranty'});
 			// Wait until the workflow has polled the partial text, then finish the message.
 			const polledFrom = platform.requests.length;
-			await waitUntil(() => platform.requests.slice(polledFrom).some(record => record.path === `/space/${chatId}/messages/latest`), 5000, 'a poll');
+			await waitFor(() => platform.requests.slice(polledFrom).some(record => record.path === `/space/${chatId}/messages/latest`), {timeoutMs: 5000, what: 'a poll'});
 			const at = new Date().toISOString();
 			await client.modifyMessage(assistantMessage.id, {chatId, text: 'The warranty lasts two years.', stoppedStreamingAt: at, completedAt: at});
 		});
@@ -428,7 +427,7 @@ describe('runUpload against the local platform', () => {
 	});
 
 	it('cancels during the ingestion wait', async () => {
-		const slow = await startTestPlatform({ingestionStepMs: 60_000});
+		const slow = (await startPlatform({ingestionStepMs: 60_000})).platform;
 		cleanups.push(async () => slow.close());
 		const client = clientFor(slow);
 		cleanups.push(async () => client.close());
@@ -449,10 +448,10 @@ describe('runUpload against the local platform', () => {
 		cleanups.push(async () => proxy.close());
 		const controller = new AbortController();
 		const running = runUpload(options({folder: folder({'a.txt': 'a'}), signal: controller.signal}, proxy.url));
-		await waitUntil(() => proxy.blobPuts.length === 1, 5000, 'the PUT to arrive');
+		await waitFor(() => proxy.blobPuts.length === 1, {timeoutMs: 5000, what: 'the PUT to arrive'});
 		controller.abort('SIGINT');
 		await expect(running).rejects.toBeInstanceOf(CancelledError);
-		await waitUntil(() => proxy.blobPuts[0]?.closedByClient === true, 5000, 'the PUT to be aborted');
+		await waitFor(() => proxy.blobPuts[0]?.closedByClient === true, {timeoutMs: 5000, what: 'the PUT to be aborted'});
 	});
 });
 

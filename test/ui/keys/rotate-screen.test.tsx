@@ -5,7 +5,7 @@ import {KeyRotationError, type RotationOutcome} from '../../../source/keys/rotat
 import {RotateScreen, type RotateScreenResult} from '../../../source/ui/keys/RotateScreen.js';
 import {KeyPrompt, type KeyPromptResult} from '../../../source/ui/keys/KeyPrompt.js';
 import {revealLines, screenResultLines, unsavedKeyLines} from '../../../source/ui/keys/outcome-text.js';
-import {waitUntil} from '../../keys/helpers.js';
+import {waitFor} from '../../support/wait.js';
 
 const newKey = 'sk_live_NEWKEY_abcdefghijklmnop_WXYZ';
 const fixedNow = new Date('2030-01-01T10:00:00.000Z');
@@ -61,7 +61,7 @@ afterEach(() => {
 describe('RotateScreen', () => {
 	it('shows the current key masked, explains the overlap and waits for confirmation', async () => {
 		const instance = screen();
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		const shown = frame(instance);
 		expect(shown).toContain('…OLD1');
 		expect(shown).toContain('keeps working until the expiry');
@@ -73,9 +73,9 @@ describe('RotateScreen', () => {
 
 	it('rotates on y and shows the new key masked, the expiry in UTC and local time and the overlap left', async () => {
 		const instance = screen();
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		const shown = frame(instance);
 		expect(instance.calls()).toBe(1);
 		expect(shown).toContain('…WXYZ');
@@ -90,16 +90,16 @@ describe('RotateScreen', () => {
 
 	it('takes No as the default: Enter cancels without rotating', async () => {
 		const instance = screen();
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('\r');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
 		expect(instance.calls()).toBe(0);
 	});
 
 	it('with --yes rotates without asking and finishes by itself, leaving the result to ordinary output', async () => {
 		const instance = screen({skipConfirm: true});
-		await waitUntil(() => instance.results.length === 1, 'the result without a key press');
+		await waitFor(() => instance.results.length === 1, {what: 'the result without a key press'});
 		expect(instance.calls()).toBe(1);
 		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: outcome()});
 		expect(instance.frames.join('\n')).not.toContain('Rotate now?');
@@ -110,12 +110,12 @@ describe('RotateScreen', () => {
 
 	it('prints the new key once on r, alone on its own line above the screen, and never again', async () => {
 		const instance = screen();
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => frame(instance).includes('press r to reveal it once'), 'the success view');
+		await waitFor(() => frame(instance).includes('press r to reveal it once'), {what: 'the success view'});
 		expect(instance.frames.join('\n')).not.toContain(newKey);
 		instance.stdin.write('r');
-		await waitUntil(() => frame(instance).includes('can not be shown again'), 'the hint after the reveal');
+		await waitFor(() => frame(instance).includes('can not be shown again'), {what: 'the hint after the reveal'});
 		const printed = instance.frames.join('\n');
 		// The key is on a line of its own with no indentation or border around it.
 		expect(printed.split('\n')).toContain(newKey);
@@ -128,9 +128,9 @@ describe('RotateScreen', () => {
 		expect(instance.frames.join('\n').split(newKey)).toHaveLength(2);
 		expect(frame(instance)).toContain('…WXYZ');
 		instance.stdin.write('q');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]?.kind).toBe('rotated');
-		await waitUntil(() => frame(instance).trim() === '', 'the live area gone');
+		await waitFor(() => frame(instance).trim() === '', {what: 'the live area gone'});
 	});
 
 	it('writes the result lines and a one-time reveal with the key alone on its line', () => {
@@ -144,20 +144,20 @@ describe('RotateScreen', () => {
 	it('counts the overlap down', async () => {
 		let nowMs = fixedNow.getTime();
 		const instance = screen({now: () => new Date(nowMs)});
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => frame(instance).includes('1 h 30 min'), 'the first countdown');
+		await waitFor(() => frame(instance).includes('1 h 30 min'), {what: 'the first countdown'});
 		nowMs += 31 * 60_000;
-		await waitUntil(() => frame(instance).includes('59 min 00 s'), 'the countdown to move on');
+		await waitFor(() => frame(instance).includes('59 min 00 s'), {what: 'the countdown to move on'});
 		nowMs = Date.parse('2030-01-01T11:30:00.000Z');
-		await waitUntil(() => frame(instance).includes('the previous key no longer works'), 'the end of the overlap');
+		await waitFor(() => frame(instance).includes('the previous key no longer works'), {what: 'the end of the overlap'});
 	});
 
 	it('cancels on n without rotating', async () => {
 		const instance = screen();
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('n');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
 		expect(instance.calls()).toBe(0);
 		expect(frame(instance)).toContain('Rotation cancelled; the key is unchanged.');
@@ -165,15 +165,15 @@ describe('RotateScreen', () => {
 
 	it('cancels on Esc and is interrupted by Ctrl+C, without rotating', async () => {
 		const escaped = screen();
-		await waitUntil(() => frame(escaped).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(escaped).includes('Rotate now?'), {what: 'the confirmation'});
 		escaped.stdin.write('\u001B');
-		await waitUntil(() => escaped.results.length === 1, 'the Esc result');
+		await waitFor(() => escaped.results.length === 1, {what: 'the Esc result'});
 		expect(escaped.results[0]).toEqual({kind: 'cancelled'});
 
 		const interrupted = screen();
-		await waitUntil(() => frame(interrupted).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(interrupted).includes('Rotate now?'), {what: 'the confirmation'});
 		interrupted.stdin.write('\u0003');
-		await waitUntil(() => interrupted.results.length === 1, 'the Ctrl+C result');
+		await waitFor(() => interrupted.results.length === 1, {what: 'the Ctrl+C result'});
 		expect(interrupted.results[0]).toEqual({kind: 'interrupted'});
 		expect(escaped.calls() + interrupted.calls()).toBe(0);
 	});
@@ -181,9 +181,9 @@ describe('RotateScreen', () => {
 	it('reports a failure and hands the error back', async () => {
 		const error = new KeyRotationError({kind: 'refused', maybeIssued: false, keyMasked: '…OLD1'}, 'The platform refused the current key …OLD1');
 		const instance = screen({rotate: async () => Promise.reject(error)});
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'failed', error});
 		expect(frame(instance)).toContain('The key was not rotated.');
 	});
@@ -193,21 +193,21 @@ describe('RotateScreen', () => {
 		const instance = screen({skipConfirm: true, rotate: async () => new Promise<RotationOutcome>(done => {
 			resolve = done;
 		})});
-		await waitUntil(() => frame(instance).includes('Asking the platform for a new key'), 'the spinner');
+		await waitFor(() => frame(instance).includes('Asking the platform for a new key'), {what: 'the spinner'});
 		instance.stdin.write('\u0003');
-		await waitUntil(() => frame(instance).includes('press Ctrl+C again'), 'the notice');
+		await waitFor(() => frame(instance).includes('press Ctrl+C again'), {what: 'the notice'});
 		expect(instance.results).toEqual([]);
 		resolve(outcome());
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: outcome()});
 	});
 
 	it('finishes at once when the key could not be stored, and the key is printed in full on its own line with a loud warning', async () => {
 		const unsaved = outcome({stored: false, storeError: 'EACCES: permission denied'});
 		const instance = screen({rotate: async () => Promise.resolve(unsaved)});
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: unsaved});
 		const shown = unsavedKeyLines(unsaved).join('\n');
 		expect(shown).toContain('NOT SAVED');
@@ -218,9 +218,9 @@ describe('RotateScreen', () => {
 
 	it('warns that PLATFORM_API_KEY overrides the stored key and must be updated before the expiry', async () => {
 		const instance = screen({rotate: async () => Promise.resolve(outcome({envOverride: true}))});
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		const shown = frame(instance);
 		expect(shown).toContain('PLATFORM_API_KEY is set in the environment and overrides the stored key');
 		expect(shown).toContain('before 2030-01-01 11:30:00 UTC');
@@ -228,9 +228,9 @@ describe('RotateScreen', () => {
 
 	it('says so when the answer had no valid expiry', async () => {
 		const instance = screen({rotate: async () => Promise.resolve(outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'}))});
-		await waitUntil(() => frame(instance).includes('Rotate now?'), 'the confirmation');
+		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
 		instance.stdin.write('y');
-		await waitUntil(() => frame(instance).includes('API key rotated'), 'the success view');
+		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		expect(frame(instance)).toContain('expiry unknown');
 		expect(frame(instance)).toContain('"tomorrow"');
 	});
@@ -247,30 +247,30 @@ describe('KeyPrompt', () => {
 
 	it('shows typed and pasted characters as bullets and submits on Enter', async () => {
 		const instance = prompt();
-		await waitUntil(() => frame(instance).includes('API key:'), 'the prompt');
+		await waitFor(() => frame(instance).includes('API key:'), {what: 'the prompt'});
 		instance.stdin.write('sk_');
-		await waitUntil(() => frame(instance).includes('•••'), 'three bullets');
+		await waitFor(() => frame(instance).includes('•••'), {what: 'three bullets'});
 		instance.stdin.write('pasted_secret_1234');
-		await waitUntil(() => frame(instance).includes('•'.repeat(21)), 'the pasted characters');
+		await waitFor(() => frame(instance).includes('•'.repeat(21)), {what: 'the pasted characters'});
 		instance.stdin.write('\u007F');
-		await waitUntil(() => !frame(instance).includes('•'.repeat(21)), 'a deleted character');
+		await waitFor(() => !frame(instance).includes('•'.repeat(21)), {what: 'a deleted character'});
 		expect(frame(instance)).not.toContain('pasted_secret');
 		instance.stdin.write('4');
-		await waitUntil(() => frame(instance).includes('•'.repeat(21)), 'the character typed again');
+		await waitFor(() => frame(instance).includes('•'.repeat(21)), {what: 'the character typed again'});
 		instance.stdin.write('\r');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'submitted', key: 'sk_pasted_secret_1234'});
 		expect(instance.frames.join('\n')).not.toContain('pasted_secret');
 	});
 
 	it('refuses an empty key and keeps asking', async () => {
 		const instance = prompt();
-		await waitUntil(() => frame(instance).includes('API key:'), 'the prompt');
+		await waitFor(() => frame(instance).includes('API key:'), {what: 'the prompt'});
 		instance.stdin.write('\r');
-		await waitUntil(() => frame(instance).includes('A key is required'), 'the error');
+		await waitFor(() => frame(instance).includes('A key is required'), {what: 'the error'});
 		expect(instance.results).toEqual([]);
 		instance.stdin.write('\u001B');
-		await waitUntil(() => instance.results.length === 1, 'the result');
+		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
 	});
 });
