@@ -13,7 +13,7 @@ import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
 import {waitUntil} from './helpers.js';
 
-const parseServe = (flags: Record<string, unknown>, env: Record<string, string> = {}) => serve.parse({argv: [], flags, env: testEnv(env)});
+const parseServe = (flags: Record<string, unknown>, env: Record<string, string | undefined> = {}) => serve.parse({argv: [], flags, env: testEnv(env)});
 
 function usageError(run: () => unknown): string {
 	try {
@@ -28,7 +28,7 @@ function usageError(run: () => unknown): string {
 
 describe('serve: parse', () => {
 	it('reads the flags and defaults', () => {
-		expect(parseServe({})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000});
+		expect(parseServe({}, {PLATFORM_TUI_DATA_DIR: undefined})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000});
 		expect(parseServe({port: 0, dataDir: '/tmp/events', retention: '3d', maxEvents: 5000, redis: 'rediss://user:pw@redis.example:6380/1'})).toMatchObject({
 			port: 0,
 			dataDir: '/tmp/events',
@@ -101,8 +101,8 @@ describe('serve and trigger: run in-process with the journal', () => {
 			const second = await runCommand(serve, {flags: {port: 0, dataDir}, env: local.env()});
 			expect(second.code).toBe(1);
 			const text = describeError(second.error);
-			expect(text.message).toBe(`The event journal in ${dataDir} is used by serve (pid ${process.pid}).`);
-			expect(text.next).toBe('Stop it, use another --data-dir, or run replicas with --redis.');
+			expect(text.message).toBe(`Another serve (process ${process.pid}) is already using the event journal in ${dataDir}.`);
+			expect(text.next).toBe('Stop that one first, give this one its own directory with --data-dir DIR, or run several replicas that share the work with --redis URL.');
 		} finally {
 			stop.abort();
 			expect(await running.done).toBe(0);
