@@ -13,7 +13,8 @@ import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {durationFlag, intFlag, portFlag, secondsFlag, secretListFlag, stringFlag, urlFlag} from './validators.js';
+import {parseStore} from './events/store-flags.js';
+import {durationFlag, intFlag, portFlag, secondsFlag, secretListFlag, stringFlag} from './validators.js';
 
 export type ServeOptions = {
 	port: number;
@@ -21,7 +22,7 @@ export type ServeOptions = {
 	concurrency: number;
 	toleranceSeconds: number;
 	drainTimeoutMs: number;
-	/** Undefined: PLATFORM_TUI_DATA_DIR, else the app's data folder (resolved at run time). */
+	/** --data-dir, else PLATFORM_TUI_DATA_DIR; undefined: the app's data folder (resolved at run time). */
 	dataDir?: string;
 	retentionMs: number;
 	maxEvents: number;
@@ -103,9 +104,8 @@ const command: Command<ServeOptions> = {
 		'PLATFORM_ENDPOINT_SECRET="$NEW,$OLD" platform-tui serve --port 8080 --drain-timeout 25',
 	],
 	parse({flags, env}) {
-		// Without --data-dir, run reads PLATFORM_TUI_DATA_DIR or the app's data folder.
-		const dataDir = stringFlag(flags, 'dataDir');
-		const redisUrl = urlFlag(flags.redis === undefined ? {redis: env.PLATFORM_REDIS_URL?.trim() || undefined} : flags, 'redis', {protocols: ['redis:', 'rediss:']});
+		// Without --data-dir or PLATFORM_TUI_DATA_DIR, run uses the app's data folder.
+		const {dataDir, redisUrl} = parseStore(flags, env);
 		return {
 			port: portFlag(flags, 'port', 8080),
 			host: stringFlag(flags, 'host') ?? '127.0.0.1',

@@ -3,22 +3,11 @@ import {maskUrl} from '../../format/secret.js';
 import type {EventBackend} from '../../receiver/backend.js';
 import {defaultDataDir, defaultMaxAgeMs, defaultMaxEntries, openJournal, type JournalMode} from '../../receiver/journal/index.js';
 import {openBackend} from '../../receiver/open-backend.js';
-import {nearIds} from '../../receiver/redis/near.js';
-import type {FlagSpec} from '../types.js';
-import {stringFlag, urlFlag, UsageError} from '../validators.js';
+import {nearIds} from '../../receiver/near.js';
+import {UsageError} from '../validators.js';
+import type {StoreOptions} from './store-flags.js';
 
-export type StoreOptions = {dataDir?: string; redisUrl?: string};
-
-export const storeFlags: Record<string, FlagSpec> = {
-	dataDir: {type: 'string', description: 'Where the event journal lives (env PLATFORM_TUI_DATA_DIR; default: the app\'s data folder)', placeholder: 'DIR'},
-	redis: {type: 'string', description: 'Read the events replicas share in Redis instead (env PLATFORM_REDIS_URL)', placeholder: 'URL'},
-};
-
-export function parseStore(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): StoreOptions {
-	const dataDir = stringFlag(flags, 'dataDir') ?? (env.PLATFORM_TUI_DATA_DIR?.trim() || undefined);
-	const redisUrl = urlFlag(flags.redis === undefined ? {redis: env.PLATFORM_REDIS_URL?.trim() || undefined} : flags, 'redis', {protocols: ['redis:', 'rediss:']});
-	return {...(dataDir ? {dataDir} : {}), ...(redisUrl ? {redisUrl} : {})};
-}
+export {parseStore, storeFlags, type StoreOptions} from './store-flags.js';
 
 /** The one event id a command names, or the usage sentence. */
 export function eventIdArgument(argv: readonly string[], usage: string): string {

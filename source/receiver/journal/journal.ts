@@ -16,7 +16,7 @@ import {
 	type ReplayResult,
 	type StoredEvent,
 } from '../backend.js';
-import {nearIds} from '../redis/near.js';
+import {nearIds} from '../near.js';
 import {claimEvent} from './claims.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';

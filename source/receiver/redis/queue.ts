@@ -15,7 +15,7 @@ import {
 } from '../backend.js';
 import {errorMessage} from '../../format/index.js';
 import {type JobState, jobIdOf, matchesType, progressOf, toStoredEvent} from './mapping.js';
-import {nearIds} from './near.js';
+import {nearIds} from '../near.js';
 
 export type EventQueueOptions = {
 	producer: Redis;
