@@ -2,13 +2,14 @@ import {readFileSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {runInPty, type PtySession} from '../support/pty.js';
 
 let platform: LocalPlatform;
 
 beforeAll(async () => {
-	platform = await startLocalPlatform();
+	platform = (await startPlatform()).platform;
 });
 
 afterAll(async () => {

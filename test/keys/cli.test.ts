@@ -5,7 +5,8 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, type CliResult} from '../support/cli.js';
 import {leakedKeys} from './helpers.js';
@@ -32,7 +33,7 @@ describe('platform-tui keys (built CLI)', () => {
 	let platformEnv: Record<string, string>;
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: 60 * 60 * 1000});
+		platform = (await startPlatform({keyOverlapMs: 60 * 60 * 1000})).platform;
 		fullKeys.add(platform.apiKey);
 		platformEnv = {
 			PLATFORM_BASE_URL: platform.baseUrl,
@@ -189,7 +190,7 @@ describe('platform-tui keys (built CLI)', () => {
 	});
 
 	it('exits 1 with a clear message when the key was refused (expired after a short overlap)', async () => {
-		const short = await startLocalPlatform({keyOverlapMs: 200});
+		const short = (await startPlatform({keyOverlapMs: 200})).platform;
 		try {
 			const dir = configDir();
 			const env = {PLATFORM_BASE_URL: short.baseUrl, PLATFORM_APP_ID: short.appId, PLATFORM_TUI_CONFIG_DIR: dir};
@@ -220,7 +221,7 @@ describe('platform-tui keys (built CLI)', () => {
 	});
 
 	it('exits 1 with a clear message when the platform cannot be reached', async () => {
-		const gone = await startLocalPlatform();
+		const gone = (await startPlatform()).platform;
 		const baseUrl = gone.baseUrl;
 		await gone.close();
 		const dir = configDir();

@@ -16,7 +16,8 @@ import keysShow from '../../source/commands/keys/show.js';
 import {UsageError} from '../../source/commands/validators.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {KeyRotationError} from '../../source/keys/errors.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {runCommand} from '../support/run-command.js';
 
 const worded = (error: unknown) => joinText(describeError(error));
@@ -57,7 +58,7 @@ describe('run', () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: 60 * 60 * 1000});
+		platform = (await startPlatform({keyOverlapMs: 60 * 60 * 1000})).platform;
 	});
 
 	afterAll(async () => {

@@ -20,7 +20,8 @@ import {
 	type RotationEvent,
 	type RotationOutcome,
 } from '../../source/keys/index.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {clientFor, startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
 
@@ -30,10 +31,6 @@ const worded = (error: unknown) => joinText(describeError(error));
 function freshStore(): {store: ConfigStore; env: NodeJS.ProcessEnv} {
 	const env: NodeJS.ProcessEnv = {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-keys-'))};
 	return {store: new ConfigStore(env), env};
-}
-
-function clientFor(platform: Pick<LocalPlatform, 'baseUrl' | 'appId' | 'userId' | 'companyId'>, apiKey: string | (() => string)): PlatformClient {
-	return new PlatformClient({baseUrl: platform.baseUrl, apiKey, appId: platform.appId, userId: platform.userId, companyId: platform.companyId, retries: 0});
 }
 
 const bearerOf = (headers: Record<string, string>) => headers.authorization?.replace(/^Bearer\s+/i, '');
@@ -47,7 +44,7 @@ describe('rotateApiKey against the local platform', () => {
 	};
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: 60 * 60 * 1000});
+		platform = (await startPlatform({keyOverlapMs: 60 * 60 * 1000})).platform;
 	});
 
 	afterEach(async () => {
@@ -62,7 +59,7 @@ describe('rotateApiKey against the local platform', () => {
 		const {store, env} = freshStore();
 		const oldKey = platform.apiKey;
 		await store.set('apiKey', oldKey);
-		const client = track(clientFor(platform, apiKeySupplier({env, store, fallback: oldKey})));
+		const client = track(clientFor(platform, {apiKey: apiKeySupplier({env, store, fallback: oldKey}), retries: 0}));
 		const events: RotationEvent[] = [];
 		const rotatedAt = new Date('2030-01-01T00:00:00.000Z');
 		const seen = platform.requests.length;
@@ -108,14 +105,14 @@ describe('rotateApiKey against the local platform', () => {
 	});
 
 	it('keeps the old key working inside the overlap and refuses it after', async () => {
-		const short = await startLocalPlatform({keyOverlapMs: 300});
+		const short = (await startPlatform({keyOverlapMs: 300})).platform;
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
 			await store.set('apiKey', oldKey);
-			const outcome = await rotateApiKey({client: track(clientFor(short, apiKeySupplier({env, store, fallback: oldKey}))), store, env});
-			const withOldKey = track(clientFor(short, oldKey));
-			const withNewKey = track(clientFor(short, outcome.newKey));
+			const outcome = await rotateApiKey({client: track(clientFor(short, {apiKey: apiKeySupplier({env, store, fallback: oldKey}), retries: 0})), store, env});
+			const withOldKey = track(clientFor(short, {apiKey: oldKey, retries: 0}));
+			const withNewKey = track(clientFor(short, {apiKey: outcome.newKey, retries: 0}));
 			// Inside the overlap: both keys work.
 			await expect(withOldKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
 			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
@@ -135,19 +132,19 @@ describe('rotateApiKey against the local platform', () => {
 	});
 
 	it('maps a 401 (an expired key) to a clear "refused" error and stores nothing', async () => {
-		const short = await startLocalPlatform({keyOverlapMs: 100});
+		const short = (await startPlatform({keyOverlapMs: 100})).platform;
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
 			await store.set('apiKey', oldKey);
-			const first = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env});
+			const first = await rotateApiKey({client: track(clientFor(short, {apiKey: oldKey, retries: 0})), store, env});
 			while (Date.now() <= Date.parse(first.expiresAt ?? '') + 20) {
 				await sleep(30);
 			}
 
 			// Put the expired key back, as if the rotation had happened elsewhere.
 			await store.setMany({apiKey: oldKey, rotation: {}});
-			const error = await rotateApiKey({client: track(clientFor(short, oldKey)), store, env}).then(() => undefined, (caught: unknown) => caught);
+			const error = await rotateApiKey({client: track(clientFor(short, {apiKey: oldKey, retries: 0})), store, env}).then(() => undefined, (caught: unknown) => caught);
 			expect(error).toBeInstanceOf(KeyRotationError);
 			expect(error).toBeInstanceOf(CoreError);
 			const rotationError = error as KeyRotationError;
@@ -168,12 +165,12 @@ describe('rotateApiKey against the local platform', () => {
 	});
 
 	it('maps a network failure to a clear error and keeps the key', async () => {
-		const closed = await startLocalPlatform();
+		const closed = (await startPlatform()).platform;
 		const settings = {baseUrl: closed.baseUrl, appId: closed.appId, userId: closed.userId, companyId: closed.companyId};
 		await closed.close();
 		const {store, env} = freshStore();
 		await store.set('apiKey', 'sk_test_unchanged_key_1234');
-		const error = await rotateApiKey({client: track(clientFor(settings, 'sk_test_unchanged_key_1234')), store, env}).then(() => undefined, (caught: unknown) => caught);
+		const error = await rotateApiKey({client: track(clientFor(closed, {apiKey: 'sk_test_unchanged_key_1234', retries: 0})), store, env}).then(() => undefined, (caught: unknown) => caught);
 		expect(error).toBeInstanceOf(KeyRotationError);
 		expect((error as KeyRotationError).kind).toBe('network');
 		expect((error as Error).message).toContain(`could not reach ${settings.baseUrl}`);
@@ -185,7 +182,7 @@ describe('rotateApiKey against the local platform', () => {
 
 	it('fails with a clear message when no key is set', async () => {
 		const {store, env} = freshStore();
-		const error = await rotateApiKey({client: track(clientFor(platform, 'unused')), store, env}).then(() => undefined, (caught: unknown) => caught);
+		const error = await rotateApiKey({client: track(clientFor(platform, {apiKey: 'unused', retries: 0})), store, env}).then(() => undefined, (caught: unknown) => caught);
 		expect((error as KeyRotationError).kind).toBe('no-key');
 		expect(worded(error)).toContain('platform-tui keys set');
 	});
@@ -206,7 +203,7 @@ describe('rotateApiKey against the local platform', () => {
 		const store = new BrokenStore(env);
 		const oldKey = platform.apiKey;
 		const events: RotationEvent[] = [];
-		const outcome = await rotateApiKey({client: track(clientFor(platform, oldKey)), store, env: {...env, PLATFORM_API_KEY: oldKey}, onEvent: event => events.push(event)});
+		const outcome = await rotateApiKey({client: track(clientFor(platform, {apiKey: oldKey, retries: 0})), store, env: {...env, PLATFORM_API_KEY: oldKey}, onEvent: event => events.push(event)});
 		expect(outcome.stored).toBe(false);
 		expect(outcome.storeError).toContain('EACCES');
 		expect(outcome.newKey).toBe(platform.apiKey);

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ConfigStore} from '../../source/config/store.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {runInPty, stripAnsi} from '../support/pty.js';
 
 function configDir(): string {
@@ -14,7 +15,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: 2 * 60 * 60 * 1000});
+		platform = (await startPlatform({keyOverlapMs: 2 * 60 * 60 * 1000})).platform;
 	});
 
 	afterAll(async () => {

@@ -9,7 +9,8 @@ import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ConfigStore} from '../../source/config/store.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli} from '../support/cli.js';
@@ -24,7 +25,7 @@ describe('concurrent key rotations (built CLI)', () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: overlapMs});
+		platform = (await startPlatform({keyOverlapMs: overlapMs})).platform;
 	});
 
 	afterAll(async () => {

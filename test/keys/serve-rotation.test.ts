@@ -5,7 +5,8 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
-import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startPlatform} from '../support/platform.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, startCli, type CliProcess} from '../support/cli.js';
 import {waitFor} from '../support/wait.js';
@@ -37,7 +38,7 @@ describe('a running serve during a key rotation made by another process', () => 
 	const overlapMs = 2500;
 
 	beforeAll(async () => {
-		platform = await startLocalPlatform({keyOverlapMs: overlapMs, assistantStepMs: 5});
+		platform = (await startPlatform({keyOverlapMs: overlapMs, assistantStepMs: 5})).platform;
 	});
 
 	afterAll(async () => {

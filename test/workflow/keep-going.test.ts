@@ -5,11 +5,10 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/commands/error-message.js';
 import uploadCommand from '../../source/commands/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {PlatformClient} from '../../source/platform/client.js';
 import {checkReadable, createRetryTracker, HistoryFetchError, runUpload, scanFolder, UnreadableFilesError, type UploadOptions} from '../../source/workflow/index.js';
 import {runCommand} from '../support/run-command.js';
 import {platformEnv} from '../support/platform.js';
-import {startPlatform} from '../support/platform.js';
+import {clientFor, startPlatform} from '../support/platform.js';
 import {makeFolder, recorder, startProxy} from './helpers.js';
 
 const brokenPdf = '%PDF-1.7\nnot a real pdf\n%%EOF\n';
@@ -41,14 +40,8 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 
 	function options(extra: Partial<UploadOptions> & {folder: string}, baseUrl = platform.baseUrl): UploadOptions {
 		const retries = extra.retries ?? createRetryTracker();
-		const client = new PlatformClient({
+		const client = clientFor(platform, {
 			baseUrl,
-			apiKey: () => platform.apiKey,
-			appId: platform.appId,
-			userId: platform.userId,
-			companyId: platform.companyId,
-			retryBaseMs: 10,
-			retryCapMs: 50,
 			onRequest(entry) {
 				retries.onRequest(entry);
 			},
