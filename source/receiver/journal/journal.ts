@@ -36,28 +36,7 @@ export type JournalSettings = {
 	onClose?: () => Promise<void>;
 };
 
-type Queued = {event: NewEvent; resolve: (result: AcceptResult) => void; reject: (error: unknown) => void};
-
 type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'};
-
-/** Writes a new event inside the current write transaction; 'duplicate' when its id is known. */
-function writeNew(stores: Stores, event: NewEvent): AcceptResult {
-	if (stores.seen.get(event.id) !== undefined) {
-		return 'duplicate';
-	}
-
-	const parsed = Date.parse(event.receivedAt);
-	const ms = Number.isNaN(parsed) ? Date.now() : parsed;
-	const key: TimeKey = [ms, event.id];
-	const record: EventRecord = {...event, updatedAt: event.receivedAt, attempts: 0, generation: 0};
-	void stores.seen.put(event.id, ms);
-	void stores.events.put(key, record);
-	if (event.status === 'received') {
-		void stores.queue.put(key, true);
-	}
-
-	return 'stored';
-}
 
 function shortType(type: string): string {
 	return type.startsWith('platform.chat.') ? type.slice('platform.chat.'.length) : type;
@@ -67,9 +46,6 @@ export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
 	private readonly inFlight = new Map<string, Promise<AcceptResult>>();
 	private runner: JobRunner | undefined;
-	/** Events waiting for this turn's commit. */
-	private batch: Queued[] = [];
-	private commitTimer: NodeJS.Immediate | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private closed = false;
 
@@ -173,12 +149,6 @@ export class JournalBackend implements EventBackend {
 			return;
 		}
 
-		if (this.commitTimer) {
-			// Events verified just before the close still get their commit (and their 200).
-			clearImmediate(this.commitTimer);
-			this.commitBatch();
-		}
-
 		this.closed = true;
 		clearInterval(this.timer);
 		await this.runner?.stop(0);
@@ -192,57 +162,34 @@ export class JournalBackend implements EventBackend {
 		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.inFlight.has(id) || (this.runner?.holds(id) ?? false));
 	}
 
-	/**
-	 * Queues the event for this event-loop turn's commit. Every event verified in one turn shares
-	 * one LMDB transaction (group commit), run synchronously on this thread right after the turn's
-	 * I/O (setImmediate): it returns once the commit is flushed to disk (unless the journal was
-	 * opened without `flushBeforeAck`), and only then do the events' promises resolve and their 200s
-	 * go out. Committing here rather than through lmdb-js's write thread saves two thread hand-offs
-	 * per commit, which under load cost more than the commit itself.
-	 */
 	private async store(event: NewEvent): Promise<AcceptResult> {
 		if (this.closed || this.settings.failWrites?.()) {
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`);
 		}
 
-		return new Promise<AcceptResult>((resolve, reject) => {
-			this.batch.push({event, resolve, reject});
-			this.commitTimer ??= setImmediate(() => {
-				this.commitBatch();
-			});
-		});
-	}
-
-	/** Commits the queued events in one transaction and settles their promises. */
-	private commitBatch(): void {
-		const {batch} = this;
-		this.batch = [];
-		this.commitTimer = undefined;
 		const {stores} = this;
-		let results: AcceptResult[];
+		const parsed = Date.parse(event.receivedAt);
+		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
+		const key: TimeKey = [ms, event.id];
+		const record: EventRecord = {...event, updatedAt: event.receivedAt, attempts: 0, generation: 0};
+		let written: boolean;
 		try {
-			if (this.closed) {
-				throw new Error('the journal is closed');
-			}
-
-			results = stores.root.transactionSync(() => batch.map(({event}) => writeNew(stores, event)));
+			written = await stores.seen.ifNoExists(event.id, () => {
+				void stores.seen.put(event.id, ms);
+				void stores.events.put(key, record);
+				if (event.status === 'received') {
+					void stores.queue.put(key, true);
+				}
+			});
 		} catch (error) {
-			const failure = new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
-			for (const item of batch) {
-				item.reject(failure);
-			}
-
-			return;
+			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
 		}
 
-		for (const [index, item] of batch.entries()) {
-			const result = results[index] ?? 'stored';
-			if (result === 'stored' && item.event.status === 'received') {
-				this.runner?.offer(item.event.id);
-			}
-
-			item.resolve(result);
+		if (written && event.status === 'received') {
+			this.runner?.offer(event.id);
 		}
+
+		return written ? 'stored' : 'duplicate';
 	}
 
 	private scanQueue(limit: number, skip: (id: string) => boolean): string[] {
