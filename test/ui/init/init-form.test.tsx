@@ -3,20 +3,13 @@ import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
 import type {Space} from '../../../source/platform/types.js';
 import {InitForm, type InitOutcome, type InitValues} from '../../../source/ui/init/init-form.js';
+import {waitFor} from '../../support/wait.js';
 
 const space: Space = {name: 'Support space', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: []};
 
+/** Waits until the frame shows `text` and returns that frame. */
 async function waitForFrame(lastFrame: () => string | undefined, text: string): Promise<string> {
-	for (let attempt = 0; attempt < 100; attempt++) {
-		const frame = lastFrame() ?? '';
-		if (frame.includes(text)) {
-			return frame;
-		}
-
-		await sleep(20);
-	}
-
-	throw new Error(`"${text}" never appeared; last frame:\n${lastFrame() ?? ''}`);
+	return waitFor(() => lastFrame() ?? '', {until: frame => frame.includes(text), what: `"${text}" in the frame`});
 }
 
 async function answer(stdin: {write: (data: string) => void}, lastFrame: () => string | undefined, question: string, value: string) {

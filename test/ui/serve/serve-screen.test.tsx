@@ -5,6 +5,7 @@ import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../..
 import {plainLine} from '../../../source/ui/serve/format.js';
 import {replayingSource, ServeScreen, type KeyStatus, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
 import type {StoredEvent} from '../../../source/receiver/backend.js';
+import {waitFor} from '../../support/wait.js';
 
 function fakeSource() {
 	const listeners = new Set<ReceiverEventListener>();
@@ -40,14 +41,6 @@ const accepted = (fields: Partial<Extract<ReceiverEvent, {type: 'accepted'}>>): 
 	secretIndex: 0,
 	...fields,
 });
-
-async function waitFor(check: () => boolean): Promise<void> {
-	for (let attempt = 0; attempt < 200 && !check(); attempt++) {
-		await sleep(20);
-	}
-
-	expect(check()).toBe(true);
-}
 
 /** Everything written to the fake terminal so far (Static rows are written once), wrapped lines joined. */
 const screen = (frames: string[]) => flat(frames.join('\n'));
