@@ -5,7 +5,8 @@ import type {ChatCompletionRequest} from '../../source/platform/types.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {sendJson, startRecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
-import {authHeaders, must, tempDir} from './helpers.js';
+import {defined} from '../support/defined.js';
+import {authHeaders, tempDir} from './helpers.js';
 
 const context = [
 	'Answer the question using only the context below.',
@@ -47,13 +48,13 @@ describe('chat completion', () => {
 		const completion = await client.chatCompletion(request('When was the lighthouse built?', {temperature: 0.3}));
 		expect(completion.choices).toHaveLength(1);
 		expect(completion.choices[0]).toMatchObject({index: 0, finish_reason: 'stop', message: {role: 'assistant'}});
-		expect(must(completion.choices[0]).message.content).toBe('(local model) The lighthouse was built in 1871 by the harbour board.');
+		expect(defined(completion.choices[0]).message.content).toBe('(local model) The lighthouse was built in 1871 by the harbour board.');
 
 		const ferry = await client.chatCompletion(request('How often do ferries leave for the island?'));
-		expect(must(ferry.choices[0]).message.content).toBe('(local model) Ferries to the island leave every hour from pier seven.');
+		expect(defined(ferry.choices[0]).message.content).toBe('(local model) Ferries to the island leave every hour from pier seven.');
 
 		const unknown = await client.chatCompletion(request('What is the price of tea in Shanghai?'));
-		expect(must(unknown.choices[0]).message.content).toMatch(/^\(local model\) I could not find an answer/);
+		expect(defined(unknown.choices[0]).message.content).toMatch(/^\(local model\) I could not find an answer/);
 	});
 
 	it('honours options.temperature and drops a top-level temperature like the gateway', async () => {
@@ -89,10 +90,10 @@ describe('chat completion', () => {
 		try {
 			const proxiedClient = clientFor(proxied);
 			const completion = await proxiedClient.chatCompletion(request('When was the lighthouse built?', {temperature: 0.3}));
-			expect(must(completion.choices[0]).message.content).toBe('from upstream');
+			expect(defined(completion.choices[0]).message.content).toBe('from upstream');
 			expect(upstream.requests).toHaveLength(1);
-			expect(must(upstream.requests[0]).path).toBe('/v1/chat/completions');
-			expect(JSON.parse(must(upstream.requests[0]).body)).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
+			expect(defined(upstream.requests[0]).path).toBe('/v1/chat/completions');
+			expect(JSON.parse(defined(upstream.requests[0]).body)).toMatchObject({model: 'tiny-model', temperature: 0.3, stream: false});
 			await proxiedClient.close();
 		} finally {
 			await proxied.close();
@@ -126,8 +127,8 @@ describe('space chat with the built-in assistant', () => {
 			const text = 'Opening hours\n\nThe museum opens at nine in the morning. It closes at five in the evening. Entry is free on Sundays.';
 			const filePath = await files.file('museum.md', text);
 			const content = await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown'}, chatId: chat.id});
-			await client.putBlob(must(content.writeUrl), {filePath, contentType: 'text/markdown'});
-			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: must(content.readUrl)});
+			await client.putBlob(defined(content.writeUrl), {filePath, contentType: 'text/markdown'});
+			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
 			await waitFor(() => platform.content(content.id)?.ingestionState, {until: state => state === 'FINISHED'});
 
 			const userMessage = await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the museum open?'});
@@ -145,7 +146,7 @@ describe('space chat with the built-in assistant', () => {
 			expect(reply.completedAt).toEqual(expect.any(String));
 			// Every text seen while streaming was a beginning of the final text.
 			for (const seen of texts) {
-				expect(must(reply.text).startsWith(seen)).toBe(true);
+				expect(defined(reply.text).startsWith(seen)).toBe(true);
 			}
 
 			expect(platform.messageLogs(reply.id).map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED']]);

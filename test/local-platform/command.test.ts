@@ -8,7 +8,7 @@ import {createDeps} from '../../source/commands/deps.js';
 import type {CommandContext, CommandInput} from '../../source/commands/types.js';
 import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
 import {waitFor} from '../support/wait.js';
-import {must} from './helpers.js';
+import {defined} from '../support/defined.js';
 
 type Run = {exit: Promise<number>; stdout: () => string[]; stderr: () => string; stop: AbortController};
 
@@ -45,13 +45,13 @@ describe('platform-tui local', () => {
 		const run = start({port: '0', endpointSecret: 'whsec_cli', keyOverlap: '90s'}, true);
 		const {exit} = run;
 		const [first] = await waitFor(() => run.stdout(), {until: lines => lines.length > 0});
-		const settings = JSON.parse(must(first)) as Record<string, string>;
+		const settings = JSON.parse(defined(first)) as Record<string, string>;
 		expect(Object.keys(settings)).toEqual(settingKeys);
 		expect(settings.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		expect(settings.endpointSecret).toBe('whsec_cli');
 
 		const response = await fetch(`${settings.baseUrl}/space/${settings.assistantId}`, {
-			headers: {authorization: `Bearer ${settings.apiKey}`, 'x-app-id': must(settings.appId), 'x-user-id': must(settings.userId), 'x-company-id': must(settings.companyId)},
+			headers: {authorization: `Bearer ${settings.apiKey}`, 'x-app-id': defined(settings.appId), 'x-user-id': defined(settings.userId), 'x-company-id': defined(settings.companyId)},
 		});
 		expect(response.status).toBe(200);
 		const before = Date.now();
@@ -92,7 +92,7 @@ describe('platform-tui local', () => {
 			'export PLATFORM_ENDPOINT_SECRET',
 		]);
 		expect(lines.filter(line => !line.startsWith('export ')).every(line => line.startsWith('#'))).toBe(true);
-		const baseUrl = must(must(exports[0]).split('=')[1]);
+		const baseUrl = defined(defined(exports[0]).split('=')[1]);
 		await fetch(`${baseUrl}/space/chat`, {method: 'POST'});
 		const log = await waitFor(() => run.stderr(), {until: text => text.includes('/space/chat')});
 		expect(log).toMatch(/POST \/space\/chat → 401/);

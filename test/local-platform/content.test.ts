@@ -5,7 +5,8 @@ import type {PlatformClient} from '../../source/platform/client.js';
 import type {Content} from '../../source/platform/types.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
-import {authHeaders, buildPdf, must, tempDir, type TempDir} from './helpers.js';
+import {defined} from '../support/defined.js';
+import {authHeaders, buildPdf, tempDir, type TempDir} from './helpers.js';
 
 const lighthouse = [
 	'# The harbour lighthouse',
@@ -22,16 +23,16 @@ async function upload(client: PlatformClient, chatId: string, filePath: string, 
 	const input = {key, title: key, mimeType};
 	const created = await client.upsertContent({input, chatId});
 	expect(created.writeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blob\/cont_/);
-	await client.putBlob(must(created.writeUrl), {filePath, contentType: mimeType});
+	await client.putBlob(defined(created.writeUrl), {filePath, contentType: mimeType});
 	const {size} = await stat(filePath);
-	const finalized = await client.upsertContent({input: {...input, byteSize: size}, chatId, fileUrl: must(created.readUrl)});
+	const finalized = await client.upsertContent({input: {...input, byteSize: size}, chatId, fileUrl: defined(created.readUrl)});
 	expect(finalized.id).toBe(created.id);
 	return finalized;
 }
 
 async function waitForIngestion(client: PlatformClient, chatId: string, id: string): Promise<Content> {
 	const [content] = await waitFor(async () => client.searchContent({where: {id: {equals: id}}, chatId, includeFailedContent: true}), {until: result => finished(result[0]?.ingestionState)});
-	return must(content);
+	return defined(content);
 }
 
 describe('content upload, ingestion and search', () => {
@@ -71,9 +72,9 @@ describe('content upload, ingestion and search', () => {
 			expect(created.id).toMatch(/^cont_[a-z\d]{24}$/);
 			expect(created.readUrl).toContain(`/blob/${created.id}?`);
 
-			await slowClient.putBlob(must(created.writeUrl), {filePath, contentType: 'text/markdown'});
+			await slowClient.putBlob(defined(created.writeUrl), {filePath, contentType: 'text/markdown'});
 			const size = Buffer.byteLength(lighthouse);
-			const finalize = {input: {...input, byteSize: size}, chatId: slowChatId, fileUrl: must(created.readUrl)};
+			const finalize = {input: {...input, byteSize: size}, chatId: slowChatId, fileUrl: defined(created.readUrl)};
 			const finalized = await slowClient.upsertContent(finalize);
 			// The finalize upsert is idempotent: again, same record, ingestion not restarted.
 			const again = await slowClient.upsertContent(finalize);
@@ -107,7 +108,7 @@ describe('content upload, ingestion and search', () => {
 			expect(events.flatMap(event => (event.type === 'ingestion' && event.contentId === created.id ? [event.state] : []))).toEqual(allStates);
 
 			// The read address serves the stored bytes without platform credentials.
-			const blob = await fetch(must(created.readUrl));
+			const blob = await fetch(defined(created.readUrl));
 			expect(blob.status).toBe(200);
 			expect(await blob.text()).toBe(lighthouse);
 
@@ -201,8 +202,8 @@ describe('content upload, ingestion and search', () => {
 		const long = Array.from({length: 40}, (_, index) => `Paragraph ${index}: the quarry granite was shipped by rail in crates.`).join('\n\n');
 		const filePath = await files.file('granite.txt', long);
 		const created = await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain'}});
-		await client.putBlob(must(created.writeUrl), {filePath, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: must(created.readUrl)});
+		await client.putBlob(defined(created.writeUrl), {filePath, contentType: 'text/plain'});
+		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: defined(created.readUrl)});
 		await waitFor(() => platform.content(created.id)?.ingestionState, {until: state => state === 'FINISHED'});
 		expect(platform.content(created.id)?.chunkCount).toBeGreaterThan(2);
 		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 2, chatId})).toHaveLength(2);
@@ -215,19 +216,19 @@ describe('content upload, ingestion and search', () => {
 			const smallClient = clientFor(small);
 			const chat = await smallClient.createChat({title: 'Blobs', assistantId: small.assistantId});
 			const content = await smallClient.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain'}, chatId: chat.id});
-			const writeUrl = new URL(must(content.writeUrl));
+			const writeUrl = new URL(defined(content.writeUrl));
 			const put = async (url: string, body: string, headers: Record<string, string> = {'x-ms-blob-type': 'BlockBlob'}) => fetch(url, {method: 'PUT', body, headers: {'content-type': 'text/plain', ...headers}});
 			const wrongToken = new URL(writeUrl);
 			wrongToken.searchParams.set('token', 'nope');
 			expect((await put(wrongToken.href, 'hello')).status).toBe(403);
-			expect((await put(must(content.readUrl), 'hello')).status).toBe(403);
+			expect((await put(defined(content.readUrl), 'hello')).status).toBe(403);
 			expect((await put(writeUrl.href, 'hello', {})).status).toBe(400);
 			const tooLarge = await put(writeUrl.href, 'x'.repeat(17));
 			expect(tooLarge.status).toBe(413);
 			expect(tooLarge.headers.get('request-id')).toMatch(/^req_/);
-			expect((await fetch(must(content.readUrl))).status).toBe(404);
+			expect((await fetch(defined(content.readUrl))).status).toBe(404);
 			expect((await put(writeUrl.href, 'sixteen bytes ok')).status).toBe(201);
-			expect(await (await fetch(must(content.readUrl))).text()).toBe('sixteen bytes ok');
+			expect(await (await fetch(defined(content.readUrl))).text()).toBe('sixteen bytes ok');
 			await smallClient.close();
 		} finally {
 			await small.close();

@@ -1,4 +1,4 @@
-/** Helpers of the local-platform suite only; the platform starter, client, wait and recording server are in test/support/. */
+/** Helpers of the local-platform suite only; the platform starter, client, waitFor, defined and the recording server are in test/support/. */
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -31,15 +31,6 @@ export async function tempDir(): Promise<TempDir> {
 			await rm(dir, {recursive: true, force: true});
 		},
 	};
-}
-
-/** The value, or a test failure naming what was missing (instead of a non-null assertion). */
-export function must<T>(value: T | null | undefined, what = 'a value'): T {
-	if (value === null || value === undefined) {
-		throw new Error(`Expected ${what}, got ${String(value)}`);
-	}
-
-	return value;
 }
 
 /**

@@ -6,7 +6,8 @@ import type {ExternalModuleChosenPayload, Message, WebhookEvent} from '../../sou
 import {clientFor, startPlatform} from '../support/platform.js';
 import {type RecordedRequest, type RecordingServer, sendJson, startRecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
-import {must, tempDir} from './helpers.js';
+import {defined} from '../support/defined.js';
+import {tempDir} from './helpers.js';
 
 const secret = 'whsec_local_test_secret';
 const userEvent = 'platform.chat.user-message.created';
@@ -104,12 +105,12 @@ describe('webhook delivery', () => {
 		const {platform, client, receiver} = await setup((_request, index) => (index === 0 ? 503 : 200));
 		await sendMessage(platform, client, 'Retry me');
 		const deliveries = await waitFor(() => platform.deliveries, {until: list => list.length === 2 && list.every(delivery => delivery.state !== 'pending')});
-		const created = must(deliveries.find(delivery => delivery.event === userEvent));
+		const created = defined(deliveries.find(delivery => delivery.event === userEvent));
 		expect(created.state).toBe('delivered');
 		expect(created.attempts.map(attempt => attempt.status)).toEqual([503, 200]);
 		const copies = receiver.requests.filter(request => parse(request).id === created.eventId);
 		expect(copies).toHaveLength(2);
-		expect(must(copies[0]).raw.equals(must(copies[1]).raw)).toBe(true);
+		expect(defined(copies[0]).raw.equals(defined(copies[1]).raw)).toBe(true);
 		for (const copy of copies) {
 			expect(copy.headers['x-platform-signature']).toBe(hmac(copy.raw));
 		}
@@ -201,7 +202,7 @@ describe('external module', () => {
 					options: {temperature: 0.3},
 				}, call);
 				await moduleClient.updateMessageLog(answerLog.id, {status: 'COMPLETED', text: 'Response generated'}, call);
-				const text = `[module ${payload.name}] ${must(completion.choices[0]).message.content}`;
+				const text = `[module ${payload.name}] ${defined(completion.choices[0]).message.content}`;
 				answers.push(text);
 				const at = new Date().toISOString();
 				await moduleClient.modifyMessage(messageId, {chatId: payload.chatid, text, stoppedStreamingAt: at, completedAt: at}, call);
@@ -214,8 +215,8 @@ describe('external module', () => {
 		const ferry = 'The night ferry leaves the harbour at 22:15. Tickets are sold on board. Dogs travel free.';
 		const filePath = await files.file('ferry.txt', ferry);
 		const content = await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain'}, chatId: chat.id});
-		await client.putBlob(must(content.writeUrl), {filePath, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(ferry)}, chatId: chat.id, fileUrl: must(content.readUrl)});
+		await client.putBlob(defined(content.writeUrl), {filePath, contentType: 'text/plain'});
+		await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(ferry)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
 		await waitFor(async () => (await client.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}))[0]?.ingestionState, {until: state => state === 'FINISHED'});
 
 		await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the night ferry leave?'});

@@ -7,7 +7,7 @@ import {PlatformClient, type RequestLogEntry} from '../../source/platform/client
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import {startRecordingServer} from '../support/recording-server.js';
 import {validAnswers} from './answers.js';
-import {freePort} from './free-port.js';
+import {freePort} from '../support/free-port.js';
 
 type Server = Awaited<ReturnType<typeof startRecordingServer>>;
 

@@ -5,7 +5,7 @@ import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '.
 import {retryClasses} from '../../source/platform/retry.js';
 import {startRecordingServer} from '../support/recording-server.js';
 import {validAnswers} from './answers.js';
-import {freePort} from './free-port.js';
+import {freePort} from '../support/free-port.js';
 
 type Server = Awaited<ReturnType<typeof startRecordingServer>>;
 

@@ -5,8 +5,9 @@
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {createServer, Socket} from 'node:net';
+import {Socket} from 'node:net';
 import {setTimeout as sleep} from 'node:timers/promises';
+import {freePort} from './free-port.js';
 
 export const externalRedisUrl = process.env.PLATFORM_TUI_TEST_REDIS_URL || undefined;
 export const redisRequired = process.env.PLATFORM_TUI_REQUIRE_REDIS === '1';
@@ -35,18 +36,6 @@ export type TestRedis = {
 	/** The server process (throwaway servers only): for tests that kill Redis. */
 	process?: ChildProcess;
 };
-
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-	const address = server.address();
-	await new Promise(resolve => server.close(resolve));
-	if (address === null || typeof address === 'string') {
-		throw new Error('no free port');
-	}
-
-	return address.port;
-}
 
 async function answersPing(port: number): Promise<boolean> {
 	return new Promise(resolve => {

@@ -16,6 +16,7 @@ import {
 	runUpload,
 	type UploadOptions,
 } from '../../source/workflow/index.js';
+import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {
@@ -26,15 +27,6 @@ import {
 	startProxy,
 	upsertKey,
 } from './helpers.js';
-
-/** The value, or a failed test when it is missing (instead of a non-null assertion). */
-function defined<T>(value: T | undefined | null): T {
-	if (value === undefined || value === null) {
-		throw new Error('expected a value, found none');
-	}
-
-	return value;
-}
 
 const docs = {
 	'faq.md': '# FAQ\n\nThe Aurora Mini tilts 90 degrees for ceiling projection.\n',

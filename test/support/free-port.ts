@@ -1,6 +1,6 @@
 import {createServer} from 'node:net';
 
-/** A loopback port nothing listens on (for connection-refused cases). */
+/** A loopback port nothing listens on right now (for connection-refused cases, or a server to start on). */
 export async function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const probe = createServer();
