@@ -12,7 +12,7 @@ for (const name of Object.keys(process.env)) {
 }
 
 // Ink renders only the final frame when it sees CI (it reads the variable when it loads); screen
-// tests need every frame. Child CLI processes get CI from test/helpers/cli.ts explicitly.
+// tests need every frame. Child CLI processes get CI from test/support/cli.ts explicitly.
 delete process.env.CI;
 
 process.env.PLATFORM_TUI_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'platform-tui-test-'));

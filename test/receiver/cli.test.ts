@@ -6,9 +6,11 @@ import {ConfigStore} from '../../source/config/store.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import {apologyText, type ReceiverEvent} from '../../source/receiver/index.js';
-import {runCli, startCli} from '../helpers/cli.js';
-import {runInPty} from '../helpers/pty.js';
-import {clientFor, defined, startPlatform, waitUntil} from './helpers.js';
+import {runCli, startCli} from '../support/cli.js';
+import {defined} from '../support/defined.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {runInPty} from '../support/pty.js';
+import {waitFor} from '../support/wait.js';
 
 /** The built `serve` running as a child process, its stdout read line by line. */
 type ServeChild = {
@@ -34,7 +36,7 @@ async function startServe(args: string[], env: Record<string, string | undefined
 		lines.push(...parts);
 	});
 	const parse = () => lines.filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const first = await waitUntil<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr()}), value => value !== undefined, 15_000, 'serve to listen');
+	const first = await waitFor<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr()}), {until: value => value !== undefined, timeoutMs: 15_000, what: 'serve to listen'});
 	if (first?.type !== 'listening') {
 		throw new Error(`serve did not start: ${JSON.stringify(first)} ${stderr()}`);
 	}
@@ -73,7 +75,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 	let serve: ServeChild | undefined;
 
 	beforeAll(async () => {
-		platform = await startPlatform();
+		({platform} = await startPlatform());
 		user = clientFor(platform);
 		// serve reads the API key from the store (no PLATFORM_API_KEY), as after `keys set`.
 		await new ConfigStore(process.env).set('apiKey', platform.apiKey);
@@ -132,7 +134,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 		expect(sent.code).toBe(0);
 		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
-		const accepted = await waitUntil(() => serve?.events().find(event => event.type === 'accepted'), event => event !== undefined, 5000, 'the accepted event');
+		const accepted = await waitFor(() => serve?.events().find(event => event.type === 'accepted'), {until: event => event !== undefined, timeoutMs: 5000, what: 'the accepted event'});
 		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
 
 		// Same id twice: the second is a duplicate, still 200.
@@ -142,14 +144,14 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			expect(JSON.parse(repeated.stdout)).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
 		}
 
-		await waitUntil(() => serve?.events().filter(event => event.type === 'duplicate').length, count => count === 1, 5000, 'the duplicate');
+		await waitFor(() => serve?.events().filter(event => event.type === 'duplicate').length, {until: count => count === 1, timeoutMs: 5000, what: 'the duplicate'});
 
 		// A wrong secret: 400 printed, a hint on stderr, exit 1.
 		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret', 'not-the-secret'], {});
 		expect(wrong.code).toBe(1);
 		expect(wrong.stdout).toContain('400 {"success":false,"error":"Invalid signature"}');
 		expect(wrong.stderr).toContain('The receiver answered 400');
-		await waitUntil(() => serve?.events().find(event => event.type === 'rejected'), event => event !== undefined, 5000, 'the rejection');
+		await waitFor(() => serve?.events().find(event => event.type === 'rejected'), {until: event => event !== undefined, timeoutMs: 5000, what: 'the rejection'});
 		expect(serve.events().find(event => event.type === 'rejected')).toMatchObject({reason: 'signature-mismatch', remoteAddress: '127.0.0.1', status: 400});
 
 		serve.child.kill('SIGTERM');
@@ -190,7 +192,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const oldKey = platform.apiKey;
 		const chat = await user.createChat({title: 'CLI chosen', assistantId: platform.assistantId});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Is anybody there?'});
-		const first = await waitUntil(async () => user.getLatestMessage(chat.id), message => Boolean(message.stoppedStreamingAt), 15_000, 'the first answer');
+		const first = await waitFor(async () => user.getLatestMessage(chat.id), {until: message => Boolean(message.stoppedStreamingAt), timeoutMs: 15_000, what: 'the first answer'});
 		expect(first.text).not.toBe(apologyText);
 		const firstCalls = platform.requests.filter(request => request.path === '/message-log');
 		expect(firstCalls.at(-1)?.headers.authorization).toBe(`Bearer ${oldKey}`);
@@ -206,7 +208,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const second = await user.createChat({title: 'After rotation', assistantId: platform.assistantId});
 		const userClient = clientFor(platform);
 		await userClient.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Still there?'});
-		await waitUntil(async () => userClient.getLatestMessage(second.id), message => Boolean(message.stoppedStreamingAt), 15_000, 'the second answer');
+		await waitFor(async () => userClient.getLatestMessage(second.id), {until: message => Boolean(message.stoppedStreamingAt), timeoutMs: 15_000, what: 'the second answer'});
 		await userClient.close();
 		const receiverCalls = platform.requests.slice(before).filter(request => request.path === '/message-log' || request.path === '/search/search' || request.path === '/openai/chat/completions');
 		expect(receiverCalls.length).toBeGreaterThanOrEqual(4);
@@ -227,7 +229,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const history = await user.getChatMessages(chat.id);
 		const assistant = defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message');
 		// The completion call has arrived and is being held by the latency.
-		await waitUntil(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), found => found, 15_000, 'the completion call');
+		await waitFor(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), {until: found => found, timeoutMs: 15_000, what: 'the completion call'});
 		serve.child.kill('SIGTERM');
 		expect(await serve.exit()).toBe(0);
 		const logs = platform.messageLogs(assistant.id);
@@ -244,12 +246,12 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const run = startCli(['serve', '--port', '0'], {env: envFor(platform)});
 		const {child, closed: exited} = run;
 		try {
-			const url = defined(await waitUntil(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], value => value !== undefined, 15_000, 'the listening line'));
+			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], {until: value => value !== undefined, timeoutMs: 15_000, what: 'the listening line'}));
 			expect(run.stdout()).toContain('secrets 1 ok');
 			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please', '--secret', platform.endpointSecret]);
 			expect(sent.code).toBe(0);
-			await waitUntil(() => run.stdout(), text => text.includes('plain please'), 5000, 'the event line');
+			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), timeoutMs: 5000, what: 'the event line'});
 			expect(run.stdout()).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
 			child.kill('SIGINT');
 			expect(await exited).toBe(0);

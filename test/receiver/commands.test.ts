@@ -11,7 +11,7 @@ import {createDeps} from '../../source/commands/deps.js';
 import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
 import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
-import {waitUntil} from './helpers.js';
+import {waitFor} from '../support/wait.js';
 
 const parseServe = (flags: Record<string, unknown>, env: Record<string, string | undefined> = {}) => serve.parse({argv: [], flags, env: testEnv(env)});
 
@@ -92,7 +92,7 @@ describe('serve and trigger: run in-process with the journal', () => {
 		const stop = new AbortController();
 		const running = start(serve, {flags: {port: 0, dataDir}, env: local.env(), signal: stop.signal});
 		try {
-			const listening = await waitUntil(() => running.stdout(), text => text.includes('"listening"') || running.stderr() !== '', 15_000, 'serve to listen');
+			const listening = await waitFor(() => running.stdout(), {until: text => text.includes('"listening"') || running.stderr() !== '', timeoutMs: 15_000, what: 'serve to listen'});
 			const first = JSON.parse(listening.split('\n')[0] ?? '{}') as {url: string; backend: string; dataDir: string; retention: string};
 			expect(first).toMatchObject({backend: 'journal', dataDir, retention: '7d'});
 			const sent = await runCommand(trigger, {argv: ['external-module-chosen'], flags: {url: `${first.url}/webhook`}, env: local.env()});

@@ -1,41 +1,9 @@
+/** Receiver-specific test helpers: signed deliveries, event bodies and a stand-in model (the platform starter, waitFor and defined live in test/support/). */
 import {randomBytes} from 'node:crypto';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {request} from 'undici';
-import {startLocalPlatform, type LocalPlatform, type LocalPlatformOptions} from '../../source/local-platform/index.js';
-import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
 import {signWebhookBody} from '../../source/platform/webhook-signature.js';
-
-/** A local platform with quick ingestion and webhook retries, for receiver tests. */
-export async function startPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {
-	return startLocalPlatform({ingestionStepMs: 20, assistantStepMs: 10, deliveryRetryBaseMs: 50, deliveryTimeoutMs: 5000, ...options});
-}
-
-/** A client against the local platform with short retries. */
-export function clientFor(platform: LocalPlatform, options: Partial<PlatformClientOptions> = {}): PlatformClient {
-	return new PlatformClient({
-		baseUrl: platform.baseUrl,
-		apiKey: platform.apiKey,
-		appId: platform.appId,
-		userId: platform.userId,
-		companyId: platform.companyId,
-		retries: 2,
-		retryBaseMs: 10,
-		retryCapMs: 50,
-		timeoutMs: 10_000,
-		...options,
-	});
-}
-
-/** The value, or a failed test naming what was missing (instead of a non-null assertion). */
-export function defined<T>(value: T | null | undefined, what = 'a value'): T {
-	if (value === undefined || value === null) {
-		throw new Error(`Expected ${what}`);
-	}
-
-	return value;
-}
 
 export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
 
@@ -100,22 +68,6 @@ export function chosenEvent(fields: {id?: string; chatId: string; text: string; 
 			assistantMessage: {id: fields.assistantMessageId, createdAt: new Date().toISOString()},
 		},
 	};
-}
-
-/** Polls `read` until `done` holds; fails after `timeoutMs` (bounded, short interval). */
-export async function waitUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	let value = await read();
-	while (!done(value)) {
-		if (Date.now() > deadline) {
-			throw new Error(`Timed out waiting for ${what}; last value: ${(JSON.stringify(value) as string | undefined ?? 'undefined').slice(0, 2000)}`);
-		}
-
-		await sleep(20);
-		value = await read();
-	}
-
-	return value;
 }
 
 /**

@@ -5,7 +5,9 @@ import {PlatformClient} from '../../source/platform/client.js';
 import {signWebhookBody} from '../../source/platform/webhook-signature.js';
 import {apologyText, createReceiver, missingTextReason, type ReceiverEvent, type StageEvent, type WebhookReceiver} from '../../source/receiver/index.js';
 import {stageText} from '../../source/ui/serve/format.js';
-import {chosenEvent, clientFor, sendSigned, startPlatform, waitUntil} from './helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
+import {chosenEvent, sendSigned} from './helpers.js';
 
 /** POSTs `size` bytes with Python's http.client, which writes the whole body before reading the answer. */
 async function pythonPost(url: string, size: number, headers: Record<string, string>): Promise<string> {
@@ -48,7 +50,7 @@ describe('receiver reliability (real HTTP, local platform)', () => {
 	const events: ReceiverEvent[] = [];
 
 	beforeAll(async () => {
-		platform = await startPlatform();
+		({platform} = await startPlatform());
 		user = clientFor(platform);
 		receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 0});
 		receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], cleanupTimeoutMs: 5000});
@@ -68,12 +70,12 @@ describe('receiver reliability (real HTTP, local platform)', () => {
 	async function answeredChat(title: string): Promise<{chatId: string; assistantMessageId: string}> {
 		const chat = await user.createChat({title, assistantId: platform.assistantId});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
-		const message = await waitUntil(async () => user.getLatestMessage(chat.id), latest => Boolean(latest.stoppedStreamingAt), 15_000, 'the first answer');
+		const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), timeoutMs: 15_000, what: 'the first answer'});
 		return {chatId: chat.id, assistantMessageId: message.id};
 	}
 
 	const failedStage = async (eventId: string): Promise<StageEvent> => {
-		const found = await waitUntil(() => events.find((event): event is StageEvent => event.type === 'stage' && event.eventId === eventId && event.stage === 'failed'), event => event !== undefined, 10_000, `the failure of ${eventId}`);
+		const found = await waitFor(() => events.find((event): event is StageEvent => event.type === 'stage' && event.eventId === eventId && event.stage === 'failed'), {until: event => event !== undefined, timeoutMs: 10_000, what: `the failure of ${eventId}`});
 		if (!found) {
 			throw new Error(`no failure of ${eventId}`);
 		}

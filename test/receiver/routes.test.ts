@@ -5,7 +5,8 @@ import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {signWebhookBody} from '../../source/platform/webhook-signature.js';
 import {createReceiver, type ReceiverEvent, type WebhookReceiver} from '../../source/receiver/index.js';
-import {newEventId, post, sendSigned, startPlatform, userMessageEvent} from './helpers.js';
+import {startPlatform} from '../support/platform.js';
+import {newEventId, post, sendSigned, userMessageEvent} from './helpers.js';
 
 const secret = 'whsec_current_0123456789';
 const oldSecret = 'whsec_previous_9876543210';
@@ -19,7 +20,7 @@ describe('receiver routes and verification (real HTTP)', () => {
 	const lastOf = <T extends ReceiverEvent['type']>(type: T) => events.filter(event => event.type === type).at(-1) as Extract<ReceiverEvent, {type: T}> | undefined;
 
 	beforeAll(async () => {
-		platform = await startPlatform();
+		({platform} = await startPlatform());
 		client = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 0});
 		receiver = createReceiver({client, secrets: [secret, oldSecret], toleranceSeconds: 300});
 		receiver.on('event', event => events.push(event));
