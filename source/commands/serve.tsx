@@ -11,6 +11,7 @@ import {lineWriter} from '../ui/serve/line-writer.js';
 import {plainLine} from '../ui/serve/format.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
+import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
 import {parseStore} from './events/store-flags.js';
@@ -57,27 +58,6 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 			...(rotation.previousKeyExpiresAt ? {previousKeyExpiresAt: rotation.previousKeyExpiresAt} : {}),
 		};
 	};
-}
-
-/** Resolves when the user asks to stop (Ctrl+C / SIGTERM through the context, or q on the screen). */
-function stopRequest(signal: AbortSignal): {promise: Promise<void>; stop(): void} {
-	const quit = new AbortController();
-	const promise = new Promise<void>(resolve => {
-		if (signal.aborted) {
-			resolve();
-			return;
-		}
-
-		signal.addEventListener('abort', () => {
-			resolve();
-		}, {once: true});
-		quit.signal.addEventListener('abort', () => {
-			resolve();
-		}, {once: true});
-	});
-	return {promise, stop: () => {
-		quit.abort();
-	}};
 }
 
 const command: Command<ServeOptions> = {
@@ -152,7 +132,9 @@ const command: Command<ServeOptions> = {
 			throw listenError(error, options);
 		}
 
-		const stop = stopRequest(context.signal);
+		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
+		const quit = new AbortController();
+		const stopped = waitForAbort(context.signal, quit.signal);
 		let app: ReturnType<typeof renderApp> | undefined;
 		const log = lineWriter(context.stdout);
 		const flushIntervalMs = 100;
@@ -172,7 +154,7 @@ const command: Command<ServeOptions> = {
 					flushIntervalMs={flushIntervalMs}
 					onQuit={force => {
 						if (!force) {
-							stop.stop();
+							quit.abort();
 							return;
 						}
 
@@ -215,7 +197,7 @@ const command: Command<ServeOptions> = {
 		}
 
 		try {
-			await stop.promise;
+			await stopped;
 			await receiver.close(options.drainTimeoutMs);
 		} finally {
 			log.flush();
