@@ -63,9 +63,9 @@ async function readBody(message: IncomingMessage): Promise<Buffer> {
 	return Buffer.concat(parts);
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
 	const text = JSON.stringify(body);
-	response.writeHead(status, {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text))});
+	response.writeHead(status, {...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text))});
 	response.end(text);
 }
 
@@ -76,6 +76,8 @@ export type ProxyHooks = {
 	answer?: (call: ProxiedCall) => {status: number; body: unknown} | undefined;
 	/** Rewrites the JSON answer of a forwarded call. */
 	rewrite?: (call: ProxiedCall, status: number, body: unknown, proxyUrl: string) => unknown;
+	/** Rewrites the status of a forwarded call's answer (e.g. the platform's 201 to a 200). */
+	rewriteStatus?: (call: ProxiedCall, status: number) => number;
 };
 
 export type TestProxy = {
@@ -87,7 +89,8 @@ export type TestProxy = {
 
 /**
  * A loopback proxy in front of the local platform, for the error cases the platform does not
- * produce by itself. API calls are forwarded (and may be answered or rewritten by the hooks).
+ * produce by itself. API calls are forwarded (and may be answered or rewritten by the hooks), and
+ * the platform's `request-id` header comes back with the answer.
  * Its own blob routes: `/reject-blob/...` drains the body and answers 403; `/hang-blob/...`
  * never answers (the client must abort it).
  */
@@ -141,7 +144,10 @@ export async function startProxy(platform: LocalPlatform, hooks: ProxyHooks = {}
 				answer = hooks.rewrite(call, forwarded.statusCode, answer, proxyUrl);
 			}
 
-			sendJson(response, forwarded.statusCode, answer ?? null);
+			// The platform's request id goes back with the (possibly rewritten) answer, so errors can name it.
+			const requestId = forwarded.headers['request-id'];
+			const status = hooks.rewriteStatus?.(call, forwarded.statusCode) ?? forwarded.statusCode;
+			sendJson(response, status, answer ?? null, typeof requestId === 'string' ? {'request-id': requestId} : {});
 		})().catch((error: unknown) => {
 			if (!response.headersSent) {
 				sendJson(response, 500, {error: String(error)});
