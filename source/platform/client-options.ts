@@ -1,0 +1,82 @@
+/**
+ * What a platform client is configured with, and how one call's options become an attempt plan
+ * (timeouts, retries, backoff) for `runAttempts`.
+ */
+import type {AttemptPlan, RequestLogEntry} from './attempts.js';
+import type {RequestLog} from './request-log.js';
+import type {OperationName} from './retry.js';
+import type {Transport} from './transport.js';
+
+/** Returns the API key to use; read on every request so a key rotated on disk is picked up. */
+export type KeySupplier = () => string;
+
+/** Time allowed to one small JSON call, and to all its attempts together (ms). */
+export const defaultAttemptTimeoutMs = 15_000;
+export const defaultTotalTimeoutMs = 45_000;
+
+export type PlatformClientOptions = {
+	baseUrl: string;
+	apiKey: string | KeySupplier;
+	appId: string;
+	/** Defaults for calls that do not name a user/company (the receiver passes the event's ids). */
+	userId?: string;
+	companyId?: string;
+	/** Retries after the first attempt for transient failures. Default 3. */
+	retries?: number;
+	/** Base of the exponential backoff, ms. Default 500 (0.5 s × 2ⁿ, capped at 8 s). */
+	retryBaseMs?: number;
+	/** Cap of one backoff wait, ms. Default 8000. */
+	retryCapMs?: number;
+	/** Longest `Retry-After` honoured, seconds. Default 60. */
+	maxRetryAfterSeconds?: number;
+	/** Time allowed to one attempt, ms. Default 15 000 (JSON calls); a blob PUT's base, default 60 000. */
+	timeoutMs?: number;
+	/** Time allowed to an operation's attempts and waits together, ms. Default 45 000, never less than one attempt's. */
+	totalTimeoutMs?: number;
+	/** Connect timeout, ms. Default 10 000. */
+	connectTimeoutMs?: number;
+	userAgent?: string;
+	onRequest?: (entry: RequestLogEntry) => void;
+};
+
+export type CallOptions = {
+	userId?: string;
+	companyId?: string;
+	signal?: AbortSignal;
+	/** Time allowed to one attempt, ms. */
+	timeoutMs?: number;
+	/** Time allowed to all attempts together, ms. */
+	totalTimeoutMs?: number;
+};
+
+/** What the request modules share: one per client. */
+export type ClientContext = {
+	options: PlatformClientOptions;
+	/** The base URL without trailing slashes. */
+	baseUrl: string;
+	keySupplier: KeySupplier;
+	transport: Transport;
+	log: RequestLog;
+};
+
+export function attemptPlan(context: ClientContext, operation: OperationName, method: string, path: string, call: CallOptions = {}): AttemptPlan {
+	const {options} = context;
+	const attemptTimeoutMs = call.timeoutMs ?? options.timeoutMs ?? defaultAttemptTimeoutMs;
+	return {
+		operation,
+		method,
+		path,
+		target: new URL(context.baseUrl).host,
+		retries: options.retries ?? 3,
+		attemptTimeoutMs,
+		totalTimeoutMs: call.totalTimeoutMs ?? Math.max(options.totalTimeoutMs ?? defaultTotalTimeoutMs, attemptTimeoutMs),
+		signal: call.signal,
+		timing: {
+			baseMs: options.retryBaseMs ?? 500,
+			capMs: options.retryCapMs ?? 8000,
+			maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
+			random: Math.random,
+		},
+		log: context.log,
+	};
+}
