@@ -5,7 +5,10 @@
  */
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
+import {mkdtempSync, rmSync} from 'node:fs';
 import {Socket} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {freePort} from './free-port.js';
 
@@ -28,6 +31,8 @@ if (redisSkipReason !== undefined) {
 
 export type TestRedis = {
 	url: string;
+	/** The CA file that signed the server's certificate (`tls` servers only). */
+	caFile?: string;
 	/** A queue name no other test uses (tests may share one external Redis). */
 	queueName(): string;
 	stop(): Promise<void>;
@@ -37,7 +42,45 @@ export type TestRedis = {
 	process?: ChildProcess;
 };
 
-async function answersPing(port: number): Promise<boolean> {
+/**
+ * Does this redis-server build speak TLS (Debian's does)? A build without it refuses `tls-port` as
+ * a bad directive; one with it stops at the made-up directive after it. Nothing starts either way.
+ */
+export function redisHasTls(): boolean {
+	const probe = spawnSync('redis-server', ['--tls-port', '0', '--port', '0', '--platform-tui-probe', '1'], {encoding: 'utf8', timeout: 5000});
+	const said = `${probe.stdout}${probe.stderr}`;
+	return said.includes('platform-tui-probe') && !said.includes('\'tls-port');
+}
+
+/** A self-signed certificate for 127.0.0.1 in a temp dir (it is its own CA). */
+function makeCertificate(): {dir: string; cert: string; key: string} {
+	const dir = mkdtempSync(join(tmpdir(), 'platform-tui-redis-tls-'));
+	const cert = join(dir, 'cert.pem');
+	const key = join(dir, 'key.pem');
+	const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {encoding: 'utf8'});
+	if (made.status !== 0) {
+		throw new Error(`openssl could not make a certificate: ${made.stderr}`);
+	}
+
+	return {dir, cert, key};
+}
+
+async function answersPing(port: number, tls: boolean): Promise<boolean> {
+	if (tls) {
+		// A TLS server takes connections once it is up; the handshake is the tests' business.
+		return new Promise(resolve => {
+			const socket = new Socket();
+			socket.once('connect', () => {
+				socket.destroy();
+				resolve(true);
+			});
+			socket.once('error', () => {
+				resolve(false);
+			});
+			socket.connect(port, '127.0.0.1');
+		});
+	}
+
 	return new Promise(resolve => {
 		const socket = new Socket();
 		socket.setTimeout(500);
@@ -62,14 +105,31 @@ function uniqueQueue(): string {
 }
 
 /** Starts a throwaway server (or returns the external one when no options need a server of our own). */
-export async function startRedis(options: {password?: string; user?: string; forceLocal?: boolean} = {}): Promise<TestRedis> {
-	const needsOwn = options.password !== undefined || options.forceLocal === true;
+export type StartRedisOptions = {
+	password?: string;
+	user?: string;
+	forceLocal?: boolean;
+	/** Listen on this port (to restart a server where it was). */
+	port?: number;
+	/** Only TLS (`rediss://`), with a self-signed certificate; clients need not present one. */
+	tls?: boolean;
+};
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
+	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true;
 	if (externalRedisUrl !== undefined && (!needsOwn || !hasRedisServer)) {
 		return {url: externalRedisUrl, queueName: uniqueQueue, stop: async () => Promise.resolve()};
 	}
 
-	const port = await freePort();
-	const args = ['--save', '', '--appendonly', 'no', '--port', String(port), '--bind', '127.0.0.1'];
+	const port = options.port ?? await freePort();
+	const certificate = options.tls === true ? makeCertificate() : undefined;
+	const args = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'];
+	if (certificate === undefined) {
+		args.push('--port', String(port));
+	} else {
+		args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', certificate.cert, '--tls-key-file', certificate.key, '--tls-ca-cert-file', certificate.cert, '--tls-auth-clients', 'no');
+	}
+
 	if (options.password !== undefined && options.user === undefined) {
 		args.push('--requirepass', options.password);
 	}
@@ -87,7 +147,7 @@ export async function startRedis(options: {password?: string; user?: string; for
 		resolve();
 	}));
 	const deadline = Date.now() + 10_000;
-	while (!await answersPing(port)) {
+	while (!await answersPing(port, certificate !== undefined)) {
 		if (Date.now() > deadline || child.exitCode !== null) {
 			child.kill('SIGKILL');
 			throw new Error(`redis-server did not start on port ${port}: ${stderr}`);
@@ -98,7 +158,8 @@ export async function startRedis(options: {password?: string; user?: string; for
 
 	const auth = options.password === undefined ? '' : `${options.user ?? ''}:${encodeURIComponent(options.password)}@`;
 	return {
-		url: `redis://${auth}127.0.0.1:${port}`,
+		url: `${certificate === undefined ? 'redis' : 'rediss'}://${auth}127.0.0.1:${port}`,
+		...(certificate === undefined ? {} : {caFile: certificate.cert}),
 		port,
 		process: child,
 		queueName: uniqueQueue,
@@ -106,6 +167,10 @@ export async function startRedis(options: {password?: string; user?: string; for
 			if (child.exitCode === null && child.signalCode === null) {
 				child.kill('SIGKILL');
 				await exited;
+			}
+
+			if (certificate !== undefined) {
+				rmSync(certificate.dir, {recursive: true, force: true});
 			}
 		},
 	};
