@@ -9,7 +9,7 @@ import {checkReadable, createRetryTracker, HistoryFetchError, runUpload, scanFol
 import {runCommand} from '../support/run-command.js';
 import {platformEnv} from '../support/platform.js';
 import {clientFor, startPlatform} from '../support/platform.js';
-import {makeFolder, recorder, startProxy} from './helpers.js';
+import {makeFolder, recorder, startProxy, upsertKey} from './helpers.js';
 
 const brokenPdf = '%PDF-1.7\nnot a real pdf\n%%EOF\n';
 const warranty = 'Every Aurora Mini comes with a two-year limited warranty.\n';
@@ -72,6 +72,39 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; failed: unknown[]};
 		expect(json.code).toBe(1);
 		expect(last).toMatchObject({type: 'result', failed: [{name: 'broken.pdf', stage: 'ingestion', reason: 'FAILED_PARSING'}]});
+	});
+
+	it('with keep-going, leaves out files whose upload failed (a PUT refused, an upsert refused), asks about the rest and reports them', async () => {
+		const dir = folder({'a.txt': warranty, 'b.txt': 'b', 'c.txt': 'c'});
+		const proxy = await startProxy(platform, {
+			// b.txt: the blob store refuses the PUT; c.txt: the platform refuses the first upsert.
+			rewrite: (call, _status, body, proxyUrl) => (upsertKey(call) === 'b.txt' && !(call.body as {fileUrl?: string}).fileUrl ? {...(body as object), writeUrl: `${proxyUrl}/reject-blob/b`} : body),
+			answer: call => (upsertKey(call) === 'c.txt' ? {status: 400, body: {error: {message: 'Content type not allowed here', code: 'BAD_REQUEST'}}} : undefined),
+		});
+		cleanups.push(async () => proxy.close());
+		const env = platformEnv(platform, {PLATFORM_BASE_URL: proxy.url});
+		const before = platform.requests.length;
+		const run = await runCommand(uploadCommand, {argv: [dir, 'How long is the warranty?'], flags: {keepGoing: true, pollInterval: '0.05', concurrency: '1'}, env});
+		expect(run.code).toBe(1);
+		// The run went on after b.txt: c.txt was tried, a.txt uploaded and ingested, the prompt asked.
+		const calls = platform.requests.slice(before);
+		expect(calls.filter(record => record.path === '/content/upsert' && (record.body as {input?: {key?: string}}).input?.key === 'a.txt')).toHaveLength(2);
+		expect(calls.some(record => record.method === 'POST' && record.path === '/space/message')).toBe(true);
+		expect(proxy.blobPuts).toEqual([{path: '/reject-blob/b', closedByClient: false}]);
+		expect(run.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
+		expect(run.stdout).toMatch(/Done: chat chat_\w+, contents cont_\w+; 2 files left out: b\.txt \(upload: HTTP 403 from the blob store \(Signature not valid for this blob\)\), c\.txt \(upload: HTTP 400: Content type not allowed here\)/);
+		expect(run.stderr).toMatch(/^2 of 3 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
+
+		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env});
+		expect(json.code).toBe(1);
+		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; contentIds: unknown[]; failed: Array<{name: string}>};
+		expect(last.type).toBe('result');
+		expect(last.contentIds).toHaveLength(1);
+		// With transfers in parallel the failures are listed as they happened.
+		expect(last.failed.sort((one, other) => one.name.localeCompare(other.name))).toEqual([
+			{name: 'b.txt', contentId: expect.stringMatching(/^cont_/) as unknown, stage: 'upload', reason: 'HTTP 403 from the blob store (Signature not valid for this blob)'},
+			{name: 'c.txt', stage: 'upload', reason: 'HTTP 400: Content type not allowed here'},
+		]);
 	});
 
 	it('without keep-going, keeps the spec behaviour: the first failure stops the run (exit 1, no prompt sent)', async () => {
