@@ -23,7 +23,10 @@ export type RedisBackendOptions = {
 	url: string;
 	/** How long finished events are kept (at least 24 h: the ids are the exactly-once keys). */
 	maxAgeMs?: number;
-	/** How many finished events of each outcome (completed, failed) are kept at most. */
+	/**
+	 * How many finished events of each outcome (completed, failed) are kept at most. Their ids stay
+	 * held 24 h even when the count bound removes the events (see `holdIdMs` in queue.ts).
+	 */
 	maxEntries?: number;
 	/** The BullMQ queue; replicas sharing work use the same one. */
 	queueName?: string;
@@ -55,6 +58,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		prefix,
 		keepMs: Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs),
 		keepCount: options.maxEntries ?? defaultMaxEntries,
+		holdIdMs: minRetentionMs,
 		maskedUrl: maskUrl(options.url),
 	});
 	let worker: EventWorker | undefined;

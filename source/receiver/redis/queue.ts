@@ -14,7 +14,8 @@ import {
 	type StoredEvent,
 } from '../backend.js';
 import {errorMessage} from '../../format/index.js';
-import {type JobState, jobIdOf, matchesType, progressOf, toStoredEvent} from './mapping.js';
+import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
+import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 
 export type EventQueueOptions = {
@@ -25,6 +26,12 @@ export type EventQueueOptions = {
 	keepMs: number;
 	/** How many finished jobs of each outcome (completed, failed) are kept at most. */
 	keepCount: number;
+	/**
+	 * How long an id stays held after `accept`, ms, whatever `keepCount` removes: a key of its own
+	 * per event id (`<prefix>:<queue>:id:<job id>`, expiring), so the count bound never frees an id
+	 * inside the exactly-once window.
+	 */
+	holdIdMs: number;
 	/** The masked URL, for messages. */
 	maskedUrl: string;
 };
@@ -79,13 +86,17 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 		async accept(event) {
 			const jobId = jobIdOf(event.id);
 			try {
-				// The job id is the exactly-once key: a job held under it means a redelivery. Two
-				// replicas racing on one id both add; BullMQ keeps one job, so it runs once.
-				if ((await options.producer.exists(queue.toKey(jobId))) === 1) {
+				// The job id is the exactly-once key, held twice: by the job while it is kept, and by a
+				// key of its own for 24 h (the count bound may remove the job sooner). Two replicas
+				// racing on one id both add; BullMQ keeps one job, so it runs once.
+				const idKey = queue.toKey(`id:${jobId}`);
+				if (await options.producer.exists(queue.toKey(jobId), idKey) > 0) {
 					return 'duplicate';
 				}
 
 				await queue.add(event.event, event, {jobId});
+				// Set after the job is stored: a failure here is a 503, and the redelivery finds the job.
+				await options.producer.set(idKey, '1', 'PX', options.holdIdMs);
 				return 'stored';
 			} catch (error) {
 				throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} could not store event ${event.id}: ${errorMessage(error)}`, {cause: error});
@@ -94,9 +105,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 		async list(filter) {
 			const events = (await allJobs())
 				.map(({job, state}) => toStoredEvent(job, state))
-				.filter(event => filter.status === undefined || event.status === filter.status)
-				.filter(event => filter.type === undefined || matchesType(event.event, filter.type))
-				.filter(event => filter.sinceMs === undefined || Date.parse(event.receivedAt) >= filter.sinceMs)
+				.filter(event => matchesFilter(event, filter))
 				.sort((a, b) => b.receivedAt.localeCompare(a.receivedAt) || b.id.localeCompare(a.id));
 			return filter.limit === undefined ? events : events.slice(0, filter.limit);
 		},
