@@ -143,7 +143,8 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		expect(error).toBeInstanceOf(UnreadableFilesError);
 		expect(joinText(describeError(error))).toBe(`Cannot read 1 file in ${dir}, so nothing was created: c.txt (it disappeared). Fix the permissions, or move the file out of the folder.`);
 		if (process.getuid?.() !== 0) {
-			// Root opens anything, so the permission case runs for other users only.
+			// Root opens anything, so in-process the permission case runs for other users only;
+			// unreadable.test.ts runs it for root too, through the built CLI as an unprivileged user.
 			chmodSync(path.join(dir, 'b.txt'), 0o000);
 			const before = platform.requests.length;
 			const run = await runCommand(uploadCommand, {argv: [dir, 'q'], env: platformEnv(platform)});
