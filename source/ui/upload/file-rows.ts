@@ -1,0 +1,85 @@
+/**
+ * The file rows of the upload screen: one row changed (a row that becomes final is also printed
+ * once, in order), the counts of the files and ingestion lines, and the order of the live rows.
+ */
+import type {FilePhase, FileRow, UploadViewState} from './view-state.js';
+
+/** Changes the row named `name`; a pending retry is dropped once the row moves on. */
+export function updateFile(state: UploadViewState, name: string, change: (row: FileRow) => FileRow): UploadViewState {
+	let finishedRow: FileRow | undefined;
+	const files = state.files.map(row => {
+		if (row.name !== name) {
+			return row;
+		}
+
+		const next = {...change(row)};
+		if (next.retry && next.retry === row.retry && next.phase !== row.phase) {
+			delete next.retry;
+		}
+
+		const wasFinal = row.phase === 'finished' || row.phase === 'failed';
+		const isFinal = next.phase === 'finished' || next.phase === 'failed';
+		if (!wasFinal && isFinal) {
+			finishedRow = next;
+		}
+
+		return next;
+	});
+	const finished = finishedRow ? [...state.finished, {kind: 'file' as const, key: name, row: finishedRow}] : state.finished;
+	return {...state, files, finished};
+}
+
+/** The counters of the files line and the ingestion line, from the one list of rows. */
+export type FileCounts = {total: number; waiting: number; transferring: number; uploaded: number; ingesting: number; finished: number; failed: number; uploadFailed: number};
+
+export function countFiles(files: readonly FileRow[]): FileCounts {
+	const counts: FileCounts = {total: files.length, waiting: 0, transferring: 0, uploaded: 0, ingesting: 0, finished: 0, failed: 0, uploadFailed: 0};
+	for (const row of files) {
+		if (row.uploaded) {
+			counts.uploaded++;
+		}
+
+		switch (row.phase) {
+			case 'waiting': {
+				counts.waiting++;
+				break;
+			}
+
+			case 'ingesting': {
+				counts.ingesting++;
+				break;
+			}
+
+			case 'finished': {
+				counts.finished++;
+				break;
+			}
+
+			case 'failed': {
+				counts.failed++;
+				if (!row.uploaded || row.state === undefined) {
+					counts.uploadFailed++;
+				}
+
+				break;
+			}
+
+			default: {
+				counts.transferring++;
+			}
+		}
+	}
+
+	return counts;
+}
+
+const transferPhases = new Set<FilePhase>(['upserting', 'uploading', 'finalizing']);
+
+/** The live rows in the order that matters: transfers in flight, then failures, then files still waiting. */
+export function liveRows(files: readonly FileRow[]): FileRow[] {
+	return [
+		...files.filter(row => transferPhases.has(row.phase)),
+		...files.filter(row => row.phase === 'failed'),
+		...files.filter(row => row.phase === 'waiting'),
+	];
+}
