@@ -11,12 +11,13 @@ import {
 	type EventBackend,
 	type JobHandler,
 	type JobResult,
-	type ListFilter,
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
 } from './backend.js';
+import {endAttempt, runAttempt} from './attempt.js';
 import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
+import {matchesFilter} from './list-filter.js';
 import {JobQueue} from './queue.js';
 
 /** Raised into jobs still open at the drain deadline. */
@@ -36,19 +37,6 @@ export type MemoryBackendOptions = {
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
 	abortGraceMs?: number;
 };
-
-/** Whether a stored event matches a list filter (shared by the backends that filter in memory). */
-export function matchesFilter(event: StoredEvent, filter: ListFilter): boolean {
-	if (filter.status && event.status !== filter.status) {
-		return false;
-	}
-
-	if (filter.type && event.event !== filter.type && event.event !== `platform.chat.${filter.type}`) {
-		return false;
-	}
-
-	return filter.sinceMs === undefined || Date.parse(event.receivedAt) >= filter.sinceMs;
-}
 
 export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBackend {
 	const ids = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
@@ -71,34 +59,18 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 
 	/** One attempt of `stored` through `run`, updating its state. */
 	const attempt = async (stored: StoredEvent, run: JobHandler, signal: AbortSignal): Promise<JobResult> => {
-		const started = performance.now();
 		stored.status = 'processing';
 		stored.attempts++;
 		stored.updatedAt = new Date().toISOString();
-		let result: JobResult;
-		try {
-			result = await run({
-				event: stored,
-				signal,
-				async recordStep(step) {
-					stored.steps.push(step);
-					return Promise.resolve();
-				},
-			});
-		} catch (error) {
-			result = {status: 'failed', error: error instanceof Error ? error.message : 'the job failed'};
-		}
-
-		stored.status = result.status;
-		stored.finishedAt = new Date().toISOString();
-		stored.updatedAt = stored.finishedAt;
-		stored.durationMs = Math.round(performance.now() - started);
-		if (result.error === undefined) {
-			delete stored.error;
-		} else {
-			stored.error = result.error;
-		}
-
+		const {result, end} = await runAttempt(run, {
+			event: stored,
+			signal,
+			async recordStep(step) {
+				stored.steps.push(step);
+				return Promise.resolve();
+			},
+		});
+		endAttempt(stored, end);
 		return result;
 	};
 

@@ -16,6 +16,8 @@ import {
 	type ReplayResult,
 	type StoredEvent,
 } from '../backend.js';
+import {endAttempt, runAttempt} from '../attempt.js';
+import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 import {claimEvent} from './claims.js';
 import {dropToken, type Holder} from './liveness.js';
@@ -37,10 +39,6 @@ export type JournalSettings = {
 };
 
 type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'};
-
-function shortType(type: string): string {
-	return type.startsWith('platform.chat.') ? type.slice('platform.chat.'.length) : type;
-}
 
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
@@ -102,13 +100,12 @@ export class JournalBackend implements EventBackend {
 	async list(filter: ListFilter): Promise<StoredEvent[]> {
 		const found: StoredEvent[] = [];
 		const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-		const type = filter.type === undefined ? undefined : shortType(filter.type);
 		for (const {key, value} of this.stores.events.getRange({reverse: true})) {
 			if (found.length >= limit || (filter.sinceMs !== undefined && key[0] < filter.sinceMs)) {
 				break;
 			}
 
-			if ((filter.status && value.status !== filter.status) || (type !== undefined && shortType(value.event) !== type)) {
+			if (!matchesFilter(value, filter)) {
 				continue;
 			}
 
@@ -242,28 +239,14 @@ export class JournalBackend implements EventBackend {
 		await stores.events.put(key, record);
 		const steps = stepsOf(stores, id, record.generation);
 		let next = steps.length;
-		const started = performance.now();
-		let result: JobResult;
-		try {
-			result = await handler({
-				event: toStored(record, steps),
-				signal,
-				async recordStep(step) {
-					await stores.steps.put([id, record.generation, next++], step);
-				},
-			});
-		} catch (error) {
-			result = {status: 'failed', error: errorMessage(error)};
-		}
-
-		const finishedAt = new Date().toISOString();
-		const final: EventRecord = {...record, status: result.status, finishedAt, updatedAt: finishedAt, durationMs: Math.round(performance.now() - started)};
-		if (result.error === undefined) {
-			delete final.error;
-		} else {
-			final.error = result.error;
-		}
-
+		const {result, end} = await runAttempt(handler, {
+			event: toStored(record, steps),
+			signal,
+			async recordStep(step) {
+				await stores.steps.put([id, record.generation, next++], step);
+			},
+		});
+		const final = endAttempt({...record}, end);
 		void stores.queue.remove(key);
 		void stores.claims.remove(id);
 		await stores.events.put(key, final);

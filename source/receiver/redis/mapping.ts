@@ -117,8 +117,3 @@ export function jobIdOf(eventId: string): string {
 	const escaped = eventId.replaceAll('%', '%25').replaceAll(':', '%3A');
 	return String(Number.parseInt(escaped, 10)) === escaped ? `%23${escaped}` : escaped;
 }
-
-/** Does an event match the `type` filter (exact, or short without `platform.chat.`)? */
-export function matchesType(event: string, type: string): boolean {
-	return event === type || event === `platform.chat.${type}`;
-}
