@@ -6,9 +6,9 @@ import {storedEventJob} from '../../receiver/answer-job.js';
 import {journalError} from '../../receiver/journal/errors.js';
 import {platformPort} from '../../receiver/platform-port.js';
 import type {Command} from '../types.js';
-import {eventIdArgument, nearEventIds, openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
+import {openStore, parseEventId, storedEvent, storeFlags, unknownEvent, type EventIdOptions} from './shared.js';
 
-export type ReplayOptions = StoreOptions & {id: string; json: boolean};
+export type ReplayOptions = EventIdOptions;
 
 const usage = 'platform-tui events replay <id> [--json] [--data-dir DIR | --redis URL]';
 
@@ -19,20 +19,13 @@ const command: Command<ReplayOptions> = {
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',
 	flags: {...storeFlags},
 	examples: ['platform-tui events replay evt_0123456789abcdef01234567'],
-	parse({argv, flags, env}) {
-		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true};
-	},
+	parse: parseEventId(usage),
 	async run(options, deps) {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'events replay');
 		const {backend, directory} = await openStore(options, 'replay', deps.context.env);
 		const client = deps.client(settings);
 		try {
-			const stored = await backend.get(options.id);
-			if (!stored) {
-				const near = await nearEventIds(backend, options.id);
-				throw journalError('journal-event-unknown', {id: options.id, near, directory}, `no event ${options.id} in ${directory}`);
-			}
-
+			const stored = await storedEvent(backend, options.id, directory);
 			if (stored.event !== eventTypes.externalModuleChosen) {
 				throw journalError('journal-event-not-replayable', {id: options.id, event: stored.event}, `event ${options.id} is not a chosen-module event`);
 			}
@@ -40,7 +33,7 @@ const command: Command<ReplayOptions> = {
 			const result = await backend.replay(options.id, storedEventJob(platformPort(client), settings.model ?? defaultModel));
 			switch (result.outcome) {
 				case 'unknown': {
-					throw journalError('journal-event-unknown', {id: options.id, near: result.near, directory}, `no event ${options.id} in ${directory}`);
+					throw unknownEvent(options.id, result.near, directory);
 				}
 
 				case 'busy': {

@@ -1,11 +1,13 @@
 /** What the `events` commands share: where the events are (journal or Redis), opening it, near ids. */
 import {maskUrl} from '../../format/secret.js';
-import type {EventBackend} from '../../receiver/backend.js';
+import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
+import {journalError} from '../../receiver/journal/errors.js';
 import {defaultDataDir, defaultMaxAgeMs, defaultMaxEntries, openJournal, type JournalMode} from '../../receiver/journal/index.js';
 import {openBackend} from '../../receiver/open-backend.js';
 import {nearIds} from '../../receiver/near.js';
+import type {CommandInput} from '../types.js';
 import {UsageError} from '../validators.js';
-import type {StoreOptions} from './store-flags.js';
+import {parseStore, type StoreOptions} from './store-flags.js';
 
 export {parseStore, storeFlags, type StoreOptions} from './store-flags.js';
 
@@ -21,6 +23,14 @@ export function eventIdArgument(argv: readonly string[], usage: string): string 
 	}
 
 	return id;
+}
+
+/** The options of a command that names one stored event (`events show`, `events replay`). */
+export type EventIdOptions = StoreOptions & {id: string; json: boolean};
+
+/** The `parse` of such a command: where the events are, the one `<id>`, and --json. */
+export function parseEventId(usage: string): (input: CommandInput) => EventIdOptions {
+	return ({argv, flags, env}) => ({...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true});
 }
 
 export type OpenStore = {backend: EventBackend; where: string; directory: string};
@@ -41,4 +51,19 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 export async function nearEventIds(backend: EventBackend, id: string): Promise<string[]> {
 	const known = await backend.list({limit: 5000});
 	return nearIds(id, known.map(event => event.id), 5);
+}
+
+/** The refusal of an id that is not stored, with the ids close to it. */
+export function unknownEvent(id: string, near: string[], directory: string) {
+	return journalError('journal-event-unknown', {id, near, directory}, `no event ${id} in ${directory}`);
+}
+
+/** The stored event with this id, or the unknown-id refusal. */
+export async function storedEvent(backend: EventBackend, id: string, directory: string): Promise<StoredEvent> {
+	const event = await backend.get(id);
+	if (!event) {
+		throw unknownEvent(id, await nearEventIds(backend, id), directory);
+	}
+
+	return event;
 }

@@ -1,10 +1,9 @@
 /** `platform-tui events show <id>`: one journaled event's headers (signature masked), body and steps. */
-import {journalError} from '../../receiver/journal/errors.js';
 import {eventDetail, formatEventDetail} from '../../ui/events/format.js';
 import type {Command} from '../types.js';
-import {eventIdArgument, nearEventIds, openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
+import {openStore, parseEventId, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
 
-export type ShowOptions = StoreOptions & {id: string; json: boolean};
+export type ShowOptions = EventIdOptions;
 
 const usage = 'platform-tui events show <id> [--json] [--data-dir DIR | --redis URL]';
 
@@ -15,18 +14,11 @@ const command: Command<ShowOptions> = {
 	description: 'Show a stored event: its state, the delivery headers (signature masked), the body pretty-printed, and each recorded step with its time and result or error.',
 	flags: {...storeFlags},
 	examples: ['platform-tui events show evt_0123456789abcdef01234567', 'platform-tui events show evt_0123456789abcdef01234567 --json'],
-	parse({argv, flags, env}) {
-		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true};
-	},
+	parse: parseEventId(usage),
 	async run(options, deps) {
 		const {backend, directory} = await openStore(options, 'read', deps.context.env);
 		try {
-			const event = await backend.get(options.id);
-			if (!event) {
-				const near = await nearEventIds(backend, options.id);
-				throw journalError('journal-event-unknown', {id: options.id, near, directory}, `no event ${options.id} in ${directory}`);
-			}
-
+			const event = await storedEvent(backend, options.id, directory);
 			if (options.json) {
 				deps.writeJson(eventDetail(event));
 			} else {
