@@ -2,11 +2,14 @@
  * Upload benchmark (`npm run bench`, or `node --import tsx test/bench/upload.ts`).
  *
  * 1. 200 files × 256 KiB uploaded by the workflow to the local platform running in another
- *    process, with `--concurrency 1` and with the default (4), alternating, best of two each;
+ *    process, with `--concurrency 1` and with the default (`defaultConcurrency`), alternating;
  *    printed side by side with their ratio. Once on bare loopback (where both processes compete
  *    for the same CPUs, so overlap gains little) and once with 20 ms added to every request by
  *    the platform (`latencyMs`), a stand-in for a real network, where overlap pays.
- * 2. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
+ * 2. Side by side (issue 13.11): 60 files × 64 KiB with 20 ms latency, a sequential client in the
+ *    Python SDK's style against `platform-tui upload` — the built CLI in its own process, timed
+ *    from spawn to exit (start-up is part of what a user waits for), and the in-process workflow.
+ * 3. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
  *    one 1 GiB file, next to the same CLI uploading a 1 KiB file. Goal: under 150 MiB.
  *
  * The platform runs in a child process (this file with the argument `platform`), so neither
@@ -24,6 +27,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {fileURLToPath} from 'node:url';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runUpload, scanFolder, type UploadEvent} from '../../source/workflow/index.js';
+import {defaultConcurrency} from '../../source/workflow/run-upload.js';
 
 type Settings = {baseUrl: string; apiKey: string; appId: string; userId: string; companyId: string; assistantId: string};
 
@@ -187,43 +191,141 @@ async function sequentialClient(settings: Settings, folder: string): Promise<num
 	return performance.now() - started;
 }
 
-/** Goal (issue 13.11): the workflow takes at most a third of the sequential client's time, 60 × 64 KiB, 20 ms latency. */
+/** The environment a child CLI needs to reach the platform, with config and data dirs of its own. */
+function cliEnv(settings: Settings): {env: NodeJS.ProcessEnv; cleanup: () => void} {
+	const home = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-config-'));
+	return {
+		env: {
+			...process.env,
+			PLATFORM_BASE_URL: settings.baseUrl,
+			PLATFORM_API_KEY: settings.apiKey,
+			PLATFORM_APP_ID: settings.appId,
+			PLATFORM_USER_ID: settings.userId,
+			PLATFORM_COMPANY_ID: settings.companyId,
+			PLATFORM_ASSISTANT_ID: settings.assistantId,
+			PLATFORM_TUI_CONFIG_DIR: path.join(home, 'config'),
+			PLATFORM_TUI_DATA_DIR: path.join(home, 'data'),
+			CI: 'true',
+		},
+		cleanup() {
+			rmSync(home, {recursive: true, force: true});
+		},
+	};
+}
+
+/** "type [finished/total] at s" for the events that mark the phases of a run. */
+function phaseMark(event: Record<string, unknown>, ms: number): string | undefined {
+	// A list inside the function: the file's top-level await runs before later module constants exist.
+	const type = String(event.type);
+	if (!['chat-created', 'upload-complete', 'ingestion-round', 'message-sent', 'reply-complete', 'result'].includes(type)) {
+		return undefined;
+	}
+
+	const round = type === 'ingestion-round' ? ` ${String(event.finished)}/${String(event.total)}` : '';
+	return `${type}${round} ${(ms / 1000).toFixed(2)} s`;
+}
+
+type Run = {ms: number; phases: string};
+
+/** `platform-tui upload --json` (built CLI), timed from spawn to exit, with the default settings. */
+async function timeCli(settings: Settings, folder: string): Promise<Run> {
+	const {env, cleanup} = cliEnv(settings);
+	const marks: string[] = [];
+	const started = performance.now();
+	try {
+		const child = spawn(process.execPath, [cliPath, 'upload', folder, 'What is in these files?', '--json', '--title', 'bench side by side (CLI)'], {env, stdio: ['ignore', 'pipe', 'pipe']});
+		let stderr = '';
+		child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+			stderr += chunk;
+		});
+		createInterface({input: child.stdout}).on('line', line => {
+			const mark = phaseMark(JSON.parse(line) as Record<string, unknown>, performance.now() - started);
+			if (mark) {
+				marks.push(mark);
+			}
+		});
+		const code = await new Promise<number | null>(resolve => {
+			child.on('close', resolve);
+		});
+		if (code !== 0) {
+			throw new Error(`platform-tui upload exited with ${String(code)}: ${stderr.trim()}`);
+		}
+
+		return {ms: performance.now() - started, phases: marks.join(', ')};
+	} finally {
+		cleanup();
+	}
+}
+
+/** The same workflow in this process (no start-up, modules already loaded). */
+async function timeInProcess(settings: Settings, folder: string): Promise<Run> {
+	const client = new PlatformClient({...settings});
+	const marks: string[] = [];
+	const started = performance.now();
+	try {
+		await runUpload({client, folder, prompt: 'What is in these files?', assistantId: settings.assistantId, title: 'bench side by side'}, event => {
+			const mark = phaseMark(event, performance.now() - started);
+			if (mark) {
+				marks.push(mark);
+			}
+		});
+	} finally {
+		await client.close();
+	}
+
+	return {ms: performance.now() - started, phases: marks.join(', ')};
+}
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return defined(sorted[Math.floor(sorted.length / 2)]);
+}
+
+/**
+ * Goal (issue 13.11): `platform-tui upload` takes at most a third of the sequential client's time,
+ * 60 × 64 KiB, 20 ms latency. The goal is judged on the built CLI (what a user runs and waits
+ * for, process start-up included); the in-process workflow is shown next to it.
+ */
 async function sideBySide(settings: Settings): Promise<boolean> {
+	const rounds = 3;
 	const folder = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-side-'));
 	try {
 		for (let index = 0; index < 60; index++) {
 			writeFileSync(path.join(folder, `doc-${String(index).padStart(2, '0')}.txt`), randomBytes(48 * 1024).toString('base64'));
 		}
 
-		const sequential: number[] = [];
-		const ours: number[] = [];
-		const phases: string[] = [];
-		for (let round = 0; round < 2; round++) {
-			sequential.push(await sequentialClient(settings, folder));
-			const client = new PlatformClient({...settings});
-			const started = performance.now();
-			try {
-				const marks: string[] = [];
-				await runUpload({client, folder, prompt: 'What is in these files?', assistantId: settings.assistantId, title: 'bench side by side'}, event => {
-					if (['chat-created', 'upload-complete', 'ingestion-round', 'message-sent', 'reply-complete', 'result'].includes(event.type)) {
-						marks.push(`${event.type}${event.type === 'ingestion-round' ? ` ${event.finished}/${event.total}` : ''} ${((performance.now() - started) / 1000).toFixed(2)} s`);
-					}
-				});
-				phases.push(marks.join(', '));
-			} finally {
-				await client.close();
-			}
-
-			ours.push(performance.now() - started);
+		const useCli = existsSync(cliPath);
+		const runs: Array<{sequential: number; cli?: Run; inProcess: Run}> = [];
+		for (let round = 0; round < rounds; round++) {
+			const sequential = await sequentialClient(settings, folder);
+			const cli = useCli ? await timeCli(settings, folder) : undefined;
+			const inProcess = await timeInProcess(settings, folder);
+			runs.push({sequential, ...(cli ? {cli} : {}), inProcess});
 		}
 
-		const seq = Math.min(...sequential);
-		const tui = Math.min(...ours);
-		const met = tui * 3 <= seq;
-		console.log('whole workflow, 60 files × 64 KiB, 20 ms added to every request, poll interval 1.0 s, best of 2:');
-		console.log(`  sequential client (Python SDK style) ${(seq / 1000).toFixed(2)} s`);
-		console.log(`  platform-tui upload workflow         ${(tui / 1000).toFixed(2)} s (${phases[ours.indexOf(tui)] ?? ''})`);
-		console.log(`  ratio ${(seq / tui).toFixed(2)}× (goal ≥ 3×: ${met ? 'MET' : 'NOT MET'})`);
+		const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+		console.log(`whole workflow, 60 files × 64 KiB, 20 ms added to every request, poll interval 1.0 s, ${rounds} rounds (sequential, CLI, in-process in turn):`);
+		for (const [index, run] of runs.entries()) {
+			const cli = run.cli ? `built CLI ${seconds(run.cli.ms)} (${(run.sequential / run.cli.ms).toFixed(2)}×), ` : '';
+			console.log(`  round ${index + 1}: sequential client ${seconds(run.sequential)}, ${cli}in-process workflow ${seconds(run.inProcess.ms)} (${(run.sequential / run.inProcess.ms).toFixed(2)}×)`);
+		}
+
+		const sequential = median(runs.map(run => run.sequential));
+		const inProcess = median(runs.map(run => run.inProcess.ms));
+		const cliRuns = runs.flatMap(run => (run.cli ? [run.cli] : []));
+		console.log(`  sequential client (Python SDK style)     median ${seconds(sequential)}`);
+		console.log(`  platform-tui upload, in-process workflow median ${seconds(inProcess)}, ratio ${(sequential / inProcess).toFixed(2)}×`);
+		if (cliRuns.length === 0) {
+			console.log(`  built CLI: skipped, ${cliPath} is missing (run \`npm run build\` first); the goal is judged on the in-process figure`);
+			const met = inProcess * 3 <= sequential;
+			console.log(`  goal ≥ 3×: ${met ? 'MET' : 'NOT MET'}`);
+			return met;
+		}
+
+		const cli = median(cliRuns.map(run => run.ms));
+		const met = cli * 3 <= sequential;
+		console.log(`  platform-tui upload, built CLI --json     median ${seconds(cli)}, ratio ${(sequential / cli).toFixed(2)}× (goal ≥ 3×: ${met ? 'MET' : 'NOT MET'})`);
+		console.log(`  CLI phases (median run): ${cliRuns.find(run => run.ms === cli)?.phases ?? ''}`);
 		return met;
 	} finally {
 		rmSync(folder, {recursive: true, force: true});
@@ -246,25 +348,25 @@ async function throughput(settings: Settings, label: string, rounds: number): Pr
 				writeFileSync(path.join(warm, `warm-${index}.bin`), randomBytes(size));
 			}
 
-			await timeWorkflow(settings, warm, 4);
+			await timeWorkflow(settings, warm, defaultConcurrency);
 		} finally {
 			rmSync(warm, {recursive: true, force: true});
 		}
 
-		const results: Record<number, Timing[]> = {1: [], 4: []};
-		for (const concurrency of Array.from({length: rounds}, () => [1, 4]).flat()) {
+		const results: Record<number, Timing[]> = {1: [], [defaultConcurrency]: []};
+		for (const concurrency of Array.from({length: rounds}, () => [1, defaultConcurrency]).flat()) {
 			defined(results[concurrency]).push(await timeWorkflow(settings, folder, concurrency));
 		}
 
 		const best = (concurrency: number): Timing => defined(results[concurrency]).reduce((a, b) => (a.uploadMs <= b.uploadMs ? a : b));
 		const one = best(1);
-		const four = best(4);
+		const many = best(defaultConcurrency);
 		console.log(`upload of ${count} files × ${size / 1024} KiB (${formatMiB(count * size)}) to the local platform in another process, ${label}, best of ${rounds} run${rounds === 1 ? '' : 's'} each:`);
-		for (const [label, timing] of [['--concurrency 1', one], ['--concurrency 4 (default)', four]] as const) {
+		for (const [label, timing] of [['--concurrency 1', one], [`--concurrency ${defaultConcurrency} (default)`, many]] as const) {
 			console.log(`  ${label.padEnd(26)} upload phase ${(timing.uploadMs / 1000).toFixed(2)} s (${formatMiB(timing.bytes / (timing.uploadMs / 1000))}/s), whole workflow ${(timing.totalMs / 1000).toFixed(2)} s`);
 		}
 
-		console.log(`  ratio: --concurrency 1 takes ${(one.uploadMs / four.uploadMs).toFixed(2)}× the time of the default (upload phase); default is ${(one.uploadMs / four.uploadMs).toFixed(2)}× faster`);
+		console.log(`  ratio: --concurrency 1 takes ${(one.uploadMs / many.uploadMs).toFixed(2)}× the time of the default (upload phase)`);
 	} finally {
 		rmSync(folder, {recursive: true, force: true});
 	}
@@ -287,17 +389,7 @@ type Measured = {peakRssBytes: number; events: Array<Record<string, unknown>>; m
 
 /** Runs the built CLI and measures its peak RSS (GNU time when present, else VmHWM sampling). */
 async function measureCli(settings: Settings, folder: string): Promise<Measured> {
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		PLATFORM_BASE_URL: settings.baseUrl,
-		PLATFORM_API_KEY: settings.apiKey,
-		PLATFORM_APP_ID: settings.appId,
-		PLATFORM_USER_ID: settings.userId,
-		PLATFORM_COMPANY_ID: settings.companyId,
-		PLATFORM_ASSISTANT_ID: settings.assistantId,
-		PLATFORM_TUI_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-config-')),
-		CI: 'true',
-	};
+	const {env, cleanup} = cliEnv(settings);
 	const args = [cliPath, 'upload', folder, 'What is in this file?', '--json', '--poll-interval', '0.2'];
 	const useTime = existsSync('/usr/bin/time');
 	const child = useTime
@@ -322,7 +414,7 @@ async function measureCli(settings: Settings, folder: string): Promise<Measured>
 		child.on('close', resolve);
 	});
 	clearInterval(sampler);
-	rmSync(defined(env.PLATFORM_TUI_CONFIG_DIR), {recursive: true, force: true});
+	cleanup();
 	if (code !== 0) {
 		throw new Error(`platform-tui upload exited with ${String(code)}: ${stderr.trim()}`);
 	}
