@@ -3,6 +3,10 @@
  * recorded steps fold back into where an interrupted answer stands. Each step is recorded after
  * the platform call it names succeeded, before the next call:
  *
+ * - `log-requested` {order}: a message log is about to be created. Recorded BEFORE the call, so
+ *   that a crash between the platform creating the log and `log-created` being stored leaves a
+ *   trace: the platform has no way to list a message's logs, so such a log cannot be found again
+ *   and may stay RUNNING; this step (without its `log-created`) says so in `events show`.
  * - `log-created` {order, id}: a message log was created (RUNNING).
  * - `searched` {context, documents}: the search ran and the context was built.
  * - `log-completed` {order, id}: a log was set COMPLETED.
@@ -16,6 +20,7 @@ import {isRecord} from '../format/value.js';
 import type {StepRecord} from './backend.js';
 
 export const stepNames = {
+	logRequested: 'log-requested',
 	logCreated: 'log-created',
 	searched: 'searched',
 	logCompleted: 'log-completed',
@@ -113,6 +118,33 @@ export function foldSteps(steps: readonly StepRecord[] = []): AnswerProgress {
 	}
 
 	return progress;
+}
+
+/**
+ * The log creations a crash may have left unknown: a `log-requested` not followed by its
+ * `log-created` before the next request of the same order (or the end of the steps).
+ */
+export function unknownLogRequests(steps: readonly StepRecord[] = []): LogOrder[] {
+	const pending: LogOrder[] = [];
+	const requested = new Set<LogOrder>();
+	for (const step of steps) {
+		const order = orderOf(isRecord(step.data) ? step.data : undefined);
+		if (!order) {
+			continue;
+		}
+
+		if (step.name === stepNames.logRequested) {
+			if (requested.has(order)) {
+				pending.push(order);
+			}
+
+			requested.add(order);
+		} else if (step.name === stepNames.logCreated) {
+			requested.delete(order);
+		}
+	}
+
+	return [...pending, ...requested];
 }
 
 /** The logs still RUNNING, in order. */

@@ -73,6 +73,7 @@ async function ensureLog(run: Run, order: LogOrder, call: PortCall): Promise<str
 
 	const {job} = run.options;
 	const text = order === 1 ? logTexts.searching : logTexts.generating;
+	await run.record(stepNames.logRequested, {data: {order}});
 	const log = await run.options.port.createMessageLog({messageId: job.assistantMessageId, text, status: 'RUNNING', order}, call);
 	await run.record(stepNames.logCreated, {data: {order, id: log.id}});
 	return log.id;

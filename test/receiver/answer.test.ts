@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import type {AnswerPort} from '../../source/receiver/answer-port.js';
 import {answerChosenEvent, missingTextReason} from '../../source/receiver/answer.js';
+import {unknownLogRequests} from '../../source/receiver/answer-steps.js';
 import {apologyText} from '../../source/receiver/answer-text.js';
 import type {StepRecord} from '../../source/receiver/backend.js';
 import type {ChosenJob} from '../../source/receiver/chosen-event.js';
@@ -89,10 +90,32 @@ describe('answerChosenEvent with recorded steps', () => {
 		const outcome = await answerChosenEvent({port, job, model: 'm', recordStep: keep(steps)});
 		expect(outcome).toEqual({ok: true, documents: 2});
 		expect(calls.map(call => call.op)).toEqual(['createLog', 'search', 'updateLog', 'createLog', 'completion', 'updateLog', 'modify']);
-		expect(steps.map(step => step.name)).toEqual(['log-created', 'searched', 'log-completed', 'log-created', 'completed', 'log-completed', 'message-written']);
-		expect(at(steps, 1).data).toMatchObject({documents: 2, context: `${'x'.repeat(500)}\n---\ny`});
-		expect(at(steps, 4).data).toEqual({text: 'The answer.'});
+		expect(steps.map(step => step.name)).toEqual(['log-requested', 'log-created', 'searched', 'log-completed', 'log-requested', 'log-created', 'completed', 'log-completed', 'message-written']);
+		expect(at(steps, 2).data).toMatchObject({documents: 2, context: `${'x'.repeat(500)}\n---\ny`});
+		expect(at(steps, 6).data).toEqual({text: 'The answer.'});
+		expect(unknownLogRequests(steps)).toEqual([]);
 		expect(at(calls, 2).body).toEqual({status: 'COMPLETED', text: 'Found 2 documents'});
+	});
+
+	it('leaves a trace of a log whose creation a crash cut off before its id was recorded', async () => {
+		const first = memoryPort();
+		const steps: StepRecord[] = [];
+		// The platform creates log 2, then the process dies before `log-created` is stored.
+		await answerChosenEvent({port: first.port, job, model: 'm', recordStep: async step => settle(() => {
+			if (step.name === 'log-created' && step.data?.order === 2) {
+				throw new Error('crash');
+			}
+
+			steps.push(step);
+		})});
+		const recorded = steps.slice(0, steps.findIndex(step => step.name === 'log-requested' && step.data?.order === 2) + 1);
+		expect(unknownLogRequests(recorded)).toEqual([2]);
+		const second = memoryPort();
+		const more: StepRecord[] = [];
+		const outcome = await answerChosenEvent({port: second.port, job, model: 'm', steps: recorded, recordStep: keep(more)});
+		expect(outcome).toEqual({ok: true, documents: 2});
+		// The resumed attempt creates log 2 anew; the lost one stays known as a request without its id.
+		expect(unknownLogRequests([...recorded, ...more])).toEqual([2]);
 	});
 
 	it('resumes after a crash with a recorded completion: finishes the logs and writes the answer, never asking the model again', async () => {

@@ -7,6 +7,7 @@
 import {existsSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {unknownLogRequests} from '../../source/receiver/answer-steps.js';
 import type {EventBackend} from '../../source/receiver/backend.js';
 import {defaultLockDurationMs, defaultStalledIntervalMs, openRedisBackend} from '../../source/receiver/redis/index.js';
 import {cliPath, runCli, startCli, type CliProcess} from '../support/cli.js';
@@ -126,13 +127,24 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 
 		const byMessage = new Map(events.map((event, index) => [at(targets, index).messageId, String(event.id)]));
 		const attempts = new Map(finished.map(event => [event.id, event.attempts]));
+		let orphaned = 0;
 		for (const target of targets) {
 			const count = writes.get(target.messageId) ?? 0;
 			const eventAttempts = attempts.get(byMessage.get(target.messageId) ?? '') ?? 0;
 			expect(count, `answer writes of ${target.messageId}`).toBeGreaterThanOrEqual(1);
 			expect(count, `answer writes of ${target.messageId}`).toBeLessThanOrEqual(eventAttempts === 1 ? 1 : 2);
-			expect(local.messageLogs(target.messageId).filter(log => log.status === 'RUNNING')).toEqual([]);
+			// The one log a kill can orphan: created by the platform in the instant before its id was
+			// recorded. Its `log-requested` step has no `log-created`; every other log is closed.
+			const running = local.messageLogs(target.messageId).filter(log => log.status === 'RUNNING');
+			const unknown = unknownLogRequests(finished.find(event => event.id === byMessage.get(target.messageId))?.steps);
+			expect(running.length, `RUNNING logs of ${target.messageId}`).toBeLessThanOrEqual(unknown.length);
+			expect(running.every(log => unknown.includes(log.order as 1 | 2))).toBe(true);
+			orphaned += running.length;
 		}
+
+		// Orphans can only come from the killed replica's jobs in flight.
+		expect(orphaned).toBeLessThanOrEqual(concurrency);
+		console.log(`redis replicas: ${String(orphaned)} log(s) orphaned by the kill (created in the instant before its id was recorded)`);
 
 		// A fourth process lists them all from Redis: this one through the backend, and the
 		// `events list` command once it is built.
