@@ -26,6 +26,7 @@ import {createInterface} from 'node:readline';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {fileURLToPath} from 'node:url';
 import {PlatformClient} from '../../source/platform/client.js';
+import {collectOutput} from '../support/cli.js';
 import {runUpload, scanFolder, type UploadEvent} from '../../source/workflow/index.js';
 import {defaultConcurrency} from '../../source/workflow/run-upload.js';
 
@@ -395,14 +396,7 @@ async function measureCli(settings: Settings, folder: string): Promise<Measured>
 	const child = useTime
 		? spawn('/usr/bin/time', ['-f', 'PEAK_RSS_KB=%M', process.execPath, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
 		: spawn(process.execPath, args, {env, stdio: ['ignore', 'pipe', 'pipe']});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-		stdout += chunk;
-	});
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
+	const output = collectOutput(child);
 	let sampledKb = 0;
 	const sampler = useTime ? undefined : setInterval(() => {
 		void readFile(`/proc/${child.pid}/status`, 'utf8').then(status => {
@@ -416,11 +410,11 @@ async function measureCli(settings: Settings, folder: string): Promise<Measured>
 	clearInterval(sampler);
 	cleanup();
 	if (code !== 0) {
-		throw new Error(`platform-tui upload exited with ${String(code)}: ${stderr.trim()}`);
+		throw new Error(`platform-tui upload exited with ${String(code)}: ${output.stderr().trim()}`);
 	}
 
-	const peakKb = useTime ? Number(/PEAK_RSS_KB=(\d+)/.exec(stderr)?.[1] ?? Number.NaN) : sampledKb;
-	const events = stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+	const peakKb = useTime ? Number(/PEAK_RSS_KB=(\d+)/.exec(output.stderr())?.[1] ?? Number.NaN) : sampledKb;
+	const events = output.stdout().trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
 	return {peakRssBytes: peakKb * 1024, events, method: useTime ? 'GNU time %M' : 'VmHWM sampled every 20 ms'};
 }
 

@@ -41,6 +41,21 @@ export type CliProcess = {
 	closed: Promise<number | null>;
 };
 
+/** Collects a child's stdout and stderr as text while they arrive. */
+export function collectOutput(child: {stdout: NodeJS.ReadableStream & {setEncoding(encoding: BufferEncoding): unknown}; stderr: NodeJS.ReadableStream & {setEncoding(encoding: BufferEncoding): unknown}}): {stdout: () => string; stderr: () => string} {
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8');
+	child.stdout.on('data', (chunk: string) => {
+		stdout += chunk;
+	});
+	child.stderr.setEncoding('utf8');
+	child.stderr.on('data', (chunk: string) => {
+		stderr += chunk;
+	});
+	return {stdout: () => stdout, stderr: () => stderr};
+}
+
 /** Starts the built CLI as a child process (no TTY), collecting its output as it comes. */
 export function startCli(args: string[], options: {env?: Record<string, string | undefined>} = {}): CliProcess {
 	if (!existsSync(cliPath)) {
@@ -48,21 +63,14 @@ export function startCli(args: string[], options: {env?: Record<string, string |
 	}
 
 	const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-		stdout += chunk;
-	});
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
+	const output = collectOutput(child);
 	const closed = new Promise<number | null>((resolve, reject) => {
 		child.on('error', reject);
 		child.on('close', code => {
 			resolve(code);
 		});
 	});
-	return {child, stdout: () => stdout, stderr: () => stderr, closed};
+	return {child, stdout: output.stdout, stderr: output.stderr, closed};
 }
 
 /** Runs the built CLI as a child process (no TTY) and collects its output. */

@@ -4,22 +4,15 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {runCli, startCli} from '../support/cli.js';
 import {runInPty} from '../support/pty.js';
-import {startPlatform} from '../support/platform.js';
+import {platformEnv, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {makeFolder} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
 const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>.\nRun \'platform-tui upload --help\' for usage.\n';
 
-function envFor(platform: LocalPlatform): Record<string, string> {
-	return {
-		PLATFORM_BASE_URL: platform.baseUrl,
-		PLATFORM_API_KEY: platform.apiKey,
-		PLATFORM_APP_ID: platform.appId,
-		PLATFORM_USER_ID: platform.userId,
-		PLATFORM_COMPANY_ID: platform.companyId,
-		PLATFORM_ASSISTANT_ID: platform.assistantId,
-	};
+function envFor(platform: LocalPlatform): Record<string, string | undefined> {
+	return platformEnv(platform);
 }
 
 describe('platform-tui upload (built CLI)', () => {

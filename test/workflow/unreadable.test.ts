@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {childEnv, cliPath, type CliResult} from '../support/cli.js';
+import {childEnv, cliPath, collectOutput, type CliResult} from '../support/cli.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
 import {makeFolder} from './helpers.js';
 
@@ -28,21 +28,14 @@ async function runUnprivileged(args: string[], env: Record<string, string | unde
 		stdio: ['ignore', 'pipe', 'pipe'],
 		...(asRoot ? {uid: unprivileged, gid: unprivileged} : {}),
 	});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-		stdout += chunk;
-	});
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
+	const output = collectOutput(child);
 	const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
 	try {
 		const code = await new Promise<number | null>((resolve, reject) => {
 			child.on('error', reject);
 			child.on('close', resolve);
 		});
-		return {code, signal: child.signalCode, stdout, stderr};
+		return {code, signal: child.signalCode, stdout: output.stdout(), stderr: output.stderr()};
 	} finally {
 		clearTimeout(timer);
 		rmSync(home, {recursive: true, force: true});
