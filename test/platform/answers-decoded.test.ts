@@ -1,21 +1,13 @@
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
 import {PlatformResponseError} from '../../source/platform/errors.js';
-import {startRecordingServer} from '../support/recording-server.js';
+import {clientFixture} from './fixture.js';
 import {validAnswers} from './answers.js';
 
-type Server = Awaited<ReturnType<typeof startRecordingServer>>;
-
-let server: Server;
-const clients: PlatformClient[] = [];
-
-function client() {
-	const created = new PlatformClient({baseUrl: server.url, apiKey: 'sk_test_key_0001', appId: 'app_123', retryBaseMs: 10});
-	clients.push(created);
-	return created;
-}
+const fixture = clientFixture();
+const client = () => fixture.client();
 
 async function failure(promise: Promise<unknown>): Promise<PlatformResponseError> {
 	const error = await promise.then(() => undefined, (error_: unknown) => error_);
@@ -25,32 +17,20 @@ async function failure(promise: Promise<unknown>): Promise<PlatformResponseError
 
 const createChat = async () => client().createChat({title: 'T', assistantId: 'assistant_1'});
 
-beforeAll(async () => {
-	server = await startRecordingServer();
-});
-
-afterEach(async () => {
-	server.requests.length = 0;
-	await Promise.all(clients.splice(0).map(async created => created.close()));
-});
-
-afterAll(async () => {
-	await server.close();
-});
 
 describe('every answer is decoded', () => {
 	it('a chat without id is a typed error naming the operation, the field and the request id', async () => {
-		server.enqueue({status: 200, body: {title: 'T', createdAt: '2026-01-01T00:00:00Z'}, headers: {'request-id': 'req_noid'}});
+		fixture.server.enqueue({status: 200, body: {title: 'T', createdAt: '2026-01-01T00:00:00Z'}, headers: {'request-id': 'req_noid'}});
 		const error = await failure(createChat());
 		expect(error.code).toBe('platform-malformed-response');
 		expect(error.data).toMatchObject({operation: 'createChat', field: 'id', requestId: 'req_noid', status: 200, method: 'POST', path: '/space/chat', attempts: 1});
 		expect(error.message).toBe('POST /space/chat returned an unexpected answer: id is missing (request id req_noid)');
 		// A malformed answer is final: the platform did answer, so nothing is resent.
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 
 	it('a JSON null and an empty 200 body are typed errors, never a property read of null', async () => {
-		server.enqueue({status: 200, body: null, headers: {'request-id': 'req_null'}}, {status: 200});
+		fixture.server.enqueue({status: 200, body: null, headers: {'request-id': 'req_null'}}, {status: 200});
 		const nullBody = await failure(createChat());
 		expect(nullBody.data).toMatchObject({operation: 'createChat', field: '(body)', requestId: 'req_null', detail: 'the body is null, not an object'});
 		const empty = await failure(client().getChatMessages('chat_1'));
@@ -58,13 +38,13 @@ describe('every answer is decoded', () => {
 	});
 
 	it('search may answer with no list (spec §2.4): null and an empty body read as null', async () => {
-		server.enqueue({status: 200, body: null}, {status: 200});
+		fixture.server.enqueue({status: 200, body: null}, {status: 200});
 		await expect(client().search({searchString: 'x', searchType: 'COMBINED', limit: 3})).resolves.toBeNull();
 		await expect(client().search({searchString: 'x', searchType: 'COMBINED', limit: 3})).resolves.toBeNull();
 	});
 
 	it('a mistyped field names the field, what was found and what was expected', async () => {
-		server.enqueue(
+		fixture.server.enqueue(
 			{status: 200, body: {id: 42, title: 'T'}},
 			{status: 200, body: {choices: [{index: 0, message: {role: 'assistant', content: null}}]}, headers: {'request-id': 'req_llm'}},
 			{status: 200, body: {choices: []}},
@@ -83,7 +63,7 @@ describe('every answer is decoded', () => {
 	});
 
 	it('an empty id is as unusable as a missing one', async () => {
-		server.enqueue({status: 200, body: {id: ''}});
+		fixture.server.enqueue({status: 200, body: {id: ''}});
 		expect((await failure(createChat())).detail).toBe('id is an empty string');
 	});
 
@@ -110,7 +90,7 @@ describe('every answer is decoded', () => {
 	});
 
 	it('accepts and keeps extra fields, and optional fields may be absent', async () => {
-		server.enqueue(
+		fixture.server.enqueue(
 			{status: 200, body: {id: 'chat_1', title: 'T', createdAt: '2026-01-01T00:00:00Z', color: 'blue', nested: {a: 1}}},
 			{status: 200, body: {...validAnswers.getSpace, extra: [1, 2]}},
 			{status: 200, body: {name: 'Bare space'}},
@@ -131,11 +111,11 @@ describe('every answer is decoded', () => {
 			['deleteChat', async c => c.deleteChat('chat_1')],
 		];
 		for (const [operation, call] of calls) {
-			server.enqueue({status: 200, body: validAnswers[operation]});
+			fixture.server.enqueue({status: 200, body: validAnswers[operation]});
 			await expect(call(client())).resolves.toEqual(validAnswers[operation]);
 		}
 
-		expect(server.requests.map(request => `${request.method} ${request.path}`)).toEqual([
+		expect(fixture.server.requests.map(request => `${request.method} ${request.path}`)).toEqual([
 			'GET /messages/msg_1?chatId=chat_1',
 			'GET /messages?chatId=chat_1',
 			'DELETE /space/chat/chat_1',

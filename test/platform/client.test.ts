@@ -2,45 +2,15 @@ import {spawn} from 'node:child_process';
 import {open, mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import {startRecordingServer} from '../support/recording-server.js';
+import {clientFixture} from './fixture.js';
 import {validAnswers} from './answers.js';
 import {freePort} from '../support/free-port.js';
 
-type Server = Awaited<ReturnType<typeof startRecordingServer>>;
-
-let server: Server;
-const clients: PlatformClient[] = [];
-
-function client(options: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}) {
-	const created = new PlatformClient({
-		baseUrl: server.url,
-		apiKey: 'sk_test_key_0001',
-		appId: 'app_123',
-		userId: 'user_1',
-		companyId: 'company_1',
-		retryBaseMs: 10,
-		...options,
-	});
-	clients.push(created);
-	return created;
-}
-
-beforeAll(async () => {
-	server = await startRecordingServer();
-});
-
-afterEach(async () => {
-	server.requests.length = 0;
-	server.setFallback(() => ({status: 200, body: {}}));
-	await Promise.all(clients.splice(0).map(async created => created.close()));
-});
-
-afterAll(async () => {
-	await server.close();
-});
+const fixture = clientFixture({userId: 'user_1', companyId: 'company_1'});
+const {client} = fixture;
 
 describe('operations: method, path, headers and body', () => {
 	// `answer` is a valid answer of the operation (the client decodes every answer).
@@ -127,10 +97,10 @@ describe('operations: method, path, headers and body', () => {
 
 	for (const testCase of cases) {
 		it(testCase.name, async () => {
-			server.enqueue({status: 200, body: testCase.answer});
+			fixture.server.enqueue({status: 200, body: testCase.answer});
 			await testCase.call(client());
-			expect(server.requests).toHaveLength(1);
-			const [request] = server.requests;
+			expect(fixture.server.requests).toHaveLength(1);
+			const [request] = fixture.server.requests;
 			expect(request?.method).toBe(testCase.method);
 			expect(request?.path).toBe(testCase.path);
 			expect(request?.headers.authorization).toBe('Bearer sk_test_key_0001');
@@ -150,81 +120,81 @@ describe('operations: method, path, headers and body', () => {
 	}
 
 	it('returns the parsed JSON answer', async () => {
-		server.enqueue({status: 200, body: {id: 'chat_9', title: 'T', createdAt: '2026-01-01T00:00:00Z'}});
+		fixture.server.enqueue({status: 200, body: {id: 'chat_9', title: 'T', createdAt: '2026-01-01T00:00:00Z'}});
 		await expect(client().createChat({title: 'T', assistantId: 'a'})).resolves.toEqual({id: 'chat_9', title: 'T', createdAt: '2026-01-01T00:00:00Z'});
 	});
 
 	it('sends the user and company named by the call instead of the defaults', async () => {
-		server.enqueue({status: 200, body: validAnswers.search});
+		fixture.server.enqueue({status: 200, body: validAnswers.search});
 		await client().search({searchString: 'x', searchType: 'COMBINED', limit: 3}, {userId: 'user_event', companyId: 'company_event'});
-		expect(server.requests[0]?.headers['x-user-id']).toBe('user_event');
-		expect(server.requests[0]?.headers['x-company-id']).toBe('company_event');
+		expect(fixture.server.requests[0]?.headers['x-user-id']).toBe('user_event');
+		expect(fixture.server.requests[0]?.headers['x-company-id']).toBe('company_event');
 	});
 });
 
 describe('retries', () => {
 	it('retries a 429 after the Retry-After it names, then succeeds', async () => {
-		server.enqueue({status: 429, body: {error: 'slow down'}, headers: {'retry-after': '1'}}, {status: 200, body: {name: 'Space'}});
+		fixture.server.enqueue({status: 429, body: {error: 'slow down'}, headers: {'retry-after': '1'}}, {status: 200, body: {name: 'Space'}});
 		const log: RequestLogEntry[] = [];
 		await expect(client({onRequest: entry => log.push(entry)}).getSpace('a')).resolves.toEqual({name: 'Space'});
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 		expect(log.find(entry => entry.retryInMs !== undefined)?.retryInMs).toBe(1000);
 	});
 
 	it('retries a 503 then succeeds', async () => {
-		server.enqueue({status: 503, body: {message: 'unavailable'}}, {status: 200, body: {name: 'Space'}});
+		fixture.server.enqueue({status: 503, body: {message: 'unavailable'}}, {status: 200, body: {name: 'Space'}});
 		await expect(client().getSpace('a')).resolves.toEqual({name: 'Space'});
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 	});
 
 	it('does not retry a 400', async () => {
-		server.enqueue({status: 400, body: {error: {message: 'bad input'}}});
+		fixture.server.enqueue({status: 400, body: {error: {message: 'bad input'}}});
 		await expect(client().getSpace('a')).rejects.toBeInstanceOf(PlatformApiError);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 
 	it('gives up after the configured retries (3 by default: 4 attempts)', async () => {
-		server.setFallback(() => ({status: 502, body: {message: 'bad gateway'}}));
+		fixture.server.setFallback(() => ({status: 502, body: {message: 'bad gateway'}}));
 		const error = await client().getSpace('a').catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(PlatformApiError);
 		expect((error as PlatformApiError).status).toBe(502);
-		expect(server.requests).toHaveLength(4);
+		expect(fixture.server.requests).toHaveLength(4);
 	});
 
 	it('retries a connection reset for idempotent calls', async () => {
-		server.enqueue({status: 0, reset: true}, {status: 200, body: {messages: []}});
+		fixture.server.enqueue({status: 0, reset: true}, {status: 200, body: {messages: []}});
 		await expect(client().getChatMessages('chat_1')).resolves.toEqual({messages: []});
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 	});
 
 	it('does not retry POST /space/message after a reset or a 500, where it may have been processed', async () => {
-		server.enqueue({status: 0, reset: true});
+		fixture.server.enqueue({status: 0, reset: true});
 		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformConnectionError);
-		expect(server.requests).toHaveLength(1);
-		server.requests.length = 0;
-		server.enqueue({status: 500, body: {error: 'boom'}});
+		expect(fixture.server.requests).toHaveLength(1);
+		fixture.server.requests.length = 0;
+		fixture.server.enqueue({status: 500, body: {error: 'boom'}});
 		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformApiError);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 
 	it('retries POST /space/message on 429 and on 503 with Retry-After, where it was provably not processed', async () => {
-		server.enqueue(
+		fixture.server.enqueue(
 			{status: 429, body: {error: 'rate limited'}},
 			{status: 503, body: {error: 'busy'}, headers: {'retry-after': '0'}},
 			{status: 200, body: {id: 'msg_1', chatId: 'c'}},
 		);
 		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).resolves.toEqual({id: 'msg_1', chatId: 'c'});
-		expect(server.requests).toHaveLength(3);
-		server.requests.length = 0;
-		server.enqueue({status: 503, body: {error: 'busy'}});
+		expect(fixture.server.requests).toHaveLength(3);
+		fixture.server.requests.length = 0;
+		fixture.server.enqueue({status: 503, body: {error: 'busy'}});
 		await expect(client().createSpaceMessage({assistantId: 'a', chatId: 'c', text: 't'})).rejects.toBeInstanceOf(PlatformApiError);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 });
 
 describe('errors', () => {
 	it('carries status, the platform message, Request-Id, method and path on a 4xx', async () => {
-		server.enqueue({status: 404, body: {error: {message: 'Space not found'}}, headers: {'request-id': 'req_abc'}});
+		fixture.server.enqueue({status: 404, body: {error: {message: 'Space not found'}}, headers: {'request-id': 'req_abc'}});
 		const error = await client().getSpace('missing').catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error).toBeInstanceOf(PlatformApiError);
 		expect(error.status).toBe(404);
@@ -236,7 +206,7 @@ describe('errors', () => {
 	});
 
 	it('reads the message from `error` (string), `error.message` or `message`', async () => {
-		server.enqueue({status: 422, body: {error: 'plain'}}, {status: 422, body: {message: 'top-level'}}, {status: 422, body: 'not an object'});
+		fixture.server.enqueue({status: 422, body: {error: 'plain'}}, {status: 422, body: {message: 'top-level'}}, {status: 422, body: 'not an object'});
 		const first = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		const second = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		const third = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
@@ -246,12 +216,12 @@ describe('errors', () => {
 	});
 
 	it('reports a 5xx with its fields once the retries are spent', async () => {
-		server.setFallback(() => ({status: 500, body: {error: 'internal'}, headers: {'request-id': 'req_5xx'}}));
+		fixture.server.setFallback(() => ({status: 500, body: {error: 'internal'}, headers: {'request-id': 'req_5xx'}}));
 		const error = await client({retries: 1}).chatCompletion({model: 'm', messages: []}).catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error.status).toBe(500);
 		expect(error.requestId).toBe('req_5xx');
 		expect(error.path).toBe('/openai/chat/completions');
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 	});
 
 	it('reports connection refused as a connection error naming the target', async () => {
@@ -268,13 +238,13 @@ describe('errors', () => {
 	});
 
 	it('times out a request that never answers', async () => {
-		server.enqueue({status: 0, hang: true});
+		fixture.server.enqueue({status: 0, hang: true});
 		const error = await client({timeoutMs: 300, retries: 0}).getSpace('a').catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 	});
 
 	it('never puts the key into an error message, even when the platform echoes it', async () => {
-		server.enqueue({status: 401, body: {error: 'Invalid key sk_test_key_0001'}});
+		fixture.server.enqueue({status: 401, body: {error: 'Invalid key sk_test_key_0001'}});
 		const error = await client().getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error.message).not.toContain('sk_test_key_0001');
 		expect(error.message).toContain('…0001');
@@ -288,7 +258,7 @@ describe('key supplier', () => {
 		await supplied.getSpace('a');
 		key = 'sk_second_key_2222';
 		await supplied.getSpace('a');
-		expect(server.requests.map(request => request.headers.authorization)).toEqual(['Bearer sk_first_key_1111', 'Bearer sk_second_key_2222']);
+		expect(fixture.server.requests.map(request => request.headers.authorization)).toEqual(['Bearer sk_first_key_1111', 'Bearer sk_second_key_2222']);
 	});
 });
 
@@ -369,12 +339,12 @@ describe('blob upload', () => {
 		const handle = await open(file, 'w');
 		await handle.write('hello blob');
 		await handle.close();
-		server.enqueue({status: 503, body: {error: 'busy'}}, {status: 201});
-		await client().putBlob(`${server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'});
-		expect(server.requests.map(request => request.bytes)).toEqual([10, 10]);
-		server.requests.length = 0;
-		server.setFallback(() => ({status: 403, body: {error: 'signature expired'}}));
-		const error = await client().putBlob(`${server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'}).catch((error_: unknown) => error_) as PlatformApiError;
+		fixture.server.enqueue({status: 503, body: {error: 'busy'}}, {status: 201});
+		await client().putBlob(`${fixture.server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'});
+		expect(fixture.server.requests.map(request => request.bytes)).toEqual([10, 10]);
+		fixture.server.requests.length = 0;
+		fixture.server.setFallback(() => ({status: 403, body: {error: 'signature expired'}}));
+		const error = await client().putBlob(`${fixture.server.url}/blob/cont_2?token=t`, {filePath: file, contentType: 'text/plain'}).catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error).toBeInstanceOf(PlatformApiError);
 		expect(error.status).toBe(403);
 		expect(error.message).toContain('PUT 127.0.0.1');

@@ -1,36 +1,14 @@
 import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {afterEach, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import {retryClasses} from '../../source/platform/retry.js';
-import {startRecordingServer} from '../support/recording-server.js';
+import {clientFixture} from './fixture.js';
 import {validAnswers} from './answers.js';
 import {freePort} from '../support/free-port.js';
 
-type Server = Awaited<ReturnType<typeof startRecordingServer>>;
-
-let server: Server;
-const clients: PlatformClient[] = [];
-
-function client(options: Partial<ConstructorParameters<typeof PlatformClient>[0]> = {}) {
-	const created = new PlatformClient({baseUrl: server.url, apiKey: 'sk_test_key_0001', appId: 'app_123', retryBaseMs: 10, ...options});
-	clients.push(created);
-	return created;
-}
-
-beforeAll(async () => {
-	server = await startRecordingServer();
-});
-
-afterEach(async () => {
-	server.requests.length = 0;
-	server.setFallback(() => ({status: 200, body: {}}));
-	await Promise.all(clients.splice(0).map(async created => created.close()));
-});
-
-afterAll(async () => {
-	await server.close();
-});
+const fixture = clientFixture();
+const {client} = fixture;
 
 const creates: Array<[string, (c: PlatformClient) => Promise<unknown>]> = [
 	['createChat', async c => c.createChat({title: 'T', assistantId: 'a'})],
@@ -48,42 +26,42 @@ describe('the retry table', () => {
 
 	for (const [operation, call] of creates) {
 		it(`${operation} answered 502 after the platform did it is not sent again`, async () => {
-			server.setFallback(() => ({status: 502, body: {error: 'bad gateway'}}));
+			fixture.server.setFallback(() => ({status: 502, body: {error: 'bad gateway'}}));
 			const error = await call(client()).catch((error_: unknown) => error_) as PlatformApiError;
 			expect(error).toBeInstanceOf(PlatformApiError);
 			expect(error.data).toMatchObject({operation, status: 502, attempts: 1});
-			expect(server.requests).toHaveLength(1);
+			expect(fixture.server.requests).toHaveLength(1);
 		});
 	}
 
 	it('a create that timed out after sending is not sent again either', async () => {
-		server.enqueue({status: 0, hang: true});
+		fixture.server.enqueue({status: 0, hang: true});
 		const error = await client({timeoutMs: 100}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_) as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.message).toMatch(/^POST \/space\/chat: no answer after 1 attempt over /);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 
 	it('the finalizing upsert is idempotent: a 502 is retried', async () => {
-		server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.finalizeContent});
+		fixture.server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.finalizeContent});
 		await client().upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 3}, chatId: 'c', fileUrl: 'http://blob/read'});
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 	});
 
 	it('a create answered 429 is retried', async () => {
-		server.enqueue({status: 429, body: {error: 'slow down'}}, {status: 200, body: validAnswers.createChat});
+		fixture.server.enqueue({status: 429, body: {error: 'slow down'}}, {status: 200, body: validAnswers.createChat});
 		await expect(client().createChat({title: 'T', assistantId: 'a'})).resolves.toMatchObject({id: 'chat_1'});
-		expect(server.requests).toHaveLength(2);
+		expect(fixture.server.requests).toHaveLength(2);
 	});
 
 	it('a GET answered 502 is retried', async () => {
-		server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.getSpace});
+		fixture.server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.getSpace});
 		await expect(client().getSpace('assistant_1')).resolves.toMatchObject({name: 'Space'});
-		expect(server.requests).toHaveLength(3);
+		expect(fixture.server.requests).toHaveLength(3);
 	});
 
 	it('the error after the retries says how many attempts over how long', async () => {
-		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'request-id': 'req_busy'}}));
+		fixture.server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'request-id': 'req_busy'}}));
 		const error = await client({retries: 2}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error.code).toBe('platform-unavailable');
 		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a', status: 503, requestId: 'req_busy', attempts: 3});
@@ -141,38 +119,38 @@ describe('a create whose connection was refused is retried', () => {
 	});
 
 	it('a create whose connection was reset is not retried', async () => {
-		server.enqueue({status: 0, reset: true});
+		fixture.server.enqueue({status: 0, reset: true});
 		const error = await client().createMessageLog({messageId: 'm', text: 't', status: 'RUNNING', order: 1}).catch((error_: unknown) => error_) as PlatformConnectionError;
 		expect(error).toBeInstanceOf(PlatformConnectionError);
 		expect(error.code).toBe('platform-connection-lost');
 		expect(error.refused).toBe(false);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 });
 
 describe('total time', () => {
 	it('bounds all attempts of an operation together, not each one', async () => {
-		server.setFallback(() => ({status: 0, hang: true}));
+		fixture.server.setFallback(() => ({status: 0, hang: true}));
 		const error = await client({timeoutMs: 100, totalTimeoutMs: 350, retries: 50}).getSpace('a').catch((error_: unknown) => error_) as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.code).toBe('platform-no-answer');
 		// Each attempt lasts its 100 ms at least, so 350 ms hold four at most, whatever the retry count.
 		expect(error.attempts).toBeGreaterThanOrEqual(2);
 		expect(error.attempts).toBeLessThanOrEqual(4);
-		expect(server.requests).toHaveLength(error.attempts);
+		expect(fixture.server.requests).toHaveLength(error.attempts);
 		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a'});
 		expect(error.elapsedMs).toBeGreaterThanOrEqual(300);
 		expect(error.message).toMatch(new RegExp(`^GET /space/a: no answer after ${error.attempts} attempts over \\d+(\\.\\d+)? s$`));
 	});
 
 	it('an aborted signal ends the operation at once with its reason, even between attempts', async () => {
-		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
+		fixture.server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
 		const controller = new AbortController();
 		const reason = new Error('stopped by the user');
 		const pending = client().getSpace('a', {signal: controller.signal});
 		await new Promise<void>(resolve => {
 			const poll = setInterval(() => {
-				if (server.requests.length > 0) {
+				if (fixture.server.requests.length > 0) {
 					clearInterval(poll);
 					resolve();
 				}
@@ -180,24 +158,24 @@ describe('total time', () => {
 		});
 		controller.abort(reason);
 		await expect(pending).rejects.toBe(reason);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 
 	it('a Retry-After longer than the time left ends the operation with the last answer', async () => {
-		server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
+		fixture.server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
 		const error = await client({timeoutMs: 500, totalTimeoutMs: 1000}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error).toBeInstanceOf(PlatformApiError);
 		expect(error.status).toBe(503);
-		expect(server.requests).toHaveLength(1);
+		expect(fixture.server.requests).toHaveLength(1);
 	});
 });
 
 describe('rotation', () => {
 	it('sends no body, as the contract names none', async () => {
-		server.enqueue({status: 200, body: validAnswers.rotateKey});
+		fixture.server.enqueue({status: 200, body: validAnswers.rotateKey});
 		await expect(client().rotateKey()).resolves.toEqual(validAnswers.rotateKey);
-		expect(server.requests[0]?.body).toBe('');
-		expect(server.requests[0]?.headers['content-type']).toBeUndefined();
-		expect(server.requests[0]?.headers['content-length'] ?? '0').toBe('0');
+		expect(fixture.server.requests[0]?.body).toBe('');
+		expect(fixture.server.requests[0]?.headers['content-type']).toBeUndefined();
+		expect(fixture.server.requests[0]?.headers['content-length'] ?? '0').toBe('0');
 	});
 });
