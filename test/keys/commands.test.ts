@@ -1,7 +1,5 @@
 /** keys set/show/rotate and config list/get/set/path in-process: parse (bad input → one sentence) and run. */
 import {mkdtempSync} from 'node:fs';
-import {createServer, type Server} from 'node:http';
-import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -17,6 +15,7 @@ import {UsageError} from '../../source/commands/validators.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {KeyRotationError} from '../../source/keys/errors.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {startPlatform} from '../support/platform.js';
 import {runCommand} from '../support/run-command.js';
 
@@ -99,28 +98,17 @@ describe('run', () => {
 });
 
 describe('keys rotate answered 500', () => {
-	let server: Server;
+	let server: RecordingServer;
 	let baseUrl: string;
 
 	beforeAll(async () => {
-		server = createServer((request, response) => {
-			request.resume();
-			request.on('end', () => {
-				response.writeHead(500, {'content-type': 'application/json', 'request-id': 'req_500_test'});
-				response.end('{"error": "internal error"}');
-			});
-		});
-		await new Promise<void>(resolve => {
-			server.listen(0, '127.0.0.1', resolve);
-		});
-		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		server = await startRecordingServer();
+		server.setFallback(() => ({status: 500, body: {error: 'internal error'}, headers: {'request-id': 'req_500_test'}}));
+		baseUrl = server.url;
 	});
 
 	afterAll(async () => {
-		server.closeAllConnections();
-		await new Promise(resolve => {
-			server.close(resolve);
-		});
+		await server.close();
 	});
 
 	it('does not claim the key is unchanged: says a key may have been issued and what to check', async () => {

@@ -1,6 +1,4 @@
 import {mkdtempSync, statSync} from 'node:fs';
-import {createServer, type Server} from 'node:http';
-import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -21,6 +19,7 @@ import {
 	type RotationOutcome,
 } from '../../source/keys/index.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
@@ -214,29 +213,21 @@ describe('rotateApiKey against the local platform', () => {
 });
 
 describe('rotateApiKey with malformed answers', () => {
-	let server: Server;
+	let server: RecordingServer;
 	let baseUrl: string;
 	let answer: {status: number; body: string} = {status: 200, body: '{}'};
 
 	beforeAll(async () => {
-		server = createServer((request, response) => {
-			request.resume();
-			request.on('end', () => {
-				response.writeHead(answer.status, {'content-type': 'application/json'});
-				response.end(answer.body);
-			});
-		});
-		await new Promise<void>(resolve => {
-			server.listen(0, '127.0.0.1', resolve);
-		});
-		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		// The answer's text as given (not JSON-encoded): some cases are not JSON at all.
+		server = await startRecordingServer({handler: (_request, response) => {
+			response.writeHead(answer.status, {'content-type': 'application/json'});
+			response.end(answer.body);
+		}});
+		baseUrl = server.url;
 	});
 
 	afterAll(async () => {
-		server.closeAllConnections();
-		await new Promise(resolve => {
-			server.close(resolve);
-		});
+		await server.close();
 	});
 
 	async function rotateWith(body: string, status = 200) {
