@@ -2,6 +2,7 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
+import {withTestDirs} from './env.js';
 
 /** The built CLI entry (npm test builds first). */
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -10,26 +11,15 @@ export type CliResult = {code: number | null; signal: NodeJS.Signals | null; std
 
 /** Environment for a child CLI: no PLATFORM_* from the parent unless given, CI set (plain output). */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
+	const inherited: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
 		if (!name.startsWith('PLATFORM_') && name !== 'FORCE_COLOR' && !name.startsWith('VITEST') && name !== 'NODE_OPTIONS') {
-			env[name] = value;
+			inherited[name] = value;
 		}
 	}
 
-	env.PLATFORM_TUI_CONFIG_DIR = process.env.PLATFORM_TUI_CONFIG_DIR;
-	env.PLATFORM_TUI_DATA_DIR = process.env.PLATFORM_TUI_DATA_DIR;
-	env.NO_COLOR = '1';
-	env.CI = 'true';
-	for (const [name, value] of Object.entries(extra)) {
-		if (value === undefined) {
-			Reflect.deleteProperty(env, name);
-		} else {
-			env[name] = value;
-		}
-	}
-
-	return env;
+	// The test's own NO_COLOR and CI win over the parent's.
+	return withTestDirs({...inherited, NO_COLOR: '1', CI: 'true'}, extra);
 }
 
 export type CliProcess = {

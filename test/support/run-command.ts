@@ -9,6 +9,7 @@ import {createDeps, type Clock} from '../../source/commands/deps.js';
 import {describeError, joinText} from '../../source/commands/error-message.js';
 import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
 import {UsageError} from '../../source/commands/validators.js';
+import {withTestDirs} from './env.js';
 
 export type MemoryStream = PassThrough & {isTTY?: boolean; columns?: number; rows?: number; text(): string};
 
@@ -38,19 +39,7 @@ export type RunCommandOptions = {
 export type RunCommandResult = {code: number; stdout: string; stderr: string; error?: unknown};
 
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {
-		PLATFORM_TUI_CONFIG_DIR: process.env.PLATFORM_TUI_CONFIG_DIR,
-		PLATFORM_TUI_DATA_DIR: process.env.PLATFORM_TUI_DATA_DIR,
-	};
-	for (const [name, value] of Object.entries(extra)) {
-		if (value === undefined) {
-			Reflect.deleteProperty(env, name);
-		} else {
-			env[name] = value;
-		}
-	}
-
-	return env;
+	return withTestDirs({}, extra);
 }
 
 /** Parses and runs `command`; errors thrown by run are returned (not rethrown) with code 1. */
