@@ -14,7 +14,7 @@ import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {parseStore} from './events/store-flags.js';
+import {parseStore, storeFlags} from './events/store-flags.js';
 import {durationFlag, intFlag, portFlag, secondsFlag, secretListFlag, stringFlag} from './validators.js';
 
 export type ServeOptions = {
@@ -71,10 +71,10 @@ const command: Command<ServeOptions> = {
 		concurrency: {type: 'number', default: 8, description: 'Chosen-module events answered at once', placeholder: 'N'},
 		tolerance: {type: 'number', default: 300, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
 		drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
-		dataDir: {type: 'string', description: 'Where the event journal lives (env PLATFORM_TUI_DATA_DIR; default: the app\'s data folder)', placeholder: 'DIR'},
+		dataDir: storeFlags.dataDir,
 		retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
 		maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest go first', placeholder: 'N'},
-		redis: {type: 'string', description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)', placeholder: 'URL'},
+		redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
 	},
 	examples: [
 		'platform-tui serve',

@@ -18,6 +18,7 @@ import {
 import {endAttempt, runAttempt} from './attempt.js';
 import {EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import {matchesFilter} from './list-filter.js';
+import {nearIds} from './near.js';
 import {JobQueue} from './queue.js';
 
 /** Raised into jobs still open at the drain deadline. */
@@ -124,8 +125,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async replay(id, run): Promise<ReplayResult> {
 			const stored = events.get(id);
 			if (!stored) {
-				const near = [...events.keys()].filter(known => known.includes(id) || id.includes(known)).slice(0, 5);
-				return {outcome: 'unknown', near};
+				return {outcome: 'unknown', near: nearIds(id, events.keys(), 5)};
 			}
 
 			if (stored.status === 'processing') {

@@ -3,7 +3,9 @@
  * journal in the data directory. Both load on demand, so a run that uses one never loads the other.
  */
 import {CoreError} from '../core-error.js';
+import {errorMessage} from '../format/value.js';
 import type {EventBackend} from './backend.js';
+import type {JournalMode} from './journal/index.js';
 
 export {defaultDataDir} from './journal/location.js';
 
@@ -12,39 +14,38 @@ export type BackendChoice = {
 	redisUrl?: string;
 	/** The journal's directory (ignored with Redis). */
 	directory: string;
-	/** How long events are kept, ms. */
-	maxAgeMs: number;
-	/** How many events are kept at most. */
-	maxEntries: number;
+	/** How long events are kept, ms (each backend has its default). */
+	maxAgeMs?: number;
+	/** How many events are kept at most (each backend has its default). */
+	maxEntries?: number;
+	/** How the journal is opened: `serve` (the default) owns the directory; `read` and `replay` do not. */
+	mode?: JournalMode;
 };
-
-type JournalModule = {openJournal: (options: {directory: string; maxAgeMs: number; maxEntries: number}) => Promise<EventBackend>};
-type RedisModule = {openRedisBackend: (options: {url: string; maxAgeMs: number; maxEntries: number}) => Promise<EventBackend>};
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
 
 /** A backend module could not be loaded (a broken install). */
 export class BackendMissingError extends CoreError<'backend-missing', BackendMissingData> {}
 
-// The paths are in variables so this module builds before those backends exist.
-const journalModule = './journal/index.js';
-const redisModule = './redis/index.js';
-
-async function load<T>(path: string, kind: BackendMissingData['kind']): Promise<T> {
+async function load<T>(importer: () => Promise<T>, kind: BackendMissingData['kind']): Promise<T> {
 	try {
-		return await import(path) as T;
+		return await importer();
 	} catch (error) {
-		const reason = error instanceof Error ? error.message : 'unknown';
+		const reason = errorMessage(error);
 		throw new BackendMissingError('backend-missing', {kind, reason}, `the ${kind} backend could not be loaded: ${reason}`, {cause: error});
 	}
 }
 
 export async function openBackend(choice: BackendChoice): Promise<EventBackend> {
+	const retention = {
+		...(choice.maxAgeMs === undefined ? {} : {maxAgeMs: choice.maxAgeMs}),
+		...(choice.maxEntries === undefined ? {} : {maxEntries: choice.maxEntries}),
+	};
 	if (choice.redisUrl) {
-		const {openRedisBackend} = await load<RedisModule>(redisModule, 'redis');
-		return openRedisBackend({url: choice.redisUrl, maxAgeMs: choice.maxAgeMs, maxEntries: choice.maxEntries});
+		const {openRedisBackend} = await load(async () => import('./redis/index.js'), 'redis');
+		return openRedisBackend({url: choice.redisUrl, ...retention});
 	}
 
-	const {openJournal} = await load<JournalModule>(journalModule, 'journal');
-	return openJournal({directory: choice.directory, maxAgeMs: choice.maxAgeMs, maxEntries: choice.maxEntries});
+	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');
+	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {})});
 }

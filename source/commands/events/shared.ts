@@ -2,8 +2,8 @@
 import {maskUrl} from '../../format/secret.js';
 import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
 import {journalError} from '../../receiver/journal/errors.js';
-import {defaultDataDir, defaultMaxAgeMs, defaultMaxEntries, openJournal, type JournalMode} from '../../receiver/journal/index.js';
-import {openBackend} from '../../receiver/open-backend.js';
+import type {JournalMode} from '../../receiver/journal/index.js';
+import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
 import {nearIds} from '../../receiver/near.js';
 import type {CommandInput} from '../types.js';
 import {UsageError} from '../validators.js';
@@ -39,12 +39,11 @@ export type OpenStore = {backend: EventBackend; where: string; directory: string
 export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv): Promise<OpenStore> {
 	if (options.redisUrl) {
 		const where = `Redis ${maskUrl(options.redisUrl)}`;
-		const backend = await openBackend({redisUrl: options.redisUrl, directory: '', maxAgeMs: defaultMaxAgeMs, maxEntries: defaultMaxEntries});
-		return {backend, where, directory: where};
+		return {backend: await openBackend({redisUrl: options.redisUrl, directory: ''}), where, directory: where};
 	}
 
 	const directory = options.dataDir ?? defaultDataDir(env);
-	return {backend: await openJournal({directory, mode}), where: `the journal in ${directory}`, directory};
+	return {backend: await openBackend({directory, mode}), where: `the journal in ${directory}`, directory};
 }
 
 /** Ids close to `id` among the newest stored events, for a "did you mean". */

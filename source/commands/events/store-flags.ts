@@ -7,10 +7,10 @@ import {stringFlag, urlFlag} from '../validators.js';
 
 export type StoreOptions = {dataDir?: string; redisUrl?: string};
 
-export const storeFlags: Record<string, FlagSpec> = {
+export const storeFlags = {
 	dataDir: {type: 'string', description: 'Where the event journal lives (env PLATFORM_TUI_DATA_DIR; default: the app\'s data folder)', placeholder: 'DIR'},
 	redis: {type: 'string', description: 'Read the events replicas share in Redis instead (env PLATFORM_REDIS_URL)', placeholder: 'URL'},
-};
+} satisfies Record<string, FlagSpec>;
 
 /** The flag, else its environment variable; a URL that is not redis:// or rediss:// is a usage error. */
 export function parseStore(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): StoreOptions {
