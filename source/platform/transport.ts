@@ -6,7 +6,6 @@
  * peaked at 110 MiB).
  */
 import http, {type IncomingHttpHeaders} from 'node:http';
-import type {Agent as HttpsAgent} from 'node:https';
 import {connectTimeoutCode} from './errors.js';
 
 /**
@@ -41,17 +40,19 @@ export type TransportOptions = {
 	connectTimeoutMs: number;
 };
 
-type Agents = {http: http.Agent; https?: HttpsAgent};
+type Route = {agent: http.Agent; request: typeof http.request};
 
-async function agentFor(url: URL, agents: Agents): Promise<http.Agent> {
+type Agents = {http: Route; https?: Route};
+
+async function routeFor(url: URL, agents: Agents): Promise<Route> {
 	if (url.protocol !== 'https:') {
 		return agents.http;
 	}
 
-	// TLS loads only for an https address.
+	// TLS loads only for an https address, once.
 	if (!agents.https) {
 		const https = await import('node:https');
-		agents.https = new https.Agent({keepAlive: true});
+		agents.https = {agent: new https.Agent({keepAlive: true}), request: https.request};
 	}
 
 	return agents.https;
@@ -119,16 +120,15 @@ function send(url: URL, init: TransportRequest, agent: http.Agent, options: Tran
 }
 
 export function createTransport(options: TransportOptions): Transport {
-	const agents: Agents = {http: new http.Agent({keepAlive: true})};
+	const agents: Agents = {http: {agent: new http.Agent({keepAlive: true}), request: http.request}};
 	return {
 		async request(url, init) {
-			const agent = await agentFor(url, agents);
-			const request = url.protocol === 'https:' ? (await import('node:https')).request : http.request;
-			return send(url, init, agent, options, request);
+			const route = await routeFor(url, agents);
+			return send(url, init, route.agent, options, route.request);
 		},
 		close() {
-			agents.http.destroy();
-			agents.https?.destroy();
+			agents.http.agent.destroy();
+			agents.https?.agent.destroy();
 			return Promise.resolve();
 		},
 	};
