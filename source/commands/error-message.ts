@@ -71,10 +71,3 @@ export function debugStack(error: unknown): string | undefined {
 	const cause = error.cause instanceof Error && error.cause.stack ? `\nCaused by: ${error.cause.stack}` : '';
 	return `${error.stack}${cause}`;
 }
-
-/** The full text for stderr: the sentence and next step, then the stack with --debug. */
-export function formatErrorText(error: unknown, options: DescribeOptions & {debug?: boolean} = {}): string {
-	const text = joinText(describeError(error, options));
-	const stack = options.debug ? debugStack(error) : undefined;
-	return stack ? `${text}\n\n${stack}` : text;
-}

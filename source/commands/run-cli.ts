@@ -167,12 +167,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
 		const text = describeError(error, {offersLocal});
+		const message = joinText(text);
 		if (json) {
-			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message: joinText(text)})}\n`);
+			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message})}\n`);
 		}
 
 		const stack = debug ? debugStack(error) : undefined;
-		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
+		const body = `${message}${stack ? `\n\n${stack}` : ''}`;
 		io.stderr.write(error instanceof UsageError ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
 		return code;
 	}

@@ -116,11 +116,6 @@ export async function scanFolder(folder: string): Promise<FolderScan> {
 	return {files: files.sort((a, b) => compareCodePoints(a.name, b.name)), skipped};
 }
 
-/** The uploadable files of a folder (see scanFolder). */
-export async function listFolderFiles(folder: string): Promise<FolderFile[]> {
-	return (await scanFolder(folder)).files;
-}
-
 /** Opens every file for reading (a few at a time) and throws UnreadableFilesError naming each one that cannot be. */
 export async function checkReadable(folder: string, files: readonly FolderFile[], parallelism = 16): Promise<void> {
 	const unreadable: Array<{name: string; path: string; reason: string}> = [];

@@ -53,17 +53,11 @@ export function createRetryTracker(): RetryTracker {
 	};
 }
 
-/** `ECONNRESET`, `timed out after 60.0 s`: the tail of a client error, without the request line. */
+/** `ECONNRESET`: the system code of a client error, else the error as it is. */
 function shortReason(error: string | undefined): string {
 	if (!error) {
 		return 'a failed attempt';
 	}
 
-	const code = /\(([A-Z][A-Z_]+)\)/.exec(error)?.[1];
-	if (code) {
-		return code;
-	}
-
-	const timedOut = /timed out after .*/.exec(error)?.[0];
-	return timedOut ?? error;
+	return /\(([A-Z][A-Z_]+)\)/.exec(error)?.[1] ?? error;
 }

@@ -5,7 +5,6 @@
 import type {ConfigAccessData, ConfigDamagedData, ConfigLockedData, SettingInvalidData} from '../../config/errors.js';
 import {settingSpecs, type SettingName} from '../../config/settings.js';
 import {formatSeconds} from '../../format/duration.js';
-import {plural} from '../../format/text.js';
 import type {ErrorWording as Message, MessageTable} from './types.js';
 
 
@@ -104,8 +103,3 @@ export const configMessages: MessageTable = {
 	'settings-missing': missing,
 	'setting-invalid': invalid,
 };
-
-/** `1 setting`, `3 settings`: for callers that summarize. */
-export function settingCount(count: number): string {
-	return plural(count, 'setting');
-}
