@@ -1,5 +1,5 @@
 import {MissingSettingsError, SettingInvalidError} from './errors.js';
-import {ConfigStore} from './store.js';
+import {ConfigStore, storedSetting} from './store.js';
 import {settingNames, settingProblem, settingSpecs, type SettingName, type SettingSource} from './settings.js';
 
 export {MissingSettingsError, SettingInvalidError} from './errors.js';
@@ -26,11 +26,13 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
 	const store = input.store ?? new ConfigStore(env);
 	const flags = input.flags ?? {};
 	const resolved: ResolvedConfig = {};
+	// One read of the file for every setting (a damaged file throws here, as before).
+	const stored = store.all();
 	for (const name of settingNames) {
 		const spec = settingSpecs[name];
 		const flagValue = spec.flag ? flags[camel(spec.flag)] : undefined;
 		const envValue = env[spec.env];
-		const storedValue = store.get(name);
+		const storedValue = storedSetting(stored, name);
 		if (typeof flagValue === 'string' && flagValue.trim() !== '') {
 			resolved[name] = {value: flagValue.trim(), source: 'flag'};
 		} else if (typeof envValue === 'string' && envValue.trim() !== '') {

@@ -41,6 +41,12 @@ function rotationOf(value: unknown): RotationState {
 	return state;
 }
 
+/** A setting of a file already read: a non-empty string, else undefined. */
+export function storedSetting(config: StoredConfig, name: SettingName): string | undefined {
+	const value = config[name];
+	return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 /**
  * The settings file (JSON, mode 0600, in PLATFORM_TUI_CONFIG_DIR when set). Nothing is read when
  * the store is made, so the path is known even when the file is damaged. Every read goes to the
@@ -58,8 +64,7 @@ export class ConfigStore {
 	}
 
 	get(name: SettingName): string | undefined {
-		const value = this.all()[name];
-		return typeof value === 'string' && value !== '' ? value : undefined;
+		return storedSetting(this.all(), name);
 	}
 
 	/** The whole file; throws ConfigDamagedError / ConfigAccessError when it cannot be used. */
