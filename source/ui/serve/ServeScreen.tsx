@@ -9,7 +9,7 @@ import {paint, rowLine, rowWidth} from './rows.js';
 import type {ServeSource} from './source.js';
 import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
 import {StatusPanel, statusPanelLines, type KeyStatus} from './StatusPanel.js';
-import {useTerminalSize} from './use-terminal-size.js';
+import {useTerminalSize} from '../use-terminal-size.js';
 
 export type {KeyStatus} from './StatusPanel.js';
 export {replayingSource, type ServeSource} from './source.js';

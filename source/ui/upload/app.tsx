@@ -1,8 +1,9 @@
-import {Box, Static, Text, useApp, useInput, useStdin, useStdout} from 'ink';
+import {Box, Static, Text, useApp, useInput, useStdin} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useState} from 'react';
 import {plural} from '../../format/text.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
+import {useTerminalSize} from '../use-terminal-size.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
 import {countFiles, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
@@ -167,23 +168,6 @@ function useClock(model: UploadViewModel, active: boolean): number {
 	return model.now();
 }
 
-/** The terminal's height, following resizes. */
-function useRows(): number | undefined {
-	const {stdout} = useStdout();
-	const [rows, setRows] = useState(stdout.rows);
-	useEffect(() => {
-		const resized = (): void => {
-			setRows(stdout.rows);
-		};
-
-		stdout.on('resize', resized);
-		return () => {
-			stdout.off('resize', resized);
-		};
-	}, [stdout]);
-	return rows;
-}
-
 function CancelKeys({onCancel}: {onCancel: () => void}) {
 	useInput((input, key) => {
 		if (input === 'q' || (key.ctrl && input === 'c') || key.escape) {
@@ -206,7 +190,7 @@ export type UploadAppProps = {
 export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, rows}: UploadAppProps) {
 	const state = useThrottledState(model, maxUpdatesPerSecond);
 	const now = useClock(model, !state.done);
-	const terminalRows = useRows();
+	const terminalRows = useTerminalSize().rows;
 	const {isRawModeSupported} = useStdin();
 	const {exit} = useApp();
 	useEffect(() => {
