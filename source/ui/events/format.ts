@@ -4,6 +4,7 @@ import {formatBytes} from '../../format/bytes.js';
 import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
 import {plural} from '../../format/text.js';
+import {shortType} from '../serve/format.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
 
@@ -23,11 +24,6 @@ function formatClock(iso: string): string {
 	return Number.isNaN(date.getTime()) ? iso : `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
 }
 
-/** The type without the common `platform.chat.` prefix. */
-export function shortEventType(type: string): string {
-	return type.startsWith('platform.chat.') ? type.slice('platform.chat.'.length) : type;
-}
-
 /** Header values with every signature masked. */
 export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
 	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, name.toLowerCase().includes('signature') ? mask(value) : value]));
@@ -45,7 +41,7 @@ const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
 
 /** The `events list` table, newest first as given, columns padded to their widest cell. */
 export function formatEventTable(events: readonly StoredEvent[]): string[] {
-	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortEventType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
+	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
 	const widths = columns.map((title, index) => Math.max(title.length, ...rows.map(row => row[index]?.length ?? 0)));
 	const line = (cells: readonly string[]) => cells.map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ');
 	return [line(columns), ...rows.map(row => line(row))];
@@ -78,7 +74,8 @@ export function eventDetail(event: StoredEvent): StoredEvent {
 	return {...event, headers: maskedHeaders(event.headers)};
 }
 
-function prettyBody(body: string): string {
+/** A JSON body indented by two spaces; anything else as it is. */
+export function prettyBody(body: string): string {
 	try {
 		return JSON.stringify(JSON.parse(body), null, 2);
 	} catch {

@@ -1,17 +1,9 @@
 /** The details of a selected event, as `events show` prints them, cut to fit (pure). */
-import {mask} from '../../format/secret.js';
 import {cutCodePoints} from '../../format/text.js';
 import type {StoredEvent} from '../../receiver/backend.js';
+import {maskedHeaders, prettyBody} from '../events/format.js';
 import {clock} from './format.js';
 import type {LogRow} from './state.js';
-
-function prettyBody(body: string): string[] {
-	try {
-		return JSON.stringify(JSON.parse(body) as unknown, null, 2).split('\n');
-	} catch {
-		return body.split('\n');
-	}
-}
 
 /**
  * The lines of the details box: the row's full detail (errors are never cut here), then the stored
@@ -41,13 +33,13 @@ export function detailLines(row: LogRow, event: StoredEvent | undefined, width: 
 			wrap(`error: ${event.error}`);
 		}
 
-		const headers = Object.entries(event.headers).map(([name, value]) => `${name}: ${name === 'x-platform-signature' ? mask(value) : value}`);
+		const headers = Object.entries(maskedHeaders(event.headers)).map(([name, value]) => `${name}: ${value}`);
 		wrap(`headers  ${headers.join('  ')}`);
 		for (const step of event.steps) {
 			wrap(`${clock(step.at)}  ${step.name}${step.error ? `  error: ${step.error}` : ''}`);
 		}
 
-		for (const line of prettyBody(event.body)) {
+		for (const line of prettyBody(event.body).split('\n')) {
 			lines.push(cutCodePoints(line, width));
 		}
 	}
