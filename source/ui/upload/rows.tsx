@@ -3,17 +3,22 @@ import {Box, Text} from 'ink';
 import Spinner from 'ink-spinner';
 import type {ReactNode} from 'react';
 import type {FileFailure} from '../../workflow/errors.js';
+import {useTerminalSize} from '../use-terminal-size.js';
 import {formatBytes, formatElapsed, progressBar, retryText, skippedLine, truncate} from './format.js';
 import type {FileRow, StaticItem} from './state.js';
 
 /** A labelled section: a coloured bar on the left, the title in a column, the content beside it. */
 export function Panel({title, color, children}: {title: string; color?: string; children: ReactNode}) {
+	// <Static> lays its items out at their content's width, so a long reply ran past the terminal
+	// and the terminal wrapped it under the bar. The panel takes the terminal's width (less the last
+	// column, which a full-width line would wrap at) and its column what is left beside the title.
+	const {columns} = useTerminalSize();
 	return (
-		<Box borderStyle='bold' borderTop={false} borderBottom={false} borderRight={false} borderColor={color ?? 'gray'} paddingLeft={1}>
+		<Box width={(columns ?? 80) - 1} borderStyle='bold' borderTop={false} borderBottom={false} borderRight={false} borderColor={color ?? 'gray'} paddingLeft={1}>
 			<Box width={10} flexShrink={0}>
 				<Text bold color={color}>{title}</Text>
 			</Box>
-			<Box flexDirection='column' flexGrow={1}>
+			<Box flexDirection='column' flexGrow={1} flexBasis={0}>
 				{children}
 			</Box>
 		</Box>
