@@ -11,7 +11,11 @@ export async function askAndWait(options: {
 	chatId: string;
 	prompt: string;
 	pollIntervalMs: number;
-	/** Wait before the first poll: a reply is never complete the moment the prompt is accepted. */
+	/**
+	 * Wait before the first poll; the workflow polls at once, as the SDK's
+	 * send_message_and_wait_for_completion does (an answer that is quick to write is then seen
+	 * without a poll interval's wait), then every `pollIntervalMs`.
+	 */
 	firstPollMs: number;
 	timeoutMs: number;
 	signal: AbortSignal;
@@ -24,7 +28,10 @@ export async function askAndWait(options: {
 	const started = performance.now();
 	const elapsed = (): number => performance.now() - started;
 	let shown = '';
-	await sleep(Math.min(options.firstPollMs, timeoutMs), undefined, {signal});
+	if (options.firstPollMs > 0) {
+		await sleep(Math.min(options.firstPollMs, timeoutMs), undefined, {signal});
+	}
+
 	for (;;) {
 		const deadline = until(signal, timeoutMs - elapsed());
 		let latest;

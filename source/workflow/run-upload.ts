@@ -1,5 +1,4 @@
 import {CancelledError} from '../errors.js';
-import {PlatformResponseError} from '../platform/errors.js';
 import type {Space} from '../platform/types.js';
 import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
@@ -31,11 +30,11 @@ export type UploadOptions = {
 	assistantId: string;
 	/** Chat title; default "Folder upload session". */
 	title?: string;
-	/** Files transferred at the same time; 1 uploads strictly one file after another. Default 8. */
+	/** Files transferred at the same time; 1 uploads strictly one file after another. Default 16. */
 	concurrency?: number;
 	/** Sleep between ingestion rounds and between reply polls. Default 1000 ms. */
 	pollIntervalMs?: number;
-	/** Wait between sending the prompt and the first reply poll. Default min(pollIntervalMs, 250 ms). */
+	/** Wait between sending the prompt and the first reply poll. Default 0: polled at once, as the SDK's send_message_and_wait_for_completion does. */
 	firstReplyPollMs?: number;
 	/** Ingestion deadline; default from the file count (spec §8). */
 	ingestionTimeoutMs?: number;
@@ -43,7 +42,11 @@ export type UploadOptions = {
 	replyTimeoutMs?: number;
 	/** Least time between two progress events of one file. Default 100 ms. */
 	progressIntervalMs?: number;
-	/** Most content searches in flight during one ingestion round. Default 16. */
+	/**
+	 * Most content searches in flight during one ingestion round. Default 64: a round of up to 64
+	 * pending files takes one round trip, so the round that sees the last file FINISHED ends one
+	 * round trip after it (not four, as with 16 for 60 files).
+	 */
 	searchParallelism?: number;
 	/** Files that fail (upload or ingestion) are left out and reported; the rest goes on. */
 	keepGoing?: boolean;
@@ -119,23 +122,24 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	});
 	signal.throwIfAborted();
 
-	let space: SpaceSummary | undefined;
-	try {
-		space = summarizeSpace(await client.getSpace(assistantId, {signal}));
-		emit({type: 'space-loaded', space});
-	} catch (error) {
+	// The space is only shown, so it loads beside the chat creation instead of before it (one round
+	// trip less before the first upload); its event still comes first.
+	const chatStarted = performance.now();
+	const loadingSpace = client.getSpace(assistantId, {signal}).then(summarizeSpace, (error: unknown) => error instanceof Error ? error : new Error(String(error)));
+	const creating = client.createChat({title, assistantId}, {signal});
+	// Rejections are read below; until then they must not count as unhandled.
+	creating.catch(() => undefined);
+	const space = await loadingSpace;
+	if (space instanceof Error) {
 		signal.throwIfAborted();
-		emit({type: 'space-warning', message: `Could not load space ${assistantId}: ${errorMessage(error).replace(/\.$/, '')}; going on without it`});
+		emit({type: 'space-warning', message: `Could not load space ${assistantId}: ${errorMessage(space).replace(/\.$/, '')}; going on without it`});
+	} else {
+		emit({type: 'space-loaded', space});
 	}
 
 	emit({type: 'chat-creating', title});
-	const chatStarted = performance.now();
-	const chat = await client.createChat({title, assistantId}, {signal});
+	const chat = await creating;
 	const chatId = chat.id;
-	if (typeof chatId !== 'string' || chatId === '') {
-		throw new PlatformResponseError({method: 'POST', path: '/space/chat', detail: 'the answer has no id'});
-	}
-
 	emit({type: 'chat-created', chatId, title: chat.title ?? title, durationMs: Math.round(performance.now() - chatStarted)});
 
 	let firstFinalizedAt: number | undefined;
@@ -154,7 +158,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		files: transfer.uploaded,
 		pollIntervalMs,
 		timeoutMs: options.ingestionTimeoutMs ?? defaultIngestionTimeoutMs(transfer.uploaded.length),
-		parallelism: Math.max(1, options.searchParallelism ?? 16),
+		parallelism: Math.max(1, options.searchParallelism ?? 64),
 		keepGoing,
 		signal,
 		emit,
@@ -174,7 +178,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		chatId,
 		prompt,
 		pollIntervalMs,
-		firstPollMs: options.firstReplyPollMs ?? Math.min(pollIntervalMs, 250),
+		firstPollMs: options.firstReplyPollMs ?? 0,
 		timeoutMs: options.replyTimeoutMs ?? defaultReplyTimeoutMs,
 		signal,
 		emit,
@@ -193,7 +197,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	const contentIds = ingested.map(file => file.contentId);
 	emit({type: 'result', chatId, contentIds, reply, failed});
 	const result: UploadResult = {chatId, contentIds, files: ingested, failed, reply, history};
-	if (space) {
+	if (!(space instanceof Error)) {
 		result.space = space;
 	}
 
