@@ -7,8 +7,20 @@ import {userAgent as defaultUserAgent} from '../version.js';
 import {runAttempts} from './attempts.js';
 import {attemptPlan, type CallOptions, type ClientContext} from './client-options.js';
 import {readResponse} from './read-response.js';
-import {decodeAnswer, notJson, type Answer, type AnswerOperation} from './schemas.js';
+import type {Answer, AnswerOperation} from './schemas.js';
 import {apiVersion} from './types.js';
+
+let schemas: Promise<typeof import('./schemas.js')> | undefined;
+
+/**
+ * The answer schemas, loaded once, when the first request is on its way. zod is some 90 modules,
+ * the largest part of a command's start-up: loaded while the first answer travels, it no longer
+ * delays the first request.
+ */
+async function loadSchemas(): Promise<typeof import('./schemas.js')> {
+	schemas ??= import('./schemas.js');
+	return schemas;
+}
 
 export type JsonCall<O extends AnswerOperation> = {
 	operation: O;
@@ -48,7 +60,11 @@ export async function sendJson<O extends AnswerOperation>(context: ClientContext
 		}
 
 		const started = performance.now();
-		const response = await context.transport.request(new URL(`${context.baseUrl}${path}`), {method, signal, headers, body});
+		const responding = context.transport.request(new URL(`${context.baseUrl}${path}`), {method, signal, headers, body});
+		const decoding = loadSchemas();
+		// Each is awaited below; until then a rejection must not count as unhandled.
+		decoding.catch(() => undefined);
+		const response = await responding;
 		const failure = readResponse({operation: operation.operation, method, path}, response, ['request-id'], key);
 		const {status, requestId, parsed} = failure;
 		context.log({method, path, attempt, status, requestId, durationMs: performance.now() - started, key: mask(key)});
@@ -56,6 +72,7 @@ export async function sendJson<O extends AnswerOperation>(context: ClientContext
 			throw failure.error;
 		}
 
+		const {decodeAnswer, notJson} = await decoding;
 		const where = {operation: operation.operation, method, path, status, requestId, empty: parsed.empty};
 		if (!parsed.json) {
 			notJson(where);
