@@ -55,6 +55,30 @@ describe('journal: accept and exactly once', () => {
 		expect((await second.stats()).bytes).toBeGreaterThan(0);
 	});
 
+	it('a process killed before its ids reached the index: readers still find the events, and the next serve answers duplicate', async () => {
+		const directory = tempDataDir();
+		// The second event arrives keyed an hour before the first (a clock set back), below the mark.
+		const ids = [newId(), newId(), newId()];
+		const holder = await startHolder(directory, 'accept', `${ids[0] ?? ''}@0,${ids[1] ?? ''}@3600000,${ids[2] ?? ''}@0`);
+		holders.push(holder);
+		const reader = await journal(directory, {mode: 'read'});
+		for (const id of ids) {
+			expect((await reader.get(id))?.id).toBe(id);
+		}
+
+		await holder.kill();
+		const next = await journal(directory);
+		await next.start(answering, {concurrency: 1});
+		for (const id of ids) {
+			expect(await next.accept(newEvent({id, status: 'ignored'}))).toBe('duplicate');
+		}
+
+		expect((await next.stats()).count).toBe(3);
+		for (const id of ids) {
+			expect((await reader.get(id))?.id).toBe(id);
+		}
+	});
+
 	it('without a flush before the ack, events are still stored and read back by another open', async () => {
 		const directory = tempDataDir();
 		const fast = await journal(directory, {flushBeforeAck: false});

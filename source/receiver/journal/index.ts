@@ -34,6 +34,8 @@ export type JournalOptions = {
 	memoryLimit?: number;
 	/** How often retention runs (and events left by dead processes are looked for). Default 10 min. */
 	pruneIntervalMs?: number;
+	/** How often accepted ids are written into the exactly-once index, ms. Default 1000. */
+	indexFlushMs?: number;
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
 	abortGraceMs?: number;
 	/**
@@ -77,6 +79,8 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs,
 		maxEntries: options.maxEntries ?? defaultMaxEntries,
 		memoryLimit: options.memoryLimit ?? 1000,
+		writer: mode === 'serve',
+		indexFlushMs: options.indexFlushMs ?? 1000,
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),

@@ -20,6 +20,7 @@ import {endAttempt, runAttempt} from '../attempt.js';
 import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 import {claimEvent} from './claims.js';
+import {IdIndex} from './id-index.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
@@ -32,6 +33,10 @@ export type JournalSettings = {
 	memoryLimit: number;
 	pruneIntervalMs: number;
 	abortGraceMs: number;
+	/** This process owns the journal (`serve`): it writes new events and the index. */
+	writer: boolean;
+	/** How often accepted ids are written into the exactly-once index, ms. */
+	indexFlushMs: number;
 	/** Makes `accept` fail as a journal that cannot be written does (tests). */
 	failWrites?: () => boolean;
 	/** Runs on close (the owner lock's release). */
@@ -42,7 +47,7 @@ type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; h
 
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
-	private readonly inFlight = new Map<string, Promise<AcceptResult>>();
+	private readonly index: IdIndex;
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private closed = false;
@@ -51,23 +56,23 @@ export class JournalBackend implements EventBackend {
 		private readonly stores: Stores,
 		private readonly holder: Holder,
 		private readonly settings: JournalSettings,
-	) {}
+	) {
+		this.index = new IdIndex(stores, settings.writer);
+	}
 
 	async accept(event: NewEvent): Promise<AcceptResult> {
-		const pending = this.inFlight.get(event.id);
+		const pending = this.index.pendingOf(event.id);
 		if (pending) {
-			// The same id arrived again before its commit: it is a duplicate once that commit stands.
-			await pending;
+			// Accepted here before: a duplicate once that commit stands (a failed one fails this too).
+			await pending.stored;
 			return 'duplicate';
 		}
 
-		const stored = this.store(event);
-		this.inFlight.set(event.id, stored);
-		try {
-			return await stored;
-		} finally {
-			this.inFlight.delete(event.id);
+		if (this.index.indexed(event.id)) {
+			return 'duplicate';
 		}
+
+		return this.store(event);
 	}
 
 	async start(handler: JobHandler, options: {concurrency: number}): Promise<void> {
@@ -78,6 +83,8 @@ export class JournalBackend implements EventBackend {
 				return attempt.outcome === 'busy' ? 'busy' : 'done';
 			},
 		}, Math.max(1, options.concurrency), this.settings.memoryLimit, this.settings.abortGraceMs);
+		await this.index.flush();
+		this.index.startFlushing(this.settings.indexFlushMs, 10_000);
 		await this.prune();
 		this.runner.pump();
 		this.timer = setInterval(() => {
@@ -116,7 +123,7 @@ export class JournalBackend implements EventBackend {
 	}
 
 	async get(id: string): Promise<StoredEvent | undefined> {
-		const found = readEvent(this.stores, id);
+		const found = readEvent(this.stores, this.index.locate(id));
 		return Promise.resolve(found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined);
 	}
 
@@ -149,6 +156,7 @@ export class JournalBackend implements EventBackend {
 		this.closed = true;
 		clearInterval(this.timer);
 		await this.runner?.stop(0);
+		await this.index.stop();
 		await this.settings.onClose?.();
 		dropToken(this.holder.token);
 		await this.stores.root.close();
@@ -156,7 +164,9 @@ export class JournalBackend implements EventBackend {
 
 	/** Prunes by age and count (also called at start and every `pruneIntervalMs`). */
 	async prune(now = Date.now()): Promise<PruneResult> {
-		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.inFlight.has(id) || (this.runner?.holds(id) ?? false));
+		// Every id dropped by the count bound must be in the index first.
+		await this.index.flush();
+		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
 	}
 
 	private async store(event: NewEvent): Promise<AcceptResult> {
@@ -169,24 +179,25 @@ export class JournalBackend implements EventBackend {
 		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
 		const key: TimeKey = [ms, event.id];
 		const record: EventRecord = {...event, updatedAt: event.receivedAt, attempts: 0, generation: 0};
-		let written: boolean;
+		// One writer (the owner lock), and the id was found in neither the index nor memory: a plain
+		// put. The id follows into the index in the next batch.
+		const stored = stores.events.put(key, record);
+		if (event.status === 'received') {
+			void stores.queue.put(key, true);
+		}
+
+		this.index.add(event.id, ms, stored);
 		try {
-			written = await stores.seen.ifNoExists(event.id, () => {
-				void stores.seen.put(event.id, ms);
-				void stores.events.put(key, record);
-				if (event.status === 'received') {
-					void stores.queue.put(key, true);
-				}
-			});
+			await stored;
 		} catch (error) {
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
 		}
 
-		if (written && event.status === 'received') {
+		if (event.status === 'received') {
 			this.runner?.offer(event.id);
 		}
 
-		return written ? 'stored' : 'duplicate';
+		return 'stored';
 	}
 
 	private scanQueue(limit: number, skip: (id: string) => boolean): string[] {
@@ -211,7 +222,8 @@ export class JournalBackend implements EventBackend {
 	/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
 	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
 		const {stores} = this;
-		if (!readEvent(stores, id)) {
+		const located = this.index.locate(id);
+		if (!readEvent(stores, located)) {
 			return {outcome: 'unknown'};
 		}
 
@@ -220,7 +232,7 @@ export class JournalBackend implements EventBackend {
 			return {outcome: 'busy', holder: claim.holder};
 		}
 
-		const found = readEvent(stores, id);
+		const found = readEvent(stores, located);
 		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing')) {
 			// Finished meanwhile (a replay elsewhere), or pruned.
 			await stores.claims.remove(id);

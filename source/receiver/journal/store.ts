@@ -1,8 +1,10 @@
 /**
- * The journal's LMDB layout: one environment in `<data dir>/journal`, six named databases.
+ * The journal's LMDB layout: one environment in `<data dir>/journal`, seven named databases.
  *
  * - `seen`:   event id → received time (ms). The exactly-once record; kept for the retention age
- *             (at least 24 h) even when the count bound drops the event itself.
+ *             (at least 24 h) even when the count bound drops the event itself. Written in
+ *             batches after the events themselves (id-index.ts).
+ * - `marks`:  `unindexed-from` → the time from which events may still lack their `seen` entry.
  * - `events`: [received ms, id] → the event (raw body, headers, state). Time-ordered, so listing
  *             newest first and pruning oldest first are range reads.
  * - `queue`:  [received ms, id] → true while the event awaits or is in processing.
@@ -25,6 +27,7 @@ export type Stores = {
 	directory: string;
 	root: RootDatabase;
 	seen: Database<number, string>;
+	marks: Database<number, string>;
 	events: Database<EventRecord, TimeKey>;
 	queue: Database<true, TimeKey>;
 	steps: Database<StepRecord, StepKey>;
@@ -57,6 +60,7 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 		directory,
 		root,
 		seen: root.openDB<number, string>({name: 'seen'}),
+		marks: root.openDB<number, string>({name: 'marks'}),
 		events: root.openDB<EventRecord, TimeKey>({name: 'events'}),
 		queue: root.openDB<true, TimeKey>({name: 'queue'}),
 		steps: root.openDB<StepRecord, StepKey>({name: 'steps'}),
@@ -65,16 +69,10 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 	};
 }
 
-/** The event's key and record, when the journal still holds it. */
-export function readEvent(stores: Stores, id: string): {key: TimeKey; record: EventRecord} | undefined {
-	const ms = stores.seen.get(id);
-	if (ms === undefined) {
-		return undefined;
-	}
-
-	const key: TimeKey = [ms, id];
-	const record = stores.events.get(key);
-	return record ? {key, record} : undefined;
+/** The record under `key`, when the journal still holds it. */
+export function readEvent(stores: Stores, key: TimeKey | undefined): {key: TimeKey; record: EventRecord} | undefined {
+	const record = key ? stores.events.get(key) : undefined;
+	return key && record ? {key, record} : undefined;
 }
 
 export function stepsOf(stores: Stores, id: string, generation: number): StepRecord[] {

@@ -1,0 +1,189 @@
+/**
+ * The exactly-once index of the journal: event id → received time, in the `seen` database.
+ *
+ * Event ids are random, so writing one into a B-tree dirties a page of its own; doing that in the
+ * commit every 200 waits for doubled the journal's cost per event. So the hot path commits the
+ * event alone (its time-ordered key appends to the `events` tree) and the ids follow in batches,
+ * one commit per `flushMs`:
+ *
+ * - ids accepted but not yet in `seen` are held in memory (`pending`), so this process answers
+ *   duplicates from memory first;
+ * - the `marks` database keeps `unindexed-from`: every event whose key time is before it has its id
+ *   in `seen`. An event keyed earlier than the mark (a clock set back) lowers the mark in its own
+ *   commit;
+ * - after a crash, `reconcile` (start of `serve`) indexes the events from the mark on;
+ * - other processes (`events show`, `replay`) find an id in `seen`, else among the events from the
+ *   mark on (a short range: at most one flush interval of events).
+ */
+import type {Stores, TimeKey} from './store.js';
+
+const markKey = 'unindexed-from';
+
+type Pending = {ms: number; committed: boolean; stored: Promise<unknown>};
+
+export class IdIndex {
+	private readonly pending = new Map<string, Pending>();
+	/** The mark as this process last wrote or read it; undefined: every event may lack its id. */
+	private mark: number | undefined;
+	private flushing: Promise<void> | undefined;
+	private timer: NodeJS.Timeout | undefined;
+	private maxWaiting = Number.POSITIVE_INFINITY;
+
+	/** Whether the events from the mark on were looked through (once, by the writer's first flush). */
+	private reconciled = false;
+
+	/** `writer`: this process owns the journal (`serve`); only the writer flushes. */
+	constructor(private readonly stores: Stores, private readonly writer: boolean) {
+		this.mark = stores.marks.get(markKey);
+	}
+
+	/** Ids held in memory, waiting for their batch. */
+	get waiting(): number {
+		return this.pending.size;
+	}
+
+	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
+	pendingOf(id: string): Pending | undefined {
+		return this.pending.get(id);
+	}
+
+	/** Whether `id` was indexed on disk (by this process or an earlier one). */
+	indexed(id: string): boolean {
+		return this.stores.seen.get(id) !== undefined;
+	}
+
+	/**
+	 * Records an accepted event whose write (`stored`, the commit of its event) is under way; call
+	 * in the same event-loop turn as that write, so a lowered mark commits with it.
+	 */
+	add(id: string, ms: number, stored: Promise<unknown>): void {
+		const entry: Pending = {ms, committed: false, stored};
+		this.pending.set(id, entry);
+		if (this.pending.size >= this.maxWaiting && !this.flushing) {
+			void this.flush();
+		}
+
+		if (this.mark !== undefined && ms < this.mark) {
+			this.mark = ms;
+			void this.stores.marks.put(markKey, ms);
+		}
+
+		stored.then(() => {
+			entry.committed = true;
+		}, () => {
+			// Not stored: the id was never accepted.
+			if (this.pending.get(id) === entry) {
+				this.pending.delete(id);
+			}
+		});
+	}
+
+	/** Where the event `id` is kept, when the journal holds it. */
+	locate(id: string): TimeKey | undefined {
+		const ms = this.pending.get(id)?.ms ?? this.stores.seen.get(id);
+		if (ms !== undefined) {
+			return [ms, id];
+		}
+
+		for (const key of this.stores.events.getKeys({start: [this.currentMark() ?? 0, '']})) {
+			if (key[1] === id) {
+				return key;
+			}
+		}
+
+		return undefined;
+	}
+
+	/** Writes the committed pending ids into `seen` in one batch (one commit) and moves the mark past them. */
+	async flush(): Promise<void> {
+		if (!this.writer) {
+			return;
+		}
+
+		while (this.flushing) {
+			await this.flushing;
+		}
+
+		if (!this.reconciled) {
+			this.reconciled = true;
+			this.collectUnindexed();
+		}
+
+		const batch = [...this.pending].filter(([, entry]) => entry.committed);
+		if (batch.length === 0 && this.mark !== undefined) {
+			return;
+		}
+
+		let latest = Number.NEGATIVE_INFINITY;
+		for (const [id, entry] of batch) {
+			void this.stores.seen.put(id, entry.ms);
+			latest = Math.max(latest, entry.ms);
+		}
+
+		// Set before the commit, so an event accepted meanwhile and keyed earlier lowers it again.
+		this.mark = this.nextMark(new Set(batch.map(([id]) => id)), latest);
+		this.flushing = this.stores.marks.put(markKey, this.mark).then(() => {
+			for (const [id, entry] of batch) {
+				if (this.pending.get(id) === entry) {
+					this.pending.delete(id);
+				}
+			}
+		}, () => {
+			// Not written: the batch stays pending (and the mark on disk where it was) for the next try.
+		}).finally(() => {
+			this.flushing = undefined;
+		});
+		await this.flushing;
+	}
+
+	/** Flushes every `intervalMs`, and at once when `maxWaiting` ids wait. */
+	startFlushing(intervalMs: number, maxWaiting: number): void {
+		this.maxWaiting = maxWaiting;
+		clearInterval(this.timer);
+		this.timer = setInterval(() => {
+			void this.flush();
+		}, intervalMs);
+		this.timer.unref();
+	}
+
+	/** Stops the timer and writes what waits. */
+	async stop(): Promise<void> {
+		clearInterval(this.timer);
+		this.timer = undefined;
+		await this.flush();
+	}
+
+	/**
+	 * The events from the mark on that lack their index entry (left by a process that died) join
+	 * the pending ids, so the writer's first flush (at the start of `serve`) indexes them.
+	 */
+	private collectUnindexed(): void {
+		const done = Promise.resolve();
+		for (const key of this.stores.events.getKeys({start: [this.mark ?? 0, '']})) {
+			if (!this.pending.has(key[1]) && this.stores.seen.get(key[1]) === undefined) {
+				this.pending.set(key[1], {ms: key[0], committed: true, stored: done});
+			}
+		}
+	}
+
+	private currentMark(): number | undefined {
+		// Another process may have moved the mark since this one read it.
+		return this.stores.marks.get(markKey) ?? this.mark;
+	}
+
+	/**
+	 * The mark after a batch: the earliest time of an entry still pending (not committed yet, or
+	 * added while the batch was written), else the latest time of the batch (events at that very
+	 * millisecond may follow).
+	 */
+	private nextMark(done: Set<string>, latest: number): number {
+		let next = Number.isFinite(latest) ? latest : (this.mark ?? Date.now());
+		for (const [id, entry] of this.pending) {
+			if (!done.has(id)) {
+				next = Math.min(next, entry.ms);
+			}
+		}
+
+		return next;
+	}
+}
