@@ -80,13 +80,12 @@ export async function waitForIngestion(options: {
 	emit({type: 'ingestion-started', total: files.length, timeoutMs});
 	const check = async (contentId: string, roundSignal: AbortSignal): Promise<void> => {
 		const found = await client.searchContent({where: {id: {equals: contentId}}, chatId, includeFailedContent: true}, {signal: roundSignal});
-		const records = Array.isArray(found) ? found : [];
-		const record = records.find(item => item.id === contentId) ?? records[0];
+		const record = found.find(item => item.id === contentId) ?? found[0];
 		if (!record) {
 			return;
 		}
 
-		const state = typeof record.ingestionState === 'string' ? record.ingestionState : '';
+		const state = record.ingestionState ?? '';
 		const name = names.get(contentId) ?? contentId;
 		const isFailed = state.startsWith('FAILED');
 		if (state !== '' && lastState.get(contentId) !== state) {

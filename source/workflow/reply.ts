@@ -23,7 +23,7 @@ export async function askAndWait(options: {
 }): Promise<string> {
 	const {client, chatId, signal, emit, timeoutMs} = options;
 	const sent = await client.createSpaceMessage({assistantId: options.assistantId, chatId, text: options.prompt}, {signal});
-	const sentId = typeof sent.id === 'string' ? sent.id : '';
+	const sentId = sent.id;
 	emit({type: 'message-sent', messageId: sentId, text: options.prompt});
 	const started = performance.now();
 	const elapsed = (): number => performance.now() - started;
@@ -46,8 +46,8 @@ export async function askAndWait(options: {
 		}
 
 		// The user's own message is not the reply, whatever its streaming fields say.
-		if ((sentId === '' || latest.id !== sentId)) {
-			const text = typeof latest.text === 'string' ? latest.text : '';
+		if (latest.id !== sentId) {
+			const text = latest.text ?? '';
 			if (latest.stoppedStreamingAt !== null && latest.stoppedStreamingAt !== undefined) {
 				emit({type: 'reply-complete', text, elapsedMs: Math.round(elapsed())});
 				return text;

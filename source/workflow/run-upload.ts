@@ -69,14 +69,14 @@ export type UploadResult = {
 };
 
 function summarizeSpace(space: Space): SpaceSummary {
-	const modules = Array.isArray(space.modules) ? space.modules : [];
+	// The answer schema (platform/schemas.ts) has checked each field's type; absent ones get a stand-in.
 	const summary: SpaceSummary = {
-		name: typeof space.name === 'string' && space.name ? space.name : '(unnamed)',
-		languageModel: typeof space.languageModel === 'string' ? space.languageModel : '(unknown)',
+		name: space.name || '(unnamed)',
+		languageModel: space.languageModel ?? '(unknown)',
 		chatUpload: space.chatUpload ?? '(unknown)',
-		modules: modules.map(module => module.name),
+		modules: (space.modules ?? []).map(module => module.name),
 	};
-	if (typeof space.id === 'string') {
+	if (space.id !== undefined) {
 		summary.id = space.id;
 	}
 
@@ -187,7 +187,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	let history: ChatMessageSummary[];
 	try {
 		const {messages} = await client.getChatMessages(chatId, {signal});
-		history = (Array.isArray(messages) ? messages : []).map(message => ({role: String(message.role), text: typeof message.text === 'string' ? message.text : ''}));
+		history = messages.map(message => ({role: String(message.role), text: message.text ?? ''}));
 	} catch (error) {
 		signal.throwIfAborted();
 		throw new HistoryFetchError(chatId, error);

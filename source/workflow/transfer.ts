@@ -1,6 +1,6 @@
 /** Step 2 of spec §4.3: every file upserted, sent to its writeUrl and finalized, a few at a time. */
 import {stat} from 'node:fs/promises';
-import {PlatformApiError, PlatformResponseError} from '../platform/errors.js';
+import {PlatformApiError} from '../platform/errors.js';
 import type {Content} from '../platform/types.js';
 import {errorCode} from '../format/value.js';
 import {BlobUploadError, FileUploadError, MissingWriteUrlError, WorkflowError, type FileFailure} from './errors.js';
@@ -60,14 +60,11 @@ export async function uploadFiles(options: {
 		emit({type: 'file-started', name: file.name});
 		try {
 			content = await client.upsertContent({input, chatId}, {signal});
+			// The answer schema guarantees a non-empty id; writeUrl may be null or empty.
 			const contentId = content.id;
-			if (typeof contentId !== 'string' || contentId === '') {
-				throw new PlatformResponseError({method: 'POST', path: '/content/upsert', detail: 'the answer has no id'});
-			}
-
 			emit({type: 'file-upserted', name: file.name, contentId});
 			const {writeUrl} = content;
-			if (typeof writeUrl !== 'string' || writeUrl.trim() === '') {
+			if (!writeUrl?.trim()) {
 				throw new MissingWriteUrlError(file.name, contentId);
 			}
 
@@ -99,7 +96,7 @@ export async function uploadFiles(options: {
 
 			bytes += size;
 			emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
-			const readUrl = typeof content.readUrl === 'string' && content.readUrl ? content.readUrl : undefined;
+			const readUrl = content.readUrl || undefined;
 			await client.upsertContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
 			emit({type: 'file-finalized', name: file.name, contentId});
 			return contentId;
@@ -109,7 +106,7 @@ export async function uploadFiles(options: {
 			}
 
 			const failure: WorkflowError = error instanceof WorkflowError ? error as WorkflowError : new FileUploadError(file.name, error);
-			const contentId = typeof content?.id === 'string' && content.id ? content.id : undefined;
+			const contentId = content?.id;
 			emit({type: 'file-failed', name: file.name, ...(contentId ? {contentId} : {}), message: failure.message, code: failure.code});
 			failed.push({name: file.name, ...(contentId ? {contentId} : {}), stage: 'upload', reason: failureReason(failure)});
 			throw failure;
