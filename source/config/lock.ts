@@ -3,7 +3,6 @@
  * held, taken over when stale). Every write of the file and every key rotation holds it, so a
  * read-modify-write in one process never overwrites another's.
  */
-import lockfile from 'proper-lockfile';
 import {errorCode} from '../format/value.js';
 import {ConfigLockedError} from './errors.js';
 
@@ -38,6 +37,9 @@ export async function withLock<T>(file: string, action: () => Promise<T>, option
 	const waitMs = options.waitMs ?? defaultLockWaitMs;
 	const started = Date.now();
 	let release: (() => Promise<void>) | undefined;
+	// Loaded here, not at the top: commands that only read settings (upload, serve) never lock, and
+	// proper-lockfile with graceful-fs and signal-exit costs 15–20 ms of their start-up.
+	const {default: lockfile} = await import('proper-lockfile');
 	for (let attempt = 0; release === undefined; attempt++) {
 		try {
 			release = await lockfile.lock(file, {...lockOptions(file), onCompromised() {
