@@ -25,6 +25,17 @@ export function prepareWebhookSecrets(secrets: readonly string[]): KeyObject[] {
 	return secrets.map(secret => createSecretKey(Buffer.from(secret, 'utf8')));
 }
 
+/** The 32 bytes a signature of 64 hex digits (either case) stands for; undefined for anything else. */
+function signatureBytes(signature: string): Buffer | undefined {
+	if (signature.length !== 64) {
+		return undefined;
+	}
+
+	// Buffer.from(…, 'hex') stops at the first non-hex pair, so a short result means a bad digit.
+	const bytes = Buffer.from(signature, 'hex');
+	return bytes.length === 32 ? bytes : undefined;
+}
+
 export type SignatureCheck =
 	| {ok: true; secretIndex: number}
 	| {ok: false; reason: 'malformed-signature' | 'signature-mismatch' | 'malformed-timestamp' | 'timestamp-outside-tolerance'};
@@ -44,14 +55,14 @@ export function verifyWebhookSignature(options: {
 	nowSeconds?: number;
 }): SignatureCheck {
 	const {body, signature, createdAt, secrets, toleranceSeconds} = options;
-	if (!/^[0-9a-f]{64}$/i.test(signature)) {
+	const given = signatureBytes(signature);
+	if (!given) {
 		return {ok: false, reason: 'malformed-signature'};
 	}
 
-	const given = Buffer.from(signature.toLowerCase(), 'hex');
 	let matched = -1;
 	for (const [index, secret] of secrets.entries()) {
-		const expected = Buffer.from(signWebhookBody(body, secret), 'hex');
+		const expected = createHmac('sha256', secret).update(body).digest();
 		// Check every secret so the time taken does not depend on which one matched.
 		if (timingSafeEqual(expected, given) && matched === -1) {
 			matched = index;
