@@ -136,6 +136,8 @@ export type EventBackend = {
 	active(): number;
 	list(filter: ListFilter): Promise<StoredEvent[]>;
 	get(id: string): Promise<StoredEvent | undefined>;
+	/** The stored ids closest to `id` (a "did you mean" for an unknown one), closest first. */
+	near(id: string): Promise<string[]>;
 	/**
 	 * Processes a stored event again with a fresh attempt: in this process through `handler`
 	 * (journal, memory) or by re-queuing it for the replicas (redis). Never while another process

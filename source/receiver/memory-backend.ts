@@ -122,10 +122,13 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async get(id) {
 			return Promise.resolve(events.get(id));
 		},
+		async near(id) {
+			return Promise.resolve(nearIds(id, events.keys()));
+		},
 		async replay(id, run): Promise<ReplayResult> {
 			const stored = events.get(id);
 			if (!stored) {
-				return {outcome: 'unknown', near: nearIds(id, events.keys(), 5)};
+				return {outcome: 'unknown', near: nearIds(id, events.keys())};
 			}
 
 			if (stored.status === 'processing') {

@@ -38,6 +38,16 @@ describe('the memory backend', () => {
 		expect(await backend.replay('evt_zzz', async () => Promise.resolve({status: 'answered'}))).toEqual({outcome: 'unknown', near: []});
 	});
 
+	it('offers the five stored ids closest to an unknown one, closest first', async () => {
+		const backend = createMemoryBackend();
+		for (const id of ['evt_0001', 'evt_0002', 'evt_0003', 'evt_0004', 'evt_0013', 'evt_0014', 'evt_9999x9']) {
+			await backend.accept(newEvent(id, 'ignored'));
+		}
+
+		expect(await backend.near('evt_0000')).toEqual(['evt_0001', 'evt_0002', 'evt_0003', 'evt_0004', 'evt_0013']);
+		expect(await backend.near('evt_0012')).toEqual(['evt_0002', 'evt_0013', 'evt_0014', 'evt_0001', 'evt_0003']);
+	});
+
 	it('cuts off jobs at the drain deadline through their signal', async () => {
 		const backend = createMemoryBackend({abortGraceMs: 5000});
 		await backend.accept(newEvent('evt_slow'));

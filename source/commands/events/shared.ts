@@ -4,7 +4,6 @@ import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
 import {journalError} from '../../receiver/journal/errors.js';
 import type {JournalMode} from '../../receiver/journal/index.js';
 import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
-import {nearIds} from '../../receiver/near.js';
 import type {CommandInput} from '../types.js';
 import {UsageError} from '../validators.js';
 import {parseStore, type StoreOptions} from './store-flags.js';
@@ -46,12 +45,6 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 	return {backend: await openBackend({directory, mode}), where: `the journal in ${directory}`, directory};
 }
 
-/** Ids close to `id` among the newest stored events, for a "did you mean". */
-export async function nearEventIds(backend: EventBackend, id: string): Promise<string[]> {
-	const known = await backend.list({limit: 5000});
-	return nearIds(id, known.map(event => event.id), 5);
-}
-
 /** The refusal of an id that is not stored, with the ids close to it. */
 export function unknownEvent(id: string, near: string[], directory: string) {
 	return journalError('journal-event-unknown', {id, near, directory}, `no event ${id} in ${directory}`);
@@ -61,7 +54,7 @@ export function unknownEvent(id: string, near: string[], directory: string) {
 export async function storedEvent(backend: EventBackend, id: string, directory: string): Promise<StoredEvent> {
 	const event = await backend.get(id);
 	if (!event) {
-		throw unknownEvent(id, await nearEventIds(backend, id), directory);
+		throw unknownEvent(id, await backend.near(id), directory);
 	}
 
 	return event;

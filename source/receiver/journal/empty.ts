@@ -10,6 +10,7 @@ export function emptyJournal(): EventBackend {
 		active: () => 0,
 		list: async () => Promise.resolve([]),
 		get: async () => Promise.resolve(undefined),
+		near: async () => Promise.resolve([]),
 		replay: async () => Promise.resolve({outcome: 'unknown', near: []}),
 		stats: async () => Promise.resolve({count: 0, bytes: 0}),
 		close: async () => Promise.resolve(),

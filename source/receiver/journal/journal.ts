@@ -139,9 +139,14 @@ export class JournalBackend implements EventBackend {
 			}
 
 			default: {
-				return {outcome: 'unknown', near: nearIds(id, this.ids(), 5)};
+				return {outcome: 'unknown', near: await this.near(id)};
 			}
 		}
+	}
+
+	async near(id: string): Promise<string[]> {
+		// Keys only: the ids are in them, no event is read.
+		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
 	}
 
 	async stats(): Promise<BackendStats> {
@@ -215,9 +220,6 @@ export class JournalBackend implements EventBackend {
 		return found;
 	}
 
-	private ids(): string[] {
-		return Array.from(this.stores.events.getKeys({}), key => key[1]);
-	}
 
 	/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
 	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {

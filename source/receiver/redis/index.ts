@@ -89,6 +89,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		active: () => worker?.active() ?? 0,
 		list: async filter => events.list(filter),
 		get: async id => events.get(id),
+		near: async id => events.near(id),
 		// Redis re-queues the event for the replicas: the handler of this process is not used.
 		replay: async id => events.replay(id),
 		stats: async () => events.stats(),

@@ -44,6 +44,7 @@ export type EventQueue = {
 	accept(event: NewEvent): Promise<AcceptResult>;
 	list(filter: ListFilter): Promise<StoredEvent[]>;
 	get(id: string): Promise<StoredEvent | undefined>;
+	near(id: string): Promise<string[]>;
 	replay(id: string): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
 	close(): Promise<void>;
@@ -79,6 +80,10 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			seen.add(id);
 			return true;
 		});
+	}
+
+	async function near(id: string): Promise<string[]> {
+		return nearIds(id, (await allJobs()).map(({job}) => job.data.id));
 	}
 
 	return {
@@ -117,10 +122,11 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 
 			return toStoredEvent(job, await job.getState());
 		},
+		near,
 		async replay(id) {
 			const job = await queue.getJob(jobIdOf(id));
 			if (job?.data === undefined) {
-				return {outcome: 'unknown', near: nearIds(id, (await allJobs()).map(({job}) => job.data.id))};
+				return {outcome: 'unknown', near: await near(id)};
 			}
 
 			const state = await job.getState();
