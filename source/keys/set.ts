@@ -1,4 +1,4 @@
-import type {ConfigStore} from '../config/store.js';
+import {storedSetting, type ConfigStore} from '../config/store.js';
 import {mask} from '../format/secret.js';
 import {keyProblem} from './current.js';
 import {KeyInvalidError} from './errors.js';
@@ -34,17 +34,17 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 		return {masked: mask(key), path: store.path, changed: true, envOverride, ...(backup ? {backup} : {})};
 	}
 
-	const before = store.get('apiKey');
-	const changed = before !== key;
-	if (changed) {
-		const {lastRotatedAt} = store.rotation();
-		await store.setMany({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt} : {}});
-	}
+	// Read, compare and write under the file's lock: a rotation in another process cannot land
+	// between the check and the write and be overwritten (or make "unchanged" untrue).
+	return store.transaction(async transaction => {
+		const file = transaction.read();
+		const changed = storedSetting(file, 'apiKey') !== key;
+		if (changed) {
+			// Fields of `rotation` are not checked when the file is read; keep the time only if it is text.
+			const lastRotatedAt: unknown = file.rotation?.lastRotatedAt;
+			await transaction.write({apiKey: key, rotation: typeof lastRotatedAt === 'string' ? {lastRotatedAt} : {}});
+		}
 
-	return {
-		masked: mask(key),
-		path: store.path,
-		changed,
-		envOverride,
-	};
+		return {masked: mask(key), path: store.path, changed, envOverride};
+	});
 }

@@ -99,7 +99,8 @@ const command: Command<SetOptions> = {
 	},
 	async run(options, deps) {
 		const {context} = deps;
-		// Check the file before asking for the key: a damaged file is refused unless --force.
+		// Check the file before asking for the key: a damaged file is refused unless --force. Whether
+		// the key changes is decided by storeApiKey on one read under the lock, not on this one.
 		const problem = damage(deps);
 		if (problem && !options.force) {
 			throw problem;
