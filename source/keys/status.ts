@@ -1,5 +1,5 @@
 import {mask} from '../format/secret.js';
-import type {ConfigStore} from '../config/store.js';
+import type {ConfigStore, RotationState} from '../config/store.js';
 import {currentApiKey, type KeySource} from './current.js';
 import {parseIsoTimestamp} from './time.js';
 
@@ -30,13 +30,17 @@ export type KeyStatus = {
 };
 
 /** Everything `keys show` reports. Never carries a full key. */
-export function keyStatus(options: {env: NodeJS.ProcessEnv; store: ConfigStore; now?: () => Date}): KeyStatus {
+export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigStore, 'all' | 'path'>; now?: () => Date}): KeyStatus {
 	const {env, store} = options;
 	const now = (options.now ?? (() => new Date()))();
+	// One read of the file for the whole status, so its parts describe the same moment.
 	const file = store.all();
 	const stored = file.apiKey === '' ? undefined : file.apiKey;
 	const current = currentApiKey({env, store: {get: () => stored}});
-	const rotation = store.rotation();
+	// Fields of `rotation` are not checked when the file is read: the timestamps go through
+	// parseIsoTimestamp below, the masked key is taken only when it is text.
+	const rotation: Partial<Record<keyof RotationState, unknown>> = file.rotation ?? {};
+	const previousKeyMasked = typeof rotation.previousKeyMasked === 'string' ? rotation.previousKeyMasked : undefined;
 	const status: KeyStatus = {configPath: store.path, envHoldsPreviousKey: false};
 	if (current) {
 		status.key = {masked: mask(current.key), source: current.source};
@@ -45,7 +49,7 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: ConfigStore; 
 		}
 	}
 
-	if (parseIsoTimestamp(rotation.lastRotatedAt)) {
+	if (typeof rotation.lastRotatedAt === 'string' && parseIsoTimestamp(rotation.lastRotatedAt)) {
 		status.lastRotatedAt = rotation.lastRotatedAt;
 	}
 
@@ -53,14 +57,14 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: ConfigStore; 
 	if (expiry) {
 		const remainingMs = Math.max(0, expiry.getTime() - now.getTime());
 		status.previousKey = {expiresAt: expiry.toISOString(), valid: remainingMs > 0, remainingMs};
-		if (rotation.previousKeyMasked) {
-			status.previousKey.masked = rotation.previousKeyMasked;
+		if (previousKeyMasked) {
+			status.previousKey.masked = previousKeyMasked;
 		}
 
 		status.envHoldsPreviousKey = current?.source === 'env'
-			&& rotation.previousKeyMasked !== undefined
-			&& status.key?.masked === rotation.previousKeyMasked
-			&& status.storedKeyMasked !== rotation.previousKeyMasked;
+			&& previousKeyMasked !== undefined
+			&& status.key?.masked === previousKeyMasked
+			&& status.storedKeyMasked !== previousKeyMasked;
 	}
 
 	return status;

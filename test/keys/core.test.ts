@@ -303,6 +303,20 @@ describe('keyStatus', () => {
 		expect(JSON.stringify(status)).not.toContain('sk_');
 	});
 
+	it('reads the file once for one status', async () => {
+		const {store, env} = freshStore();
+		await store.setMany({apiKey: 'sk_stored_key_ABCD', rotation: {previousKeyMasked: '…OLD1', previousKeyExpiresAt: '2030-01-01T12:00:00.000Z', lastRotatedAt: '2030-01-01T11:00:00.000Z'}});
+		let reads = 0;
+		const counted = {path: store.path, all: () => {
+			reads++;
+			return store.all();
+		}};
+		const status = keyStatus({env, store: counted, now: () => new Date('2030-01-01T11:30:00.000Z')});
+		expect(status).toEqual(keyStatus({env, store, now: () => new Date('2030-01-01T11:30:00.000Z')}));
+		expect(status.previousKey?.masked).toBe('…OLD1');
+		expect(reads).toBe(1);
+	});
+
 	it('has no key when none is set', () => {
 		const {store, env} = freshStore();
 		expect(keyStatus({env, store})).toEqual({configPath: store.path, envHoldsPreviousKey: false});
