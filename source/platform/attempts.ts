@@ -26,6 +26,8 @@ export type RequestLogEntry = {
 	/** The key used, masked. */
 	key?: string;
 	retryInMs?: number;
+	/** Why the attempt before a retry failed, in a few words: `HTTP 503`, `ECONNRESET`, `a timeout`. */
+	reason?: string;
 };
 
 export type AttemptPlan = {
@@ -52,11 +54,24 @@ function classify(error: unknown, plan: AttemptPlan, timedOut: boolean, timeoutM
 
 	const where = {operation: plan.operation, method: plan.method, path: plan.path};
 	const code = errorCode(error);
-	if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+	if (timedOut) {
 		return new PlatformTimeoutError({...where, timeoutMs});
 	}
 
 	return new PlatformConnectionError({...where, target: plan.target, code, cause: error});
+}
+
+/** The failure of an attempt in a few words, for the retry that follows it. */
+function shortReason(failure: PlatformError): string {
+	if (failure instanceof PlatformApiError) {
+		return `HTTP ${failure.status}`;
+	}
+
+	if (failure instanceof PlatformTimeoutError) {
+		return 'a timeout';
+	}
+
+	return failure instanceof PlatformConnectionError && failure.systemCode ? failure.systemCode : 'a connection failure';
 }
 
 export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: AbortSignal, attempt: number) => Promise<T>): Promise<T> {
@@ -88,7 +103,7 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 			throw failure.settle(attempt, elapsed());
 		}
 
-		plan.log({method: plan.method, path: plan.path, attempt, durationMs: 0, retryInMs: Math.round(delay), error: failure.message});
+		plan.log({method: plan.method, path: plan.path, attempt, durationMs: 0, retryInMs: Math.round(delay), error: failure.message, reason: shortReason(failure)});
 		try {
 			await sleep(delay, undefined, plan.signal ? {signal: plan.signal} : undefined);
 		} catch (error) {

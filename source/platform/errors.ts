@@ -139,11 +139,11 @@ export class PlatformApiError extends PlatformError {
 export const connectTimeoutCode = 'CONNECT_TIMEOUT';
 
 /** Connect-phase failures: the request provably never left this machine. */
-const refusedCodes = new Set(['ECONNREFUSED', connectTimeoutCode, 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const refusedCodes = new Set(['ECONNREFUSED', connectTimeoutCode, 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The platform could not be reached (refused, reset, DNS, TLS …). */
 export class PlatformConnectionError extends PlatformError {
-	/** The system or undici code (`ECONNREFUSED`, `UND_ERR_SOCKET`, …), when known. */
+	/** The system code (`ECONNREFUSED`, `ECONNRESET`, …), when known. */
 	readonly systemCode: string | undefined;
 	readonly target: string;
 	/** True when the connection failed before anything was sent, so the call was not processed. */

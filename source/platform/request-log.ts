@@ -38,6 +38,10 @@ export function requestLogger(options: {onRequest?: (entry: RequestLogEntry) => 
 			clean.retryInMs = entry.retryInMs;
 		}
 
+		if (entry.reason) {
+			clean.reason = entry.reason;
+		}
+
 		onRequest(clean);
 	};
 }

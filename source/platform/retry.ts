@@ -38,7 +38,7 @@ export const retryClasses = {
 export type OperationName = keyof typeof retryClasses;
 
 /** Connection breaks worth another try for an idempotent call (a TLS or protocol error is not). */
-const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ETIMEDOUT']);
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 
 const isTransientStatus = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 

@@ -7,7 +7,7 @@ import {AsyncLocalStorage} from 'node:async_hooks';
 import type {RequestLogEntry} from '../platform/client.js';
 import type {UploadEventListener} from './events.js';
 
-type Scope = {file?: string; lastStatus?: number};
+type Scope = {file?: string};
 
 export type RetryTracker = {
 	/** Pass as (or call from) the client's `onRequest`. */
@@ -24,24 +24,18 @@ export function createRetryTracker(): RetryTracker {
 	let emit: UploadEventListener | undefined;
 	return {
 		onRequest(entry) {
-			const scope = scopes.getStore() ?? loose;
 			if (entry.retryInMs === undefined) {
-				if (entry.status !== undefined) {
-					scope.lastStatus = entry.status;
-				}
-
 				return;
 			}
 
-			const reason = scope.lastStatus !== undefined && scope.lastStatus >= 400 ? `HTTP ${scope.lastStatus}` : shortReason(entry.error);
-			scope.lastStatus = undefined;
+			const scope = scopes.getStore() ?? loose;
 			emit?.({
 				type: 'retry',
 				...(scope.file === undefined ? {} : {file: scope.file}),
 				operation: `${entry.method} ${entry.method === 'PUT' ? 'blob' : entry.path}`,
 				attempt: entry.attempt,
 				retryInMs: entry.retryInMs,
-				reason,
+				reason: entry.reason ?? 'a failed attempt',
 			});
 		},
 		listen(listener) {
@@ -51,13 +45,4 @@ export function createRetryTracker(): RetryTracker {
 			return scopes.run({file}, task);
 		},
 	};
-}
-
-/** `ECONNRESET`: the system code of a client error, else the error as it is. */
-function shortReason(error: string | undefined): string {
-	if (!error) {
-		return 'a failed attempt';
-	}
-
-	return /\(([A-Z][A-Z_]+)\)/.exec(error)?.[1] ?? error;
 }

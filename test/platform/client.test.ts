@@ -138,7 +138,14 @@ describe('retries', () => {
 		const log: RequestLogEntry[] = [];
 		await expect(client({onRequest: entry => log.push(entry)}).getSpace('a')).resolves.toEqual({name: 'Space'});
 		expect(fixture.server.requests).toHaveLength(2);
-		expect(log.find(entry => entry.retryInMs !== undefined)?.retryInMs).toBe(1000);
+		expect(log.find(entry => entry.retryInMs !== undefined)).toMatchObject({retryInMs: 1000, reason: 'HTTP 429'});
+	});
+
+	it('names why each retry happens: the system code of a reset, a timeout', async () => {
+		fixture.server.enqueue({status: 0, reset: true}, {status: 0, hang: true}, {status: 200, body: {name: 'Space'}});
+		const log: RequestLogEntry[] = [];
+		await expect(client({onRequest: entry => log.push(entry), timeoutMs: 200, retryBaseMs: 10}).getSpace('a')).resolves.toEqual({name: 'Space'});
+		expect(log.filter(entry => entry.retryInMs !== undefined).map(entry => entry.reason)).toEqual(['ECONNRESET', 'a timeout']);
 	});
 
 	it('retries a 503 then succeeds', async () => {
