@@ -1,4 +1,4 @@
-import type {ConfigStore} from '../config/store.js';
+import {storedSetting, type ConfigStore, type StoredConfig} from '../config/store.js';
 
 export type KeySource = 'env' | 'stored';
 
@@ -6,15 +6,16 @@ export type CurrentKey = {key: string; source: KeySource};
 
 /**
  * The API key this tool uses right now: PLATFORM_API_KEY when set (it overrides the store),
- * otherwise the stored key. The same precedence as the key supplier every command uses.
+ * otherwise the stored key, asked of `store` or taken from a `file` already read (under the lock,
+ * say). The same precedence as the key supplier every command uses.
  */
-export function currentApiKey(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigStore, 'get'>}): CurrentKey | undefined {
+export function currentApiKey(options: {env: NodeJS.ProcessEnv} & ({store: Pick<ConfigStore, 'get'>} | {file: StoredConfig})): CurrentKey | undefined {
 	const fromEnv = options.env.PLATFORM_API_KEY?.trim();
 	if (fromEnv) {
 		return {key: fromEnv, source: 'env'};
 	}
 
-	const stored = options.store.get('apiKey');
+	const stored = 'file' in options ? storedSetting(options.file, 'apiKey') : options.store.get('apiKey');
 	return stored ? {key: stored, source: 'stored'} : undefined;
 }
 

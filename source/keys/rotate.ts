@@ -1,10 +1,10 @@
-import type {RotationState, ConfigStore, StoredConfig} from '../config/store.js';
+import type {RotationState, ConfigStore} from '../config/store.js';
 import {mask} from '../format/secret.js';
 import {cutCodePoints} from '../format/text.js';
 import {errorMessage, isRecord} from '../format/value.js';
 import type {CallOptions, PlatformClient} from '../platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformResponseError, PlatformTimeoutError} from '../platform/errors.js';
-import {keyProblem, type KeySource} from './current.js';
+import {currentApiKey, keyProblem, type KeySource} from './current.js';
 import {KeyRotationError} from './errors.js';
 import {parseIsoTimestamp} from './time.js';
 
@@ -62,17 +62,6 @@ function describeValue(value: unknown): string {
 	}
 
 	return value === null ? 'null' : `a ${typeof value}`;
-}
-
-type Current = {key: string; source: KeySource};
-
-function currentKey(env: NodeJS.ProcessEnv, stored: StoredConfig): Current | undefined {
-	const fromEnv = env.PLATFORM_API_KEY?.trim();
-	if (fromEnv) {
-		return {key: fromEnv, source: 'env'};
-	}
-
-	return stored.apiKey ? {key: stored.apiKey, source: 'stored'} : undefined;
 }
 
 /** Turns a failure of POST /v2/keys/rotate into a KeyRotationError carrying what is known. */
@@ -143,7 +132,7 @@ export async function rotateApiKey(options: RotateOptions): Promise<RotationOutc
 	const now = options.now ?? (() => new Date());
 	const emit = options.onEvent ?? (() => undefined);
 	return store.transaction(async transaction => {
-		const current = currentKey(env, transaction.read());
+		const current = currentApiKey({env, file: transaction.read()});
 		if (!current) {
 			throw new KeyRotationError({kind: 'no-key', maybeIssued: false}, 'No API key is set, so there is nothing to rotate');
 		}

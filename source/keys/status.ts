@@ -1,5 +1,5 @@
 import {mask} from '../format/secret.js';
-import type {ConfigStore, RotationState} from '../config/store.js';
+import {storedSetting, type ConfigStore, type RotationState} from '../config/store.js';
 import {currentApiKey, type KeySource} from './current.js';
 import {parseIsoTimestamp} from './time.js';
 
@@ -35,8 +35,8 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigSt
 	const now = (options.now ?? (() => new Date()))();
 	// One read of the file for the whole status, so its parts describe the same moment.
 	const file = store.all();
-	const stored = file.apiKey === '' ? undefined : file.apiKey;
-	const current = currentApiKey({env, store: {get: () => stored}});
+	const stored = storedSetting(file, 'apiKey');
+	const current = currentApiKey({env, file});
 	// Fields of `rotation` are not checked when the file is read: the timestamps go through
 	// parseIsoTimestamp below, the masked key is taken only when it is text.
 	const rotation: Partial<Record<keyof RotationState, unknown>> = file.rotation ?? {};

@@ -9,6 +9,7 @@ import {formatCountdown as formatDuration} from '../../source/format/duration.js
 import {describeError, joinText} from '../../source/commands/error-message.js';
 import {CoreError} from '../../source/core-error.js';
 import {
+	currentApiKey,
 	KeyInvalidError,
 	keyStatus,
 	KeyRotationError,
@@ -274,6 +275,20 @@ describe('rotateApiKey with malformed answers', () => {
 		expect((error as KeyRotationError).kind).toBe('platform');
 		expect((error as Error).message).toContain('HTTP 400: maintenance');
 		expect((error as Error).message).toContain('…0000 is unchanged');
+	});
+});
+
+describe('currentApiKey', () => {
+	it('gives PLATFORM_API_KEY first, else the stored key, from a store or from a file already read', async () => {
+		const {store, env} = freshStore();
+		await store.set('apiKey', 'sk_stored_6666');
+		const file = store.all();
+		for (const from of [{store}, {file}]) {
+			expect(currentApiKey({env, ...from})).toEqual({key: 'sk_stored_6666', source: 'stored'});
+			expect(currentApiKey({env: {...env, PLATFORM_API_KEY: ' sk_env_7777 '}, ...from})).toEqual({key: 'sk_env_7777', source: 'env'});
+		}
+
+		expect(currentApiKey({env, file: {apiKey: ''}})).toBeUndefined();
 	});
 });
 
