@@ -1,5 +1,5 @@
 /** The `init` form's state and its pure transitions (no Ink, no I/O): tested without a screen. */
-import {settingNames, settingSpecs, type SettingName} from '../../config/settings.js';
+import {settingNames, settingProblem, settingSpecs, type SettingName} from '../../config/settings.js';
 import type {Space} from '../../platform/types.js';
 
 export type InitValues = Partial<Record<SettingName, string>>;
@@ -50,7 +50,8 @@ function submit(state: InitState, typed: string, current: InitValues): InitState
 		return {...state, problem: `${name} is required.`};
 	}
 
-	if (name === 'baseUrl' && !/^https?:\/\/\S+$/.test(value)) {
+	if (value !== '' && settingProblem(name, value) !== undefined) {
+		// The rule `config set` and the flags use; worded for the form.
 		return {...state, problem: 'The base URL must start with http:// or https://.'};
 	}
 
