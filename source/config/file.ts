@@ -7,6 +7,7 @@
 import {chmodSync, mkdirSync, readFileSync, renameSync} from 'node:fs';
 import {basename, dirname, resolve} from 'node:path';
 import envPaths from 'env-paths';
+import {describeValue} from '../format/describe.js';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {ConfigAccessError, ConfigDamagedError, type ConfigAccessData} from './errors.js';
 import {settingNames} from './settings.js';
@@ -35,10 +36,6 @@ function syntaxPosition(text: string, message: string): number {
 	return position === undefined ? text.length : Number(position);
 }
 
-function describe(value: unknown): string {
-	return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-}
-
 /** Parses the file's text; throws ConfigDamagedError naming the file and what is wrong. */
 export function parseConfig(file: string, text: string): Record<string, unknown> {
 	if (text.trim() === '') {
@@ -54,17 +51,17 @@ export function parseConfig(file: string, text: string): Record<string, unknown>
 	}
 
 	if (!isRecord(value)) {
-		throw new ConfigDamagedError({file, reason: 'not-an-object', detail: describe(value)});
+		throw new ConfigDamagedError({file, reason: 'not-an-object', detail: describeValue(value)});
 	}
 
 	for (const name of settingNames) {
 		if (value[name] !== undefined && typeof value[name] !== 'string') {
-			throw new ConfigDamagedError({file, reason: 'bad-field', field: name, detail: describe(value[name])});
+			throw new ConfigDamagedError({file, reason: 'bad-field', field: name, detail: describeValue(value[name])});
 		}
 	}
 
 	if (value.rotation !== undefined && !isRecord(value.rotation)) {
-		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'rotation', detail: describe(value.rotation)});
+		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'rotation', detail: describeValue(value.rotation)});
 	}
 
 	return value;

@@ -1,6 +1,6 @@
 import type {RotationState, ConfigStore} from '../config/store.js';
+import {describeValue} from '../format/describe.js';
 import {mask} from '../format/secret.js';
-import {cutCodePoints} from '../format/text.js';
 import {errorMessage, isRecord} from '../format/value.js';
 import type {CallOptions, PlatformClient} from '../platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformResponseError, PlatformTimeoutError} from '../platform/errors.js';
@@ -51,18 +51,6 @@ export type RotateOptions = {
 	/** How long to wait for another process's rotation (or write) to finish; default 45 s. */
 	lockWaitMs?: number;
 };
-
-function describeValue(value: unknown): string {
-	if (value === undefined) {
-		return 'missing';
-	}
-
-	if (typeof value === 'string') {
-		return value === '' ? 'an empty string' : `"${value.length > 40 ? `${cutCodePoints(value, 40)}…` : value}"`;
-	}
-
-	return value === null ? 'null' : `a ${typeof value}`;
-}
 
 /** Turns a failure of POST /v2/keys/rotate into a KeyRotationError carrying what is known. */
 export function rotationFailure(error: unknown, context: {baseUrl: string; currentKeyMasked: string; source: KeySource}): unknown {

@@ -248,6 +248,8 @@ describe('rotateApiKey with malformed answers', () => {
 		['{}', 'new_key is missing'],
 		['{"new_key": "", "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key: the key is empty'],
 		['{"new_key": 42, "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is a number'],
+		['{"new_key": ["sk_in_a_list"], "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is a list'],
+		['{"new_key": {"key": "sk_nested"}, "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is an object'],
 		['{"new_key": "two words", "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'spaces'],
 		['[1, 2]', 'not a JSON object'],
 		['null', 'not a JSON object'],

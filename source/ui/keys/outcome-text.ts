@@ -3,6 +3,7 @@
  * when the rotate screen ends. Pure functions. A full key only ever appears alone on its own line,
  * unindented, so a mouse copy takes exactly the key at any terminal width.
  */
+import {describeValue} from '../../format/describe.js';
 import {formatCountdown} from '../../format/duration.js';
 import type {RotationEvent, RotationOutcome} from '../../keys/rotate.js';
 import {formatLocal, formatUtc} from '../../keys/time.js';
@@ -46,19 +47,7 @@ export function envWarning(outcome: RotationOutcome): string {
 
 /** The sentence for an answer whose expiry was unusable (the new key was stored anyway). */
 export function malformedExpiryMessage(outcome: RotationOutcome): string {
-	return `The platform's answer to POST /v2/keys/rotate is malformed (old_key_expires_at is ${describe(outcome.malformedExpiry)}, not an ISO 8601 timestamp). The new key ${outcome.newKeyMasked} ${outcome.stored ? 'was stored anyway' : 'could not be stored either'}; the previous key ${outcome.previousKeyMasked} may stop working at any moment, so move every process that uses it to the new key now`;
-}
-
-function describe(value: unknown): string {
-	if (value === undefined) {
-		return 'missing';
-	}
-
-	if (typeof value === 'string') {
-		return value === '' ? 'an empty string' : JSON.stringify(value);
-	}
-
-	return value === null ? 'null' : `a ${typeof value}`;
+	return `The platform's answer to POST /v2/keys/rotate is malformed (old_key_expires_at is ${describeValue(outcome.malformedExpiry)}, not an ISO 8601 timestamp). The new key ${outcome.newKeyMasked} ${outcome.stored ? 'was stored anyway' : 'could not be stored either'}; the previous key ${outcome.previousKeyMasked} may stop working at any moment, so move every process that uses it to the new key now`;
 }
 
 /** The sentence for a rotation whose new key is not the stored one. */
