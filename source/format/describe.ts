@@ -6,7 +6,7 @@ const quotedLength = 40;
 
 /**
  * `missing`, `null`, `an empty string`, a string quoted as JSON (control characters escaped, cut
- * after 40 code points), `a list`, `an object`, else `a number`, `a boolean`, … by its type.
+ * after 40 code points), `an empty list`, `a list`, `an object`, else `a number`, `a boolean`, … by its type.
  */
 export function describeValue(value: unknown): string {
 	if (value === undefined) {
@@ -27,7 +27,7 @@ export function describeValue(value: unknown): string {
 	}
 
 	if (Array.isArray(value)) {
-		return 'a list';
+		return value.length === 0 ? 'an empty list' : 'a list';
 	}
 
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;

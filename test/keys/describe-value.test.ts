@@ -11,6 +11,7 @@ describe('describeValue (the words for an unexpected value in keys and config me
 		['tomorrow', '"tomorrow"'],
 		[42, 'a number'],
 		[true, 'a boolean'],
+		[[], 'an empty list'],
 		[[1, 2], 'a list'],
 		[{at: 'tomorrow'}, 'an object'],
 	])('words %j as %s', (value, words) => {
