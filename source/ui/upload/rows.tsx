@@ -4,8 +4,18 @@ import Spinner from 'ink-spinner';
 import type {ReactNode} from 'react';
 import type {FileFailure} from '../../workflow/errors.js';
 import {useTerminalSize} from '../use-terminal-size.js';
+import {wrapParagraphs} from '../wrap.js';
 import {formatBytes, formatElapsed, progressBar, retryText, skippedLine, truncate} from './format.js';
 import type {FileRow, StaticItem} from './state.js';
+
+/** Columns of a panel's content: the terminal less its last column, the bar, the padding and the title column. */
+const panelChrome = 1 + 1 + 1 + 10;
+
+/** Text of a panel, wrapped at the panel's width (see wrap.ts) less `reserved` columns beside it. */
+function PanelText({text, reserved = 0}: {text: string; reserved?: number}) {
+	const {columns} = useTerminalSize();
+	return <Text>{wrapParagraphs(text, (columns ?? 80) - panelChrome - reserved)}</Text>;
+}
 
 /** A labelled section: a coloured bar on the left, the title in a column, the content beside it. */
 export function Panel({title, color, children}: {title: string; color?: string; children: ReactNode}) {
@@ -61,7 +71,12 @@ function History({messages}: {messages: Array<{role: string; text: string}>}) {
 		<Panel title='History'>
 			{messages.length === 0 && <Text dimColor>(no messages)</Text>}
 			{messages.map((message, index) => (
-				<Text key={index}><Text bold color={message.role === 'USER' ? 'blue' : 'magenta'}>{message.role.padEnd(9)}</Text> {message.text}</Text>
+				<Box key={index}>
+					<Box width={10} flexShrink={0}>
+						<Text bold color={message.role === 'USER' ? 'blue' : 'magenta'}>{message.role}</Text>
+					</Box>
+					<PanelText text={message.text} reserved={10}/>
+				</Box>
 			))}
 		</Panel>
 	);
@@ -119,7 +134,7 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 		case 'reply': {
 			return (
 				<Panel title='Reply' color='green'>
-					<Text>{item.text === '' ? <Text dimColor>(empty reply)</Text> : item.text}</Text>
+					{item.text === '' ? <Text dimColor>(empty reply)</Text> : <PanelText text={item.text}/>}
 					<Text dimColor>answered in {formatElapsed(item.elapsedMs)}</Text>
 				</Panel>
 			);
