@@ -5,7 +5,8 @@
  * caller can act on a half answer. Each schema is checked against its wire type in `types.ts`.
  */
 import {z} from 'zod';
-import {isRecord, oneLine} from '../format/index.js';
+import {describeValue} from '../format/describe.js';
+import {isRecord} from '../format/index.js';
 import {PlatformResponseError} from './errors.js';
 import type {OperationName} from './retry.js';
 import type {
@@ -140,27 +141,6 @@ function valueAt(value: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 	}
 
 	return current;
-}
-
-/** `missing`, `null`, `an empty string`, `an empty list`, `a number`, …: what was found instead. */
-export function describeValue(value: unknown): string {
-	if (value === undefined) {
-		return 'missing';
-	}
-
-	if (value === null) {
-		return 'null';
-	}
-
-	if (typeof value === 'string') {
-		return value === '' ? 'an empty string' : `"${oneLine(value, 40)}"`;
-	}
-
-	if (Array.isArray(value)) {
-		return value.length === 0 ? 'an empty list' : 'a list';
-	}
-
-	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 export type AnswerContext = {
