@@ -19,7 +19,7 @@ describe('the upload panel', () => {
 		Object.defineProperty(stdoutClass, 'columns', {configurable: true, get: () => 60});
 		try {
 			// Inside <Static>, as the reply is printed: Static lays its items out at their content's width.
-			const instance = render(<Static items={[reply]}>{text => <StaticBlock key={text} item={{kind: 'reply', text, elapsedMs: 1200}} width={20}/>}</Static>);
+			const instance = render(<Static items={[reply]}>{text => <StaticBlock key={text} item={{kind: 'reply', key: 'reply', text, elapsedMs: 1200}} width={20}/>}</Static>);
 			await waitFor(() => (instance.lastFrame() ?? '') !== '');
 			const lines = stripAnsi(instance.lastFrame() ?? '').split('\n').filter(line => line !== '');
 			instance.unmount();
