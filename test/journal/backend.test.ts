@@ -68,6 +68,8 @@ describe('journal: accept and exactly once', () => {
 
 		await holder.kill();
 		const next = await journal(directory);
+		// Known from the moment the journal opens, before processing starts.
+		expect(await next.accept(newEvent({id: ids[1] ?? '', status: 'ignored'}))).toBe('duplicate');
 		await next.start(answering, {concurrency: 1});
 		for (const id of ids) {
 			expect(await next.accept(newEvent({id, status: 'ignored'}))).toBe('duplicate');

@@ -11,7 +11,8 @@
  * - the `marks` database keeps `unindexed-from`: every event whose key time is before it has its id
  *   in `seen`. An event keyed earlier than the mark (a clock set back) lowers the mark in its own
  *   commit;
- * - after a crash, `reconcile` (start of `serve`) indexes the events from the mark on;
+ * - after a crash, the next `serve` takes the events from the mark on that lack their entry as
+ *   pending when it opens the journal, and indexes them in its first batch;
  * - other processes (`events show`, `replay`) find an id in `seen`, else among the events from the
  *   mark on (a short range: at most one flush interval of events).
  */
@@ -29,12 +30,16 @@ export class IdIndex {
 	private timer: NodeJS.Timeout | undefined;
 	private maxWaiting = Number.POSITIVE_INFINITY;
 
-	/** Whether the events from the mark on were looked through (once, by the writer's first flush). */
-	private reconciled = false;
-
-	/** `writer`: this process owns the journal (`serve`); only the writer flushes. */
+	/**
+	 * `writer`: this process owns the journal (`serve`); only the writer flushes. The writer takes
+	 * the events a process that died left unindexed as pending at once, so they count as delivered
+	 * from the first `accept` on, and its first flush indexes them.
+	 */
 	constructor(private readonly stores: Stores, private readonly writer: boolean) {
 		this.mark = stores.marks.get(markKey);
+		if (writer) {
+			this.collectUnindexed();
+		}
 	}
 
 	/** Ids held in memory, waiting for their batch. */
@@ -104,11 +109,6 @@ export class IdIndex {
 			await this.flushing;
 		}
 
-		if (!this.reconciled) {
-			this.reconciled = true;
-			this.collectUnindexed();
-		}
-
 		const batch = [...this.pending].filter(([, entry]) => entry.committed);
 		if (batch.length === 0 && this.mark !== undefined) {
 			return;
@@ -153,10 +153,7 @@ export class IdIndex {
 		await this.flush();
 	}
 
-	/**
-	 * The events from the mark on that lack their index entry (left by a process that died) join
-	 * the pending ids, so the writer's first flush (at the start of `serve`) indexes them.
-	 */
+	/** The events from the mark on that lack their index entry (left by a process that died) join the pending ids. */
 	private collectUnindexed(): void {
 		const done = Promise.resolve();
 		for (const key of this.stores.events.getKeys({start: [this.mark ?? 0, '']})) {
