@@ -24,8 +24,10 @@ type Pending = {ms: number; committed: boolean; stored: Promise<unknown>};
 
 export class IdIndex {
 	private readonly pending = new Map<string, Pending>();
-	/** The mark as this process last wrote or read it; undefined: every event may lack its id. */
+	/** The mark as this process last wrote it (committed or not); undefined: every event may lack its id. */
 	private mark: number | undefined;
+	/** The mark as its last committed write left it on disk (a failed write leaves it where it was). */
+	private durable: number | undefined;
 	private flushing: Promise<void> | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private maxWaiting = Number.POSITIVE_INFINITY;
@@ -37,6 +39,7 @@ export class IdIndex {
 	 */
 	constructor(private readonly stores: Stores, private readonly writer: boolean) {
 		this.mark = stores.marks.get(markKey);
+		this.durable = this.mark;
 		if (writer) {
 			this.collectUnindexed();
 		}
@@ -64,13 +67,16 @@ export class IdIndex {
 	add(id: string, ms: number, stored: Promise<unknown>): void {
 		const entry: Pending = {ms, committed: false, stored};
 		this.pending.set(id, entry);
-		if (this.pending.size >= this.maxWaiting && !this.flushing) {
-			void this.flush();
+		// The mark on disk may be the committed one or one still being written: below either, lower
+		// it (never above the committed one, in case the pending write fails).
+		const highest = Math.max(this.mark ?? Number.NEGATIVE_INFINITY, this.durable ?? Number.NEGATIVE_INFINITY);
+		if (ms < highest) {
+			// It commits with the event: if it fails, so did the event, which then needs no mark.
+			this.writeMark(Math.min(ms, this.mark ?? ms, this.durable ?? ms)).catch(() => undefined);
 		}
 
-		if (this.mark !== undefined && ms < this.mark) {
-			this.mark = ms;
-			void this.stores.marks.put(markKey, ms);
+		if (this.pending.size >= this.maxWaiting && !this.flushing) {
+			void this.flush();
 		}
 
 		stored.then(() => {
@@ -116,13 +122,13 @@ export class IdIndex {
 
 		let latest = Number.NEGATIVE_INFINITY;
 		for (const [id, entry] of batch) {
-			void this.stores.seen.put(id, entry.ms);
+			// Its failure is the batch's (one commit), handled below.
+			this.stores.seen.put(id, entry.ms).catch(() => undefined);
 			latest = Math.max(latest, entry.ms);
 		}
 
 		// Set before the commit, so an event accepted meanwhile and keyed earlier lowers it again.
-		this.mark = this.nextMark(new Set(batch.map(([id]) => id)), latest);
-		this.flushing = this.stores.marks.put(markKey, this.mark).then(() => {
+		this.flushing = this.writeMark(this.nextMark(new Set(batch.map(([id]) => id)), latest)).then(() => {
 			for (const [id, entry] of batch) {
 				if (this.pending.get(id) === entry) {
 					this.pending.delete(id);
@@ -161,6 +167,13 @@ export class IdIndex {
 				this.pending.set(key[1], {ms: key[0], committed: true, stored: done});
 			}
 		}
+	}
+
+	/** Writes the mark (in the current batch of writes); `durable` follows once it is committed. */
+	private async writeMark(value: number): Promise<void> {
+		this.mark = value;
+		await this.stores.marks.put(markKey, value);
+		this.durable = value;
 	}
 
 	private currentMark(): number | undefined {
