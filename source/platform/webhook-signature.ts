@@ -27,13 +27,9 @@ export function prepareWebhookSecrets(secrets: readonly string[]): KeyObject[] {
 
 /** The 32 bytes a signature of 64 hex digits (either case) stands for; undefined for anything else. */
 function signatureBytes(signature: string): Buffer | undefined {
-	if (signature.length !== 64) {
-		return undefined;
-	}
-
-	// Buffer.from(…, 'hex') stops at the first non-hex pair, so a short result means a bad digit.
-	const bytes = Buffer.from(signature, 'hex');
-	return bytes.length === 32 ? bytes : undefined;
+	// Checked first: Buffer.from(…, 'hex') reads only the low byte of each character, so it would
+	// take some non-ASCII characters for digits.
+	return /^[\da-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : undefined;
 }
 
 export type SignatureCheck =

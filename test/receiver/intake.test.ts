@@ -32,6 +32,16 @@ describe('the intake, without sockets (spec §4.2 order)', () => {
 		expect(decision).toMatchObject({kind: 'accept', view: {handling: 'logged', text: 'with a BOM'}});
 	});
 
+	it('takes a signature in either case, and refuses one with any character that is not a hex digit', () => {
+		const body = JSON.stringify({...userMessageEvent({text: 'case'}), createdAt: nowSeconds});
+		const signature = signWebhookBody(body, secret);
+		expect(decide(body, headersFor(body, {signature: signature.toUpperCase()}))).toMatchObject({kind: 'accept'});
+		// 'İ' (U+0130) and a full-width 'ａ' end in the byte of a hex digit: still not digits.
+		for (const bad of [`${signature.slice(0, 62)}\u0130a`, `${signature.slice(0, 63)}\uFF41`, `${signature.slice(0, 63)}g`, signature.slice(0, 62)]) {
+			expect(decide(body, headersFor(body, {signature: bad}))).toMatchObject({kind: 'reject', status: 400, reason: 'malformed-signature'});
+		}
+	});
+
 	it('answers 400 to a verified body that is not JSON, or not an object', () => {
 		expect(decide('{"event": ')).toMatchObject({kind: 'reject', status: 400, reason: 'invalid-json'});
 		expect(decide('[1]')).toMatchObject({kind: 'reject', status: 400, reason: 'not-an-object'});
