@@ -16,4 +16,15 @@ describe('wrapParagraphs', () => {
 		expect(wrapParagraphs('x'.repeat(25), 10).split('\n')).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
 		expect(wrapParagraphs('灯台守は 毎晩 日誌を 書きます', 12).split('\n')).toEqual(['灯台守は', '毎晩 日誌を', '書きます']);
 	});
+
+	it('never makes a row wider than the width: a deep indentation is cut to leave 10 columns of text, tabs count as the terminal shows them', () => {
+		const deep = wrapParagraphs(`${' '.repeat(18)}one two three four five`, 20).split('\n');
+		expect(deep).toEqual(['          one two', '          three four', '          five']);
+		const tabbed = wrapParagraphs('\tcode(); more code here', 20).split('\n');
+		expect(tabbed).toEqual(['        code(); more', '        code here']);
+		expect(wrapParagraphs('narrow terminal', 4).split('\n')).toEqual(['narr', 'ow', 'term', 'inal']);
+		for (const row of [...deep, ...tabbed]) {
+			expect(row.length).toBeLessThanOrEqual(20);
+		}
+	});
 });
