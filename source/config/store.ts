@@ -25,7 +25,9 @@ export type ConfigTransaction = {
 	write(values: Partial<StoredConfig>): Promise<void>;
 };
 
-function rotationOf(value: unknown): RotationState {
+/** The rotation state of a file already read: only its fields that are text (the reader does not check them). */
+export function storedRotation(config: StoredConfig): RotationState {
+	const value: unknown = config.rotation;
 	if (!isRecord(value)) {
 		return {};
 	}
@@ -86,7 +88,7 @@ export class ConfigStore {
 	}
 
 	rotation(): RotationState {
-		return rotationOf(this.all().rotation);
+		return storedRotation(this.all());
 	}
 
 	/**

@@ -1,4 +1,4 @@
-import {storedSetting, type ConfigStore} from '../config/store.js';
+import {storedRotation, storedSetting, type ConfigStore} from '../config/store.js';
 import {mask} from '../format/secret.js';
 import {keyProblem} from './current.js';
 import {KeyInvalidError} from './errors.js';
@@ -40,9 +40,8 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 		const file = transaction.read();
 		const changed = storedSetting(file, 'apiKey') !== key;
 		if (changed) {
-			// Fields of `rotation` are not checked when the file is read; keep the time only if it is text.
-			const lastRotatedAt: unknown = file.rotation?.lastRotatedAt;
-			await transaction.write({apiKey: key, rotation: typeof lastRotatedAt === 'string' ? {lastRotatedAt} : {}});
+			const {lastRotatedAt} = storedRotation(file);
+			await transaction.write({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt} : {}});
 		}
 
 		return {masked: mask(key), path: store.path, changed, envOverride};

@@ -1,5 +1,5 @@
 import {mask} from '../format/secret.js';
-import {storedSetting, type ConfigStore, type RotationState} from '../config/store.js';
+import {storedRotation, storedSetting, type ConfigStore} from '../config/store.js';
 import {currentApiKey, type KeySource} from './current.js';
 import {parseIsoTimestamp} from './time.js';
 
@@ -37,10 +37,8 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigSt
 	const file = store.all();
 	const stored = storedSetting(file, 'apiKey');
 	const current = currentApiKey({env, file});
-	// Fields of `rotation` are not checked when the file is read: the timestamps go through
-	// parseIsoTimestamp below, the masked key is taken only when it is text.
-	const rotation: Partial<Record<keyof RotationState, unknown>> = file.rotation ?? {};
-	const previousKeyMasked = typeof rotation.previousKeyMasked === 'string' ? rotation.previousKeyMasked : undefined;
+	const rotation = storedRotation(file);
+	const {previousKeyMasked} = rotation;
 	const status: KeyStatus = {configPath: store.path, envHoldsPreviousKey: false};
 	if (current) {
 		status.key = {masked: mask(current.key), source: current.source};
@@ -49,7 +47,7 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigSt
 		}
 	}
 
-	if (typeof rotation.lastRotatedAt === 'string' && parseIsoTimestamp(rotation.lastRotatedAt)) {
+	if (parseIsoTimestamp(rotation.lastRotatedAt)) {
 		status.lastRotatedAt = rotation.lastRotatedAt;
 	}
 
