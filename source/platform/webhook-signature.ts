@@ -12,9 +12,14 @@ export const webhookHeaders = {
 
 export const webhookPayloadVersion = '1.0.0';
 
+/** HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
+function bodyHmac(body: string | Uint8Array, secret: string | KeyObject): Buffer {
+	return createHmac('sha256', secret).update(body).digest();
+}
+
 /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
 export function signWebhookBody(body: string | Uint8Array, secret: string | KeyObject): string {
-	return createHmac('sha256', secret).update(body).digest('hex');
+	return bodyHmac(body, secret).toString('hex');
 }
 
 /**
@@ -58,7 +63,7 @@ export function verifyWebhookSignature(options: {
 
 	let matched = -1;
 	for (const [index, secret] of secrets.entries()) {
-		const expected = createHmac('sha256', secret).update(body).digest();
+		const expected = bodyHmac(body, secret);
 		// Check every secret so the time taken does not depend on which one matched.
 		if (timingSafeEqual(expected, given) && matched === -1) {
 			matched = index;

@@ -45,11 +45,6 @@ export class IdIndex {
 		}
 	}
 
-	/** Ids held in memory, waiting for their batch. */
-	get waiting(): number {
-		return this.pending.size;
-	}
-
 	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
 	pendingOf(id: string): Pending | undefined {
 		return this.pending.get(id);

@@ -220,7 +220,6 @@ export class JournalBackend implements EventBackend {
 		return found;
 	}
 
-
 	/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
 	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
 		const {stores} = this;
