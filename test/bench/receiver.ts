@@ -4,7 +4,7 @@
  *
  * 1. Throughput of verified webhooks: the built CLI `platform-tui serve` with its journal on (a
  *    fresh data directory; every 200 waits for the event's LMDB commit) (its own process, NDJSON
- *    log on a pipe that this process drains) against a bare node:http server (its own process)
+ *    log to a file) against a bare node:http server (its own process)
  *    that only reads the body and answers 200. Same load generator for both: an undici Pool with
  *    32 connections sending a fixed number of pre-signed `platform.chat.user-message.created`
  *    deliveries (fresh ids, so none is a duplicate) over loopback. User-message events are used
@@ -39,6 +39,7 @@ import {Pool} from 'undici';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {defined} from '../support/defined.js';
 
 const here = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(here), '../..');
@@ -51,14 +52,6 @@ const secret = 'whsec_bench_0123456789abcdef';
 
 type Delivery = {body: string; headers: Record<string, string>};
 
-/** The value, or a clear failure when a benchmark invariant does not hold. */
-function must<T>(value: T | undefined, what: string): T {
-	if (value === undefined) {
-		throw new Error(`benchmark: ${what} is missing`);
-	}
-
-	return value;
-}
 type LoadResult = {durationMs: number; perSecond: number; p50: number; p99: number; non200: number};
 
 function percentile(sorted: number[], fraction: number): number {
@@ -66,7 +59,7 @@ function percentile(sorted: number[], fraction: number): number {
 		return Number.NaN;
 	}
 
-	return must(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))], 'a latency');
+	return defined(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))], 'a latency');
 }
 
 /** Fresh, signed user-message deliveries (signed before the clock starts). */
@@ -90,7 +83,7 @@ async function load(url: string, items: Delivery[]): Promise<LoadResult> {
 	const started = performance.now();
 	const worker = async () => {
 		while (next < items.length) {
-			const item = must(items[next++], 'a delivery');
+			const item = defined(items[next++], 'a delivery');
 			const sent = performance.now();
 			const response = await pool.request({path: '/webhook', method: 'POST', headers: item.headers, body: item.body});
 			await response.body.text();
@@ -157,25 +150,35 @@ async function startChild(command: string[], env: NodeJS.ProcessEnv, logFile: st
 	};
 }
 
-const bareServerScript = `
+/**
+ * A child server's script: node:http on a free loopback port (its first stdout line is JSON with
+ * `url`), handing each whole body and its response to `onBody`, which `code` defines.
+ */
+function serverScript(code: string): string {
+	return `
 const http = require('node:http');
+${code}
 const server = http.createServer((request, response) => {
 	const chunks = [];
 	request.on('data', chunk => chunks.push(chunk));
-	request.on('end', () => {
-		Buffer.concat(chunks);
-		response.writeHead(200, {'content-type': 'application/json', 'content-length': '16'});
-		response.end('{"success":true}');
-	});
+	request.on('end', () => onBody(Buffer.concat(chunks), response));
 });
 server.keepAliveTimeout = 5000;
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({url: 'http://127.0.0.1:' + server.address().port})));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
+}
+
+/** Bare node:http: reads the body, answers 200. */
+const bareServerScript = serverScript(`
+function onBody(body, response) {
+	response.writeHead(200, {'content-type': 'application/json', 'content-length': '16'});
+	response.end('{"success":true}');
+}
+`);
 
 /** The flush floor: bare node:http plus a group-committed, flushed append of each body (argv[1]: the file). */
-const flushedAppendScript = `
-const http = require('node:http');
+const flushedAppendScript = serverScript(`
 const fs = require('node:fs');
 const size = 64 * 1024 * 1024;
 const fd = fs.openSync(process.argv[1], 'w+');
@@ -207,21 +210,14 @@ function flush() {
 		flush();
 	});
 }
-const server = http.createServer((request, response) => {
-	const chunks = [];
-	request.on('data', chunk => chunks.push(chunk));
-	request.on('end', () => {
-		pending.push({body: Buffer.concat(chunks), response});
-		if (!flushing) {
-			flushing = true;
-			setImmediate(flush);
-		}
-	});
-});
-server.keepAliveTimeout = 5000;
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({url: 'http://127.0.0.1:' + server.address().port})));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
-`;
+function onBody(body, response) {
+	pending.push({body, response});
+	if (!flushing) {
+		flushing = true;
+		setImmediate(flush);
+	}
+}
+`);
 
 function serveEnv(platform: LocalPlatform, configDir: string): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
@@ -265,7 +261,7 @@ function cpuMs(pid: number | undefined): number | undefined {
 const median = (values: number[]) => {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 === 1 ? must(sorted[middle], 'a value') : (must(sorted[middle - 1], 'a value') + must(sorted[middle], 'a value')) / 2;
+	return sorted.length % 2 === 1 ? defined(sorted[middle], 'a value') : (defined(sorted[middle - 1], 'a value') + defined(sorted[middle], 'a value')) / 2;
 };
 
 type Round = LoadResult & {cpuUsPerRequest?: number};
@@ -325,13 +321,13 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 		const results: Array<Record<Contender, Round>> = [];
 		for (let index = 0; index < rounds; index++) {
 			// Rotate which goes first, so a slow spell of the machine does not always hit the same one.
-			const order = contenders.map((_, offset) => must(contenders[(index + offset) % contenders.length], 'a contender'));
+			const order = contenders.map((_, offset) => defined(contenders[(index + offset) % contenders.length], 'a contender'));
 			const round: Partial<Record<Contender, Round>> = {};
 			for (const name of order) {
 				round[name] = await measure(children[name], requestCount);
 			}
 
-			const complete = {bare: must(round.bare, 'the bare round'), floor: must(round.floor, 'the floor round'), serve: must(round.serve, 'the serve round')};
+			const complete = {bare: defined(round.bare, 'the bare round'), floor: defined(round.floor, 'the floor round'), serve: defined(round.serve, 'the serve round')};
 			results.push(complete);
 			console.log(`  round ${index + 1}: ${show('bare', complete.bare)}`);
 			console.log(`           ${show('floor', complete.floor)}   ratio ${fmt(complete.floor.perSecond / complete.bare.perSecond, 2)}`);
@@ -352,7 +348,7 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 		const floorRate = ratioOf(results, 'floor', perSecond);
 		const floorCpu = ratioOf(results, 'floor', cpu);
 		console.log(`  flush floor/bare on this machine: throughput ${floorRate === undefined ? '?' : fmt(floorRate, 2)}×, CPU per request ${floorCpu === undefined ? '?' : fmt(floorCpu, 2)}× (what flushing before the 200 alone costs; no receiver that persists first does better here)`);
-		const rate = must(ratioOf(results, 'serve', perSecond), 'the throughput ratio');
+		const rate = defined(ratioOf(results, 'serve', perSecond), 'the throughput ratio');
 		console.log(`  RESULT throughput ratio serve/bare (median of ${rounds} side-by-side rounds): ${fmt(rate, 2)} (goal ≥ 0.85) ${rate >= 0.85 ? 'MET' : 'NOT MET'}`);
 		const cpuRatio = ratioOf(results, 'serve', cpu);
 		if (cpuRatio !== undefined) {
@@ -413,7 +409,7 @@ async function ackLatency(configDir: string): Promise<void> {
 			const chat = await client.createChat({title: `Bench ${index}`, assistantId: platform.assistantId});
 			await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
 			const history = await client.getChatMessages(chat.id);
-			targets.push({chatId: chat.id, messageId: must(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id});
+			targets.push({chatId: chat.id, messageId: defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id});
 		}
 
 		// Wait until the built-in answers are written, so they do not count as ours.
@@ -456,15 +452,15 @@ async function ackLatency(configDir: string): Promise<void> {
 				await sleep(10);
 			}
 
-			answered.push(performance.now() - must(ackedAt.get(target.messageId), 'the ack time'));
+			answered.push(performance.now() - defined(ackedAt.get(target.messageId), 'the ack time'));
 		}
 
 		const unanswered = targets.filter(target => platform.message(target.messageId)?.text !== 'A slow answer.').length;
 		acks.sort((a, b) => a - b);
 		answered.sort((a, b) => a - b);
-		console.log(`  ack (time to 200): p50 ${fmt(must(acks[Math.floor(acks.length / 2)], 'an ack'))} ms  p99 ${fmt(percentile(acks, 0.99))} ms  max ${fmt(must(acks.at(-1), 'an ack'))} ms`);
-		console.log(`  answer written after the ack: min ${fmt(must(answered[0], 'an answer') / 1000, 2)} s  max ${fmt(must(answered.at(-1), 'an answer') / 1000, 2)} s${unanswered > 0 ? `  (${unanswered} never answered!)` : ''}`);
-		console.log(`  RESULT max ack / completion time: ${fmt(must(acks.at(-1), 'an ack') / completionMs, 4)} (the acknowledgement does not wait for the 2 s completion)`);
+		console.log(`  ack (time to 200): p50 ${fmt(defined(acks[Math.floor(acks.length / 2)], 'an ack'))} ms  p99 ${fmt(percentile(acks, 0.99))} ms  max ${fmt(defined(acks.at(-1), 'an ack'))} ms`);
+		console.log(`  answer written after the ack: min ${fmt(defined(answered[0], 'an answer') / 1000, 2)} s  max ${fmt(defined(answered.at(-1), 'an answer') / 1000, 2)} s${unanswered > 0 ? `  (${unanswered} never answered!)` : ''}`);
+		console.log(`  RESULT max ack / completion time: ${fmt(defined(acks.at(-1), 'an ack') / completionMs, 4)} (the acknowledgement does not wait for the 2 s completion)`);
 	} finally {
 		await serve.stop('SIGTERM');
 		await client.close();
