@@ -1,5 +1,6 @@
 import {formatCompactDuration} from '../format/duration.js';
 import {
+	answerModes,
 	apiOperations,
 	isLoopbackHost,
 	LocalPlatformError,
@@ -13,7 +14,7 @@ import {
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command, CommandInput} from './types.js';
-import {badFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
+import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;
@@ -127,6 +128,7 @@ export function parseLocal(input: CommandInput): LocalOptions {
 		latencyMs: flags.latency === undefined ? undefined : intFlag(flags, 'latency', {min: 0, max: 600_000, fallback: 0}),
 		seed: flags.seed === undefined ? undefined : intFlag(flags, 'seed', {min: 0, max: 4_294_967_295, fallback: 0}),
 		ingestionStepMs: flags.ingestionStep === undefined ? undefined : intFlag(flags, 'ingestionStep', {min: 0, max: 600_000, fallback: 150}),
+		answers: choiceFlag(flags, 'answers', answerModes),
 	};
 	const faults = faultRules(flags);
 	return {platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})}};
@@ -142,6 +144,10 @@ function bannerNotes(options: LocalOptions['platform'], webhookUrl: string | und
 		webhookUrl === undefined ? 'no webhook URL (the built-in assistant answers)' : `webhook URL ${webhookUrl}`,
 		options.llmUrl === undefined ? 'local model' : `model proxied to ${options.llmUrl}`,
 	];
+	if (options.answers === 'sparse') {
+		notes.push('sparse answers (only the fields the contract promises)');
+	}
+
 	if ((options.failRate ?? 0) > 0) {
 		notes.push(`fail rate ${options.failRate}`);
 	}
@@ -214,12 +220,14 @@ const command: Command<LocalOptions> = {
 		llmUrl: {type: 'string', description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
 		llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
 		ingestionStep: {type: 'number', description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
+		answers: {type: 'string', default: 'full', description: 'full: whole records; sparse: only the fields the contract promises', placeholder: 'full|sparse'},
 	},
 	examples: [
 		'platform-tui local',
 		'platform-tui local --port 4010 --webhook-url http://127.0.0.1:8080/webhook',
 		'platform-tui local --json --key-overlap 90s --fail-rate 0.2 --seed 7',
 		'platform-tui local --fault createMessageLog:perform-502:1 --fault createChat:empty-200',
+		'platform-tui local --answers sparse',
 		'platform-tui local --llm-url http://127.0.0.1:11434/v1 --llm-model llama3.2',
 	],
 	parse: parseLocal,

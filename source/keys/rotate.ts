@@ -82,7 +82,10 @@ export function rotationFailure(error: unknown, context: {baseUrl: string; curre
 
 	if (error instanceof PlatformResponseError) {
 		const request = error.requestId ? {requestId: error.requestId} : {};
-		return new KeyRotationError({...base, ...request, kind: 'malformed', maybeIssued: true, detail: 'not JSON'}, `The platform's answer to POST /v2/keys/rotate is malformed (not JSON); no new key could be read, so the key ${context.currentKeyMasked} is unchanged`, error);
+		// The answer was not JSON, or its new_key is absent or not a string (the wire decoding says which).
+		const detail = error.detail === 'the body is not JSON' ? 'not JSON' : error.detail;
+		const requestPart = error.requestId ? ` (request id ${error.requestId})` : '';
+		return new KeyRotationError({...base, ...request, kind: 'malformed', maybeIssued: true, detail}, `The platform's answer to POST /v2/keys/rotate is malformed (${detail})${requestPart}; no new key could be read, so the key ${context.currentKeyMasked} is unchanged`, error);
 	}
 
 	return error;

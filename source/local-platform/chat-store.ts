@@ -1,4 +1,4 @@
-import type {Chat, Message, MessageRole} from '../platform/types.js';
+import type {Chat, Message, MessageRole} from './records.js';
 import {isoNow} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
 import {notFound} from './http.js';

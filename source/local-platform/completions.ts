@@ -1,5 +1,5 @@
 import {errorMessage, isRecord} from '../format/value.js';
-import type {ChatCompletion} from '../platform/types.js';
+import type {ChatCompletion} from './records.js';
 import type {Agent} from 'undici';
 import {request as undiciRequest} from 'undici';
 import {isoNow} from './clock.js';

@@ -1,6 +1,6 @@
 import mime from 'mime-types';
 import {isRecord} from '../format/value.js';
-import type {Content} from '../platform/types.js';
+import type {Content} from './records.js';
 import {isoNow} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
 import {badRequest, optionalString, requiredString, type JsonObject} from './http.js';

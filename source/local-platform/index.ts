@@ -9,6 +9,7 @@ export {LocalPlatformError, type LocalPlatformErrorCode} from './errors.js';
 export {faultKinds, parseFaultRule} from './faults.js';
 export {apiOperations, type ApiOperation} from './operations.js';
 export {isLoopbackHost} from './loopback.js';
+export {answerModes, type AnswerMode} from './sparse.js';
 export type {
 	CompletionRecord,
 	DeliveryAttempt,

@@ -1,4 +1,4 @@
-import type {KeyRotation} from '../platform/types.js';
+import type {KeyRotation} from './records.js';
 import {isoNow, type PlatformClock} from './clock.js';
 import type {Caller} from './context.js';
 import {HttpError} from './http.js';

@@ -1,4 +1,5 @@
-import type {MessageLog, MessageLogStatus} from '../platform/types.js';
+import type {MessageLogStatus} from '../platform/types.js';
+import type {MessageLog} from './records.js';
 import type {ChatStore, MessageRecord} from './chat-store.js';
 import {isoNow} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';

@@ -1,4 +1,4 @@
-import type {Message, MessageList} from '../platform/types.js';
+import type {Message, MessageList} from './records.js';
 import {cutCodePoints} from '../format/text.js';
 import {chatView, messageView, messageWithDebugInfo, type ChatRecord, type ChatStore, type MessageRecord} from './chat-store.js';
 import {isoNow, type PlatformClock} from './clock.js';

@@ -3,6 +3,7 @@ import {systemClock, type PlatformClock} from './clock.js';
 import {invalidOption, LocalPlatformError} from './errors.js';
 import {newApiKey, newId} from './ids.js';
 import {assertLoopbackUrl, isLoopbackHost} from './loopback.js';
+import {answerModes, type AnswerMode} from './sparse.js';
 import {defaultLimits, type LocalPlatformLimits, type LocalPlatformOptions} from './types.js';
 
 /** The options with their defaults filled in and every value checked. */
@@ -21,6 +22,7 @@ export type ResolvedOptions = {
 	deliveryRetryBaseMs: number;
 	deliveryTimeoutMs: number;
 	llmUrl: URL | undefined;
+	answers: AnswerMode;
 };
 
 function ms(value: number | undefined, fallback: number, option: string): number {
@@ -58,5 +60,15 @@ export function resolveOptions(options: LocalPlatformOptions): ResolvedOptions {
 		deliveryRetryBaseMs: ms(options.deliveryRetryBaseMs, 1000, 'deliveryRetryBaseMs'),
 		deliveryTimeoutMs: ms(options.deliveryTimeoutMs, 10_000, 'deliveryTimeoutMs'),
 		llmUrl: options.llmUrl === undefined ? undefined : assertLoopbackUrl(options.llmUrl, 'llmUrl'),
+		answers: answerMode(options.answers),
 	};
+}
+
+function answerMode(value: AnswerMode | undefined): AnswerMode {
+	const mode = value ?? 'full';
+	if (!answerModes.includes(mode)) {
+		throw invalidOption('answers', mode, `one of ${answerModes.join(', ')}`);
+	}
+
+	return mode;
 }

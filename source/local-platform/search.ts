@@ -1,4 +1,4 @@
-import type {SearchResult} from '../platform/types.js';
+import type {SearchResult} from './records.js';
 import type {ContentStore} from './content-store.js';
 import type {Caller} from './context.js';
 import {badRequest, objectBody, optionalString, requiredString, type JsonObject} from './http.js';

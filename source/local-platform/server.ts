@@ -2,7 +2,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net';
 import {Agent} from 'undici';
 import {errorCode, errorMessage} from '../format/value.js';
-import type {Message, MessageLog} from '../platform/types.js';
+import type {Message, MessageLog} from './records.js';
 import {handleBlob} from './blob-routes.js';
 import {webhookDispatcher} from './external-answer.js';
 import {BlobStore} from './blobs.js';
@@ -13,6 +13,7 @@ import {LocalPlatformError} from './errors.js';
 import {FaultInjector, performedThen502, type FaultSettings} from './faults.js';
 import {authenticate} from './auth.js';
 import {HttpError, readJsonBody, sendError, sendJson} from './http.js';
+import {answerView} from './sparse.js';
 import {assertLoopbackUrl} from './loopback.js';
 import {resolveOptions, type ResolvedOptions} from './options.js';
 import {RequestLog} from './request-log.js';
@@ -284,7 +285,7 @@ class LocalPlatformServer implements LocalPlatform {
 			return;
 		}
 
-		sendJson(response, result.status, result.body);
+		sendJson(response, result.status, answerView(this.resolved.answers, route.operation, result.body));
 	}
 }
 

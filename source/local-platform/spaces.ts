@@ -1,4 +1,4 @@
-import type {Space, SpaceModule} from '../platform/types.js';
+import type {Space, SpaceModule} from './records.js';
 import {notFound} from './http.js';
 import {newId} from './ids.js';
 import {ok, type Route} from './router.js';

@@ -1,5 +1,6 @@
+import type {AnswerMode} from './sparse.js';
 import type {ConnectionSettings} from '../config/settings.js';
-import type {Message, MessageLog} from '../platform/types.js';
+import type {Message, MessageLog} from './records.js';
 import type {PlatformClock} from './clock.js';
 import type {LocalContent} from './content-store.js';
 import type {FaultRule, FaultSettings, InjectedFault} from './faults.js';
@@ -105,6 +106,11 @@ export type LocalPlatformOptions = {
 	userId?: string;
 	companyId?: string;
 	limits?: Partial<LocalPlatformLimits>;
+	/**
+	 * `full` (the default) answers with whole records, as the real service usually does; `sparse`
+	 * with only the fields its contract promises (`sparse.ts`).
+	 */
+	answers?: AnswerMode;
 	/** Receives a structured line for every request, delivery attempt, ingestion step and key rotation. */
 	log?: (event: LocalPlatformEvent) => void;
 };

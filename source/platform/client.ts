@@ -9,26 +9,27 @@ import {sendJson, type JsonCall} from './json-call.js';
 import {requestLogger} from './request-log.js';
 import type {Answer, AnswerOperation} from './schemas.js';
 import {createTransport} from './transport.js';
-import {
-	type Chat,
-	type ChatCompletion,
-	type ChatCompletionRequest,
-	type ChatMessages,
-	type Content,
-	type DeletedChat,
-	type KeyRotation,
-	type Message,
-	type MessageList,
-	type MessageLog,
-	type SearchResult,
-	type Space,
-	type ContentSearch,
-	type ContentUpsert,
-	type MessageLogCreate,
-	type MessageLogUpdate,
-	type MessageModify,
-	type SearchRequest,
-	type SpaceMessageCreate,
+import type {
+	Chat,
+	ChatCompletion,
+	ChatCompletionRequest,
+	ChatMessages,
+	Content,
+	ContentSearch,
+	ContentState,
+	ContentUpsert,
+	KeyRotation,
+	Message,
+	MessageList,
+	MessageLog,
+	MessageLogCreate,
+	MessageLogUpdate,
+	MessageModify,
+	SearchRequest,
+	SearchResults,
+	SentMessage,
+	Space,
+	SpaceMessageCreate,
 } from './types.js';
 
 export type {RequestLogEntry} from './attempts.js';
@@ -67,7 +68,7 @@ export class PlatformClient {
 
 	/** POST /v2/keys/rotate: the contract names no body, so none is sent. */
 	async rotateKey(call?: CallOptions): Promise<KeyRotation> {
-		return this.send({operation: 'rotateKey', method: 'POST', path: '/v2/keys/rotate', call});
+		return this.send({operation: 'rotateKey', method: 'POST', path: '/v2/keys/rotate', jsonContentType: true, call});
 	}
 
 	async createChat(body: {title: string; assistantId: string}, call?: CallOptions): Promise<Chat> {
@@ -78,7 +79,7 @@ export class PlatformClient {
 		return this.send({operation: 'getSpace', method: 'GET', path: `/space/${segment(spaceId)}`, call});
 	}
 
-	async createSpaceMessage(body: SpaceMessageCreate, call?: CallOptions): Promise<Message> {
+	async createSpaceMessage(body: SpaceMessageCreate, call?: CallOptions): Promise<SentMessage> {
 		return this.send({operation: 'createSpaceMessage', method: 'POST', path: '/space/message', body: {toolChoices: [], skillChoices: [], ...body}, call});
 	}
 
@@ -101,25 +102,32 @@ export class PlatformClient {
 	}
 
 	/** DELETE /space/chat/{chatId}: the chat and its messages are gone. */
-	async deleteChat(chatId: string, call?: CallOptions): Promise<DeletedChat> {
+	async deleteChat(chatId: string, call?: CallOptions): Promise<unknown> {
 		return this.send({operation: 'deleteChat', method: 'DELETE', path: `/space/chat/${segment(chatId)}`, call});
 	}
 
 	/**
-	 * POST /content/upsert. Without `fileUrl` it creates the content (a create: not resent where it
-	 * may have been processed); with `fileUrl` it finalizes one (idempotent).
+	 * POST /content/upsert, creating (or replacing) the content: a create, not resent where it may
+	 * have been processed. The finalize step is `finalizeContent`.
 	 */
-	async upsertContent(body: ContentUpsert, call?: CallOptions): Promise<Content> {
-		const operation = body.fileUrl === undefined ? 'createContent' : 'finalizeContent';
-		return this.send({operation, method: 'POST', path: '/content/upsert', body, call});
+	async upsertContent(body: Omit<ContentUpsert, 'fileUrl'>, call?: CallOptions): Promise<Content> {
+		return this.send({operation: 'createContent', method: 'POST', path: '/content/upsert', body, call});
 	}
 
-	async searchContent(body: ContentSearch, call?: CallOptions): Promise<Content[]> {
+	/**
+	 * POST /content/upsert again with `byteSize` (and `fileUrl` = the readUrl, when the platform gave
+	 * one): the bytes are in place. Idempotent; nothing of its answer is read.
+	 */
+	async finalizeContent(body: ContentUpsert, call?: CallOptions): Promise<void> {
+		await this.send({operation: 'finalizeContent', method: 'POST', path: '/content/upsert', body, call});
+	}
+
+	async searchContent(body: ContentSearch, call?: CallOptions): Promise<ContentState[]> {
 		return this.send({operation: 'searchContent', method: 'POST', path: '/content/search', body, call});
 	}
 
 	/** POST /search/search; `null` when the platform answers with no list (spec §2.4). */
-	async search(body: SearchRequest, call?: CallOptions): Promise<SearchResult[] | null> {
+	async search(body: SearchRequest, call?: CallOptions): Promise<SearchResults> {
 		return this.send({operation: 'search', method: 'POST', path: '/search/search', body, call});
 	}
 
@@ -131,11 +139,11 @@ export class PlatformClient {
 		return this.send({operation: 'createMessageLog', method: 'POST', path: '/message-log', body, call});
 	}
 
-	async updateMessageLog(messageLogId: string, body: MessageLogUpdate, call?: CallOptions): Promise<MessageLog> {
+	async updateMessageLog(messageLogId: string, body: MessageLogUpdate, call?: CallOptions): Promise<unknown> {
 		return this.send({operation: 'updateMessageLog', method: 'PATCH', path: `/message-log/${segment(messageLogId)}`, body, call});
 	}
 
-	async modifyMessage(messageId: string, body: MessageModify, call?: CallOptions): Promise<Message> {
+	async modifyMessage(messageId: string, body: MessageModify, call?: CallOptions): Promise<unknown> {
 		return this.send({operation: 'modifyMessage', method: 'PATCH', path: `/messages/${segment(messageId)}`, body, call});
 	}
 

@@ -27,6 +27,8 @@ export type JsonCall<O extends AnswerOperation> = {
 	method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
 	path: string;
 	body?: unknown;
+	/** Send `Content-Type: application/json` even without a body (POST /v2/keys/rotate: the wire contract lists the header). */
+	jsonContentType?: true;
 	call?: CallOptions | undefined;
 };
 
@@ -56,6 +58,9 @@ export async function sendJson<O extends AnswerOperation>(context: ClientContext
 		let body: string | undefined;
 		if (operation.body !== undefined) {
 			body = JSON.stringify(operation.body);
+		}
+
+		if (body !== undefined || operation.jsonContentType) {
 			headers['content-type'] = 'application/json';
 		}
 
@@ -72,9 +77,9 @@ export async function sendJson<O extends AnswerOperation>(context: ClientContext
 			throw failure.error;
 		}
 
-		const {decodeAnswer, notJson} = await decoding;
+		const {decodeAnswer, notJson, readsNothing} = await decoding;
 		const where = {operation: operation.operation, method, path, status, requestId, empty: parsed.empty};
-		if (!parsed.json) {
+		if (!parsed.json && !readsNothing(operation.operation)) {
 			notJson(where);
 		}
 

@@ -1,122 +1,89 @@
 /**
- * One schema per platform answer (../shared/platform-api.md). Lenient about extra fields (they are
- * kept), strict about the fields this program reads: a missing or mistyped one is a
- * `PlatformResponseError` naming the operation, the field and the request id, raised before any
- * caller can act on a half answer. Each schema is checked against its wire type in `types.ts`.
+ * One schema per platform answer.
+ *
+ * THE RULE: an answer is decoded for what this program reads from it, and only that.
+ * - A field is **required** when some code path cannot go on without it: it must be present with
+ *   the type that code needs, or the answer is refused with a `PlatformResponseError` naming the
+ *   operation, the field and the request id, before any caller can act on it.
+ * - A field that is read but can be done without (shown, or used when present) is **optional**:
+ *   absent, null or of another type, it reads as absent. It never makes an answer fail.
+ * - Every other field is not checked at all and is kept as it came.
+ * - An operation whose answer nothing reads accepts any body, even an empty one.
+ *
+ * The platform promises little more than this (a chat's `id`, a content's `id` and `writeUrl`, a
+ * message log's `id`, a message's `id`, `role`, `text` and `stoppedStreamingAt`, …), and an update
+ * may echo only what was sent; a field required here that the contract does not promise is a bug.
+ * The answer types below are what callers see; `test/platform/answer-fields.test.ts` lists each
+ * operation's fields and checks that an answer carrying only the required ones decodes.
  */
 import {z} from 'zod';
 import {describeValue} from '../format/describe.js';
 import {isRecord} from '../format/index.js';
 import {PlatformResponseError} from './errors.js';
 import type {OperationName} from './retry.js';
-import type {
-	Chat,
-	ChatCompletion,
-	ChatMessages,
-	Content,
-	DeletedChat,
-	KeyRotation,
-	Message,
-	MessageList,
-	MessageLog,
-	SearchResult,
-	Space,
-} from './types.js';
 
 const id = z.string().min(1);
-const text = z.string().optional();
-const nullableText = z.string().nullish();
 
-const chat = z.looseObject({id, title: text, createdAt: text}) satisfies z.ZodType<Chat>;
+/** An optional string: null stays null, and any other value that is not a string reads as absent. */
+const optionalString = z.unknown().transform(value => typeof value === 'string' || value === null ? value : undefined).optional();
+/** An optional value read only for being there (null and absent read as absent). */
+const optionalValue = z.unknown().optional();
+/** An optional list: anything that is not a list reads as absent. */
+const optionalList = z.unknown().transform(value => Array.isArray(value) ? value as unknown[] : undefined).optional();
+/** Any body at all: nothing in it is read. */
+const unread = z.unknown();
 
-const space = z.looseObject({
-	id: text,
-	name: text,
-	languageModel: text,
-	chatUpload: text,
-	modules: z.array(z.looseObject({id: text, name: z.string(), isExternal: z.boolean().optional()})).optional(),
-}) satisfies z.ZodType<Space>;
+/** `modules[].name` where it is a string; a module without a usable name is left out. */
+const moduleNames = z.unknown().transform(value => Array.isArray(value)
+	? value.flatMap(item => isRecord(item) && typeof item.name === 'string' ? [{name: item.name}] : [])
+	: undefined).optional();
 
+/** A message as the reply poll and the history read it. */
 const message = z.looseObject({
-	id,
-	chatId: z.string(),
-	role: text,
-	text: nullableText,
-	createdAt: text,
-	updatedAt: text,
-	startedStreamingAt: nullableText,
-	stoppedStreamingAt: nullableText,
-	completedAt: nullableText,
-}) satisfies z.ZodType<Message>;
-
-const content = z.looseObject({
-	id,
-	key: text,
-	title: text,
-	mimeType: text,
-	writeUrl: nullableText,
-	readUrl: nullableText,
-	ingestionState: text,
-}) satisfies z.ZodType<Content>;
-
-const messageLog = z.looseObject({
-	id,
-	messageId: z.string(),
-	text: z.string(),
-	status: z.enum(['RUNNING', 'COMPLETED', 'FAILED']),
-	order: z.number(),
-	createdAt: text,
-	updatedAt: text,
-}) satisfies z.ZodType<MessageLog>;
-
-const searchResult = z.looseObject({
-	id: text,
-	chunkId: text,
-	text,
-	key: text,
-	title: text,
-	url: nullableText,
-}) satisfies z.ZodType<SearchResult>;
-
-const completion = z.looseObject({
-	choices: z.array(z.looseObject({
-		index: z.number().optional(),
-		message: z.looseObject({role: text, content: z.string()}),
-		finish_reason: nullableText,
-	})).min(1),
-}) satisfies z.ZodType<ChatCompletion>;
-
-/**
- * The rotation answer is checked field by field in `keys/rotate.ts`: a key the platform issued must
- * be stored even when its expiry is unreadable (losing it would lock the user out after the
- * overlap), and the key-format rules live there. Here it only has to be JSON.
- */
-const keyRotation = z.custom<KeyRotation>(() => true);
+	id: optionalString,
+	role: optionalString,
+	text: optionalString,
+	/** Null (or absent) while the assistant streams; any other value once it stopped. */
+	stoppedStreamingAt: optionalValue,
+});
 
 /** The schema of each operation's answer. */
 export const answerSchemas = {
-	rotateKey: keyRotation,
-	createChat: chat,
-	getSpace: space,
-	createSpaceMessage: message,
+	/**
+	 * `new_key` is required; `old_key_expires_at` is read by `keys/rotate.ts`, which keeps a key
+	 * whose expiry cannot be read (losing it would lock the user out after the overlap).
+	 */
+	rotateKey: z.looseObject({new_key: z.string(), old_key_expires_at: optionalValue}),
+	createChat: z.looseObject({id, title: optionalString}),
+	/** Shown only (upload, init): nothing is required. */
+	getSpace: z.looseObject({id: optionalString, name: optionalString, languageModel: optionalString, chatUpload: optionalString, modules: moduleNames}),
+	/** Its `id`, when there is one, tells the user's own message apart from the reply. */
+	createSpaceMessage: z.looseObject({id: optionalString}),
 	getLatestMessage: message,
-	getChatMessages: z.looseObject({messages: z.array(message), totalCount: z.number().optional()}) satisfies z.ZodType<ChatMessages>,
+	getChatMessages: z.looseObject({messages: z.array(message)}),
 	getMessage: message,
-	listMessages: z.looseObject({object: z.string().optional(), data: z.array(message)}) satisfies z.ZodType<MessageList>,
-	deleteChat: z.looseObject({id: z.string().optional()}) satisfies z.ZodType<DeletedChat>,
-	createContent: content,
-	finalizeContent: content,
-	searchContent: z.array(content),
-	// Spec §2.4: the result list may be absent (null or an empty body).
-	search: z.array(searchResult).nullable(),
-	chatCompletion: completion,
-	createMessageLog: messageLog,
-	updateMessageLog: messageLog,
-	modifyMessage: message,
+	listMessages: z.looseObject({data: optionalList}),
+	deleteChat: unread,
+	/** `writeUrl` may be empty or absent: the workflow stops that file with its own error. */
+	createContent: z.looseObject({id, writeUrl: optionalString, readUrl: optionalString}),
+	finalizeContent: unread,
+	searchContent: z.array(z.looseObject({id: optionalString, ingestionState: optionalString})),
+	/** A list that may be empty or absent (null or an empty body); items without `text` are used by their string form. */
+	search: z.array(z.unknown()).nullish(),
+	/** Only `choices[0].message.content` is read. */
+	chatCompletion: z.looseObject({choices: z.tuple([z.looseObject({message: z.looseObject({content: z.string()})})], z.unknown())}),
+	createMessageLog: z.looseObject({id}),
+	updateMessageLog: unread,
+	modifyMessage: unread,
 } as const satisfies Record<Exclude<OperationName, 'putBlob'>, z.ZodType>;
 
 export type AnswerOperation = keyof typeof answerSchemas;
 export type Answer<O extends AnswerOperation> = z.output<typeof answerSchemas[O]>;
+
+/** Operations whose answer nothing reads: any body is accepted, even an empty or non-JSON one. */
+export function readsNothing(operation: AnswerOperation): boolean {
+	return answerSchemas[operation] === unread;
+}
 
 /** `choices[0].message.content`, or `(body)` for the answer as a whole. */
 export function fieldName(path: ReadonlyArray<PropertyKey>): string {
@@ -153,7 +120,7 @@ export type AnswerContext = {
 	empty: boolean;
 };
 
-/** The answer in its documented shape, or a `PlatformResponseError` naming the first wrong field. */
+/** The answer with its read fields decoded, or a `PlatformResponseError` naming the first wrong required field. */
 export function decodeAnswer<O extends AnswerOperation>(body: unknown, context: AnswerContext & {operation: O}): Answer<O> {
 	// The union of all schemas is not callable as one; each member parses `unknown` the same way.
 	const schema = answerSchemas[context.operation] as unknown as z.ZodType<Answer<O>>;
@@ -178,7 +145,7 @@ function expectation(issue: z.core.$ZodIssue, found: unknown): string {
 	}
 
 	if (issue.code === 'invalid_type') {
-		const names: Record<string, string> = {array: 'a list', object: 'an object', string: 'a string', number: 'a number', boolean: 'a boolean'};
+		const names: Record<string, string> = {array: 'a list', object: 'an object', string: 'a string', number: 'a number', boolean: 'a boolean', tuple: 'a list'};
 		return `, not ${names[issue.expected] ?? issue.expected}`;
 	}
 

@@ -1,76 +1,33 @@
 /**
- * Wire shapes of the platform API (../shared/platform-api.md). Unknown extra fields are kept.
- * Answer types say what the client guarantees after decoding (`schemas.ts` is checked against
- * them): the fields the program relies on are required, the ones only shown may be absent or null.
+ * Wire shapes of the platform API: what this program sends, the webhook events it receives, and
+ * each answer as the client returns it after decoding. The answer types come from `schemas.ts`,
+ * which decodes only what the program reads (see the rule there): a field the program needs is
+ * required, one it can do without is optional, and anything else is kept untyped.
+ * The full records the platform usually answers with are in `local-platform/records.ts`.
  */
+import type {Answer} from './schemas.js';
 
 export type IsoTimestamp = string;
 
-export type KeyRotation = {
-	new_key: string;
-	old_key_expires_at: IsoTimestamp;
-};
+export type KeyRotation = Answer<'rotateKey'>;
+export type Chat = Answer<'createChat'>;
+export type Space = Answer<'getSpace'>;
+/** The answer to POST /space/message: the user's message, when the platform says which it is. */
+export type SentMessage = Answer<'createSpaceMessage'>;
+/** A message as the reply poll, the history and a retrieve read it. */
+export type Message = Answer<'getLatestMessage'>;
+export type ChatMessages = Answer<'getChatMessages'>;
+export type MessageList = Answer<'listMessages'>;
+export type Content = Answer<'createContent'>;
+/** One record of a content search. */
+export type ContentState = Answer<'searchContent'>[number];
+/** Search results: a list that may be absent; each item is used by its `text` or its string form. */
+export type SearchResults = Answer<'search'>;
+export type ChatCompletion = Answer<'chatCompletion'>;
+export type MessageLog = Answer<'createMessageLog'>;
 
-export type Chat = {
-	id: string;
-	title?: string;
-	createdAt?: IsoTimestamp;
-	[key: string]: unknown;
-};
-
-export type SpaceModule = {
-	id?: string;
-	name: string;
-	isExternal?: boolean;
-	[key: string]: unknown;
-};
-
-export type Space = {
-	id?: string;
-	name?: string;
-	languageModel?: string;
-	/** `ENABLED` or `DISABLED`. */
-	chatUpload?: string;
-	modules?: SpaceModule[];
-	[key: string]: unknown;
-};
-
+/** A `Message` role. */
 export type MessageRole = 'USER' | 'ASSISTANT' | 'SYSTEM';
-
-export type Message = {
-	id: string;
-	chatId: string;
-	/** A `MessageRole`. */
-	role?: string;
-	text?: string | null;
-	createdAt?: IsoTimestamp;
-	updatedAt?: IsoTimestamp;
-	startedStreamingAt?: IsoTimestamp | null;
-	stoppedStreamingAt?: IsoTimestamp | null;
-	completedAt?: IsoTimestamp | null;
-	/** Sent by `GET /messages/{id}?chatId=` (the SDK reads it back after a send). */
-	debugInfo?: Record<string, unknown> | null;
-	[key: string]: unknown;
-};
-
-export type ChatMessages = {
-	messages: Message[];
-	totalCount?: number;
-	[key: string]: unknown;
-};
-
-/** GET /messages?chatId= (the SDK's list). */
-export type MessageList = {
-	object?: string;
-	data: Message[];
-	[key: string]: unknown;
-};
-
-/** DELETE /space/chat/{chatId}. */
-export type DeletedChat = {
-	id?: string;
-	[key: string]: unknown;
-};
 
 export type ContentInput = {
 	key: string;
@@ -83,17 +40,6 @@ export type ContentUpsert = {
 	input: ContentInput;
 	chatId?: string;
 	fileUrl?: string;
-};
-
-export type Content = {
-	id: string;
-	key?: string;
-	title?: string;
-	mimeType?: string;
-	writeUrl?: string | null;
-	readUrl?: string | null;
-	ingestionState?: string;
-	[key: string]: unknown;
 };
 
 export type ContentWhere = {
@@ -115,34 +61,12 @@ export type SearchRequest = {
 	chatId?: string;
 };
 
-export type SearchResult = {
-	id?: string;
-	chunkId?: string;
-	text?: string;
-	key?: string;
-	title?: string;
-	url?: string | null;
-	order?: number;
-	startPage?: number;
-	endPage?: number;
-	[key: string]: unknown;
-};
-
 export type CompletionMessage = {role: 'system' | 'user' | 'assistant'; content: string};
 
 export type ChatCompletionRequest = {
 	model: string;
 	messages: CompletionMessage[];
 	options?: {temperature?: number; [key: string]: unknown};
-};
-
-export type ChatCompletion = {
-	choices: Array<{
-		index?: number;
-		message: {role?: string; content: string; [key: string]: unknown};
-		finish_reason?: string | null;
-	}>;
-	[key: string]: unknown;
 };
 
 export type MessageLogStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
@@ -157,16 +81,6 @@ export type MessageLogCreate = {
 export type MessageLogUpdate = {
 	text?: string;
 	status?: MessageLogStatus;
-};
-
-export type MessageLog = {
-	id: string;
-	messageId: string;
-	text: string;
-	status: MessageLogStatus;
-	order: number;
-	createdAt?: IsoTimestamp;
-	updatedAt?: IsoTimestamp;
 };
 
 export type MessageModify = {

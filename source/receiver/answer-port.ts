@@ -4,23 +4,24 @@
  * implementation of the answer serves both.
  */
 import type {
-	ChatCompletion,
 	ChatCompletionRequest,
 	MessageLog,
 	MessageLogCreate,
 	MessageLogUpdate,
 	MessageModify,
 	SearchRequest,
-	SearchResult,
 } from '../platform/types.js';
 
 /** Every call names the event's user and company; `signal` cuts it off. */
 export type PortCall = {userId: string; companyId: string; signal?: AbortSignal};
 
 export type AnswerPort = {
+	/** Only the log's `id` is read. */
 	createMessageLog(body: MessageLogCreate, call: PortCall): Promise<MessageLog>;
-	updateMessageLog(messageLogId: string, body: MessageLogUpdate, call: PortCall): Promise<MessageLog>;
-	search(body: SearchRequest, call: PortCall): Promise<SearchResult[] | null>;
-	chatCompletion(body: ChatCompletionRequest, call: PortCall): Promise<ChatCompletion>;
+	updateMessageLog(messageLogId: string, body: MessageLogUpdate, call: PortCall): Promise<unknown>;
+	/** A list, or null or absent for none; each item is used by its `text` or its string form. */
+	search(body: SearchRequest, call: PortCall): Promise<unknown>;
+	/** `choices[0].message.content` is read, defensively: the in-memory port is not decoded. */
+	chatCompletion(body: ChatCompletionRequest, call: PortCall): Promise<unknown>;
 	modifyMessage(messageId: string, body: MessageModify, call: PortCall): Promise<unknown>;
 };

@@ -37,7 +37,8 @@ export type UploadEvent =
 	| {type: 'ingestion-state'; contentId: string; name: string; state: string; final: boolean}
 	| {type: 'ingestion-round'; round: number; finished: number; failed: number; total: number; pending: string[]; elapsedMs: number; timeoutMs: number}
 	| {type: 'ingestion-complete'; total: number; finished: number; failed: number; elapsedMs: number}
-	| {type: 'message-sent'; messageId: string; text: string}
+	/** `messageId` when the platform's answer named the message. */
+	| {type: 'message-sent'; messageId?: string; text: string}
 	/** The assistant reply as it grows while it is still streaming. */
 	| {type: 'reply-progress'; text: string; elapsedMs: number}
 	| {type: 'reply-complete'; text: string; elapsedMs: number}

@@ -3,6 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {ReplyTimeoutError} from './errors.js';
 import type {UploadEventListener} from './events.js';
 import {until} from './ingestion.js';
+import type {Message} from '../platform/types.js';
 import type {UploadClient} from './types.js';
 
 export async function askAndWait(options: {
@@ -24,7 +25,7 @@ export async function askAndWait(options: {
 	const {client, chatId, signal, emit, timeoutMs} = options;
 	const sent = await client.createSpaceMessage({assistantId: options.assistantId, chatId, text: options.prompt}, {signal});
 	const sentId = sent.id;
-	emit({type: 'message-sent', messageId: sentId, text: options.prompt});
+	emit(sentId === undefined ? {type: 'message-sent', text: options.prompt} : {type: 'message-sent', messageId: sentId, text: options.prompt});
 	const started = performance.now();
 	const elapsed = (): number => performance.now() - started;
 	let shown = '';
@@ -45,8 +46,7 @@ export async function askAndWait(options: {
 			throw error;
 		}
 
-		// The user's own message is not the reply, whatever its streaming fields say.
-		if (latest.id !== sentId) {
+		if (isReply(latest, sentId)) {
 			const text = latest.text ?? '';
 			if (latest.stoppedStreamingAt !== null && latest.stoppedStreamingAt !== undefined) {
 				emit({type: 'reply-complete', text, elapsedMs: Math.round(elapsed())});
@@ -66,4 +66,17 @@ export async function askAndWait(options: {
 
 		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
 	}
+}
+
+/**
+ * The user's own message is not the reply, whatever its streaming fields say: it is known by the
+ * id the send answered with, or by its role. Without either, the latest message is taken as the
+ * reply once it stopped streaming.
+ */
+function isReply(latest: Message, sentId: string | undefined): boolean {
+	if (sentId !== undefined && latest.id === sentId) {
+		return false;
+	}
+
+	return latest.role?.toUpperCase() !== 'USER';
 }

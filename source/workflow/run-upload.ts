@@ -187,7 +187,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	let history: ChatMessageSummary[];
 	try {
 		const {messages} = await client.getChatMessages(chatId, {signal});
-		history = messages.map(message => ({role: String(message.role), text: message.text ?? ''}));
+		history = messages.map(message => ({role: message.role ?? '(no role)', text: message.text ?? ''}));
 	} catch (error) {
 		signal.throwIfAborted();
 		throw new HistoryFetchError(chatId, error);

@@ -97,7 +97,7 @@ export async function uploadFiles(options: {
 			bytes += size;
 			emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
 			const readUrl = content.readUrl || undefined;
-			await client.upsertContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
+			await client.finalizeContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
 			emit({type: 'file-finalized', name: file.name, contentId});
 			return contentId;
 		} catch (error) {

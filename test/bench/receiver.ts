@@ -409,7 +409,7 @@ async function ackLatency(configDir: string): Promise<void> {
 			const chat = await client.createChat({title: `Bench ${index}`, assistantId: platform.assistantId});
 			await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
 			const history = await client.getChatMessages(chat.id);
-			targets.push({chatId: chat.id, messageId: defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id});
+			targets.push({chatId: chat.id, messageId: defined(defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id, 'its id')});
 		}
 
 		// Wait until the built-in answers are written, so they do not count as ours.

@@ -25,6 +25,7 @@ import {startCli, type CliProcess} from '../support/cli.js';
 import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
+import {defined} from '../support/defined.js';
 
 const completionMs = 2000;
 /**
@@ -64,7 +65,7 @@ async function targets(platform: TestPlatform, count: number): Promise<Array<{ch
 		}
 
 		const history = await user.getChatMessages(chat.id);
-		return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: message.id}));
+		return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: defined(message.id, 'the assistant message id')}));
 	}))).flat();
 	await waitFor(() => found.every(target => local.message(target.messageId)?.stoppedStreamingAt), {timeoutMs: 30_000, what: 'the built-in answers'});
 	await user.close();

@@ -30,7 +30,7 @@ async function sequentialClient(settings: Settings, folder: string): Promise<num
 			const input = {key: file.name, title: file.name, mimeType: file.mimeType};
 			const content = await client.upsertContent({input, chatId: chat.id});
 			await client.putBlob(content.writeUrl ?? '', {filePath: file.path, contentType: file.mimeType, size: file.size});
-			await client.upsertContent({input: {...input, byteSize: file.size}, chatId: chat.id, fileUrl: content.readUrl ?? ''});
+			await client.finalizeContent({input: {...input, byteSize: file.size}, chatId: chat.id, fileUrl: content.readUrl ?? ''});
 			ids.push(content.id);
 		}
 

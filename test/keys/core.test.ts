@@ -78,8 +78,8 @@ describe('rotateApiKey against the local platform', () => {
 		const rotateCall = platform.requests.slice(seen).find(request => request.path === '/v2/keys/rotate');
 		expect(rotateCall?.method).toBe('POST');
 		expect(rotateCall?.headers.authorization).toBe(`Bearer ${oldKey}`);
-		// The contract gives the rotate call no body, so none is sent (and no content type).
-		expect(rotateCall?.headers['content-type']).toBeUndefined();
+		// The contract gives the rotate call no body but lists Content-Type: application/json for it.
+		expect(rotateCall?.headers['content-type']).toBe('application/json');
 		expect(rotateCall?.status).toBe(200);
 
 		// Stored on disk, with the rotation state, in a 0600 file; read by a fresh store.
@@ -251,8 +251,8 @@ describe('rotateApiKey with malformed answers', () => {
 		['{"new_key": ["sk_in_a_list"], "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is a list'],
 		['{"new_key": {"key": "sk_nested"}, "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'new_key is an object'],
 		['{"new_key": "two words", "old_key_expires_at": "2030-01-01T00:00:00Z"}', 'spaces'],
-		['[1, 2]', 'not a JSON object'],
-		['null', 'not a JSON object'],
+		['[1, 2]', 'the body is a list, not an object'],
+		['null', 'the body is null, not an object'],
 		['<html>oops</html>', 'not JSON'],
 	])('refuses %s and keeps the key', async (body, detail) => {
 		const {error, store} = await rotateWith(body);

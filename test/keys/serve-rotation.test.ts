@@ -11,6 +11,7 @@ import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, startCli, type CliProcess} from '../support/cli.js';
 import {waitFor} from '../support/wait.js';
 import {leakedKeys} from './helpers.js';
+import {defined} from '../support/defined.js';
 
 /** The calls the receiver makes while answering an event. */
 const receiverPaths = /^\/(message-log|search\/search|openai\/chat\/completions|messages\/)/;
@@ -79,8 +80,9 @@ describe('a running serve during a key rotation made by another process', () => 
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text});
 			const latest = await user.getLatestMessage(chat.id);
 			expect(latest.role).toBe('ASSISTANT');
-			assistantMessages.push(latest.id);
-			return latest.id;
+			const id = defined(latest.id, 'the latest message id');
+			assistantMessages.push(id);
+			return id;
 		};
 
 		const answered = (id: string) => {

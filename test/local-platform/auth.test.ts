@@ -102,7 +102,7 @@ describe('key rotation', () => {
 			expect(rotation.new_key).toMatch(/^sk_live_[A-Za-z\d]{40}$/);
 			expect(rotation.new_key).not.toBe(firstKey);
 			expect(platform.apiKey).toBe(rotation.new_key);
-			const expiresAt = Date.parse(rotation.old_key_expires_at);
+			const expiresAt = Date.parse(String(rotation.old_key_expires_at));
 			expect(new Date(expiresAt).toISOString()).toBe(rotation.old_key_expires_at);
 
 			// Inside the overlap both keys work.

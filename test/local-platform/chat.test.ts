@@ -128,7 +128,7 @@ describe('space chat with the built-in assistant', () => {
 			const filePath = await files.file('museum.md', text);
 			const content = await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown'}, chatId: chat.id});
 			await client.putBlob(defined(content.writeUrl), {filePath, contentType: 'text/markdown'});
-			await client.upsertContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
+			await client.finalizeContent({input: {key: 'museum.md', title: 'museum.md', mimeType: 'text/markdown', byteSize: Buffer.byteLength(text)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
 			await waitFor(() => platform.content(content.id)?.ingestionState, {until: state => state === 'FINISHED'});
 
 			const userMessage = await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the museum open?'});
@@ -149,7 +149,7 @@ describe('space chat with the built-in assistant', () => {
 				expect(defined(reply.text).startsWith(seen)).toBe(true);
 			}
 
-			expect(platform.messageLogs(reply.id).map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED']]);
+			expect(platform.messageLogs(defined(reply.id)).map(log => [log.order, log.status])).toEqual([[1, 'COMPLETED'], [2, 'COMPLETED']]);
 			expect(platform.completions.at(-1)).toMatchObject({source: 'assistant', temperature: 0.3});
 			const history = await client.getChatMessages(chat.id);
 			expect(history.messages.map(message => message.role)).toEqual(['USER', 'ASSISTANT']);
@@ -163,18 +163,19 @@ describe('space chat with the built-in assistant', () => {
 		const chat = await client.createChat({title: 'Edits', assistantId: platform.assistantId});
 		await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Anything?'});
 		const assistant = await client.getLatestMessage(chat.id);
-		const log = await client.createMessageLog({messageId: assistant.id, text: 'Working', status: 'RUNNING', order: 7});
-		expect(log).toMatchObject({messageId: assistant.id, text: 'Working', status: 'RUNNING', order: 7});
+		const assistantId = defined(assistant.id, 'the assistant message id');
+		const log = await client.createMessageLog({messageId: assistantId, text: 'Working', status: 'RUNNING', order: 7});
+		expect(log).toMatchObject({messageId: assistantId, text: 'Working', status: 'RUNNING', order: 7});
 		expect(log.id).toMatch(/^msglog_[a-z\d]{24}$/);
 		expect(await client.updateMessageLog(log.id, {status: 'FAILED'})).toMatchObject({id: log.id, text: 'Working', status: 'FAILED'});
 		await expect(client.updateMessageLog(log.id, {status: 'DONE' as 'COMPLETED'})).rejects.toMatchObject({status: 400});
 		await expect(client.updateMessageLog('msglog_missing', {text: 'x'})).rejects.toMatchObject({status: 404});
 		await expect(client.createMessageLog({messageId: 'msg_missing', text: 'x', status: 'RUNNING', order: 1})).rejects.toMatchObject({status: 404});
 
-		const modified = await client.modifyMessage(assistant.id, {chatId: chat.id, text: 'Edited answer'});
-		expect(modified).toMatchObject({id: assistant.id, text: 'Edited answer'});
-		await expect(client.modifyMessage(assistant.id, {chatId: 'chat_other', text: 'x'})).rejects.toMatchObject({status: 400});
-		await expect(client.modifyMessage(assistant.id, {chatId: chat.id, text: 'x', stoppedStreamingAt: 'yesterday'})).rejects.toMatchObject({status: 400});
+		const modified = await client.modifyMessage(assistantId, {chatId: chat.id, text: 'Edited answer'});
+		expect(modified).toMatchObject({id: assistantId, text: 'Edited answer'});
+		await expect(client.modifyMessage(assistantId, {chatId: 'chat_other', text: 'x'})).rejects.toMatchObject({status: 400});
+		await expect(client.modifyMessage(assistantId, {chatId: chat.id, text: 'x', stoppedStreamingAt: 'yesterday'})).rejects.toMatchObject({status: 400});
 		await expect(client.createSpaceMessage({assistantId: platform.assistantId, chatId: 'chat_missing', text: 'x'})).rejects.toMatchObject({status: 404});
 		await expect(client.createChat({title: 'x', assistantId: 'assistant_missing'})).rejects.toMatchObject({status: 404});
 		await expect(client.getSpace('assistant_missing')).rejects.toMatchObject({status: 404});

@@ -2,7 +2,8 @@ import {stat} from 'node:fs/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
-import type {Content} from '../../source/platform/types.js';
+import type {SearchResult} from '../../source/local-platform/records.js';
+import type {Content, ContentState, SearchRequest} from '../../source/platform/types.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {defined} from '../support/defined.js';
@@ -25,14 +26,18 @@ async function upload(client: PlatformClient, chatId: string, filePath: string, 
 	expect(created.writeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blob\/cont_/);
 	await client.putBlob(defined(created.writeUrl), {filePath, contentType: mimeType});
 	const {size} = await stat(filePath);
-	const finalized = await client.upsertContent({input: {...input, byteSize: size}, chatId, fileUrl: defined(created.readUrl)});
-	expect(finalized.id).toBe(created.id);
-	return finalized;
+	await client.finalizeContent({input: {...input, byteSize: size}, chatId, fileUrl: defined(created.readUrl)});
+	return created;
 }
 
-async function waitForIngestion(client: PlatformClient, chatId: string, id: string): Promise<Content> {
+async function waitForIngestion(client: PlatformClient, chatId: string, id: string): Promise<ContentState> {
 	const [content] = await waitFor(async () => client.searchContent({where: {id: {equals: id}}, chatId, includeFailedContent: true}), {until: result => finished(result[0]?.ingestionState)});
 	return defined(content);
+}
+
+/** The local platform answers with whole search results (the client reads only `text`). */
+async function search(client: PlatformClient, request: SearchRequest): Promise<SearchResult[]> {
+	return (await client.search(request) ?? []) as SearchResult[];
 }
 
 describe('content upload, ingestion and search', () => {
@@ -141,7 +146,7 @@ describe('content upload, ingestion and search', () => {
 		]));
 		const content = await upload(client, chatId, filePath, 'tides.pdf', 'application/pdf');
 		expect((await waitForIngestion(client, chatId, content.id)).ingestionState).toBe('FINISHED');
-		const [hit] = await client.search({searchString: 'ferry island pier', searchType: 'COMBINED', limit: 1, chatId}) ?? [];
+		const [hit] = await search(client, {searchString: 'ferry island pier', searchType: 'COMBINED', limit: 1, chatId});
 		expect(hit).toMatchObject({id: content.id, key: 'tides.pdf', title: 'tides.pdf', startPage: 2, endPage: 2});
 		expect(hit?.text).toContain('The ferry to the island leaves from pier seven.');
 	});
@@ -156,7 +161,7 @@ describe('content upload, ingestion and search', () => {
 			expect((await waitForIngestion(client, chatId, content.id)).ingestionState).toBe('FINISHED');
 		}
 
-		const text = async (query: string) => (await client.search({searchString: query, searchType: 'FULL_TEXT', limit: 5, chatId}) ?? []).map(hit => hit.text);
+		const text = async (query: string) => (await search(client, {searchString: query, searchType: 'FULL_TEXT', limit: 5, chatId})).map(hit => hit.text);
 		expect((await text('museum opens'))[0]).toBe('Opening hours\nThe museum opens at nine & closes at five.');
 		expect(await text('secretword')).toEqual([]);
 		expect((await text('admiral'))[0]).toContain('name: Grace Hopper; role: admiral');
@@ -169,25 +174,25 @@ describe('content upload, ingestion and search', () => {
 		const paragraphs = Array.from({length: 6}, (_, index) => `Buoy number ${index + 1} marks the channel, and every buoy is painted red.`);
 		const content = await upload(client, chatId, await files.file('buoys.txt', paragraphs.join('\n\n')), 'buoys.txt', 'text/plain');
 		expect((await waitForIngestion(client, chatId, content.id)).ingestionState).toBe('FINISHED');
-		const all = await client.search({searchString: 'buoy', searchType: 'COMBINED', limit: 10, chatId});
+		const all = await search(client, {searchString: 'buoy', searchType: 'COMBINED', limit: 10, chatId});
 		expect(all?.length).toBeGreaterThan(0);
 		for (const result of all ?? []) {
 			expect(Object.keys(result)).toEqual(expect.arrayContaining(['id', 'chunkId', 'text', 'key', 'title', 'url', 'order', 'startPage', 'endPage']));
 		}
 
-		const lighthouseHits = await client.search({searchString: 'When was the lighthouse built?', searchType: 'COMBINED', limit: 3, chatId});
+		const lighthouseHits = await search(client, {searchString: 'When was the lighthouse built?', searchType: 'COMBINED', limit: 3, chatId});
 		expect(lighthouseHits?.[0]?.text).toContain('built in 1871');
 		expect(lighthouseHits?.length).toBeLessThanOrEqual(3);
 		for (const searchType of ['FULL_TEXT', 'VECTOR'] as const) {
 			 
-			const hits = await client.search({searchString: 'lighthouse keeper', searchType, limit: 1, chatId});
+			const hits = await search(client, {searchString: 'lighthouse keeper', searchType, limit: 1, chatId});
 			expect(hits).toHaveLength(1);
 		}
 
 		// Chat uploads are private to their chat.
 		const otherChat = await client.createChat({title: 'Elsewhere', assistantId: platform.assistantId});
-		expect(await client.search({searchString: 'lighthouse', searchType: 'COMBINED', limit: 5, chatId: otherChat.id})).toEqual([]);
-		expect(await client.search({searchString: 'lighthouse', searchType: 'COMBINED', limit: 5})).toEqual([]);
+		expect(await search(client, {searchString: 'lighthouse', searchType: 'COMBINED', limit: 5, chatId: otherChat.id})).toEqual([]);
+		expect(await search(client, {searchString: 'lighthouse', searchType: 'COMBINED', limit: 5})).toEqual([]);
 
 		const bad = await fetch(`${platform.baseUrl}/search/search`, {
 			method: 'POST',
@@ -203,11 +208,11 @@ describe('content upload, ingestion and search', () => {
 		const filePath = await files.file('granite.txt', long);
 		const created = await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain'}});
 		await client.putBlob(defined(created.writeUrl), {filePath, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: defined(created.readUrl)});
+		await client.finalizeContent({input: {key: 'granite.txt', title: 'granite.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(long)}, fileUrl: defined(created.readUrl)});
 		await waitFor(() => platform.content(created.id)?.ingestionState, {until: state => state === 'FINISHED'});
 		expect(platform.content(created.id)?.chunkCount).toBeGreaterThan(2);
-		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 2, chatId})).toHaveLength(2);
-		expect(await client.search({searchString: 'granite quarry', searchType: 'COMBINED', limit: 1})).toHaveLength(1);
+		expect(await search(client, {searchString: 'granite quarry', searchType: 'COMBINED', limit: 2, chatId})).toHaveLength(2);
+		expect(await search(client, {searchString: 'granite quarry', searchType: 'COMBINED', limit: 1})).toHaveLength(1);
 	});
 
 	it('guards the blob host: pre-signed tokens, BlockBlob header, Content-Length and the size limit', async () => {

@@ -189,7 +189,7 @@ describe('external module', () => {
 			work.push((async () => {
 				const messageId = payload.assistantMessage.id;
 				const searchLog = await moduleClient.createMessageLog({messageId, text: 'Searching the knowledge base', status: 'RUNNING', order: 1}, call);
-				const results = await moduleClient.search({searchString: payload.userMessage.text, searchType: 'COMBINED', limit: 3, chatId: payload.chatid}, call) ?? [];
+				const results = (await moduleClient.search({searchString: payload.userMessage.text, searchType: 'COMBINED', limit: 3, chatId: payload.chatid}, call) ?? []) as Array<{text?: string}>;
 				const context = results.length === 0 ? 'No relevant documents were found.' : results.map(result => (result.text ?? '').slice(0, 500)).join('\n---\n');
 				await moduleClient.updateMessageLog(searchLog.id, {status: 'COMPLETED', text: `Found ${results.length} documents`}, call);
 				const answerLog = await moduleClient.createMessageLog({messageId, text: 'Generating a response', status: 'RUNNING', order: 2}, call);
@@ -216,7 +216,7 @@ describe('external module', () => {
 		const filePath = await files.file('ferry.txt', ferry);
 		const content = await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain'}, chatId: chat.id});
 		await client.putBlob(defined(content.writeUrl), {filePath, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(ferry)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
+		await client.finalizeContent({input: {key: 'ferry.txt', title: 'ferry.txt', mimeType: 'text/plain', byteSize: Buffer.byteLength(ferry)}, chatId: chat.id, fileUrl: defined(content.readUrl)});
 		await waitFor(async () => (await client.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}))[0]?.ingestionState, {until: state => state === 'FINISHED'});
 
 		await client.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'When does the night ferry leave?'});
@@ -229,7 +229,7 @@ describe('external module', () => {
 		expect(reply.text).toMatch(/^\[module ExternalModule\] \(local model\) The night ferry leaves the harbour at 22:15\./);
 		expect(reply.completedAt).toEqual(expect.any(String));
 
-		expect(platform.messageLogs(reply.id)).toEqual([
+		expect(platform.messageLogs(defined(reply.id))).toEqual([
 			expect.objectContaining({order: 1, status: 'COMPLETED', text: 'Found 1 documents'}),
 			expect.objectContaining({order: 2, status: 'COMPLETED', text: 'Response generated'}),
 		]);

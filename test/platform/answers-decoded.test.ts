@@ -48,16 +48,16 @@ describe('every answer is decoded', () => {
 			{status: 200, body: {id: 42, title: 'T'}},
 			{status: 200, body: {choices: [{index: 0, message: {role: 'assistant', content: null}}]}, headers: {'request-id': 'req_llm'}},
 			{status: 200, body: {choices: []}},
-			{status: 200, body: {...validAnswers.createMessageLog, status: 'DONE'}},
+			{status: 200, body: {...validAnswers.createMessageLog, id: 7}},
 			{status: 200, body: {id: 'cont_1'}},
 		);
 		expect((await failure(createChat())).detail).toBe('id is a number, not a string');
 		const completion = await failure(client().chatCompletion({model: 'm', messages: []}));
 		expect(completion.data).toMatchObject({operation: 'chatCompletion', field: 'choices[0].message.content', requestId: 'req_llm'});
 		expect(completion.detail).toBe('choices[0].message.content is null, not a string');
-		expect((await failure(client().chatCompletion({model: 'm', messages: []}))).detail).toBe('choices is an empty list');
+		expect((await failure(client().chatCompletion({model: 'm', messages: []}))).detail).toBe('choices[0] is missing');
 		expect((await failure(client().createMessageLog({messageId: 'msg_1', text: 't', status: 'RUNNING', order: 1}))).detail)
-			.toBe('status is "DONE", not one of RUNNING, COMPLETED, FAILED');
+			.toBe('id is a number, not a string');
 		const search = client().searchContent({where: {id: {equals: 'cont_1'}}});
 		expect((await failure(search)).detail).toBe('the body is an object, not a list');
 	});

@@ -15,7 +15,7 @@ const {client} = fixture;
 describe('operations: method, path, headers and body', () => {
 	// `answer` is a valid answer of the operation (the client decodes every answer).
 	const cases: Array<{name: string; call: (c: PlatformClient) => Promise<unknown>; method: string; path: string; body?: unknown; answer: unknown}> = [
-		// The contract names no body for the rotation: none is sent.
+		// The contract names no body for the rotation: none is sent, but its Content-Type is.
 		{name: 'rotate key', call: async c => c.rotateKey(), method: 'POST', path: '/v2/keys/rotate', answer: validAnswers.rotateKey},
 		{name: 'create chat', call: async c => c.createChat({title: 'T', assistantId: 'assistant_1'}), method: 'POST', path: '/space/chat', body: {title: 'T', assistantId: 'assistant_1'}, answer: validAnswers.createChat},
 		{name: 'get space', call: async c => c.getSpace('assistant_1'), method: 'GET', path: '/space/assistant_1', answer: validAnswers.getSpace},
@@ -39,7 +39,7 @@ describe('operations: method, path, headers and body', () => {
 		},
 		{
 			name: 'content upsert (finalize)',
-			call: async c => c.upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'}),
+			call: async c => c.finalizeContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'}),
 			method: 'POST',
 			path: '/content/upsert',
 			body: {input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 12}, chatId: 'chat_1', fileUrl: 'http://blob/read'},
@@ -95,7 +95,35 @@ describe('operations: method, path, headers and body', () => {
 		},
 	];
 
+	cases.push(
+		{name: 'retrieve message', call: async c => c.getMessage('msg_1', 'chat_1'), method: 'GET', path: '/messages/msg_1?chatId=chat_1', answer: validAnswers.getMessage},
+		{name: 'list messages', call: async c => c.listMessages('chat_1'), method: 'GET', path: '/messages?chatId=chat_1', answer: validAnswers.listMessages},
+		{name: 'delete chat', call: async c => c.deleteChat('chat_1'), method: 'DELETE', path: '/space/chat/chat_1', answer: validAnswers.deleteChat},
+	);
+
+	/** Headers the HTTP layer adds whatever the call (not part of the platform's contract). */
+	const transportHeaders = new Set(['host', 'connection', 'content-length', 'transfer-encoding']);
+
 	for (const testCase of cases) {
+		it(`${testCase.name}: the exact headers of the wire contract`, async () => {
+			fixture.server.enqueue({status: 200, body: testCase.answer});
+			await testCase.call(client());
+			const [request] = fixture.server.requests;
+			const sent = Object.fromEntries(Object.entries(request?.headers ?? {}).filter(([name]) => !transportHeaders.has(name)));
+			// Content-Type on every call with a JSON body, and on POST /v2/keys/rotate, which has none.
+			const json = testCase.body !== undefined || testCase.path === '/v2/keys/rotate';
+			expect(sent).toEqual({
+				authorization: 'Bearer sk_test_key_0001',
+				'x-app-id': 'app_123',
+				'x-user-id': 'user_1',
+				'x-company-id': 'company_1',
+				'x-api-version': '2023-12-06',
+				'user-agent': expect.stringMatching(/^platform-tui\/\d+\.\d+\.\d+/) as unknown,
+				accept: 'application/json',
+				...(json ? {'content-type': 'application/json'} : {}),
+			});
+		});
+
 		it(testCase.name, async () => {
 			fixture.server.enqueue({status: 200, body: testCase.answer});
 			await testCase.call(client());
@@ -111,7 +139,6 @@ describe('operations: method, path, headers and body', () => {
 			expect(request?.headers['user-agent']).toMatch(/^platform-tui\/\d+\.\d+\.\d+/);
 			if (testCase.body === undefined) {
 				expect(request?.body).toBe('');
-				expect(request?.headers['content-type']).toBeUndefined();
 			} else {
 				expect(request?.headers['content-type']).toBe('application/json');
 				expect(JSON.parse(request?.body ?? '')).toEqual(testCase.body);

@@ -44,7 +44,7 @@ describe('the retry table', () => {
 
 	it('the finalizing upsert is idempotent: a 502 is retried', async () => {
 		fixture.server.enqueue({status: 502, body: {error: 'bad gateway'}}, {status: 200, body: validAnswers.finalizeContent});
-		await client().upsertContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 3}, chatId: 'c', fileUrl: 'http://blob/read'});
+		await client().finalizeContent({input: {key: 'a.txt', title: 'a.txt', mimeType: 'text/plain', byteSize: 3}, chatId: 'c', fileUrl: 'http://blob/read'});
 		expect(fixture.server.requests).toHaveLength(2);
 	});
 
@@ -175,7 +175,8 @@ describe('rotation', () => {
 		fixture.server.enqueue({status: 200, body: validAnswers.rotateKey});
 		await expect(client().rotateKey()).resolves.toEqual(validAnswers.rotateKey);
 		expect(fixture.server.requests[0]?.body).toBe('');
-		expect(fixture.server.requests[0]?.headers['content-type']).toBeUndefined();
+		// No body, but the Content-Type the contract lists for this call.
+		expect(fixture.server.requests[0]?.headers['content-type']).toBe('application/json');
 		expect(fixture.server.requests[0]?.headers['content-length'] ?? '0').toBe('0');
 	});
 });

@@ -227,7 +227,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		platform.setFaults({latencyMs: 400});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Take your time'});
 		const history = await user.getChatMessages(chat.id);
-		const assistant = defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message');
+		const assistant = {id: defined(defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id, 'its id')};
 		// The completion call has arrived and is being held by the latency.
 		await waitFor(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), {until: found => found, timeoutMs: 15_000, what: 'the completion call'});
 		serve.child.kill('SIGTERM');

@@ -102,12 +102,12 @@ describe('chosen-module processing against the local platform', () => {
 		const input = {key: 'lighthouse.md', title: 'lighthouse.md', mimeType: 'text/markdown'};
 		const content = await h.user.upsertContent({input, chatId: chat.id});
 		await h.user.putBlob(defined(content.writeUrl, 'writeUrl'), {filePath, contentType: 'text/markdown'});
-		await h.user.upsertContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: defined(content.readUrl, 'readUrl')});
+		await h.user.finalizeContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: defined(content.readUrl, 'readUrl')});
 		await waitFor(async () => h.user.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}), {until: found => found[0]?.ingestionState === 'FINISHED', timeoutMs: 10_000, what: 'ingestion'});
 
 		const question = 'How far does the harbour lighthouse lamp reach?';
 		// What the search gives for this question, to compute the expected context independently.
-		const results = await h.user.search({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id});
+		const results = await h.user.search({searchString: question, searchType: 'COMBINED', limit: 3, chatId: chat.id}) as Array<{text?: string}> | null;
 		expect(results?.length).toBeGreaterThan(0);
 		expect(results?.some(result => (result.text?.length ?? 0) > 500)).toBe(true);
 		const expectedContext = results?.map(result => result.text?.slice(0, 500)).join('\n---\n');

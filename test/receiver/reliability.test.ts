@@ -8,6 +8,7 @@ import {stageText} from '../../source/ui/serve/format.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned} from './helpers.js';
+import {defined} from '../support/defined.js';
 
 /** POSTs `size` bytes with Python's http.client, which writes the whole body before reading the answer. */
 async function pythonPost(url: string, size: number, headers: Record<string, string>): Promise<string> {
@@ -71,7 +72,7 @@ describe('receiver reliability (real HTTP, local platform)', () => {
 		const chat = await user.createChat({title, assistantId: platform.assistantId});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
 		const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), timeoutMs: 15_000, what: 'the first answer'});
-		return {chatId: chat.id, assistantMessageId: message.id};
+		return {chatId: chat.id, assistantMessageId: defined(message.id, 'the answered message id')};
 	}
 
 	const failedStage = async (eventId: string): Promise<StageEvent> => {

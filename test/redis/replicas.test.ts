@@ -15,6 +15,7 @@ import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned, startModel} from '../receiver/helpers.js';
+import {defined} from '../support/defined.js';
 
 const eventCount = 240;
 const chats = 24;
@@ -77,7 +78,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 			}
 
 			const history = await user.getChatMessages(chat.id);
-			return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: message.id}));
+			return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: defined(message.id, 'the assistant message id')}));
 		}))).flat();
 		expect(targets).toHaveLength(eventCount);
 		await waitFor(() => targets.every(target => local.message(target.messageId)?.stoppedStreamingAt), {timeoutMs: 20_000, what: 'the built-in answers'});

@@ -11,6 +11,7 @@ import {runUpload, type UploadEvent} from '../../source/workflow/index.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {makeFolder, recorder} from './helpers.js';
+import {defined} from '../support/defined.js';
 
 /** The real client with some methods replaced; the others (and `this`) stay the real ones. */
 function wrap(real: PlatformClient, methods: Partial<PlatformClient>): PlatformClient {
@@ -100,7 +101,7 @@ describe('runUpload: when each request is sent', () => {
 		const client = wrap(real, {
 			async createSpaceMessage(...args: Parameters<PlatformClient['createSpaceMessage']>) {
 				const sent = await real.createSpaceMessage(...args);
-				await waitFor(async () => real.getLatestMessage(sent.chatId), {until: latest => latest.id !== sent.id && Boolean(latest.stoppedStreamingAt), what: 'the complete reply'});
+				await waitFor(async () => real.getLatestMessage(defined((sent as {chatId?: string}).chatId, 'the chat id')), {until: latest => latest.id !== sent.id && Boolean(latest.stoppedStreamingAt), what: 'the complete reply'});
 				setImmediate(() => {
 					turned = true;
 				});
