@@ -24,8 +24,8 @@ import type {OperationName} from './retry.js';
 
 const id = z.string().min(1);
 
-/** An optional string: null stays null, and any other value that is not a string reads as absent. */
-const optionalString = z.unknown().transform(value => typeof value === 'string' || value === null ? value : undefined).optional();
+/** An optional string: null, or any other value that is not a string, reads as absent. */
+const optionalString = z.unknown().transform(value => typeof value === 'string' ? value : undefined).optional();
 /** An optional value read only for being there (null and absent read as absent). */
 const optionalValue = z.unknown().optional();
 /** An optional list: anything that is not a list reads as absent. */
