@@ -130,8 +130,8 @@ describe('platform-tui keys (built CLI)', () => {
 			// The rotation call itself: the old key as bearer, JSON content type.
 			const rotateCall = platform.requests.slice(seen).find(request => request.path === '/v2/keys/rotate');
 			expect(rotateCall?.headers.authorization).toBe(`Bearer ${oldKey}`);
-			// The contract gives the rotate call no body, so none is sent (and no content type).
-			expect(rotateCall?.headers['content-type']).toBeUndefined();
+			// No body, but the Content-Type the contract lists for this call.
+			expect(rotateCall?.headers['content-type']).toBe('application/json');
 			expect(rotateCall?.headers['x-user-id']).toBe(platform.userId);
 
 			// The long-lived client (another process than the rotation) switches at its next request.
