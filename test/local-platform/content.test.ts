@@ -175,14 +175,14 @@ describe('content upload, ingestion and search', () => {
 		const content = await upload(client, chatId, await files.file('buoys.txt', paragraphs.join('\n\n')), 'buoys.txt', 'text/plain');
 		expect((await waitForIngestion(client, chatId, content.id)).ingestionState).toBe('FINISHED');
 		const all = await search(client, {searchString: 'buoy', searchType: 'COMBINED', limit: 10, chatId});
-		expect(all?.length).toBeGreaterThan(0);
-		for (const result of all ?? []) {
+		expect(all.length).toBeGreaterThan(0);
+		for (const result of all) {
 			expect(Object.keys(result)).toEqual(expect.arrayContaining(['id', 'chunkId', 'text', 'key', 'title', 'url', 'order', 'startPage', 'endPage']));
 		}
 
 		const lighthouseHits = await search(client, {searchString: 'When was the lighthouse built?', searchType: 'COMBINED', limit: 3, chatId});
-		expect(lighthouseHits?.[0]?.text).toContain('built in 1871');
-		expect(lighthouseHits?.length).toBeLessThanOrEqual(3);
+		expect(lighthouseHits[0]?.text).toContain('built in 1871');
+		expect(lighthouseHits.length).toBeLessThanOrEqual(3);
 		for (const searchType of ['FULL_TEXT', 'VECTOR'] as const) {
 			 
 			const hits = await search(client, {searchString: 'lighthouse keeper', searchType, limit: 1, chatId});

@@ -20,9 +20,10 @@ type Reads<T> = {required: ReadonlyArray<RequiredKeys<T>>; optional: ReadonlyArr
 type Covers<List extends readonly unknown[], Keys> = [Exclude<Keys, List[number]>] extends [never] ? true : false;
 function exactly<T, const R extends ReadonlyArray<RequiredKeys<T>>, const O extends ReadonlyArray<OptionalKeys<T>>>(
 	reads: {required: R; optional: O},
-	// Each list must cover its keys; the argument is `true` only when both do.
-	..._complete: Covers<R, RequiredKeys<T>> extends true ? Covers<O, OptionalKeys<T>> extends true ? [] : [missing: 'optional'] : [missing: 'required']
+	// Each list must cover its keys: a call that leaves one out has a missing second argument.
+	...complete: Covers<R, RequiredKeys<T>> extends true ? Covers<O, OptionalKeys<T>> extends true ? [] : [missing: 'optional'] : [missing: 'required']
 ): Reads<T> {
+	expect(complete).toEqual([]);
 	return reads;
 }
 
@@ -92,12 +93,11 @@ describe('the decoding rule: required exactly what is read', () => {
 		});
 
 		for (const field of required) {
-			it(`${operation}: without ${String(field)} it is refused, naming the operation, the field and the request id`, () => {
-				const body = minimal(operation);
-				delete body[field as string];
+			it(`${operation}: without ${field} it is refused, naming the operation, the field and the request id`, () => {
+				const body = Object.fromEntries(Object.entries(minimal(operation)).filter(([name]) => name !== field));
 				const error = refusal(operation, body);
 				expect(error.data).toMatchObject({operation, field, requestId: 'req_fields'});
-				expect(error.message).toContain(`${String(field)} is missing (request id req_fields)`);
+				expect(error.message).toContain(`${field} is missing (request id req_fields)`);
 			});
 		}
 

@@ -107,7 +107,7 @@ function breakField(answer: unknown, path: ReadonlyArray<string | number>, value
 
 	const last = path.at(-1) ?? '';
 	if (value === absent) {
-		delete target[last];
+		Reflect.deleteProperty(target, last);
 	} else {
 		target[last] = value;
 	}

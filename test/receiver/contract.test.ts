@@ -133,7 +133,7 @@ describe.each(['full', 'sparse'] as AnswerMode[])('the chosen-module job with %s
 		const journal = await openJournal({directory});
 		try {
 			await journal.accept({id: event.id, event: event.event, receivedAt: new Date().toISOString(), body: signDelivery(event, 'whsec_test').body, headers: {}, chatId: chat.id, status: 'received'});
-			await journal.replay(event.id, async () => ({status: 'failed', error: 'the platform answered 503'}));
+			await journal.replay(event.id, async () => Promise.resolve({status: 'failed' as const, error: 'the platform answered 503'}));
 		} finally {
 			await journal.close();
 		}
