@@ -1,9 +1,9 @@
 import type {RotationState, ConfigStore} from '../config/store.js';
-import {describeValue} from '../format/describe.js';
 import {mask} from '../format/secret.js';
-import {errorMessage, isRecord} from '../format/value.js';
+import {errorMessage} from '../format/value.js';
 import type {CallOptions, PlatformClient} from '../platform/client.js';
 import {PlatformApiError, PlatformConnectionError, PlatformResponseError, PlatformTimeoutError} from '../platform/errors.js';
+import type {KeyRotation} from '../platform/types.js';
 import {currentApiKey, keyProblem, type KeySource} from './current.js';
 import {KeyRotationError} from './errors.js';
 import {parseIsoTimestamp} from './time.js';
@@ -91,17 +91,16 @@ export function rotationFailure(error: unknown, context: {baseUrl: string; curre
 	return error;
 }
 
-function readNewKey(answer: unknown, currentKeyMasked: string, base: {keyMasked: string; source: KeySource; baseUrl: string}): {record: Record<string, unknown>; newKey: string} {
-	const record = isRecord(answer) ? answer : undefined;
-	const rawKey = record?.new_key;
-	const newKey = typeof rawKey === 'string' ? rawKey.trim() : '';
-	const problem = typeof rawKey === 'string' ? keyProblem(newKey) : `new_key is ${describeValue(rawKey)}`;
-	if (!record || problem) {
-		const detail = record ? (typeof rawKey === 'string' ? `new_key: ${problem}` : problem ?? '') : 'not a JSON object';
+/** The issued key, checked against the key-format rules (the wire decoding made sure it is a string). */
+function readNewKey(answer: KeyRotation, currentKeyMasked: string, base: {keyMasked: string; source: KeySource; baseUrl: string}): string {
+	const newKey = answer.new_key.trim();
+	const problem = keyProblem(newKey);
+	if (problem) {
+		const detail = `new_key: ${problem}`;
 		throw new KeyRotationError({...base, kind: 'malformed', maybeIssued: true, detail}, `The platform's answer to POST /v2/keys/rotate is malformed (${detail}); no new key could be read, so the key ${currentKeyMasked} is unchanged`);
 	}
 
-	return {record, newKey};
+	return newKey;
 }
 
 /**
@@ -131,15 +130,15 @@ export async function rotateApiKey(options: RotateOptions): Promise<RotationOutc
 		const currentKeyMasked = mask(current.key);
 		const base = {keyMasked: currentKeyMasked, source: current.source, baseUrl: client.baseUrl};
 		emit({type: 'rotating', currentKeyMasked, source: current.source, baseUrl: client.baseUrl});
-		let answer: unknown;
+		let answer: KeyRotation;
 		try {
 			answer = await client.rotateKey(options.call ? {...options.call} : undefined);
 		} catch (error) {
 			throw rotationFailure(error, {baseUrl: client.baseUrl, currentKeyMasked, source: current.source});
 		}
 
-		const {record, newKey} = readNewKey(answer, currentKeyMasked, base);
-		const rawExpiry = record.old_key_expires_at;
+		const newKey = readNewKey(answer, currentKeyMasked, base);
+		const rawExpiry = answer.old_key_expires_at;
 		const expiry = parseIsoTimestamp(rawExpiry);
 		const rotatedAt = now().toISOString();
 		const rotation: RotationState = {previousKeyMasked: currentKeyMasked, lastRotatedAt: rotatedAt};

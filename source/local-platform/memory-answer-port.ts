@@ -37,7 +37,12 @@ export function memoryAnswerPort(parts: AnswerPortParts): AnswerPort {
 		search: async (body, call) => settle(() => parts.search.search({...body}, callerOf(call))),
 		chatCompletion: async (body, call) => settle(async () => {
 			callerOf(call);
-			return parts.completions.handle({...body}, 'assistant');
+			const {choices: [first, ...others], ...rest} = await parts.completions.handle({...body}, 'assistant');
+			if (first === undefined) {
+				throw new Error('the local model returned no choice');
+			}
+
+			return {...rest, choices: [first, ...others]};
 		}),
 		modifyMessage: async (messageId, body, call) => settle(() => modifyMessage(parts.chats, parts.clock, messageId, {...body}, callerOf(call))),
 	};

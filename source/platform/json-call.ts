@@ -77,9 +77,9 @@ export async function sendJson<O extends AnswerOperation>(context: ClientContext
 			throw failure.error;
 		}
 
-		const {decodeAnswer, notJson, readsNothing} = await decoding;
+		const {decodeAnswer, notJson, acceptsAnyBody} = await decoding;
 		const where = {operation: operation.operation, method, path, status, requestId, empty: parsed.empty};
-		if (!parsed.json && !readsNothing(operation.operation)) {
+		if (!parsed.json && !acceptsAnyBody(operation.operation)) {
 			notJson(where);
 		}
 

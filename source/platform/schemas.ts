@@ -8,7 +8,8 @@
  * - A field that is read but can be done without (shown, or used when present) is **optional**:
  *   absent, null or of another type, it reads as absent. It never makes an answer fail.
  * - Every other field is not checked at all and is kept as it came.
- * - An operation whose answer nothing reads accepts any body, even an empty one.
+ * - An operation whose answer nothing reads accepts any body, even an empty one or one that is
+ *   not JSON; so does one whose every read field is optional and whose body may be anything.
  *
  * The platform promises little more than this (a chat's `id`, a content's `id` and `writeUrl`, a
  * message log's `id`, a message's `id`, `role`, `text` and `stoppedStreamingAt`, …), and an update
@@ -28,6 +29,8 @@ const id = z.string().min(1);
 const optionalString = z.unknown().transform(value => typeof value === 'string' ? value : undefined).optional();
 /** An optional value read only for being there (null and absent read as absent). */
 const optionalValue = z.unknown().optional();
+/** An optional value shown as text: a string, or a number or boolean in its string form. */
+const optionalText = z.unknown().transform(value => typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined).optional();
 /** An optional list: anything that is not a list reads as absent. */
 const optionalList = z.unknown().transform(value => Array.isArray(value) ? value as unknown[] : undefined).optional();
 /** Any body at all: nothing in it is read. */
@@ -56,9 +59,12 @@ export const answerSchemas = {
 	rotateKey: z.looseObject({new_key: z.string(), old_key_expires_at: optionalValue}),
 	createChat: z.looseObject({id, title: optionalString}),
 	/** Shown only (upload, init): nothing is required. */
-	getSpace: z.looseObject({id: optionalString, name: optionalString, languageModel: optionalString, chatUpload: optionalString, modules: moduleNames}),
-	/** Its `id`, when there is one, tells the user's own message apart from the reply. */
-	createSpaceMessage: z.looseObject({id: optionalString}),
+	getSpace: z.looseObject({id: optionalString, name: optionalString, languageModel: optionalString, chatUpload: optionalText, modules: moduleNames}),
+	/**
+	 * "Accepted": any answer will do. Its `id`, when it has one, tells the user's own message apart
+	 * from the reply; a body that is not an object reads as `{}`.
+	 */
+	createSpaceMessage: z.unknown().transform(value => (isRecord(value) ? value : {})).pipe(z.looseObject({id: optionalString})),
 	getLatestMessage: message,
 	getChatMessages: z.looseObject({messages: z.array(message)}),
 	getMessage: message,
@@ -80,9 +86,17 @@ export const answerSchemas = {
 export type AnswerOperation = keyof typeof answerSchemas;
 export type Answer<O extends AnswerOperation> = z.output<typeof answerSchemas[O]>;
 
-/** Operations whose answer nothing reads: any body is accepted, even an empty or non-JSON one. */
+/** Operations whose answer nothing reads. */
 export function readsNothing(operation: AnswerOperation): boolean {
 	return answerSchemas[operation] === unread;
+}
+
+/** A value no JSON body can hold: a schema that accepts it accepts anything. */
+const notAJsonValue = Symbol('not a JSON value');
+
+/** Operations that take any body at all, even one that is not JSON (nothing in it is required). */
+export function acceptsAnyBody(operation: AnswerOperation): boolean {
+	return answerSchemas[operation].safeParse(notAJsonValue).success;
 }
 
 /** `choices[0].message.content`, or `(body)` for the answer as a whole. */

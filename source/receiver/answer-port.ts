@@ -4,6 +4,7 @@
  * implementation of the answer serves both.
  */
 import type {
+	ChatCompletion,
 	ChatCompletionRequest,
 	MessageLog,
 	MessageLogCreate,
@@ -21,7 +22,7 @@ export type AnswerPort = {
 	updateMessageLog(messageLogId: string, body: MessageLogUpdate, call: PortCall): Promise<unknown>;
 	/** A list, or null or absent for none; each item is used by its `text` or its string form. */
 	search(body: SearchRequest, call: PortCall): Promise<unknown>;
-	/** `choices[0].message.content` is read, defensively: the in-memory port is not decoded. */
-	chatCompletion(body: ChatCompletionRequest, call: PortCall): Promise<unknown>;
+	/** `choices[0].message.content` is read. */
+	chatCompletion(body: ChatCompletionRequest, call: PortCall): Promise<ChatCompletion>;
 	modifyMessage(messageId: string, body: MessageModify, call: PortCall): Promise<unknown>;
 };

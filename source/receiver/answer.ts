@@ -119,14 +119,7 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 			],
 			options: {temperature: completionTemperature},
 		}, call);
-		// Read defensively: a gateway may answer 200 with a body other than its contract says.
-		const loose = completion as {choices?: Array<{message?: {content?: unknown}} | undefined>} | null;
-		const content = loose?.choices?.[0]?.message?.content;
-		if (typeof content !== 'string') {
-			throw new TypeError('the chat completion returned no choices[0].message.content');
-		}
-
-		await run.record(stepNames.completed, {data: {text: content}});
+		await run.record(stepNames.completed, {data: {text: completion.choices[0].message.content}});
 	}
 
 	await completeLog(run, 2, logTexts.generated, call);

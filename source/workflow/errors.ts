@@ -85,8 +85,9 @@ export class IngestionTimeoutError extends WorkflowError<'INGESTION_TIMEOUT', {p
 
 /** No complete assistant reply arrived in time. */
 export class ReplyTimeoutError extends WorkflowError<'REPLY_TIMEOUT', {chatId: string; timeoutMs: number}> {
-	constructor(readonly chatId: string, readonly timeoutMs: number) {
-		super('REPLY_TIMEOUT', {chatId, timeoutMs}, `Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}`);
+	/** `cause`: the last latest-message answer that could not be read, when there was one. */
+	constructor(readonly chatId: string, readonly timeoutMs: number, cause?: unknown) {
+		super('REPLY_TIMEOUT', {chatId, timeoutMs}, `Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}`, cause === undefined ? undefined : {cause});
 	}
 }
 

@@ -3,6 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {ReplyTimeoutError} from './errors.js';
 import type {UploadEventListener} from './events.js';
 import {until} from './ingestion.js';
+import {PlatformResponseError} from '../platform/errors.js';
 import type {Message} from '../platform/types.js';
 import type {UploadClient} from './types.js';
 
@@ -33,20 +34,28 @@ export async function askAndWait(options: {
 		await sleep(Math.min(options.firstPollMs, timeoutMs), undefined, {signal});
 	}
 
+	// A latest-message answer that cannot be read (not a message at all) is no reply yet: the wait
+	// goes on, and a timeout names the chat whatever the last answer looked like.
+	let refused: PlatformResponseError | undefined;
 	for (;;) {
 		const deadline = until(signal, timeoutMs - elapsed());
-		let latest;
+		let latest: Message | undefined;
 		try {
 			latest = await client.getLatestMessage(chatId, {signal: deadline.signal});
+			refused = undefined;
 		} catch (error) {
 			if (deadline.expired()) {
-				throw new ReplyTimeoutError(chatId, timeoutMs);
+				throw new ReplyTimeoutError(chatId, timeoutMs, refused);
 			}
 
-			throw error;
+			if (!(error instanceof PlatformResponseError)) {
+				throw error;
+			}
+
+			refused = error;
 		}
 
-		if (isReply(latest, sentId)) {
+		if (latest !== undefined && isReply(latest, sentId)) {
 			const text = latest.text ?? '';
 			if (latest.stoppedStreamingAt !== null && latest.stoppedStreamingAt !== undefined) {
 				emit({type: 'reply-complete', text, elapsedMs: Math.round(elapsed())});
@@ -61,7 +70,7 @@ export async function askAndWait(options: {
 
 		const remaining = timeoutMs - elapsed();
 		if (remaining <= 0) {
-			throw new ReplyTimeoutError(chatId, timeoutMs);
+			throw new ReplyTimeoutError(chatId, timeoutMs, refused);
 		}
 
 		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});

@@ -7,7 +7,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {PlatformResponseError} from '../../source/platform/errors.js';
-import {answerSchemas, decodeAnswer, readsNothing, type Answer, type AnswerOperation} from '../../source/platform/schemas.js';
+import {acceptsAnyBody, answerSchemas, decodeAnswer, readsNothing, type Answer, type AnswerOperation} from '../../source/platform/schemas.js';
 
 /** The named (not index-signature) keys of an object type. */
 type KnownKeys<T> = keyof {[K in keyof T as string extends K ? never : number extends K ? never : K]: T[K]};
@@ -42,6 +42,25 @@ const objectReads: {[O in ObjectOperation]: Reads<Answer<O>>} = {
 	createContent: exactly<Answer<'createContent'>, ['id'], ['writeUrl', 'readUrl']>({required: ['id'], optional: ['writeUrl', 'readUrl']}),
 	chatCompletion: exactly<Answer<'chatCompletion'>, ['choices'], []>({required: ['choices'], optional: []}),
 	createMessageLog: exactly<Answer<'createMessageLog'>, ['id'], []>({required: ['id'], optional: []}),
+};
+
+/**
+ * What the contract promises an answer carries ("What an answer is sure to carry"), copied here
+ * independently of the schemas: a required field must be among these, or a platform that keeps
+ * its promise could be refused.
+ */
+const promised: {[O in ObjectOperation]: readonly string[]} = {
+	rotateKey: ['new_key', 'old_key_expires_at'],
+	createChat: ['id'],
+	getSpace: [],
+	createSpaceMessage: [],
+	getLatestMessage: ['id', 'role', 'text', 'stoppedStreamingAt'],
+	getMessage: ['id', 'role', 'text', 'stoppedStreamingAt'],
+	getChatMessages: ['messages'],
+	listMessages: [],
+	createContent: ['id', 'writeUrl'],
+	chatCompletion: ['choices'],
+	createMessageLog: ['id'],
 };
 
 /** A value of the type each required field needs. */
@@ -84,6 +103,14 @@ describe('the decoding rule: required exactly what is read', () => {
 		const unread = Object.keys(answerSchemas).filter(operation => readsNothing(operation as AnswerOperation));
 		expect(unread.toSorted()).toEqual(['deleteChat', 'finalizeContent', 'modifyMessage', 'updateMessageLog']);
 		expect([...listed, ...unread].toSorted()).toEqual(Object.keys(answerSchemas).toSorted());
+	});
+
+	it('every required field is one the contract promises', () => {
+		for (const operation of Object.keys(objectReads) as ObjectOperation[]) {
+			for (const field of objectReads[operation].required) {
+				expect(promised[operation], `${operation}.${field}`).toContain(field);
+			}
+		}
 	});
 
 	for (const operation of Object.keys(objectReads) as ObjectOperation[]) {
@@ -137,6 +164,23 @@ describe('the decoding rule: required exactly what is read', () => {
 		const decoded = decodes('getChatMessages', {messages: [{}, {role: 'USER', text: 'Hi'}, {role: 1, text: {}}]});
 		expect(decoded.messages.map(message => [message.role, message.text])).toEqual([[undefined, undefined], ['USER', 'Hi'], [undefined, undefined]]);
 		expect(refusal('getChatMessages', {messages: [null]}).data).toMatchObject({field: 'messages[0]'});
+	});
+
+	it('createSpaceMessage is "accepted": any body decodes, its id read when it is an object with one', () => {
+		for (const body of [undefined, null, true, 'accepted', [1], {}]) {
+			expect(decodes('createSpaceMessage', body)).toEqual({});
+		}
+
+		expect(decodes('createSpaceMessage', {id: 'msg_1', chatId: 'chat_1'})).toEqual({id: 'msg_1', chatId: 'chat_1'});
+		expect(acceptsAnyBody('createSpaceMessage')).toBe(true);
+		expect(acceptsAnyBody('getLatestMessage')).toBe(false);
+		expect(acceptsAnyBody('search')).toBe(false);
+	});
+
+	it('getSpace shows chatUpload of any scalar type as text', () => {
+		expect(decodes('getSpace', {chatUpload: true}).chatUpload).toBe('true');
+		expect(decodes('getSpace', {chatUpload: 'ENABLED'}).chatUpload).toBe('ENABLED');
+		expect(decodes('getSpace', {chatUpload: {on: true}}).chatUpload).toBeUndefined();
 	});
 
 	it('answers nothing reads are accepted whatever they hold, even an empty body', () => {

@@ -368,6 +368,22 @@ describe('blob upload', () => {
 		}
 	});
 
+	it('the blob PUT carries exactly the headers of the upload contract, and no platform credentials', async () => {
+		const file = join(directory, 'exact.txt');
+		const handle = await open(file, 'w');
+		await handle.write('exact headers');
+		await handle.close();
+		fixture.server.enqueue({status: 201});
+		await client().putBlob(`${fixture.server.url}/blob/cont_3?token=t`, {filePath: file, contentType: 'text/plain'});
+		const sent = Object.fromEntries(Object.entries(fixture.server.requests[0]?.headers ?? {}).filter(([name]) => !['host', 'connection', 'transfer-encoding'].includes(name)));
+		expect(sent).toEqual({
+			'content-type': 'text/plain',
+			'x-ms-blob-type': 'BlockBlob',
+			'content-length': '13',
+			'user-agent': expect.stringMatching(/^platform-tui\/\d+\.\d+\.\d+/) as unknown,
+		});
+	});
+
 	it('re-opens the file to retry a failed PUT, and reports a final non-2xx with status and host', async () => {
 		const file = join(directory, 'small.txt');
 		const handle = await open(file, 'w');

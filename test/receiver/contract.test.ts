@@ -138,9 +138,14 @@ describe.each(['full', 'sparse'] as AnswerMode[])('the chosen-module job with %s
 			await journal.close();
 		}
 
+		const seen = platform.requests.length;
 		const result = await runCommand(replayCommand, {argv: [event.id], flags: {dataDir: directory}, env: platformEnv(platform)});
 		expect(result.stderr).toBe('');
 		expect(result.code).toBe(0);
+		// The replay itself answered over HTTP (the built-in assistant makes no requests).
+		const calls = platform.requests.slice(seen).map(request => `${request.method} ${request.path} ${request.status}`);
+		expect(calls).toContain('POST /openai/chat/completions 200');
+		expect(calls).toContain(`PATCH /messages/${messageId} 200`);
 		expect(platform.message(messageId)?.text).toBe(answerText);
 		expect(platform.messageLogs(messageId).slice(-2).map(log => log.status)).toEqual(['COMPLETED', 'COMPLETED']);
 	});

@@ -88,6 +88,8 @@ describe('what was obtained is shown', () => {
 		['an empty object', {}],
 		['a streaming message with nothing else', {stoppedStreamingAt: null}],
 		['fields of other types', {id: 7, role: ['ASSISTANT'], text: {parts: []}, stoppedStreamingAt: null}],
+		['no message at all (null)', null],
+		['a list instead of a message', [1, 2]],
 	])('a reply that never completes ends in the timeout naming the chat, whatever the answers held (%s)', async (_what, latest) => {
 		const proxy = await startProxy(platform, {answer: call => (isLatest(call) ? {status: 200, body: latest} : undefined)});
 		try {
