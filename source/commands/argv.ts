@@ -14,10 +14,17 @@ function allNames(): string[] {
 	return [...registry.map(entry => entry.words.join(' ')), ...groups(), 'help'];
 }
 
+/** The words of argv that are not flags: those before `--` that do not begin with `-`, and all after it. */
+export function positionals(argv: readonly string[]): string[] {
+	const end = argv.indexOf('--');
+	const before = end === -1 ? argv : argv.slice(0, end);
+	const after = end === -1 ? [] : argv.slice(end + 1);
+	return [...before.filter(token => !token.startsWith('-')), ...after];
+}
+
 /** The command that `argv` names (the longest match of its leading words), and the rest of argv. */
 export function findCommand(argv: readonly string[]): Found {
-	const positionals = argv.filter(token => !token.startsWith('-'));
-	const [first, second] = positionals;
+	const [first, second] = positionals(argv);
 	if (first === undefined) {
 		return {kind: 'none'};
 	}

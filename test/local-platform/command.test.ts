@@ -186,7 +186,7 @@ describe('platform-tui local', () => {
 			expect(result.code).toBe(1);
 			expect(result.error).toBeInstanceOf(LocalPlatformError);
 			const error = result.error as LocalPlatformError;
-			expect(error.code).toBe('LOCAL_PORT_IN_USE');
+			expect(error.code).toBe('local-port-in-use');
 			expect(localMessages[error.code]?.(error.data)).toEqual({
 				message: `Port ${port} on 127.0.0.1 is already in use.`,
 				next: 'Pick another with --port N (0 picks a free one), or stop what listens there.',
@@ -201,7 +201,7 @@ describe('platform-tui local', () => {
 	it('words a webhook URL that is not on loopback', async () => {
 		const result = await runCommand(command, {flags: {port: '0', webhookUrl: 'https://example.com/webhook'}});
 		const error = result.error as LocalPlatformError;
-		expect(error.code).toBe('LOCAL_URL_NOT_LOOPBACK');
+		expect(error.code).toBe('local-url-not-loopback');
 		expect(localMessages[error.code]?.(error.data).message).toBe('The local platform only contacts loopback addresses; --webhook-url names example.com.');
 	});
 

@@ -85,7 +85,7 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(failed.stderr).toBe(`Error: Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.\n`);
 		const json = await runCli(['upload', missing, 'q', '--json'], {env: envFor(platform)});
 		expect(json.code).toBe(1);
-		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'NOT_A_DIRECTORY', message: `Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.`});
+		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'folder-invalid', message: `Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.`});
 	});
 
 	it('runs with --local and no configuration, answering through the webhook receiver', async () => {
