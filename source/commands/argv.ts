@@ -113,9 +113,12 @@ export async function parseFlags(argv: string[], flags: Record<string, FlagSpec>
 		};
 	}
 
+	// `--secret-file -` (a lone dash, "standard input") is a value; the parser would take it for a word.
+	const stringNames = new Set(Object.entries(flags).filter(([, spec]) => spec.type !== 'boolean').map(([name]) => `--${kebab(name)}`));
+	const joined = argv.flatMap((token, index) => (token === '-' && stringNames.has(argv[index - 1] ?? '') ? [] : stringNames.has(token) && argv[index + 1] === '-' ? [`${token}=-`] : [token]));
 	const cli = meow({
 		importMeta: import.meta,
-		argv,
+		argv: joined,
 		// Meow's types want literal flag shapes; ours are built at run time.
 		flags: meowFlags as never,
 		autoHelp: false,

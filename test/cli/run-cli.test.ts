@@ -132,7 +132,7 @@ describe('runCli: init and exit codes', () => {
 		expect(exitCodeFor(new Error('aborted'), interrupted.signal)).toBe(130);
 		expect(exitCodeFor(new CancelledError(), terminated.signal)).toBe(143);
 		expect(exitCodeFor(new Error('boom'), running)).toBe(1);
-		expect(exitCodeFor(new UserError('partly', {exitCode: 2}), running)).toBe(2);
+		expect(exitCodeFor(new UserError('partly-done', 'partly', {exitCode: 2}), running)).toBe(2);
 	});
 
 	it('a command whose module fails to load is one sentence', async () => {
