@@ -137,7 +137,7 @@ describe('runCli: init and exit codes', () => {
 
 	it('a command whose module fails to load is one sentence', async () => {
 		const stderr = memoryStream();
-		const loaded = await loadCommand({words: ['events', 'list'], summary: '', load: () => Promise.reject(new Error('Cannot find module \'./events/list.js\''))}, {stderr});
+		const loaded = await loadCommand({words: ['events', 'list'], summary: '', load: () => Promise.reject(new Error('Cannot find module \'./events/list.js\''))}, {stdout: memoryStream(), stderr});
 		await new Promise(resolve => setImmediate(resolve));
 		expect(loaded).toBeUndefined();
 		expect(stderr.text()).toMatch(/^Error: the "events list" command could not be loaded \(Cannot find module '.\/events\/list.js'\); [^\n]+\.\n$/);
