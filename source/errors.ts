@@ -1,10 +1,13 @@
-/** An error whose message is already the one clear sentence to show the user. */
+/** An error whose message is already the one clear sentence to show the user, with its code for --json. */
 export class UserError extends Error {
 	override name = 'UserError';
 	readonly exitCode: number;
+	/** Stable, kebab-case, one per kind of failure; listed in docs/errors.md. */
+	readonly code: string;
 
-	constructor(message: string, options?: {exitCode?: number; cause?: unknown}) {
+	constructor(code: string, message: string, options?: {exitCode?: number; cause?: unknown}) {
 		super(message, options?.cause === undefined ? undefined : {cause: options.cause});
+		this.code = code;
 		this.exitCode = options?.exitCode ?? 1;
 	}
 }

@@ -14,10 +14,17 @@ function allNames(): string[] {
 	return [...registry.map(entry => entry.words.join(' ')), ...groups(), 'help'];
 }
 
+/** The words of argv that are not flags: those before `--` that do not begin with `-`, and all after it. */
+export function positionals(argv: readonly string[]): string[] {
+	const end = argv.indexOf('--');
+	const before = end === -1 ? argv : argv.slice(0, end);
+	const after = end === -1 ? [] : argv.slice(end + 1);
+	return [...before.filter(token => !token.startsWith('-')), ...after];
+}
+
 /** The command that `argv` names (the longest match of its leading words), and the rest of argv. */
 export function findCommand(argv: readonly string[]): Found {
-	const positionals = argv.filter(token => !token.startsWith('-'));
-	const [first, second] = positionals;
+	const [first, second] = positionals(argv);
 	if (first === undefined) {
 		return {kind: 'none'};
 	}
@@ -106,9 +113,12 @@ export async function parseFlags(argv: string[], flags: Record<string, FlagSpec>
 		};
 	}
 
+	// `--secret-file -` (a lone dash, "standard input") is a value; the parser would take it for a word.
+	const stringNames = new Set(Object.entries(flags).filter(([, spec]) => spec.type !== 'boolean').map(([name]) => `--${kebab(name)}`));
+	const joined = argv.flatMap((token, index) => (token === '-' && stringNames.has(argv[index - 1] ?? '') ? [] : stringNames.has(token) && argv[index + 1] === '-' ? [`${token}=-`] : [token]));
 	const cli = meow({
 		importMeta: import.meta,
-		argv,
+		argv: joined,
 		// Meow's types want literal flag shapes; ours are built at run time.
 		flags: meowFlags as never,
 		autoHelp: false,

@@ -8,6 +8,6 @@ import {UsageError} from './validators.js';
  */
 export function noArguments(input: CommandInput, command: Pick<Command, 'name' | 'usage'>): void {
 	if (input.argv.length > 0) {
-		throw new UsageError(`${command.name.join(' ')} takes no arguments; usage: ${command.usage}`);
+		throw new UsageError('too-many-arguments', `${command.name.join(' ')} takes no arguments; usage: ${command.usage}`);
 	}
 }

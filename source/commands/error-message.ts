@@ -12,7 +12,7 @@ import {wordingFor} from './messages/index.js';
 import {UsageError} from './validators.js';
 
 export type ErrorText = {
-	/** Stable for scripts: a core error's code, else the error's class name. */
+	/** Stable for scripts, kebab-case: the error's code (docs/errors.md lists every one). */
 	code: string;
 	message: string;
 	next?: string;
@@ -33,14 +33,13 @@ export function missingSettingsNext(offersLocal: boolean): string {
 	return offersLocal ? 'Run \'platform-tui init\', or pass --local to try without an account.' : 'Run \'platform-tui init\' to set them up.';
 }
 
-function nameOf(error: unknown): string {
-	return error instanceof Error ? error.name : 'Error';
-}
+/** The code of a failure nothing above foresaw (a bug, or a system error no domain words). */
+export const unexpectedErrorCode = 'unexpected-error';
 
 /** The sentence and next step for any thrown value. */
 export function describeError(error: unknown, options: DescribeOptions = {}): ErrorText {
 	if (error instanceof UsageError || error instanceof UserError) {
-		return {code: nameOf(error), message: sentence(error.message)};
+		return {code: error.code, message: sentence(error.message)};
 	}
 
 	if (isCoreError(error)) {
@@ -50,7 +49,7 @@ export function describeError(error: unknown, options: DescribeOptions = {}): Er
 		return {code: error.code, message: sentence(wording.message), ...(next ? {next} : {})};
 	}
 
-	return {code: nameOf(error), message: sentence(errorMessage(error))};
+	return {code: unexpectedErrorCode, message: sentence(errorMessage(error))};
 }
 
 /** The message and the next step as printed: on one line, or on the next when the message spans lines. */

@@ -21,7 +21,7 @@ const command: Command<InitOptions> = {
 		const {context} = deps;
 		if (!context.interactive || !context.stdin.isTTY) {
 			const names = settingNames.map(name => settingSpecs[name].env).join(', ');
-			throw new UserError(`init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with 'platform-tui config set <name> <value>' and 'platform-tui keys set'.`);
+			throw new UserError('not-interactive', `init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with 'platform-tui config set <name> <value>' and 'platform-tui keys set'.`);
 		}
 
 		const resolved = deps.resolved();

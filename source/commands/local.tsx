@@ -1,4 +1,4 @@
-import {formatCompactDuration} from '../format/duration.js';
+import {formatCountdown} from '../format/duration.js';
 import {
 	answerModes,
 	apiOperations,
@@ -13,6 +13,7 @@ import {
 } from '../local-platform/index.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
+import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import type {Command, CommandInput} from './types.js';
 import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
@@ -22,7 +23,8 @@ export const defaultLocalPort = 4010;
 const defaultKeyOverlapMs = 24 * 60 * 60 * 1000;
 
 /** The start options (without the log, which run() adds) and how the banner describes them. */
-export type LocalOptions = {platform: Omit<LocalPlatformOptions, 'log'>};
+/** The start options, and where to read the endpoint secret from (`--secret-file`), read when it runs. */
+export type LocalOptions = {platform: Omit<LocalPlatformOptions, 'log'>; secretFile?: string};
 
 const exportNames: Array<[keyof LocalPlatformSettings, string]> = [
 	['baseUrl', 'PLATFORM_BASE_URL'],
@@ -94,7 +96,7 @@ function faultRules(flags: Record<string, unknown>): FaultRule[] {
 			return parseFaultRule(text, apiOperations);
 		} catch (error) {
 			if (error instanceof LocalPlatformError) {
-				throw new UsageError(`--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
+				throw new UsageError('flag-invalid', `--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
 			}
 
 			throw error;
@@ -105,6 +107,7 @@ function faultRules(flags: Record<string, unknown>): FaultRule[] {
 /** Reads and checks every flag into the start options; a bad value throws the one-style UsageError. */
 export function parseLocal(input: CommandInput): LocalOptions {
 	const {flags} = input;
+	refuseSecretOnCommandLine(flags, 'endpointSecret');
 	const host = stringFlag(flags, 'host') ?? '127.0.0.1';
 	if (!isLoopbackHost(host)) {
 		badFlag('host', 'a loopback address (127.0.0.1, ::1 or localhost)', host);
@@ -117,7 +120,7 @@ export function parseLocal(input: CommandInput): LocalOptions {
 	};
 	const optional: Partial<LocalOptions['platform']> = {
 		webhookUrl: urlFlag(flags, 'webhookUrl'),
-		endpointSecret: stringFlag(flags, 'endpointSecret'),
+		endpointSecret: firstSecret(input.env.PLATFORM_ENDPOINT_SECRET),
 		llmUrl: urlFlag(flags, 'llmUrl'),
 		llmModel: stringFlag(flags, 'llmModel'),
 		// The global --app-id, --user-id and --company-id fix those ids instead of generating them.
@@ -131,7 +134,8 @@ export function parseLocal(input: CommandInput): LocalOptions {
 		answers: choiceFlag(flags, 'answers', answerModes),
 	};
 	const faults = faultRules(flags);
-	return {platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})}};
+	const secretFile = secretFilePath(flags);
+	return {platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})}, ...(secretFile === undefined ? {} : {secretFile})};
 }
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
@@ -140,7 +144,7 @@ function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
 
 function bannerNotes(options: LocalOptions['platform'], webhookUrl: string | undefined): string {
 	const notes = [
-		`key overlap ${formatCompactDuration(options.keyOverlapMs ?? defaultKeyOverlapMs)}`,
+		`key overlap ${formatCountdown(options.keyOverlapMs ?? defaultKeyOverlapMs)}`,
 		webhookUrl === undefined ? 'no webhook URL (the built-in assistant answers)' : `webhook URL ${webhookUrl}`,
 		options.llmUrl === undefined ? 'local model' : `model proxied to ${options.llmUrl}`,
 	];
@@ -170,8 +174,10 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 	};
 
 	const llmApiKey = context.env.PLATFORM_LOCAL_LLM_API_KEY;
+	const endpointSecret = options.secretFile === undefined ? undefined : await readSecretFile(options.secretFile, context);
 	const platform = await startLocalPlatform({
 		...options.platform,
+		...(endpointSecret === undefined ? {} : {endpointSecret}),
 		...(llmApiKey === undefined || llmApiKey === '' ? {} : {llmApiKey}),
 		log: context.json
 			? event => {
@@ -211,7 +217,8 @@ const command: Command<LocalOptions> = {
 		port: {type: 'number', default: defaultLocalPort, description: 'Port to listen on (0 picks a free one)', placeholder: 'N'},
 		host: {type: 'string', default: '127.0.0.1', description: 'Loopback address to bind', placeholder: 'HOST'},
 		webhookUrl: {type: 'string', description: 'Register an application (external module) at this loopback URL', placeholder: 'URL'},
-		endpointSecret: {type: 'string', description: 'Webhook signing secret (generated when absent)', placeholder: 'SECRET'},
+		...secretFileFlag,
+		endpointSecret: retiredSecretFlag,
 		keyOverlap: {type: 'string', default: '24h', description: 'How long a rotated-out key keeps working, e.g. 24h, 90s, 500ms', placeholder: 'DURATION'},
 		failRate: {type: 'number', description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
 		latency: {type: 'number', description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},

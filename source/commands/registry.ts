@@ -38,6 +38,8 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['config', 'set'], summary: 'Store one setting', load: async () => import('./config/set.js')},
 	{words: ['config', 'path'], summary: 'Print where the settings file is', load: async () => import('./config/path.js')},
 	{words: ['init'], summary: 'Set up the settings interactively and check them against the platform', load: async () => import('./init.js')},
+	{words: ['completion'], summary: 'Print a shell completion script (bash, zsh or fish)', load: async () => import('./completion.js')},
+	{words: ['version'], summary: 'Print the version of platform-tui', load: async () => import('./version.js')},
 ];
 
 /** Flags every command accepts (gh's inherited flags): output mode and the connection settings. */
@@ -53,6 +55,11 @@ export const sharedFlags: Record<string, FlagSpec> = {
 	help: {type: 'boolean', default: false, shortFlag: 'h'},
 	version: {type: 'boolean', default: false, shortFlag: 'v'},
 };
+
+/** The flags shown in help (those with a description), by name: what completion offers. */
+export function describedFlagNames(flags: Record<string, FlagSpec>): string[] {
+	return Object.entries(flags).filter(([, spec]) => spec.description !== undefined).map(([name]) => name);
+}
 
 /** The group words (`keys`, `config`, `events`). */
 export function groups(): string[] {

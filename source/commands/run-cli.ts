@@ -6,7 +6,7 @@
  * when a command runs, so `--version` and `--help` stay fast.
  */
 import {isAbortError} from '../errors.js';
-import {findCommand, parseFlags, unknownFlag} from './argv.js';
+import {findCommand, parseFlags, positionals, unknownFlag} from './argv.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import {sharedFlags, type LoadedCommand, type RegistryEntry} from './registry.js';
 import type {CommandContext} from './types.js';
@@ -17,10 +17,35 @@ export const exitCodes = {ok: 0, failure: 1, interrupted: 130, terminated: 143} 
 
 const usageHint = 'Run \'platform-tui --help\' for usage.';
 
-function wantsFlag(argv: readonly string[], long: string, short: string): boolean {
+/** The codes of the mistakes the dispatcher itself catches, before any command runs. */
+export const dispatchErrorCodes = {
+	unknownCommand: 'unknown-command',
+	unknownFlag: 'unknown-flag',
+	commandLoadFailed: 'command-load-failed',
+} as const;
+
+function wantsFlag(argv: readonly string[], long: string, short?: string): boolean {
 	const end = argv.indexOf('--');
 	const flags = end === -1 ? argv : argv.slice(0, end);
-	return flags.includes(long) || flags.includes(short);
+	return flags.includes(long) || (short !== undefined && flags.includes(short));
+}
+
+/**
+ * A mistake caught before a command runs: the sentence and the hint on stderr, and with --json the
+ * same as one NDJSON error line on stdout (as every other error).
+ */
+function refuse(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean, code: string, message: string, hint?: string): number {
+	if (json) {
+		io.stdout.write(`${JSON.stringify({type: 'error', code, message})}\n`);
+	}
+
+	io.stderr.write(`${message}\n${hint ? `${hint}\n` : ''}`);
+	return exitCodes.failure;
+}
+
+function flagMistake(io: CliIo, json: boolean, unknown: {flag: string; suggestion?: string}, hint: string): number {
+	const mean = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : '';
+	return refuse(io, json, dispatchErrorCodes.unknownFlag, `Unknown flag ${unknown.flag}.${mean}`, hint);
 }
 
 async function printVersion(io: CliIo): Promise<number> {
@@ -29,14 +54,13 @@ async function printVersion(io: CliIo): Promise<number> {
 	return exitCodes.ok;
 }
 
-function unknownCommand(io: CliIo, words: string, suggestion: string | undefined): number {
+function unknownCommand(io: CliIo, json: boolean, words: string, suggestion: string | undefined): number {
 	const mean = suggestion ? ` Did you mean "${suggestion}"?` : '';
-	io.stderr.write(`Unknown command "${words}".${mean}\n${usageHint}\n`);
-	return exitCodes.failure;
+	return refuse(io, json, dispatchErrorCodes.unknownCommand, `Unknown command "${words}".${mean}`, usageHint);
 }
 
 /** Loads a command's module; a module that fails to load is one sentence on stderr. */
-export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stderr'>): Promise<LoadedCommand | undefined> {
+export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout' | 'stderr'>, json = false): Promise<LoadedCommand | undefined> {
 	try {
 		const loaded = (await entry.load()).default as Partial<LoadedCommand> | undefined;
 		if (typeof loaded?.parse !== 'function' || typeof loaded.run !== 'function') {
@@ -46,7 +70,7 @@ export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stderr'
 		return loaded as LoadedCommand;
 	} catch (error) {
 		const {errorMessage} = await import('../format/value.js');
-		io.stderr.write(`Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.\n`);
+		refuse(io, json, dispatchErrorCodes.commandLoadFailed, `Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.`);
 		return undefined;
 	}
 }
@@ -65,7 +89,7 @@ async function help(words: string[], io: CliIo): Promise<number> {
 	}
 
 	if (found.kind !== 'command') {
-		return found.kind === 'unknown' ? unknownCommand(io, found.words, found.suggestion) : exitCodes.ok;
+		return found.kind === 'unknown' ? unknownCommand(io, false, found.words, found.suggestion) : exitCodes.ok;
 	}
 
 	const loaded = await loadCommand(found.entry, io);
@@ -88,33 +112,35 @@ export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-	const words = argv.filter(token => !token.startsWith('-'));
+	const words = positionals(argv);
 	if (words[0] === 'help') {
 		return help(words.slice(1), io);
 	}
 
+	const json = wantsFlag(argv, '--json');
 	const found = findCommand(argv);
 	if (found.kind !== 'command') {
+		if (found.kind === 'unknown') {
+			return unknownCommand(io, json, found.words, found.suggestion);
+		}
+
+		// Before a command is named only the shared flags mean anything: `--jsn` or `-x` is a mistake.
+		const unknown = unknownFlag(argv, sharedFlags);
+		if (unknown) {
+			return flagMistake(io, json, unknown, usageHint);
+		}
+
 		if (wantsFlag(argv, '--version', '-v')) {
 			return printVersion(io);
 		}
 
-		if (found.kind === 'none') {
-			io.stdout.write(mainHelp());
-			return exitCodes.ok;
-		}
-
-		if (found.kind === 'group') {
-			const wantsHelp = wantsFlag(argv, '--help', '-h');
-			(wantsHelp ? io.stdout : io.stderr).write(groupHelp(found.group));
-			return wantsHelp ? exitCodes.ok : exitCodes.failure;
-		}
-
-		return unknownCommand(io, found.words, found.suggestion);
+		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
+		io.stdout.write(found.kind === 'group' ? groupHelp(found.group) : mainHelp());
+		return exitCodes.ok;
 	}
 
 	const {entry, rest} = found;
-	const loaded = await loadCommand(entry, io);
+	const loaded = await loadCommand(entry, io, json);
 	if (!loaded) {
 		return exitCodes.failure;
 	}
@@ -124,9 +150,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	const allFlags = {...sharedFlags, ...loaded.flags};
 	const unknown = unknownFlag(rest, allFlags);
 	if (unknown) {
-		const mean = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : '';
-		io.stderr.write(`Unknown flag ${unknown.flag}.${mean}\n${commandHint}\n`);
-		return exitCodes.failure;
+		return flagMistake(io, json, unknown, commandHint);
 	}
 
 	const parsed = await parseFlags(rest, allFlags);
@@ -139,7 +163,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		return printVersion(io);
 	}
 
-	const json = parsed.flags.json === true;
 	const debug = parsed.flags.debug === true;
 	const offersLocal = 'local' in loaded.flags;
 	const context: CommandContext = {

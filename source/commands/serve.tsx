@@ -35,18 +35,18 @@ const dayMs = 24 * 60 * 60 * 1000;
 function listenError(error: unknown, options: ServeOptions): Error {
 	const code = errorCode(error);
 	if (code === 'EADDRINUSE') {
-		return new UserError(`Port ${options.port} on ${options.host} is already in use; stop whatever holds it or pass --port with another port (--port 0 picks a free one)`);
+		return new UserError('port-in-use', `Port ${options.port} on ${options.host} is already in use; stop whatever holds it or pass --port with another port (--port 0 picks a free one)`);
 	}
 
 	if (code === 'EACCES') {
-		return new UserError(`Not allowed to listen on ${options.host}:${options.port}; use a port above 1023 (--port 8080)`);
+		return new UserError('port-not-allowed', `Not allowed to listen on ${options.host}:${options.port}; use a port above 1023 (--port 8080)`);
 	}
 
 	if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-		return new UserError(`Cannot listen on ${options.host}: the address is not on this machine; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`);
+		return new UserError('host-not-local', `Cannot listen on ${options.host}: the address is not on this machine; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)`);
 	}
 
-	return error instanceof Error ? error : new UserError(`Cannot listen on ${options.host}:${options.port}`);
+	return error instanceof Error ? error : new UserError('listen-failed', `Cannot listen on ${options.host}:${options.port}`);
 }
 
 function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {

@@ -3,12 +3,13 @@ import {UserError} from '../errors.js';
 import {formatSeconds} from '../format/duration.js';
 import {errorCode} from '../format/value.js';
 import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} from '../receiver/test-event.js';
+import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import type {Command} from './types.js';
 import {secondsFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';
-const usage = 'platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--message-id ID] [--secret S] [--repeat-id ID]';
+const usage = 'platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--message-id ID] [--secret-file PATH] [--repeat-id ID]';
 
 export type TriggerOptions = {
 	kind: TestEventKind;
@@ -16,7 +17,7 @@ export type TriggerOptions = {
 	text?: string;
 	chatId?: string;
 	messageId?: string;
-	secret?: string;
+	secretFile?: string;
 	repeatId?: string;
 	timeoutMs: number;
 };
@@ -24,7 +25,7 @@ export type TriggerOptions = {
 /** A hint for a non-2xx answer of a receiver. */
 function hintFor(status: number, body: string): string {
 	if (status === 400 && /signature/i.test(body)) {
-		return ' Check that the secret (--secret, or the configured endpoint secret) is the one the receiver verifies with.';
+		return ' Check that the secret (--secret-file, or the configured endpoint secret) is the one the receiver verifies with.';
 	}
 
 	if (status === 404 || status === 405) {
@@ -60,7 +61,8 @@ const command: Command<TriggerOptions> = {
 		text: {type: 'string', description: 'User text of the event', placeholder: 'TEXT'},
 		chatId: {type: 'string', description: 'Chat id of the event (default: a fresh one)', placeholder: 'ID'},
 		messageId: {type: 'string', description: 'external-module-chosen: the assistant message to answer (default: a fresh id)', placeholder: 'ID'},
-		secret: {type: 'string', description: 'Endpoint secret to sign with (default: the configured one, first of a comma list)', placeholder: 'S'},
+		...secretFileFlag,
+		secret: retiredSecretFlag,
 		repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
 		timeout: {type: 'number', default: 10, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
 	},
@@ -70,14 +72,15 @@ const command: Command<TriggerOptions> = {
 		'platform-tui trigger user-message --repeat-id evt_0123456789abcdef01234567',
 	],
 	parse({argv, flags}) {
+		refuseSecretOnCommandLine(flags, 'secret');
 		const [kindName, ...extra] = argv;
 		if (!kindName || extra.length > 0) {
-			throw new UsageError(`Usage: ${usage}`);
+			throw new UsageError('argument-missing', `Usage: ${usage}`);
 		}
 
 		const kind = parseTestEventKind(kindName);
 		if (!kind) {
-			throw new UsageError(`Unknown event "${kindName}"; trigger sends ${kinds}`);
+			throw new UsageError('event-kind-unknown', `Unknown event "${kindName}"; trigger sends ${kinds}`);
 		}
 
 		const text = typeof flags.text === 'string' ? flags.text : undefined;
@@ -85,7 +88,7 @@ const command: Command<TriggerOptions> = {
 			text,
 			chatId: stringFlag(flags, 'chatId'),
 			messageId: stringFlag(flags, 'messageId'),
-			secret: stringFlag(flags, 'secret'),
+			secretFile: secretFilePath(flags),
 			repeatId: stringFlag(flags, 'repeatId'),
 		};
 		return {
@@ -98,9 +101,9 @@ const command: Command<TriggerOptions> = {
 	async run(options, deps) {
 		const {context} = deps;
 		const settings = deps.settings([], 'trigger');
-		const secret = options.secret ?? settings.endpointSecret?.split(',').map(part => part.trim()).find(part => part !== '');
+		const secret = options.secretFile === undefined ? firstSecret(settings.endpointSecret) : await readSecretFile(options.secretFile, context);
 		if (!secret) {
-			throw new UserError('trigger needs the endpoint secret to sign with: pass --secret, set PLATFORM_ENDPOINT_SECRET, or run `platform-tui config set endpointSecret --stdin`');
+			throw new UserError('secret-missing', 'trigger needs the endpoint secret to sign with: set PLATFORM_ENDPOINT_SECRET, pass --secret-file PATH (- reads standard input), or run `platform-tui config set endpointSecret --stdin`');
 		}
 
 		const event = buildTestEvent(options.kind, {
@@ -143,10 +146,10 @@ const command: Command<TriggerOptions> = {
 
 			const code = errorCode(error);
 			if (timeout.passed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-				throw new UserError(`${url.href} did not answer within ${formatSeconds(timeoutMs)}; a receiver must acknowledge at once (raise --timeout to wait longer)`);
+				throw new UserError('receiver-no-answer', `${url.href} did not answer within ${formatSeconds(timeoutMs)}; a receiver must acknowledge at once (raise --timeout to wait longer)`);
 			}
 
-			throw new UserError(`Could not reach ${url.href}${code ? ` (${code})` : ''}; is \`platform-tui serve\` running there? (--url sets the address)`);
+			throw new UserError('receiver-unreachable', `Could not reach ${url.href}${code ? ` (${code})` : ''}; is \`platform-tui serve\` running there? (--url sets the address)`);
 		} finally {
 			clearTimeout(timer);
 			context.signal.removeEventListener('abort', onCancel);

@@ -9,6 +9,7 @@ import type {PlatformClient, PlatformClientOptions} from '../platform/client.js'
 import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker, type RetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
+import {scanFolder} from '../workflow/files.js';
 import {formatRequestLog, type Deps} from './deps.js';
 import type {Command} from './types.js';
 import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
@@ -118,13 +119,13 @@ function localBanner(note: NonNullable<Target['note']>): string {
 
 async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']): Promise<number> {
 	const {context} = deps;
-	const {createPlainFilter, plainLine} = await import('../ui/upload/plain.js');
+	const {createPlainFilter, plainLine, resultEvents} = await import('../ui/upload/plain.js');
 	const keep = createPlainFilter();
 	if (note) {
 		if (context.json) {
 			deps.writeJson({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
 		} else {
-			context.stdout.write(`${localBanner(note)}\n`);
+			context.stderr.write(`${localBanner(note)}\n`);
 		}
 	}
 
@@ -136,7 +137,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 
 		const line = keep(event) ? plainLine(event) : undefined;
 		if (line !== undefined) {
-			context.stdout.write(`${line}\n`);
+			(resultEvents.has(event.type) ? context.stdout : context.stderr).write(`${line}\n`);
 		}
 	};
 
@@ -183,12 +184,14 @@ const command: Command<UploadCommandOptions> = {
 	],
 	parse(input) {
 		if (input.argv.length !== 2) {
-			throw new UsageError(input.argv.length < 2 ? usageLine : `${usageLine}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
+			throw input.argv.length < 2
+				? new UsageError('argument-missing', usageLine)
+				: new UsageError('too-many-arguments', `${usageLine}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
 		}
 
 		const [folder = '', prompt = ''] = input.argv;
 		if (prompt.trim() === '') {
-			throw new UsageError('The instruction prompt is empty; pass the question to ask about the uploaded files.');
+			throw new UsageError('prompt-empty', 'The instruction prompt is empty; pass the question to ask about the uploaded files.');
 		}
 
 		const {flags} = input;
@@ -196,7 +199,7 @@ const command: Command<UploadCommandOptions> = {
 		if (local) {
 			const given = conflictsWithLocal.filter(name => typeof flags[name] === 'string');
 			if (given.length > 0) {
-				throw new UsageError(`--local runs against its own local platform and cannot be combined with ${given.map(name => `--${kebab(name)}`).join(', ')}.`);
+				throw new UsageError('flags-conflict', `--local runs against its own local platform and cannot be combined with ${given.map(name => `--${kebab(name)}`).join(', ')}.`);
 			}
 		}
 
@@ -223,6 +226,9 @@ const command: Command<UploadCommandOptions> = {
 	},
 	async run(options, deps) {
 		const {context} = deps;
+		// The folder is checked before anything starts (the local platform, a chat): a typo or an empty
+		// folder is one sentence, not a half-started run.
+		await scanFolder(options.folder);
 		const retries = createRetryTracker();
 		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries);
 		const cancel = new AbortController();

@@ -10,6 +10,13 @@ import {parseDuration} from '../format/duration.js';
 export class UsageError extends Error {
 	override name = 'UsageError';
 	readonly exitCode = 1;
+	/** Stable, kebab-case, one per kind of mistake; listed in docs/errors.md. */
+	readonly code: string;
+
+	constructor(code: string, message: string) {
+		super(message);
+		this.code = code;
+	}
 }
 
 function kebab(name: string): string {
@@ -22,7 +29,7 @@ function shown(value: unknown): string {
 
 /** Throws the one-style sentence for a bad flag value. */
 export function badFlag(name: string, expected: string, value: unknown): never {
-	throw new UsageError(`--${kebab(name)} must be ${expected}; got ${shown(value)}.`);
+	throw new UsageError('flag-invalid', `--${kebab(name)} must be ${expected}; got ${shown(value)}.`);
 }
 
 function rawOf(flags: Record<string, unknown>, name: string): unknown {
@@ -104,7 +111,7 @@ export function urlFlag(flags: Record<string, unknown>, name: string, options: {
 export function secretListFlag(value: string, name: string): string[] {
 	const secrets = value.split(',').map(secret => secret.trim()).filter(secret => secret !== '');
 	if (secrets.length === 0) {
-		throw new UsageError(`--${kebab(name)} must name at least one secret (several may be given, comma-separated).`);
+		throw new UsageError('flag-invalid', `--${kebab(name)} must name at least one secret (several may be given, comma-separated).`);
 	}
 
 	return secrets;

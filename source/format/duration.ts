@@ -4,7 +4,7 @@ function pad(value: number, width = 2): string {
 	return String(value).padStart(width, '0');
 }
 
-/** `850 ms`, `3.2 s`, `1m 05s`: how long something took. */
+/** `850 ms`, `3.2 s`, `1 min 05 s`, `1 h 02 min`: how long something took (the countdown's units past a minute). */
 export function formatElapsed(ms: number): string {
 	if (ms < 1000) {
 		return `${Math.max(0, Math.round(ms))} ms`;
@@ -14,9 +14,7 @@ export function formatElapsed(ms: number): string {
 		return `${(ms / 1000).toFixed(1)} s`;
 	}
 
-	const minutes = Math.floor(ms / 60_000);
-	const seconds = Math.floor((ms % 60_000) / 1000);
-	return `${minutes}m ${pad(seconds)}s`;
+	return formatCountdown(Math.floor(ms / 1000) * 1000);
 }
 
 /** `60 s`, `0.5 s`, `1.25 s`: a configured limit or deadline, to two decimals at most. */

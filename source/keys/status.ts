@@ -17,7 +17,7 @@ export type PreviousKeyStatus = {
 export type KeyStatus = {
 	/** The key in use, masked; undefined when no key is set anywhere. */
 	key?: {masked: string; source: KeySource};
-	/** The stored key, masked, when PLATFORM_API_KEY overrides it. */
+	/** The stored key, masked, whenever one is stored (PLATFORM_API_KEY may override it). */
 	storedKeyMasked?: string;
 	configPath: string;
 	lastRotatedAt?: string;
@@ -42,9 +42,11 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigSt
 	const status: KeyStatus = {configPath: store.path, envHoldsPreviousKey: false};
 	if (current) {
 		status.key = {masked: mask(current.key), source: current.source};
-		if (current.source === 'env' && stored) {
-			status.storedKeyMasked = mask(stored);
-		}
+	}
+
+	// The stored key whenever there is one, so `storedKey` never reads null beside `source: stored`.
+	if (stored) {
+		status.storedKeyMasked = mask(stored);
 	}
 
 	if (parseIsoTimestamp(rotation.lastRotatedAt)) {

@@ -20,11 +20,27 @@ export function utcOffset(date: Date): string {
 	return `UTC${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
 }
 
-/** `2025-03-01 15:05:09 Europe/Berlin (UTC+01:00)`: the local wall clock, its zone and offset. */
-export function formatLocal(date: Date): string {
+/**
+ * `2025-03-01 15:05:09 Europe/Berlin (UTC+01:00)`: the local wall clock, its zone and offset; the
+ * date is left out when it is the UTC date. Undefined where local time is UTC, so a time is never
+ * printed twice.
+ */
+export function formatLocal(date: Date): string | undefined {
+	if (date.getTimezoneOffset() === 0) {
+		return undefined;
+	}
+
 	const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-	const clock = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+	const sameDay = date.getDate() === date.getUTCDate();
+	const day = sameDay ? '' : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} `;
+	const clock = `${day}${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 	return zone ? `${clock} ${zone} (${utcOffset(date)})` : `${clock} ${utcOffset(date)}`;
+}
+
+/** `2025-03-01 14:05:09 UTC`, followed by the local time in parentheses where that is not UTC. */
+export function formatUtcAndLocal(date: Date): string {
+	const local = formatLocal(date);
+	return local === undefined ? formatUtc(date) : `${formatUtc(date)} (${local})`;
 }
 
 const isoPattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

@@ -5,18 +5,18 @@ import {CoreError} from '../core-error.js';
  * (source/commands/messages/local.ts); the message here is for logs.
  */
 export type LocalPlatformErrorCode =
-	| 'LOCAL_HOST_NOT_LOOPBACK'
-	| 'LOCAL_PORT_INVALID'
-	| 'LOCAL_PORT_IN_USE'
-	| 'LOCAL_URL_INVALID'
-	| 'LOCAL_URL_NOT_LOOPBACK'
-	| 'LOCAL_OPTION_INVALID'
-	| 'LOCAL_FAULT_INVALID'
-	| 'LOCAL_LISTEN_FAILED';
+	| 'local-host-not-loopback'
+	| 'local-port-invalid'
+	| 'local-port-in-use'
+	| 'local-url-invalid'
+	| 'local-url-not-loopback'
+	| 'local-option-invalid'
+	| 'local-fault-invalid'
+	| 'local-listen-failed';
 
 export class LocalPlatformError extends CoreError<LocalPlatformErrorCode> {}
 
 /** An option outside its range: `option` is the option's name, `expected` what it must be. */
 export function invalidOption(option: string, value: unknown, expected: string): LocalPlatformError {
-	return new LocalPlatformError('LOCAL_OPTION_INVALID', {option, value, expected}, `${option} must be ${expected}, got ${String(value)}`);
+	return new LocalPlatformError('local-option-invalid', {option, value, expected}, `${option} must be ${expected}, got ${String(value)}`);
 }

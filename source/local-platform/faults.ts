@@ -35,7 +35,7 @@ export type FaultSettings = {
 export function parseFaultRule(text: string, operations: readonly string[]): FaultRule {
 	const [operation = '', kind = '', times, ...rest] = text.trim().split(':');
 	const fail = (reason: string): never => {
-		throw new LocalPlatformError('LOCAL_FAULT_INVALID', {rule: text, reason, operations: [...operations], kinds: [...faultKinds]}, `Fault rule "${text}": ${reason}`);
+		throw new LocalPlatformError('local-fault-invalid', {rule: text, reason, operations: [...operations], kinds: [...faultKinds]}, `Fault rule "${text}": ${reason}`);
 	};
 
 	if (rest.length > 0 || operation === '' || kind === '') {

@@ -20,16 +20,16 @@ export function assertLoopbackUrl(value: string, option: string): URL {
 	try {
 		url = new URL(value);
 	} catch {
-		throw new LocalPlatformError('LOCAL_URL_INVALID', {option, url: value}, `${option}: "${value}" is not a valid URL`);
+		throw new LocalPlatformError('local-url-invalid', {option, url: value}, `${option}: "${value}" is not a valid URL`);
 	}
 
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new LocalPlatformError('LOCAL_URL_INVALID', {option, url: value}, `${option}: only http and https URLs are supported, got ${url.protocol}`);
+		throw new LocalPlatformError('local-url-invalid', {option, url: value}, `${option}: only http and https URLs are supported, got ${url.protocol}`);
 	}
 
 	if (!isLoopbackHost(url.hostname)) {
 		throw new LocalPlatformError(
-			'LOCAL_URL_NOT_LOOPBACK',
+			'local-url-not-loopback',
 			{option, url: value, host: url.hostname},
 			`${option}: the local platform only contacts loopback addresses (localhost, 127.0.0.1, ::1), got ${url.hostname}`,
 		);

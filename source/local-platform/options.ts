@@ -37,12 +37,12 @@ function ms(value: number | undefined, fallback: number, option: string): number
 export function resolveOptions(options: LocalPlatformOptions): ResolvedOptions {
 	const host = options.host ?? '127.0.0.1';
 	if (!isLoopbackHost(host)) {
-		throw new LocalPlatformError('LOCAL_HOST_NOT_LOOPBACK', {host}, `host: the local platform only binds loopback addresses (127.0.0.1, ::1, localhost), got ${host}`);
+		throw new LocalPlatformError('local-host-not-loopback', {host}, `host: the local platform only binds loopback addresses (127.0.0.1, ::1, localhost), got ${host}`);
 	}
 
 	const port = options.port ?? 0;
 	if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-		throw new LocalPlatformError('LOCAL_PORT_INVALID', {port}, `port must be an integer from 0 to 65535, got ${port}`);
+		throw new LocalPlatformError('local-port-invalid', {port}, `port must be an integer from 0 to 65535, got ${port}`);
 	}
 
 	return {

@@ -91,7 +91,7 @@ class LocalPlatformServer implements LocalPlatform {
 				resolve();
 			});
 		}).catch((error: unknown) => {
-			const code = errorCode(error) === 'EADDRINUSE' ? 'LOCAL_PORT_IN_USE' : 'LOCAL_LISTEN_FAILED';
+			const code = errorCode(error) === 'EADDRINUSE' ? 'local-port-in-use' : 'local-listen-failed';
 			throw new LocalPlatformError(code, {host, port, reason: errorMessage(error)}, `Cannot listen on ${host}:${port}: ${errorMessage(error)}`, {cause: error});
 		});
 		const address = this.server.address() as AddressInfo;

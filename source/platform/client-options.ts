@@ -47,6 +47,8 @@ export type CallOptions = {
 	timeoutMs?: number;
 	/** Time allowed to all attempts together, ms. */
 	totalTimeoutMs?: number;
+	/** Retries for this call instead of the client's (0: one attempt only). */
+	retries?: number;
 };
 
 /** What the request modules share: one per client. */
@@ -67,7 +69,7 @@ export function attemptPlan(context: ClientContext, operation: OperationName, me
 		method,
 		path,
 		target: new URL(context.baseUrl).host,
-		retries: options.retries ?? 3,
+		retries: call.retries ?? options.retries ?? 3,
 		attemptTimeoutMs,
 		totalTimeoutMs: call.totalTimeoutMs ?? Math.max(options.totalTimeoutMs ?? defaultTotalTimeoutMs, attemptTimeoutMs),
 		signal: call.signal,

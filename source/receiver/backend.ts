@@ -6,9 +6,9 @@
  * commands read through `list`/`get` and reprocess through `replay`.
  */
 
-export type EventStatus = 'received' | 'processing' | 'answered' | 'failed' | 'ignored';
+export type EventStatus = 'received' | 'processing' | 'answered' | 'failed' | 'logged' | 'ignored';
 
-export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'answered', 'failed', 'ignored'];
+export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'answered', 'failed', 'logged', 'ignored'];
 
 /**
  * One recorded step of the answer sequence (spec §6.2). The answer module names the steps and
@@ -38,10 +38,11 @@ export type NewEvent = {
 	/** The chat the event is about, when it names one. */
 	chatId?: string;
 	/**
-	 * `received` for an event to process; `ignored` for one recorded only (another type, or one
-	 * lacking the ids needed to write anything).
+	 * `received` for an event to process; `logged` for a user message (recorded, nothing to do: the
+	 * word serve shows for it too); `ignored` for one recorded only (another type, or one lacking
+	 * the ids needed to write anything).
 	 */
-	status: 'received' | 'ignored';
+	status: 'received' | 'logged' | 'ignored';
 	/** Why an event is ignored, in a few words. */
 	note?: string;
 };

@@ -163,7 +163,7 @@ function classify(parsed: Record<string, unknown>, input: {headers: DeliveryHead
 	let note = 'unhandled event type';
 	if (eventType === eventTypes.userMessageCreated) {
 		view.handling = 'logged';
-		note = 'user message logged';
+		status = 'logged';
 		setText(view, stringField(payload, 'chatId'), stringField(payload, 'text'));
 	} else if (eventType === eventTypes.externalModuleChosen) {
 		const userMessage = isRecord(payload?.userMessage) ? payload.userMessage : undefined;

@@ -1,9 +1,13 @@
 /** The one rule for `events list` filters, used by every backend that filters its events itself. */
 import type {ListFilter, StoredEvent} from './backend.js';
+import {fullEventType} from './event-names.js';
 
-/** Whether an event type matches a filter type: the exact type, or its short form without `platform.chat.`. */
+/**
+ * Whether an event type matches a filter type: the exact type, a name `trigger` uses
+ * (`user-message`), or the form without `platform.chat.`.
+ */
 export function matchesType(eventType: string, filterType: string): boolean {
-	return eventType === filterType || eventType === `platform.chat.${filterType}`;
+	return eventType === (fullEventType(filterType) ?? filterType) || eventType === `platform.chat.${filterType}`;
 }
 
 /** Whether an event passes a list filter's status, type and since (the limit is the caller's). */

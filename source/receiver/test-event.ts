@@ -1,23 +1,15 @@
 import {randomBytes} from 'node:crypto';
 import {eventTypes, type ExternalModuleChosenPayload, type UserMessageCreatedPayload, type WebhookEvent} from '../platform/types.js';
+import {fullEventType, shortEventName} from './event-names.js';
 import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../platform/webhook-signature.js';
 
 /** The test events `platform-tui trigger` can send. */
 export type TestEventKind = 'user-message' | 'external-module-chosen';
 
-const kindNames: Record<string, TestEventKind> = {
-	'user-message': 'user-message',
-	'user-message.created': 'user-message',
-	[eventTypes.userMessageCreated]: 'user-message',
-	'external-module-chosen': 'external-module-chosen',
-	'external-module.chosen': 'external-module-chosen',
-	chosen: 'external-module-chosen',
-	[eventTypes.externalModuleChosen]: 'external-module-chosen',
-};
-
 /** Reads a kind name (short or full event name); undefined when unknown. */
 export function parseTestEventKind(name: string): TestEventKind | undefined {
-	return kindNames[name.trim()];
+	const type = fullEventType(name);
+	return type === undefined ? undefined : shortEventName(type);
 }
 
 /** An id shaped like the platform's: `<prefix>_` and 24 lowercase hex characters. */

@@ -20,89 +20,89 @@ export type FileFailure = {
 export class WorkflowError<Code extends string = string, Data extends Record<string, unknown> = Record<string, unknown>> extends CoreError<Code, Data> {}
 
 /** The folder to upload is not a directory (or does not exist). */
-export class NotADirectoryError extends WorkflowError<'NOT_A_DIRECTORY', {folder: string; reason: 'missing' | 'not-a-directory'}> {
+export class NotADirectoryError extends WorkflowError<'folder-missing' | 'folder-not-a-directory', {folder: string; reason: 'missing' | 'not-a-directory'}> {
 	constructor(readonly folder: string, readonly reason: 'missing' | 'not-a-directory') {
-		super('NOT_A_DIRECTORY', {folder, reason}, reason === 'missing'
+		super(reason === 'missing' ? 'folder-missing' : 'folder-not-a-directory', {folder, reason}, reason === 'missing'
 			? `Not a directory: ${folder} does not exist`
 			: `Not a directory: ${folder} is a file, not a folder`);
 	}
 }
 
 /** The folder holds no eligible file (regular, name not starting with a dot). */
-export class NoFilesFoundError extends WorkflowError<'NO_FILES', {folder: string}> {
+export class NoFilesFoundError extends WorkflowError<'folder-empty', {folder: string}> {
 	constructor(readonly folder: string) {
-		super('NO_FILES', {folder}, `File not found: ${folder} has no files to upload`);
+		super('folder-empty', {folder}, `${folder} has no files to upload`);
 	}
 }
 
 /** Files that cannot be opened for reading; found before anything is created on the platform. */
-export class UnreadableFilesError extends WorkflowError<'FILES_UNREADABLE', {folder: string; files: Array<{name: string; path: string; reason: string}>}> {
+export class UnreadableFilesError extends WorkflowError<'files-unreadable', {folder: string; files: Array<{name: string; path: string; reason: string}>}> {
 	constructor(folder: string, files: Array<{name: string; path: string; reason: string}>) {
-		super('FILES_UNREADABLE', {folder, files}, `${plural(files.length, 'file')} in ${folder} cannot be read: ${files.map(file => `${file.name} (${file.reason})`).join(', ')}`);
+		super('files-unreadable', {folder, files}, `${plural(files.length, 'file')} in ${folder} cannot be read: ${files.map(file => `${file.name} (${file.reason})`).join(', ')}`);
 	}
 }
 
 /** The upsert answer carried no `writeUrl` for a file. */
-export class MissingWriteUrlError extends WorkflowError<'MISSING_WRITE_URL', {file: string; contentId?: string}> {
+export class MissingWriteUrlError extends WorkflowError<'write-url-missing', {file: string; contentId?: string}> {
 	constructor(readonly fileName: string, readonly contentId: string | undefined) {
-		super('MISSING_WRITE_URL', contentId ? {file: fileName, contentId} : {file: fileName},
+		super('write-url-missing', contentId ? {file: fileName, contentId} : {file: fileName},
 			`The platform returned no writeUrl for ${fileName}${contentId ? ` (content ${contentId})` : ''}, so its bytes cannot be uploaded`);
 	}
 }
 
 /** The blob host answered the PUT with a non-2xx status. */
-export class BlobUploadError extends WorkflowError<'BLOB_UPLOAD_FAILED', {file: string; status: number; detail: string}> {
+export class BlobUploadError extends WorkflowError<'blob-upload-failed', {file: string; status: number; detail: string}> {
 	constructor(readonly fileName: string, readonly status: number, readonly detail: string) {
-		super('BLOB_UPLOAD_FAILED', {file: fileName, status, detail}, `Uploading ${fileName} failed: the blob store answered the PUT with HTTP ${status}${detail ? ` (${detail})` : ''}`);
+		super('blob-upload-failed', {file: fileName, status, detail}, `Uploading ${fileName} failed: the blob store answered the PUT with HTTP ${status}${detail ? ` (${detail})` : ''}`);
 	}
 }
 
 /** Any other failure while upserting, sending or finalizing one file. */
-export class FileUploadError extends WorkflowError<'FILE_UPLOAD_FAILED', {file: string; detail: string}> {
+export class FileUploadError extends WorkflowError<'file-upload-failed', {file: string; detail: string}> {
 	constructor(readonly fileName: string, cause: unknown) {
 		const detail = errorMessage(cause).replace(/\.$/, '');
-		super('FILE_UPLOAD_FAILED', {file: fileName, detail}, `Uploading ${fileName} failed: ${detail}`, {cause});
+		super('file-upload-failed', {file: fileName, detail}, `Uploading ${fileName} failed: ${detail}`, {cause});
 	}
 }
 
 /** A content's ingestion state began with FAILED. */
-export class IngestionFailedError extends WorkflowError<'INGESTION_FAILED', {contentId: string; file: string; state: string}> {
+export class IngestionFailedError extends WorkflowError<'ingestion-failed', {contentId: string; file: string; state: string}> {
 	constructor(readonly contentId: string, readonly fileName: string, readonly state: string) {
-		super('INGESTION_FAILED', {contentId, file: fileName, state}, `Ingestion failed for content ${contentId} (${fileName}) with state ${state}`);
+		super('ingestion-failed', {contentId, file: fileName, state}, `Ingestion failed for content ${contentId} (${fileName}) with state ${state}`);
 	}
 }
 
 /** The ingestion deadline passed with contents still pending. */
-export class IngestionTimeoutError extends WorkflowError<'INGESTION_TIMEOUT', {pending: string[]; timeoutMs: number}> {
+export class IngestionTimeoutError extends WorkflowError<'ingestion-timeout', {pending: string[]; timeoutMs: number}> {
 	readonly pending: string[];
 
 	constructor(pending: readonly string[], readonly timeoutMs: number) {
 		const sorted = [...pending].sort(compareCodePoints);
-		super('INGESTION_TIMEOUT', {pending: sorted, timeoutMs}, `Ingestion timed out after ${formatSeconds(timeoutMs)} with ${plural(sorted.length, 'content')} pending: ${sorted.join(', ')}`);
+		super('ingestion-timeout', {pending: sorted, timeoutMs}, `Ingestion timed out after ${formatSeconds(timeoutMs)} with ${plural(sorted.length, 'content')} pending: ${sorted.join(', ')}`);
 		this.pending = sorted;
 	}
 }
 
 /** No complete assistant reply arrived in time. */
-export class ReplyTimeoutError extends WorkflowError<'REPLY_TIMEOUT', {chatId: string; timeoutMs: number}> {
+export class ReplyTimeoutError extends WorkflowError<'reply-timeout', {chatId: string; timeoutMs: number}> {
 	/** `cause`: the last latest-message answer that could not be read, when there was one. */
 	constructor(readonly chatId: string, readonly timeoutMs: number, cause?: unknown) {
-		super('REPLY_TIMEOUT', {chatId, timeoutMs}, `Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}`, cause === undefined ? undefined : {cause});
+		super('reply-timeout', {chatId, timeoutMs}, `Timed out after ${formatSeconds(timeoutMs)} waiting for the assistant's reply in chat ${chatId}`, cause === undefined ? undefined : {cause});
 	}
 }
 
 /** Keep-going: every file failed, so there is nothing to ask about. */
-export class NothingIngestedError extends WorkflowError<'NOTHING_INGESTED', {chatId: string; failed: FileFailure[]}> {
+export class NothingIngestedError extends WorkflowError<'nothing-ingested', {chatId: string; failed: FileFailure[]}> {
 	constructor(readonly chatId: string, readonly failed: FileFailure[]) {
-		super('NOTHING_INGESTED', {chatId, failed}, `No file of chat ${chatId} was ingested: ${failed.map(failure => `${failure.name} (${failure.reason})`).join(', ')}`);
+		super('nothing-ingested', {chatId, failed}, `No file of chat ${chatId} was ingested: ${failed.map(failure => `${failure.name} (${failure.reason})`).join(', ')}`);
 	}
 }
 
 /** The reply arrived but the chat history could not be fetched. */
-export class HistoryFetchError extends WorkflowError<'HISTORY_FAILED', {chatId: string; detail: string}> {
+export class HistoryFetchError extends WorkflowError<'history-failed', {chatId: string; detail: string}> {
 	constructor(readonly chatId: string, cause: unknown) {
 		const detail = errorMessage(cause).replace(/\.$/, '');
-		super('HISTORY_FAILED', {chatId, detail}, `The reply arrived but the history of chat ${chatId} could not be fetched: ${detail}`, {cause});
+		super('history-failed', {chatId, detail}, `The reply arrived but the history of chat ${chatId} could not be fetched: ${detail}`, {cause});
 	}
 }
 

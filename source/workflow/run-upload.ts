@@ -123,9 +123,10 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	signal.throwIfAborted();
 
 	// The space is only shown, so it loads beside the chat creation instead of before it (one round
-	// trip less before the first upload); its event still comes first.
+	// trip less before the first upload); its event still comes first. It gets one attempt: an
+	// unreachable platform then shows one retry sequence (the chat's) and fails once.
 	const chatStarted = performance.now();
-	const loadingSpace = client.getSpace(assistantId, {signal}).then(summarizeSpace, (error: unknown) => error instanceof Error ? error : new Error(String(error)));
+	const loadingSpace = client.getSpace(assistantId, {signal, retries: 0}).then(summarizeSpace, (error: unknown) => error instanceof Error ? error : new Error(String(error)));
 	const creating = client.createChat({title, assistantId}, {signal});
 	// Rejections are read below; until then they must not count as unhandled.
 	creating.catch(() => undefined);

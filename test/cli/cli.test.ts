@@ -54,10 +54,11 @@ describe('the built CLI', () => {
 		expect(result.stdout).toContain('INHERITED FLAGS');
 	});
 
-	it('a command group without a subcommand lists its subcommands and exits 1', async () => {
+	it('a command group without a subcommand prints its help on stdout and exits 0, like a bare platform-tui', async () => {
 		const result = await runCli(['keys']);
-		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('platform-tui keys <set|show|rotate>');
+		expect(result.code).toBe(0);
+		expect(result.stdout).toContain('platform-tui keys <set|show|rotate>');
+		expect(result.stderr).toBe('');
 	});
 });
 

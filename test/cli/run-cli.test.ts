@@ -132,12 +132,12 @@ describe('runCli: init and exit codes', () => {
 		expect(exitCodeFor(new Error('aborted'), interrupted.signal)).toBe(130);
 		expect(exitCodeFor(new CancelledError(), terminated.signal)).toBe(143);
 		expect(exitCodeFor(new Error('boom'), running)).toBe(1);
-		expect(exitCodeFor(new UserError('partly', {exitCode: 2}), running)).toBe(2);
+		expect(exitCodeFor(new UserError('partly-done', 'partly', {exitCode: 2}), running)).toBe(2);
 	});
 
 	it('a command whose module fails to load is one sentence', async () => {
 		const stderr = memoryStream();
-		const loaded = await loadCommand({words: ['events', 'list'], summary: '', load: () => Promise.reject(new Error('Cannot find module \'./events/list.js\''))}, {stderr});
+		const loaded = await loadCommand({words: ['events', 'list'], summary: '', load: () => Promise.reject(new Error('Cannot find module \'./events/list.js\''))}, {stdout: memoryStream(), stderr});
 		await new Promise(resolve => setImmediate(resolve));
 		expect(loaded).toBeUndefined();
 		expect(stderr.text()).toMatch(/^Error: the "events list" command could not be loaded \(Cannot find module '.\/events\/list.js'\); [^\n]+\.\n$/);

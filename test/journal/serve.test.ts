@@ -144,7 +144,7 @@ describe('durable serve', () => {
 			failing = false;
 			const retried = await post(`${url}/webhook`, delivery.body, delivery.headers);
 			expect(retried.status).toBe(200);
-			expect((await journal.get(event.id))?.status).toBe('ignored');
+			expect((await journal.get(event.id))?.status).toBe('logged');
 		} finally {
 			await receiver.close(1000);
 			await journal.close();

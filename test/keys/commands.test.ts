@@ -73,7 +73,8 @@ describe('run', () => {
 		expect((await runCommand(configGet, {argv: ['appId'], env})).stdout).toBe('app_7\n');
 		expect(JSON.parse((await runCommand(configGet, {argv: ['endpointSecret'], env, json: true})).stdout)).toEqual({type: 'setting', name: 'endpointSecret', value: '…1234', source: 'stored'});
 		const list = await runCommand(configList, {env});
-		expect(list.stdout).toMatch(/appId +app_7 +stored +PLATFORM_APP_ID/);
+		expect(list.stdout).toContain('appId\tapp_7\tstored\tPLATFORM_APP_ID\n');
+		expect(list.stderr).toBe(`Stored in ${store.path}\n`);
 		expect(list.stdout).not.toContain('whsec_abcd1234');
 		expect((await runCommand(configPath, {env})).stdout).toBe(`${store.path}\n`);
 	});

@@ -301,6 +301,7 @@ describe('keyStatus', () => {
 		const status = keyStatus({env, store, now: () => new Date('2030-01-01T11:30:00.000Z')});
 		expect(status).toEqual({
 			key: {masked: '…ABCD', source: 'stored'},
+			storedKeyMasked: '…ABCD',
 			configPath: store.path,
 			lastRotatedAt: '2030-01-01T11:00:00.000Z',
 			previousKey: {masked: '…OLD1', expiresAt: '2030-01-01T12:00:00.000Z', valid: true, remainingMs: 30 * 60 * 1000},

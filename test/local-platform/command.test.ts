@@ -13,14 +13,14 @@ import {defined} from '../support/defined.js';
 type Run = {exit: Promise<number>; stdout: () => string[]; stderr: () => string; stop: AbortController};
 
 /** Starts `local` in-process with memory streams, so a test reads the output while it runs. */
-function start(flags: Record<string, unknown>, json: boolean): Run {
+function start(flags: Record<string, unknown>, json: boolean, env: Record<string, string> = {}): Run {
 	const stop = new AbortController();
 	const stdout = memoryStream();
 	const stderr = memoryStream();
 	const context: CommandContext = {
 		argv: [],
 		flags: {host: '127.0.0.1', keyOverlap: '24h', ...flags},
-		env: testEnv(),
+		env: testEnv(env),
 		json,
 		debug: false,
 		interactive: false,
@@ -42,7 +42,7 @@ const settingKeys = ['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assis
 
 describe('platform-tui local', () => {
 	it('with --json prints the settings as the first line, then NDJSON log lines, and stops cleanly on abort', async () => {
-		const run = start({port: '0', endpointSecret: 'whsec_cli', keyOverlap: '90s'}, true);
+		const run = start({port: '0', keyOverlap: '90s'}, true, {PLATFORM_ENDPOINT_SECRET: 'whsec_cli'});
 		const {exit} = run;
 		const [first] = await waitFor(() => run.stdout(), {until: lines => lines.length > 0});
 		const settings = JSON.parse(defined(first)) as Record<string, string>;
@@ -155,7 +155,7 @@ describe('platform-tui local', () => {
 		const result = await runCommand(command, {flags: {port: '0', fault: ['createChat:empty-200'], failRate: '0.1'}, signal: stop.signal});
 		expect(result.code).toBe(0);
 		expect(result.stdout).toMatch(/^# Local platform on http:\/\/127\.0\.0\.1:\d+ /);
-		expect(result.stdout).toContain('# key overlap 1d, no webhook URL (the built-in assistant answers), local model, fail rate 0.1, fault createChat:empty-200');
+		expect(result.stdout).toContain('# key overlap 1 d 0 h, no webhook URL (the built-in assistant answers), local model, fail rate 0.1, fault createChat:empty-200');
 		expect(result.stderr).toBe('Local platform stopped.\n');
 	});
 
@@ -186,7 +186,7 @@ describe('platform-tui local', () => {
 			expect(result.code).toBe(1);
 			expect(result.error).toBeInstanceOf(LocalPlatformError);
 			const error = result.error as LocalPlatformError;
-			expect(error.code).toBe('LOCAL_PORT_IN_USE');
+			expect(error.code).toBe('local-port-in-use');
 			expect(localMessages[error.code]?.(error.data)).toEqual({
 				message: `Port ${port} on 127.0.0.1 is already in use.`,
 				next: 'Pick another with --port N (0 picks a free one), or stop what listens there.',
@@ -201,7 +201,7 @@ describe('platform-tui local', () => {
 	it('words a webhook URL that is not on loopback', async () => {
 		const result = await runCommand(command, {flags: {port: '0', webhookUrl: 'https://example.com/webhook'}});
 		const error = result.error as LocalPlatformError;
-		expect(error.code).toBe('LOCAL_URL_NOT_LOOPBACK');
+		expect(error.code).toBe('local-url-not-loopback');
 		expect(localMessages[error.code]?.(error.data).message).toBe('The local platform only contacts loopback addresses; --webhook-url names example.com.');
 	});
 

@@ -147,7 +147,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		await waitFor(() => serve?.events().filter(event => event.type === 'duplicate').length, {until: count => count === 1, timeoutMs: 5000, what: 'the duplicate'});
 
 		// A wrong secret: 400 printed, a hint on stderr, exit 1.
-		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret', 'not-the-secret'], {});
+		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret-file', '-'], {input: 'not-the-secret\n'});
 		expect(wrong.code).toBe(1);
 		expect(wrong.stdout).toContain('400 {"success":false,"error":"Invalid signature"}');
 		expect(wrong.stderr).toContain('The receiver answered 400');
@@ -161,19 +161,20 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 	});
 
 	it('fails clearly when no receiver listens, or without a secret', async () => {
-		const unreachable = await runCli(['trigger', 'user-message', '--url', 'http://127.0.0.1:9/webhook', '--secret', 's'], {});
+		const withSecret = {env: {PLATFORM_ENDPOINT_SECRET: 's'}};
+		const unreachable = await runCli(['trigger', 'user-message', '--url', 'http://127.0.0.1:9/webhook'], withSecret);
 		expect(unreachable.code).toBe(1);
 		expect(unreachable.stderr).toContain('Could not reach http://127.0.0.1:9/webhook (ECONNREFUSED)');
 		const noSecret = await runCli(['trigger', 'user-message'], {});
 		expect(noSecret.code).toBe(1);
-		expect(noSecret.stderr).toContain('--secret');
+		expect(noSecret.stderr).toContain('set PLATFORM_ENDPOINT_SECRET, pass --secret-file PATH');
 		// A receiver that never answers: trigger gives up after --timeout.
 		const silent = createHttpServer(() => undefined);
 		await new Promise<void>(resolve => {
 			silent.listen(0, '127.0.0.1', resolve);
 		});
 		try {
-			const held = await runCli(['trigger', 'user-message', '--url', `http://127.0.0.1:${(silent.address() as {port: number}).port}/webhook`, '--secret', 's', '--timeout', '0.3'], {});
+			const held = await runCli(['trigger', 'user-message', '--url', `http://127.0.0.1:${(silent.address() as {port: number}).port}/webhook`, '--timeout', '0.3'], withSecret);
 			expect(held.code).toBe(1);
 			expect(held.stderr).toContain('did not answer within 0.3 s');
 		} finally {
@@ -181,7 +182,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			silent.close();
 		}
 
-		const badKind = await runCli(['trigger', 'payment-received', '--secret', 's'], {});
+		const badKind = await runCli(['trigger', 'payment-received'], withSecret);
 		expect(badKind.code).toBe(1);
 		expect(badKind.stderr).toContain('user-message or external-module-chosen');
 	});
@@ -249,7 +250,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], {until: value => value !== undefined, timeoutMs: 15_000, what: 'the listening line'}));
 			expect(run.stdout()).toContain('secrets 1 ok');
 			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
-			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please', '--secret', platform.endpointSecret]);
+			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);
 			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), timeoutMs: 5000, what: 'the event line'});
 			expect(run.stdout()).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
@@ -274,7 +275,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			await session.waitFor('1 endpoint secret');
 			await session.waitFor(/previous key …prev valid for 2[01] h \d\d min/);
 			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);
-			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen', '--secret', platform.endpointSecret]);
+			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);
 			await session.waitFor(/200 {2}user-message\.created {2}chat_\w+ {2}"On the screen" {2}logged/);
 			await session.waitFor('received 1 · verified 1 · rejected 0');

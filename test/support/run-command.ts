@@ -24,6 +24,8 @@ export function memoryStream(): MemoryStream {
 }
 
 export type RunCommandOptions = {
+	/** The stdout stream, e.g. one that claims to be a terminal of some width. */
+	stdout?: MemoryStream;
 	argv?: string[];
 	flags?: Record<string, unknown>;
 	/** Added to an env that holds only the test's config and data dirs. */
@@ -46,7 +48,7 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 export async function runCommand(command: AnyCommand, options: RunCommandOptions = {}): Promise<RunCommandResult> {
 	// The command reads stdin itself: a plain readable stream of the given text (no listener of ours drains it).
 	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
-	const stdout = memoryStream();
+	const stdout = options.stdout ?? memoryStream();
 	const stderr = memoryStream();
 	const json = options.json ?? options.flags?.json === true;
 	const context: CommandContext = {

@@ -73,7 +73,9 @@ describe('platform-tui upload (built CLI)', () => {
 	it('prints one plain line per event without a TTY, and errors as one sentence on stderr', async () => {
 		const result = await runCli(['upload', docs.dir, 'How heavy is the projector?', '--poll-interval', '0.05'], {env: envFor(platform)});
 		expect(result.code).toBe(0);
-		const lines = result.stdout.trim().split('\n');
+		// Piped: stdout holds the reply and the history only; the progress is on stderr.
+		expect(result.stdout).toMatch(/^Reply \(.+\): \(local model\) [^\n]*680 grams[^\n]*\nHistory:\n {2}USER: How heavy is the projector\?\n {2}ASSISTANT: [^\n]+\n$/);
+		const lines = result.stderr.trim().split('\n');
 		expect(lines[0]).toBe(`Files: 2 in ${docs.dir} (${(lines[0] ?? '').match(/\((.+)\)/)?.[1] ?? ''}): notes.md, warranty.txt`);
 		expect(lines).toContain('Ingestion: all 2 finished in ' + (lines.find(line => line.startsWith('Ingestion: all')) ?? '').slice('Ingestion: all 2 finished in '.length));
 		expect(result.stdout).toMatch(/Reply \(.+\): \(local model\) .*680 grams/);
@@ -82,18 +84,18 @@ describe('platform-tui upload (built CLI)', () => {
 		const missing = path.join(docs.dir, 'missing');
 		const failed = await runCli(['upload', missing, 'q'], {env: envFor(platform)});
 		expect(failed.code).toBe(1);
-		expect(failed.stderr).toBe(`Error: Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.\n`);
+		expect(failed.stderr).toBe(`Error: The folder ${missing} does not exist, so nothing was started. Pass the folder whose files should be uploaded.\n`);
 		const json = await runCli(['upload', missing, 'q', '--json'], {env: envFor(platform)});
 		expect(json.code).toBe(1);
-		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'NOT_A_DIRECTORY', message: `Not a directory: ${missing} does not exist. Pass the folder whose files should be uploaded.`});
+		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'folder-missing', message: `The folder ${missing} does not exist, so nothing was started. Pass the folder whose files should be uploaded.`});
 	});
 
 	it('runs with --local and no configuration, answering through the webhook receiver', async () => {
 		const result = await runCli(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}, timeoutMs: 30_000});
-		expect(result.stderr).toBe('');
+		expect(result.stderr).not.toContain('Error');
 		expect(result.code).toBe(0);
-		expect(result.stdout).toMatch(/^Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver at http:\/\/127\.0\.0\.1:\d+\/webhook$/m);
-		expect(result.stdout).toContain('modules DocumentSearch, ExternalModule');
+		expect(result.stderr).toMatch(/^Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver at http:\/\/127\.0\.0\.1:\d+\/webhook$/m);
+		expect(result.stderr).toContain('modules DocumentSearch, ExternalModule');
 		expect(result.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
 	});
 
@@ -102,7 +104,7 @@ describe('platform-tui upload (built CLI)', () => {
 		try {
 			const run = startCli(['upload', docs.dir, 'q'], {env: envFor(platform)});
 			const {child, closed} = run;
-			await waitFor(() => run.stdout().includes('Files: 2'), {timeoutMs: 10_000, what: 'the run to start'});
+			await waitFor(() => run.stderr().includes('Files: 2'), {timeoutMs: 10_000, what: 'the run to start'});
 			await waitFor(() => platform.requests.some(record => record.status === 0), {timeoutMs: 10_000, what: 'a request in flight'});
 			child.kill('SIGINT');
 			const code = await Promise.race([closed, new Promise<string>(resolve => {

@@ -66,8 +66,8 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		const run = await runCommand(uploadCommand, {argv: [dir, 'How long is the warranty?'], flags: {keepGoing: true, pollInterval: '0.05'}, env: platformEnv(platform)});
 		expect(run.code).toBe(1);
 		expect(run.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
-		expect(run.stdout).toMatch(/Done: chat chat_\w+, contents cont_\w+; 1 file left out: broken\.pdf \(ingestion: FAILED_PARSING\)/);
-		expect(run.stderr).toMatch(/^1 of 2 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
+		expect(run.stderr).toMatch(/Done: chat chat_\w+, contents cont_\w+; 1 file left out: broken\.pdf \(ingestion: FAILED_PARSING\)/);
+		expect(run.stderr).toMatch(/\n1 of 2 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
 		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env: platformEnv(platform)});
 		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; failed: unknown[]};
 		expect(json.code).toBe(1);
@@ -92,8 +92,8 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		expect(calls.some(record => record.method === 'POST' && record.path === '/space/message')).toBe(true);
 		expect(proxy.blobPuts).toEqual([{path: '/reject-blob/b', closedByClient: false}]);
 		expect(run.stdout).toMatch(/Reply \(.+\): .*two-year limited warranty/);
-		expect(run.stdout).toMatch(/Done: chat chat_\w+, contents cont_\w+; 2 files left out: b\.txt \(upload: HTTP 403 from the blob store \(Signature not valid for this blob\)\), c\.txt \(upload: HTTP 400: Content type not allowed here\)/);
-		expect(run.stderr).toMatch(/^2 of 3 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
+		expect(run.stderr).toMatch(/Done: chat chat_\w+, contents cont_\w+; 2 files left out: b\.txt \(upload: HTTP 403 from the blob store \(Signature not valid for this blob\)\), c\.txt \(upload: HTTP 400: Content type not allowed here\)/);
+		expect(run.stderr).toMatch(/\n2 of 3 files were left out of chat chat_\w+; the reply covers the others\.\n$/);
 
 		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env});
 		expect(json.code).toBe(1);
@@ -132,7 +132,7 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		]);
 		const run = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {pollInterval: '0.05'}, env: platformEnv(platform)});
 		expect(run.code).toBe(0);
-		expect(run.stdout).toContain('Skipped 5 entries: 1 dotfile (.env), 1 broken symlink (dangling), 1 symlink to a folder (link-to-sub), 1 FIFO (pipe), 1 folder (sub)\n');
+		expect(run.stderr).toContain('Skipped 5 entries: 1 dotfile (.env), 1 broken symlink (dangling), 1 symlink to a folder (link-to-sub), 1 FIFO (pipe), 1 folder (sub)\n');
 	});
 
 	it('checks that every file opens before creating anything, naming the file and the reason', async () => {

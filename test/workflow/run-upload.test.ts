@@ -251,13 +251,14 @@ describe('runUpload against the local platform', () => {
 		expect(since(start)).toHaveLength(0);
 	});
 
-	it('fails with a file-not-found error naming the folder when nothing is eligible', async () => {
+	it('fails saying the folder has no files when nothing is eligible', async () => {
 		const dir = folder({'.env': 'x', 'nested/': ''});
 		writeFileSync(path.join(dir, 'nested', 'a.txt'), 'a');
 		const error = await runUpload(options({folder: dir})).catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(NoFilesFoundError);
-		expect((error as Error).message).toBe(`File not found: ${dir} has no files to upload`);
-		expect(said(error)).toBe(`File not found: ${dir} has no files to upload. Only regular files whose names do not begin with a dot are uploaded.`);
+		expect((error as Error).message).toBe(`${dir} has no files to upload`);
+		expect(said(error)).toBe(`The folder ${dir} has no files to upload, so nothing was started. Only regular files whose names do not begin with a dot are uploaded.`);
+		expect((error as NoFilesFoundError).code).toBe('folder-empty');
 	});
 
 	it('fails naming the file when the upsert answer has no writeUrl', async () => {

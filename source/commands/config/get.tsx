@@ -15,11 +15,11 @@ const command: Command<GetOptions> = {
 	parse(input) {
 		const [name] = input.argv;
 		if (!name || input.argv.length > 1) {
-			throw new UsageError(`Usage: platform-tui config get <name>, where <name> is one of ${settingNames.join(', ')}`);
+			throw new UsageError('argument-missing', `Usage: platform-tui config get <name>, where <name> is one of ${settingNames.join(', ')}`);
 		}
 
 		if (!isSettingName(name)) {
-			throw new UsageError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
+			throw new UsageError('setting-unknown', `Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
 		}
 
 		return {name};
@@ -33,7 +33,7 @@ const command: Command<GetOptions> = {
 		}
 
 		if (!setting) {
-			throw new UserError(`${name} is not set; set ${settingSpecs[name].env} or store it with \`platform-tui config set ${name} <value>\``);
+			throw new UserError('setting-not-set', `${name} is not set; set ${settingSpecs[name].env} or store it with \`platform-tui config set ${name} <value>\``);
 		}
 
 		deps.context.stdout.write(`${value}\n`);

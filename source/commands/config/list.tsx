@@ -1,3 +1,4 @@
+import {formatTable, tableWidth} from '../../format/table.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../types.js';
 import {noArguments} from '../define.js';
@@ -31,13 +32,11 @@ const command: Command<Record<string, never>> = {
 			return Promise.resolve(0);
 		}
 
-		const width = Math.max(...rows.map(row => (row.value ?? '-').length), 5);
-		stdout.write(`${'SETTING'.padEnd(16)}${'VALUE'.padEnd(width + 2)}${'SOURCE'.padEnd(10)}ENV\n`);
-		for (const row of rows) {
-			stdout.write(`${row.name.padEnd(16)}${(row.value ?? '-').padEnd(width + 2)}${row.source.padEnd(10)}${row.env}\n`);
-		}
-
-		stdout.write(`\nStored in ${deps.store().path}\n`);
+		const width = tableWidth(stdout);
+		const lines = formatTable(['SETTING', 'VALUE', 'SOURCE', 'ENV'], rows.map(row => [row.name, row.value ?? '-', row.source, row.env]), width);
+		stdout.write(`${lines.join('\n')}\n`);
+		// Where the file is, for a person: under the table on a terminal, on stderr when piped.
+		(width === undefined ? deps.context.stderr : stdout).write(`${width === undefined ? '' : '\n'}Stored in ${deps.store().path}\n`);
 		return Promise.resolve(0);
 	},
 };

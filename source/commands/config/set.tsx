@@ -23,19 +23,19 @@ const command: Command<SetOptions> = {
 		const [name, ...values] = input.argv;
 		const fromStdin = booleanFlag(input.flags, 'stdin');
 		if (!name || (!fromStdin && values.length !== 1) || (fromStdin && values.length > 0)) {
-			throw new UsageError(`Usage: platform-tui config set <name> <value>, where <name> is one of ${settingNames.join(', ')}`);
+			throw new UsageError('argument-missing', `Usage: platform-tui config set <name> <value>, where <name> is one of ${settingNames.join(', ')}`);
 		}
 
 		if (!isSettingName(name)) {
-			throw new UsageError(`Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
+			throw new UsageError('setting-unknown', `Unknown setting "${name}"; the settings are ${settingNames.join(', ')}`);
 		}
 
 		if (name === 'apiKey') {
-			throw new UsageError('The API key is not taken from the command line, where it would stay in shell history; store it with `platform-tui keys set` (it prompts, or reads stdin)');
+			throw new UsageError('secret-on-command-line', 'The API key is not taken from the command line, where it would stay in shell history; store it with `platform-tui keys set` (it prompts, or reads stdin)');
 		}
 
 		if (settingSpecs[name].secret && !fromStdin) {
-			throw new UsageError(`${name} is a secret and is not taken from the command line; pipe it in with \`platform-tui config set ${name} --stdin\``);
+			throw new UsageError('secret-on-command-line', `${name} is a secret and is not taken from the command line; pipe it in with \`platform-tui config set ${name} --stdin\``);
 		}
 
 		if (fromStdin) {
@@ -44,12 +44,12 @@ const command: Command<SetOptions> = {
 
 		const value = (values[0] ?? '').trim();
 		if (value === '') {
-			throw new UsageError(`No value given for ${name}`);
+			throw new UsageError('argument-missing', `No value given for ${name}`);
 		}
 
 		const expected = settingProblem(name, value);
 		if (expected) {
-			throw new UsageError(`${name} must be ${expected} such as https://api.example.com/public; got ${JSON.stringify(value)}.`);
+			throw new UsageError('setting-invalid', `${name} must be ${expected} such as https://api.example.com/public; got ${JSON.stringify(value)}.`);
 		}
 
 		return {name, value};
@@ -59,12 +59,12 @@ const command: Command<SetOptions> = {
 		let value = given;
 		if (value === undefined) {
 			if (context.stdin.isTTY) {
-				throw new UsageError(`--stdin reads the value from a pipe; try \`printf %s "$VALUE" | platform-tui config set ${name} --stdin\``);
+				throw new UsageError('stdin-not-piped', `--stdin reads the value from a pipe; try \`printf %s "$VALUE" | platform-tui config set ${name} --stdin\``);
 			}
 
 			value = (await text(context.stdin)).trim();
 			if (value === '') {
-				throw new UserError(`No value given for ${name} on standard input`);
+				throw new UserError('stdin-empty', `No value given for ${name} on standard input`);
 			}
 		}
 

@@ -1,5 +1,6 @@
 /** `platform-tui events list`: the journaled events, newest first, as a table or NDJSON. */
 import {eventStatuses, type EventStatus} from '../../receiver/backend.js';
+import {tableWidth} from '../../format/table.js';
 import {eventSummary, formatEventTable, formatListFooter} from '../../ui/events/format.js';
 import type {Command} from '../types.js';
 import {choiceFlag, durationFlag, intFlag, stringFlag} from '../validators.js';
@@ -14,14 +15,14 @@ const command: Command<ListOptions> = {
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
 	flags: {
 		status: {type: 'string', description: `Only events in this state (${eventStatuses.join(', ')})`, placeholder: 'STATUS'},
-		type: {type: 'string', description: 'Only events of this type (e.g. external-module.chosen)', placeholder: 'TYPE'},
+		type: {type: 'string', description: 'Only events of this type: user-message, external-module-chosen, or a full event name', placeholder: 'TYPE'},
 		since: {type: 'string', description: 'Only events received within this time (e.g. 30m, 1h, 7d)', placeholder: 'DURATION'},
 		limit: {type: 'string', default: '50', description: 'At most this many events', placeholder: 'N'},
 		...storeFlags,
 	},
 	examples: [
 		'platform-tui events list --status failed --since 1h',
-		'platform-tui events list --type external-module.chosen --json',
+		'platform-tui events list --type external-module-chosen --json',
 	],
 	parse({flags, env}) {
 		const status = choiceFlag(flags, 'status', eventStatuses);
@@ -54,12 +55,14 @@ const command: Command<ListOptions> = {
 			}
 
 			const stats = await backend.stats();
-			const out = deps.context.stdout;
+			const {stdout, stderr} = deps.context;
+			const width = tableWidth(stdout);
 			if (events.length > 0) {
-				out.write(`${formatEventTable(events).join('\n')}\n`);
+				stdout.write(`${formatEventTable(events, width).join('\n')}\n`);
 			}
 
-			out.write(`${formatListFooter(events.length, stats, where)}\n`);
+			// The footer is for a person: beside the table on a terminal, on stderr when piped.
+			(width === undefined ? stderr : stdout).write(`${formatListFooter(events.length, stats, where)}\n`);
 			return 0;
 		} finally {
 			await backend.close();

@@ -1,7 +1,10 @@
 /** What the `events` commands share: where the events are (journal or Redis), opening it, near ids. */
+import {existsSync} from 'node:fs';
+import path from 'node:path';
 import {maskUrl} from '../../format/secret.js';
 import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
 import {journalError} from '../../receiver/journal/errors.js';
+import {journalDirectory} from '../../receiver/journal/location.js';
 import type {JournalMode} from '../../receiver/journal/index.js';
 import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
 import type {CommandInput} from '../types.js';
@@ -14,11 +17,11 @@ export {parseStore, storeFlags, type StoreOptions} from './store-flags.js';
 export function eventIdArgument(argv: readonly string[], usage: string): string {
 	const id = argv[0]?.trim();
 	if (!id) {
-		throw new UsageError(`Name the event: ${usage}`);
+		throw new UsageError('argument-missing', `Name the event: ${usage}`);
 	}
 
 	if (argv.length > 1) {
-		throw new UsageError(`Name one event only: ${usage}`);
+		throw new UsageError('too-many-arguments', `Name one event only: ${usage}`);
 	}
 
 	return id;
@@ -42,6 +45,11 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 	}
 
 	const directory = options.dataDir ?? defaultDataDir(env);
+	// A directory without a journal is most often a mistyped --data-dir: say so, rather than list nothing.
+	if (!existsSync(path.join(journalDirectory(directory), 'data.mdb'))) {
+		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
+	}
+
 	return {backend: await openBackend({directory, mode}), where: `the journal in ${directory}`, directory};
 }
 

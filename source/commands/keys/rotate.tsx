@@ -114,7 +114,7 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 	}
 
 	if (result.kind === 'cancelled') {
-		throw new UserError('Rotation cancelled; the key is unchanged');
+		throw new UserError('rotation-cancelled', 'Rotation cancelled; the key is unchanged');
 	}
 
 	if (result.kind === 'failed') {
@@ -144,7 +144,7 @@ const command: Command<RotateOptions> = {
 		const {context} = deps;
 		const screen = context.interactive && Boolean(context.stdin.isTTY);
 		if (!screen && !options.yes) {
-			throw new UsageError('keys rotate asks for confirmation, and this is not an interactive terminal; pass --yes to rotate without asking: platform-tui keys rotate --yes');
+			throw new UsageError('not-interactive', 'keys rotate asks for confirmation, and this is not an interactive terminal; pass --yes to rotate without asking: platform-tui keys rotate --yes');
 		}
 
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'keys rotate');

@@ -17,12 +17,12 @@ export type SetOptions = {force: boolean};
 async function readKeyFromStdin(context: CommandContext): Promise<string> {
 	const input = await text(context.stdin);
 	if (input.length > maxKeyLength * 2) {
-		throw new UserError(`Standard input holds ${input.length} characters, far more than an API key; pipe only the key: ${pipeHint}`);
+		throw new UserError('key-invalid', `Standard input holds ${input.length} characters, far more than an API key; pipe only the key: ${pipeHint}`);
 	}
 
 	const key = input.trim();
 	if (key === '') {
-		throw new UserError(`No API key on standard input; pipe it in: ${pipeHint}`);
+		throw new UserError('stdin-empty', `No API key on standard input; pipe it in: ${pipeHint}`);
 	}
 
 	return key;
@@ -43,7 +43,7 @@ async function promptForKey(context: CommandContext): Promise<string> {
 	}
 
 	if (result.kind === 'cancelled') {
-		throw new UserError('No key entered; the stored key is unchanged');
+		throw new UserError('key-not-entered', 'No key entered; the stored key is unchanged');
 	}
 
 	return result.key;
@@ -92,7 +92,7 @@ const command: Command<SetOptions> = {
 	parse(input) {
 		if (input.argv.length > 0) {
 			// Never echo the argument: it is probably the key.
-			throw new UsageError(`The API key is not taken from the command line, where it would stay in shell history and show in the process list; run \`platform-tui keys set\` to be prompted, or pipe it in: ${pipeHint}`);
+			throw new UsageError('secret-on-command-line', `The API key is not taken from the command line, where it would stay in shell history and show in the process list; run \`platform-tui keys set\` to be prompted, or pipe it in: ${pipeHint}`);
 		}
 
 		return {force: booleanFlag(input.flags, 'force')};
@@ -109,7 +109,7 @@ const command: Command<SetOptions> = {
 		let key: string;
 		if (context.stdin.isTTY) {
 			if (!context.interactive) {
-				throw new UsageError(`keys set would prompt for the key, but this is not an interactive terminal (or --json was given); pipe the key in instead: ${pipeHint}`);
+				throw new UsageError('not-interactive', `keys set would prompt for the key, but this is not an interactive terminal (or --json was given); pipe the key in instead: ${pipeHint}`);
 			}
 
 			key = await promptForKey(context);

@@ -11,11 +11,11 @@ import {workflowMessages} from './workflow.js';
 
 export type {ErrorWording, MessageTable} from './types.js';
 
-const tables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, journalMessages, redisMessages, localMessages];
+export const errorTables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, journalMessages, redisMessages, localMessages];
 
 /** The wording for `code`, or undefined when no table knows it. */
 export function wordingFor(code: string, data: Record<string, unknown>): ErrorWording | undefined {
-	for (const table of tables) {
+	for (const table of errorTables) {
 		if (Object.hasOwn(table, code)) {
 			return table[code]?.(data);
 		}

@@ -11,6 +11,10 @@ export const journalMessages: MessageTable = {
 		message: `The event journal in ${data.directory} could not be opened (${data.reason}).`,
 		next: 'Check that the directory exists and is writable by this user, or choose another with --data-dir DIR.',
 	}),
+	'journal-missing': (data: JournalErrorData['journal-missing']) => ({
+		message: `There is no event journal in ${data.directory}: serve has not stored any event there.`,
+		next: 'Check the directory (--data-dir DIR or PLATFORM_TUI_DATA_DIR; serve prints the one it uses), or pass --redis URL for the events replicas share.',
+	}),
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,
 		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',
@@ -21,6 +25,6 @@ export const journalMessages: MessageTable = {
 	}),
 	'journal-event-not-replayable': (data: JournalErrorData['journal-event-not-replayable']) => ({
 		message: `Event ${data.id} is a ${data.event} event; only platform.chat.external-module.chosen events are processed, so there is nothing to replay.`,
-		next: 'Replay a chosen-module event instead (`platform-tui events list --type external-module.chosen`).',
+		next: 'Replay a chosen-module event instead (`platform-tui events list --type external-module-chosen`).',
 	}),
 };

@@ -16,34 +16,34 @@ function flagOf(option: string): string {
 }
 
 export const localMessages: MessageTable = {
-	LOCAL_HOST_NOT_LOOPBACK: (data: {host: string}): ErrorWording => ({
+	'local-host-not-loopback': (data: {host: string}): ErrorWording => ({
 		message: `The local platform only binds loopback addresses; ${data.host} is not one.`,
 		next: 'Use --host 127.0.0.1, --host ::1 or --host localhost.',
 	}),
-	LOCAL_PORT_INVALID: (data: {port: unknown}): ErrorWording => ({
+	'local-port-invalid': (data: {port: unknown}): ErrorWording => ({
 		message: `The port ${String(data.port)} is not a whole number from 0 to 65535.`,
 		next: 'Pick one with --port N (0 picks a free one).',
 	}),
-	LOCAL_PORT_IN_USE: (data: ListenData): ErrorWording => ({
+	'local-port-in-use': (data: ListenData): ErrorWording => ({
 		message: `Port ${data.port} on ${data.host} is already in use.`,
 		next: 'Pick another with --port N (0 picks a free one), or stop what listens there.',
 	}),
-	LOCAL_LISTEN_FAILED: (data: ListenData): ErrorWording => ({
+	'local-listen-failed': (data: ListenData): ErrorWording => ({
 		message: `The local platform cannot listen on ${data.host}:${data.port}: ${data.reason}.`,
 		next: 'Try another --port or --host.',
 	}),
-	LOCAL_URL_INVALID: (data: UrlData): ErrorWording => ({
+	'local-url-invalid': (data: UrlData): ErrorWording => ({
 		message: `${flagOf(data.option)} "${data.url}" is not an http or https URL.`,
 		next: `Give a full address such as http://127.0.0.1:8080${data.option === 'webhookUrl' ? '/webhook' : '/v1'}.`,
 	}),
-	LOCAL_URL_NOT_LOOPBACK: (data: UrlData): ErrorWording => ({
+	'local-url-not-loopback': (data: UrlData): ErrorWording => ({
 		message: `The local platform only contacts loopback addresses; ${flagOf(data.option)} names ${data.host ?? data.url}.`,
 		next: 'Use an address on this machine (127.0.0.1, ::1 or localhost).',
 	}),
-	LOCAL_OPTION_INVALID: (data: OptionData): ErrorWording => ({
+	'local-option-invalid': (data: OptionData): ErrorWording => ({
 		message: `${flagOf(data.option)} must be ${data.expected}; got ${JSON.stringify(String(data.value))}.`,
 	}),
-	LOCAL_FAULT_INVALID: (data: FaultData): ErrorWording => ({
+	'local-fault-invalid': (data: FaultData): ErrorWording => ({
 		message: `--fault "${data.rule}" is not a fault rule: ${data.reason}.`,
 		next: `Write OPERATION:KIND or OPERATION:KIND:TIMES; KIND is one of ${data.kinds.join(', ')}; OPERATION is * or one of ${data.operations.join(', ')}.`,
 	}),

@@ -17,44 +17,48 @@ const reasons: Record<string, string> = {
 };
 
 export const workflowMessages: MessageTable = {
-	NOT_A_DIRECTORY: (data: {folder: string; reason: string}) => ({
-		message: data.reason === 'missing' ? `Not a directory: ${data.folder} does not exist` : `Not a directory: ${data.folder} is a file, not a folder`,
+	'folder-missing': (data: {folder: string}) => ({
+		message: `The folder ${data.folder} does not exist, so nothing was started`,
 		next: 'Pass the folder whose files should be uploaded.',
 	}),
-	NO_FILES: (data: {folder: string}) => ({
-		message: `File not found: ${data.folder} has no files to upload`,
+	'folder-not-a-directory': (data: {folder: string}) => ({
+		message: `${data.folder} is a file, not a folder, so nothing was started`,
+		next: 'Pass the folder whose files should be uploaded.',
+	}),
+	'folder-empty': (data: {folder: string}) => ({
+		message: `The folder ${data.folder} has no files to upload, so nothing was started`,
 		next: 'Only regular files whose names do not begin with a dot are uploaded.',
 	}),
-	FILES_UNREADABLE: (data: {folder: string; files: Array<{name: string; reason: string}>}) => ({
+	'files-unreadable': (data: {folder: string; files: Array<{name: string; reason: string}>}) => ({
 		message: `Cannot read ${plural(data.files.length, 'file')} in ${data.folder}, so nothing was created: ${data.files.map(file => `${file.name} (${reasons[file.reason] ?? file.reason})`).join(', ')}`,
 		next: 'Fix the permissions, or move the file out of the folder.',
 	}),
-	MISSING_WRITE_URL: (data: {file: string; contentId?: string}) => ({
+	'write-url-missing': (data: {file: string; contentId?: string}) => ({
 		message: `The platform returned no writeUrl for ${data.file}${data.contentId ? ` (content ${data.contentId})` : ''}, so its bytes cannot be uploaded`,
 		next: 'Check that the space allows chat uploads.',
 	}),
-	BLOB_UPLOAD_FAILED: (data: {file: string; status: number; detail: string}) => ({
+	'blob-upload-failed': (data: {file: string; status: number; detail: string}) => ({
 		message: `Uploading ${data.file} failed: the blob store answered the PUT with HTTP ${data.status}${data.detail ? ` (${data.detail})` : ''}`,
 	}),
-	FILE_UPLOAD_FAILED: (data: {file: string; detail: string}) => ({
+	'file-upload-failed': (data: {file: string; detail: string}) => ({
 		message: `Uploading ${data.file} failed: ${data.detail}`,
 	}),
-	INGESTION_FAILED: (data: {contentId: string; file: string; state: string}) => ({
+	'ingestion-failed': (data: {contentId: string; file: string; state: string}) => ({
 		message: `Ingestion failed for content ${data.contentId} (${data.file}) with state ${data.state}`,
 		next: 'Check that the file is readable and of a supported type, or pass --keep-going to ask about the other files.',
 	}),
-	INGESTION_TIMEOUT: (data: {pending: string[]; timeoutMs: number}) => ({
+	'ingestion-timeout': (data: {pending: string[]; timeoutMs: number}) => ({
 		message: `Ingestion timed out after ${formatSeconds(data.timeoutMs)} with ${plural(data.pending.length, 'content')} pending: ${data.pending.join(', ')}`,
 		next: 'Raise --ingestion-timeout to wait longer, or pass --keep-going to ask about the files that finished.',
 	}),
-	REPLY_TIMEOUT: (data: {chatId: string; timeoutMs: number}) => ({
+	'reply-timeout': (data: {chatId: string; timeoutMs: number}) => ({
 		message: `Timed out after ${formatSeconds(data.timeoutMs)} waiting for the assistant's reply in chat ${data.chatId}`,
 		next: 'Raise --reply-timeout to wait longer; the chat keeps the uploaded files.',
 	}),
-	NOTHING_INGESTED: (data: {chatId: string; failed: Failure[]}) => ({
+	'nothing-ingested': (data: {chatId: string; failed: Failure[]}) => ({
 		message: `No file was ingested into chat ${data.chatId}, so the prompt was not sent: ${data.failed.map(failure => `${failure.name} (${failure.reason})`).join(', ')}`,
 	}),
-	HISTORY_FAILED: (data: {chatId: string; detail: string}) => ({
+	'history-failed': (data: {chatId: string; detail: string}) => ({
 		message: `The reply is above, but the history of chat ${data.chatId} could not be fetched: ${data.detail}`,
 		next: 'The chat keeps it; look again later.',
 	}),

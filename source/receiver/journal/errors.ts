@@ -4,6 +4,7 @@ import {CoreError} from '../../core-error.js';
 export type JournalErrorData = {
 	'journal-locked': {directory: string; pid: number};
 	'journal-open-failed': {directory: string; reason: string};
+	'journal-missing': {directory: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};

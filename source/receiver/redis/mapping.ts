@@ -45,8 +45,8 @@ function resultStatus(value: unknown): EventStatus {
 }
 
 export function statusOf(job: JobView, state: JobState, steps: StepRecord[]): EventStatus {
-	if (job.data.status === 'ignored') {
-		return 'ignored';
+	if (job.data.status !== 'received') {
+		return job.data.status;
 	}
 
 	switch (state) {
@@ -87,7 +87,7 @@ export function toStoredEvent(job: JobView, state: JobState): StoredEvent {
 		steps,
 		attempts: job.attemptsStarted,
 	};
-	if (finished && job.data.status !== 'ignored') {
+	if (finished && job.data.status === 'received') {
 		const finishedAt = iso(job.finishedOn);
 		if (finishedAt !== undefined) {
 			event.finishedAt = finishedAt;

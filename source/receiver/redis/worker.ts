@@ -47,10 +47,10 @@ export function replicaName(): string {
 
 export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
 	let active = 0;
-	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'ignored'}> => {
-		if (job.data.status === 'ignored') {
+	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
+		if (job.data.status !== 'received') {
 			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
-			return {status: 'ignored'};
+			return {status: job.data.status};
 		}
 
 		active++;

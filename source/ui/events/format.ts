@@ -3,6 +3,7 @@ import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/backend
 import {formatBytes} from '../../format/bytes.js';
 import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
+import {formatTable} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {shortType} from '../serve/format.js';
 
@@ -39,12 +40,13 @@ function durationOf(event: StoredEvent): string {
 
 const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
 
-/** The `events list` table, newest first as given, columns padded to their widest cell. */
-export function formatEventTable(events: readonly StoredEvent[]): string[] {
+/**
+ * The `events list` table, newest first as given: fitted to `width` on a terminal, tab-separated
+ * and uncut when `width` is undefined (piped).
+ */
+export function formatEventTable(events: readonly StoredEvent[], width: number | undefined): string[] {
 	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
-	const widths = columns.map((title, index) => Math.max(title.length, ...rows.map(row => row[index]?.length ?? 0)));
-	const line = (cells: readonly string[]) => cells.map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ');
-	return [line(columns), ...rows.map(row => line(row))];
+	return formatTable(columns, rows, width);
 }
 
 /** `3 events shown of 120 in the journal /data/journal (1.20 MiB on disk).` */
@@ -69,18 +71,28 @@ export function eventSummary(event: StoredEvent): Record<string, unknown> {
 	};
 }
 
-/** The `events show --json` object: everything, the signature masked. */
-export function eventDetail(event: StoredEvent): StoredEvent {
-	return {...event, headers: maskedHeaders(event.headers)};
+/** The body as the JSON value it holds, or undefined when it is not JSON. */
+function parsedBody(body: string): {value: unknown} | undefined {
+	try {
+		return {value: JSON.parse(body) as unknown};
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The `events show --json` object: everything, the signature masked, and `body` as the JSON it
+ * holds (the raw text only when it is not JSON), so `jq .body.payload` works.
+ */
+export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body'> & {body: unknown} {
+	const parsed = parsedBody(event.body);
+	return {...event, headers: maskedHeaders(event.headers), body: parsed ? parsed.value : event.body};
 }
 
 /** A JSON body indented by two spaces; anything else as it is. */
 export function prettyBody(body: string): string {
-	try {
-		return JSON.stringify(JSON.parse(body), null, 2);
-	} catch {
-		return body;
-	}
+	const parsed = parsedBody(body);
+	return parsed ? JSON.stringify(parsed.value, null, 2) : body;
 }
 
 function stepLine(step: StepRecord): string {

@@ -62,7 +62,7 @@ function Expiry({outcome, nowMs, compact}: {outcome: RotationOutcome; nowMs: num
 			<Row label='Previous key'>
 				<Text>{outcome.previousKeyMasked} keeps working until {compact ? formatUtc(expiry) : ''}</Text>
 				{compact ? null : <Text>{formatUtc(expiry)}</Text>}
-				{compact ? null : <Text>{formatLocal(expiry)}</Text>}
+				{compact || formatLocal(expiry) === undefined ? null : <Text>{formatLocal(expiry)}</Text>}
 			</Row>
 			<Row label='Overlap left'>
 				{left > 0

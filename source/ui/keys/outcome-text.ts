@@ -6,7 +6,7 @@
 import {describeValue} from '../../format/describe.js';
 import {formatCountdown} from '../../format/duration.js';
 import type {RotationEvent, RotationOutcome} from '../../keys/rotate.js';
-import {formatLocal, formatUtc} from '../../keys/time.js';
+import {formatUtc, formatUtcAndLocal} from '../../keys/time.js';
 
 /** One plain line per rotation event. */
 export function eventLine(event: RotationEvent): string {
@@ -37,7 +37,7 @@ export function expiryLine(outcome: RotationOutcome, now: Date): string {
 	const expiry = new Date(outcome.expiresAt);
 	const left = expiry.getTime() - now.getTime();
 	const overlap = left > 0 ? `${formatCountdown(left)} from now` : 'already past: it no longer works';
-	return `The previous key ${outcome.previousKeyMasked} keeps working until ${formatUtc(expiry)} (${formatLocal(expiry)}), ${overlap}.`;
+	return `The previous key ${outcome.previousKeyMasked} keeps working until ${formatUtcAndLocal(expiry)}, ${overlap}.`;
 }
 
 export function envWarning(outcome: RotationOutcome): string {

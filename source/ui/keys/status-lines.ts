@@ -28,9 +28,10 @@ export function statusLines(status: KeyStatus, now: Date): string[] {
 		const expiry = new Date(previous.expiresAt);
 		const name = previous.masked ?? 'the previous key';
 		if (previous.valid) {
+			const local = formatLocal(expiry);
 			lines.push(
 				`${label('Previous key')}${name} still works until ${formatUtc(expiry)}`,
-				`${indent}${formatLocal(expiry)}`,
+				...(local === undefined ? [] : [`${indent}${local}`]),
 				`${indent}${formatCountdown(previous.remainingMs)} left`,
 			);
 		} else {

@@ -2,6 +2,12 @@ import type {UploadEvent} from '../../workflow/events.js';
 import {plural} from '../../format/text.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, skippedLine, truncate} from './format.js';
 
+/**
+ * The events whose lines are the run's result and go to stdout: the reply and the history. Every
+ * other line is progress and goes to stderr (gh's rule), so `upload … > answer.txt` keeps the answer.
+ */
+export const resultEvents: ReadonlySet<UploadEvent['type']> = new Set(['reply-complete', 'history']);
+
 /** One plain line for an event (no TTY, or CI set), or undefined when the event prints nothing. */
 export function plainLine(event: UploadEvent): string | undefined {
 	switch (event.type) {

@@ -81,7 +81,11 @@ describe('RotateScreen', () => {
 		expect(shown).toContain('…WXYZ');
 		expect(shown).not.toContain(newKey);
 		expect(shown).toContain('2030-01-01 11:30:00 UTC');
-		expect(shown).toMatch(/\(UTC[+-]\d\d:\d\d\)/);
+		// The local time is shown only where it is not UTC, so no time is printed twice.
+		expect(shown.includes('(UTC+00:00)')).toBe(false);
+		if (new Date('2030-01-01T11:30:00Z').getTimezoneOffset() !== 0) {
+			expect(shown).toMatch(/\(UTC[+-]\d\d:\d\d\)/);
+		}
 		expect(shown).toContain('1 h 30 min');
 		expect(shown).toContain('press r to reveal it once');
 		expect(shown).toContain('/tmp/platform-tui/config.json');

@@ -191,7 +191,7 @@ describe('upload screen', () => {
 			model.apply({type: 'file-finalized', name: file.name, contentId: `cont_${file.name}`});
 		}
 
-		model.apply({type: 'file-failed', name: 'file-30.txt', message: 'Uploading file-30.txt failed: HTTP 403', code: 'BLOB_UPLOAD_FAILED'});
+		model.apply({type: 'file-failed', name: 'file-30.txt', message: 'Uploading file-30.txt failed: HTTP 403', code: 'blob-upload-failed'});
 		model.apply({type: 'file-started', name: 'file-59.txt'});
 		model.apply({type: 'file-upserted', name: 'file-59.txt', contentId: 'cont_59'});
 		model.apply({type: 'file-progress', name: 'file-59.txt', contentId: 'cont_59', sentBytes: 5, totalBytes: 10});

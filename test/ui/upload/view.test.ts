@@ -87,7 +87,7 @@ describe('screen state', () => {
 describe('format helpers', () => {
 	it('formats sizes, durations and bars', () => {
 		expect([0, 1023, 1024, 1536, 256 * 1024, 1024 ** 3].map(bytes => formatBytes(bytes))).toEqual(['0 B', '1023 B', '1.00 KiB', '1.50 KiB', '256 KiB', '1.00 GiB']);
-		expect([5, 1500, 65_000].map(ms => formatElapsed(ms))).toEqual(['5 ms', '1.5 s', '1m 05s']);
+		expect([5, 1500, 65_000, 86_400_000].map(ms => formatElapsed(ms))).toEqual(['5 ms', '1.5 s', '1 min 05 s', '1 d 0 h']);
 		expect(progressBar(1, 4, 8)).toBe('██░░░░░░  25%');
 	});
 

@@ -1,0 +1,192 @@
+/**
+ * The shell completion scripts, generated from the command registry and each command's flags, so
+ * a command or flag added anywhere completes with no list to keep by hand. Event ids for
+ * `events show` and `events replay` come at completion time from `platform-tui completion
+ * --event-ids`, which reads the journal (or Redis) named by the words typed so far.
+ */
+import {kebab} from './help.js';
+
+export type CompletionShell = 'bash' | 'zsh' | 'fish';
+
+export const completionShells: readonly CompletionShell[] = ['bash', 'zsh', 'fish'];
+
+export type CompletionCommand = {
+	/** e.g. ['events', 'show'] */
+	words: readonly string[];
+	summary: string;
+	/** The described (visible) flags, camelCase, own and shared. */
+	flags: readonly string[];
+};
+
+export type CompletionSpec = {
+	commands: readonly CompletionCommand[];
+	/** The flags a bare `platform-tui` takes. */
+	topFlags: readonly string[];
+};
+
+/** The commands whose one argument is a stored event id. */
+const eventIdCommands = new Set(['events show', 'events replay']);
+
+const program = 'platform-tui';
+
+function flagWords(flags: readonly string[]): string {
+	return flags.map(flag => `--${kebab(flag)}`).join(' ');
+}
+
+/** First words: commands of one word, group names, and `help`. */
+function firstWords(spec: CompletionSpec): string[] {
+	return [...new Set([...spec.commands.map(command => command.words[0] ?? ''), 'help'])];
+}
+
+function subcommands(spec: CompletionSpec, group: string): string[] {
+	return spec.commands.filter(command => command.words.length > 1 && command.words[0] === group).map(command => command.words[1] ?? '');
+}
+
+function groups(spec: CompletionSpec): string[] {
+	return [...new Set(spec.commands.filter(command => command.words.length > 1).map(command => command.words[0] ?? ''))];
+}
+
+function quote(text: string): string {
+	return `'${text.replaceAll('\'', '\'\\\'\'')}'`;
+}
+
+function bash(spec: CompletionSpec): string {
+	const groupCases = groups(spec).map(group => `\t\t${group}) words_here=${quote(subcommands(spec, group).join(' '))} ;;`).join('\n');
+	const flagCases = spec.commands.map(command => `\t\t${quote(command.words.join(' '))}) flags=${quote(flagWords(command.flags))} ;;`).join('\n');
+	const idCases = [...eventIdCommands].map(name => quote(name)).join('|');
+	return `# bash completion for ${program}; load with: source <(${program} completion bash)
+_${program.replace('-', '_')}() {
+	local cur="\${COMP_WORDS[COMP_CWORD]}"
+	local -a positional=()
+	local word
+	for word in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+		[[ $word == -* ]] || positional+=("$word")
+	done
+	local first="\${positional[0]}" second="\${positional[1]}" words_here="" flags=""
+	if [[ \${#positional[@]} -eq 0 ]]; then
+		words_here=${quote(firstWords(spec).join(' '))}
+		flags=${quote(flagWords(spec.topFlags))}
+	elif [[ \${#positional[@]} -eq 1 ]]; then
+		case "$first" in
+${groupCases}
+		esac
+	fi
+	local name="$first"
+	[[ -n $second ]] && name="$first $second"
+	case "$name" in
+${flagCases}
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$flags" -- "$cur"))
+		return
+	fi
+	case "$name" in
+		${idCases})
+			if [[ \${#positional[@]} -eq 2 ]]; then
+				COMPREPLY=($(compgen -W "$(${program} completion --event-ids -- "\${COMP_WORDS[@]:1}" 2>/dev/null)" -- "$cur"))
+				return
+			fi ;;
+	esac
+	COMPREPLY=($(compgen -W "$words_here" -- "$cur"))
+}
+complete -o default -F _${program.replace('-', '_')} ${program}
+`;
+}
+
+function zsh(spec: CompletionSpec): string {
+	const described = (words: string[], summaryOf: (word: string) => string) => words.map(word => quote(`${word}:${summaryOf(word).replaceAll(':', '\\:')}`)).join(' ');
+	const summary = (words: readonly string[]) => spec.commands.find(command => command.words.join(' ') === words.join(' '))?.summary ?? '';
+	const firstSummary = (word: string) => (groups(spec).includes(word) ? `${word} commands` : word === 'help' ? 'Help about a command' : summary([word]));
+	const groupCases = groups(spec).map(group => `\t\t\t${group}) _describe command "(${described(subcommands(spec, group), sub => summary([group, sub]))})" ;;`).join('\n');
+	const flagCases = spec.commands.map(command => `\t\t${quote(command.words.join(' '))}) flags=(${command.flags.map(flag => `--${kebab(flag)}`).join(' ')}) ;;`).join('\n');
+	return `#compdef ${program}
+# zsh completion for ${program}; install with: ${program} completion zsh > "\${fpath[1]}/_${program}"
+_${program.replace('-', '_')}() {
+	local -a positional flags
+	local word
+	for word in "\${(@)words[2,CURRENT-1]}"; do
+		[[ $word == -* ]] || positional+=("$word")
+	done
+	local name="\${positional[1]}"
+	(( \${#positional} >= 2 )) && name="\${positional[1]} \${positional[2]}"
+	case "$name" in
+${flagCases}
+		*) flags=(${spec.topFlags.map(flag => `--${kebab(flag)}`).join(' ')}) ;;
+	esac
+	if [[ $PREFIX == -* ]]; then
+		compadd -- $flags
+		return
+	fi
+	if (( \${#positional} == 0 )); then
+		_describe command "(${described(firstWords(spec), firstSummary)})"
+	elif (( \${#positional} == 1 )); then
+		case "\${positional[1]}" in
+${groupCases}
+			*) _files ;;
+		esac
+	elif [[ $name == ${[...eventIdCommands].map(name => `"${name}"`).join(' || $name == ')} ]] && (( \${#positional} == 2 )); then
+		compadd -- \${(f)"$(${program} completion --event-ids -- "\${(@)words[2,-1]}" 2>/dev/null)"}
+	else
+		_files
+	fi
+}
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+	_${program.replace('-', '_')} "$@"
+else
+	compdef _${program.replace('-', '_')} ${program}
+fi
+`;
+}
+
+function fish(spec: CompletionSpec): string {
+	const lines = [`# fish completion for ${program}; install with: ${program} completion fish > ~/.config/fish/completions/${program}.fish`, `complete -c ${program} -f`];
+	const topLevel = firstWords(spec);
+	const noCommand = `not __fish_seen_subcommand_from ${topLevel.join(' ')}`;
+	for (const word of topLevel) {
+		const one = spec.commands.find(command => command.words.length === 1 && command.words[0] === word);
+		const description = one?.summary ?? (word === 'help' ? 'Help about a command' : `${word} commands`);
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -a ${word} -d ${quote(description)}`);
+	}
+
+	for (const group of groups(spec)) {
+		const subs = subcommands(spec, group);
+		for (const sub of subs) {
+			const description = spec.commands.find(command => command.words[0] === group && command.words[1] === sub)?.summary ?? '';
+			lines.push(`complete -c ${program} -n ${quote(`__fish_seen_subcommand_from ${group}; and not __fish_seen_subcommand_from ${subs.join(' ')}`)} -a ${sub} -d ${quote(description)}`);
+		}
+	}
+
+	for (const command of spec.commands) {
+		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
+		for (const flag of command.flags) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}`);
+		}
+
+		if (eventIdCommands.has(command.words.join(' '))) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -a ${quote(`(${program} completion --event-ids -- (commandline -opc)[2..-1] 2>/dev/null)`)}`);
+		}
+	}
+
+	for (const flag of spec.topFlags) {
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -l ${kebab(flag)}`);
+	}
+
+	return `${lines.join('\n')}\n`;
+}
+
+/** The completion script for a shell. */
+export function completionScript(shell: CompletionShell, spec: CompletionSpec): string {
+	switch (shell) {
+		case 'bash': {
+			return bash(spec);
+		}
+
+		case 'zsh': {
+			return zsh(spec);
+		}
+
+		case 'fish': {
+			return fish(spec);
+		}
+	}
+}

@@ -1,0 +1,105 @@
+/**
+ * `platform-tui completion bash|zsh|fish`: prints a completion script generated from the command
+ * registry (completion-script.ts). The scripts call `platform-tui completion --event-ids -- <words>`
+ * to complete the ids of stored events; that prints the newest ids of the journal (or Redis) the
+ * typed words name, and nothing at all when there is none.
+ */
+import {describedFlagNames, registry, sharedFlags} from './registry.js';
+import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
+import type {Command} from './types.js';
+import {UsageError} from './validators.js';
+
+type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]};
+
+const usage = 'platform-tui completion <bash|zsh|fish>';
+
+/** The value of `--name VALUE` or `--name=VALUE` among the typed words. */
+function typedFlag(words: readonly string[], name: string): string | undefined {
+	for (const [index, word] of words.entries()) {
+		if (word === `--${name}`) {
+			return words[index + 1];
+		}
+
+		if (word.startsWith(`--${name}=`)) {
+			return word.slice(name.length + 3);
+		}
+	}
+
+	return undefined;
+}
+
+async function commandsForCompletion(): Promise<CompletionCommand[]> {
+	const loaded = await Promise.all(registry.map(async entry => {
+		try {
+			const module = await entry.load();
+			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames({...module.default.flags, ...sharedFlags}), 'help']};
+		} catch {
+			// A command that cannot load still completes by name.
+			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags)};
+		}
+	}));
+	return loaded;
+}
+
+const command: Command<CompletionOptions> = {
+	name: ['completion'],
+	summary: 'Print a shell completion script (bash, zsh or fish)',
+	usage,
+	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events for events show and events replay',
+	flags: {
+		eventIds: {type: 'boolean', default: false},
+	},
+	examples: [
+		'source <(platform-tui completion bash)',
+		'platform-tui completion zsh > "${fpath[1]}/_platform-tui"',
+		'platform-tui completion fish > ~/.config/fish/completions/platform-tui.fish',
+	],
+	parse({argv, flags}) {
+		if (flags.eventIds === true) {
+			return {kind: 'event-ids', words: argv};
+		}
+
+		const [shell, ...extra] = argv;
+		if (shell === undefined) {
+			throw new UsageError('argument-missing', `Name the shell: ${usage}`);
+		}
+
+		if (extra.length > 0) {
+			throw new UsageError('too-many-arguments', `Name one shell only: ${usage}`);
+		}
+
+		if (!(completionShells as readonly string[]).includes(shell)) {
+			throw new UsageError('shell-unknown', `Unknown shell "${shell}"; completion scripts exist for ${completionShells.join(', ')}`);
+		}
+
+		return {kind: 'script', shell: shell as CompletionShell};
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		if (options.kind === 'script') {
+			context.stdout.write(completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']}));
+			return 0;
+		}
+
+		// Completing must never print an error into the user's command line: any failure lists nothing.
+		try {
+			const [{openStore}, {parseStore}] = await Promise.all([import('./events/shared.js'), import('./events/store-flags.js')]);
+			const dataDir = typedFlag(options.words, 'data-dir');
+			const redis = typedFlag(options.words, 'redis');
+			const store = parseStore({...(dataDir ? {dataDir} : {}), ...(redis ? {redis} : {})}, context.env);
+			const {backend} = await openStore(store, 'read', context.env);
+			try {
+				const events = await backend.list({limit: 200});
+				context.stdout.write(events.map(event => `${event.id}\n`).join(''));
+			} finally {
+				await backend.close();
+			}
+		} catch {
+			// Nothing to offer.
+		}
+
+		return 0;
+	},
+};
+
+export default command;

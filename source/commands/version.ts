@@ -1,0 +1,27 @@
+/** `platform-tui version`: the same as `--version`, as gh and the Stripe CLI offer both. */
+import {version} from '../version.js';
+import {noArguments} from './define.js';
+import type {Command} from './types.js';
+
+const command: Command<Record<string, never>> = {
+	name: ['version'],
+	summary: 'Print the version of platform-tui',
+	usage: 'platform-tui version [--json]',
+	description: 'Print the version of platform-tui (the same as --version)',
+	flags: {},
+	parse(input) {
+		noArguments(input, command);
+		return {};
+	},
+	run(_options, deps) {
+		if (deps.context.json) {
+			deps.writeJson({type: 'version', version, node: process.version});
+		} else {
+			deps.context.stdout.write(`${version}\n`);
+		}
+
+		return Promise.resolve(0);
+	},
+};
+
+export default command;
