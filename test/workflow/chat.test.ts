@@ -35,7 +35,7 @@ describe('platform-tui chat', () => {
 		chatId = (await client.createChat({title: 'Follow-ups', assistantId: platform.assistantId})).id;
 		const content = await client.upsertContent({input: {key: 'products.txt', title: 'products.txt', mimeType: 'text/plain'}, chatId});
 		await client.putBlob(defined(content.writeUrl), {filePath: `${docs.dir}/products.txt`, contentType: 'text/plain'});
-		await client.upsertContent({input: {key: 'products.txt', title: 'products.txt', mimeType: 'text/plain', byteSize: facts.length + 1}, chatId, fileUrl: defined(content.readUrl)});
+		await client.finalizeContent({input: {key: 'products.txt', title: 'products.txt', mimeType: 'text/plain', byteSize: facts.length + 1}, chatId, fileUrl: defined(content.readUrl)});
 		await waitFor(() => platform.content(content.id)?.ingestionState, {until: state => state === 'FINISHED'});
 	});
 
