@@ -24,6 +24,7 @@ async function loadLater(specifier: string): Promise<{default: LoadedCommand}> {
 
 export const registry: readonly RegistryEntry[] = [
 	{words: ['upload'], summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question', load: async () => import('./upload.js')},
+	{words: ['chat'], summary: 'Ask follow-up questions in an existing chat', load: async () => import('./chat.js')},
 	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('./serve.js')},
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('./trigger.js')},
 	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => loadLater('./events/list.js')},

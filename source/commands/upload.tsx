@@ -5,12 +5,13 @@
  * 130 cancelled (143 on SIGTERM).
  */
 import {CancelledError, isAbortError} from '../errors.js';
-import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
 import type {UploadEvent} from '../workflow/events.js';
-import {createRetryTracker, type RetryTracker} from '../workflow/retries.js';
+import {createRetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
 import {scanFolder} from '../workflow/files.js';
-import {formatRequestLog, type Deps} from './deps.js';
+import type {Deps} from './deps.js';
+import {configuredTarget, localBanner, localTarget, type Target} from './platform-target.js';
+import {parseSyncFlags, runDryRun, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
 import type {Command} from './types.js';
 import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
 
@@ -27,14 +28,8 @@ export type UploadCommandOptions = {
 	keepGoing: boolean;
 	local: boolean;
 	model?: string;
-};
-
-type Target = {
-	client: PlatformClient;
-	assistantId: string;
-	/** Announced before the run (the --local addresses). */
-	note?: {baseUrl: string; receiverUrl?: string};
-	close(): Promise<void>;
+	/** --chat, --include, --exclude, --recursive, --dry-run, --interactive (upload-sync.ts). */
+	sync: SyncCommandOptions;
 };
 
 const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistantId'] as const;
@@ -47,74 +42,6 @@ function kebab(name: string): string {
 export async function describeUploadError(error: unknown): Promise<string> {
 	const {describeError, joinText} = await import('./error-message.js');
 	return joinText(describeError(error, {offersLocal: true}));
-}
-
-function configuredTarget(deps: Deps, retries: RetryTracker): Target {
-	const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId'], 'platform-tui upload');
-	const client = deps.client(settings, {onRequest(entry) {
-		retries.onRequest(entry);
-	}});
-	return {client, assistantId: settings.assistantId, close: async () => client.close()};
-}
-
-/**
- * --local: the local platform in-process, with the embedded webhook receiver registered as the
- * space's external module, so the answer arrives through the webhook path. No configuration.
- */
-async function localTarget(deps: Deps, options: UploadCommandOptions, retries: RetryTracker): Promise<Target> {
-	const [{startLocalPlatform}, {PlatformClient}, {defaultModel}] = await Promise.all([
-		import('../local-platform/index.js'),
-		import('../platform/client.js'),
-		import('../config/settings.js'),
-	]);
-	const local = await startLocalPlatform({host: '127.0.0.1', port: 0});
-	const settings = local.settings();
-	const {debug, stderr} = deps.context;
-	const clientOptions: PlatformClientOptions = {
-		baseUrl: settings.baseUrl,
-		// The local platform's own key, never PLATFORM_API_KEY or the stored one.
-		apiKey: () => local.apiKey,
-		appId: settings.appId,
-		userId: settings.userId,
-		companyId: settings.companyId,
-	};
-	const client = new PlatformClient({...clientOptions, onRequest(entry) {
-		retries.onRequest(entry);
-		if (debug) {
-			stderr.write(`${formatRequestLog(entry)}\n`);
-		}
-	}});
-	const receiverClient = new PlatformClient(clientOptions);
-	let receiver: {close(drainTimeoutMs?: number): Promise<unknown>} | undefined;
-	let receiverUrl: string | undefined;
-	try {
-		const {createReceiver} = await import('../receiver/index.js');
-		const created = createReceiver({client: receiverClient, secrets: [settings.endpointSecret], model: options.model ?? defaultModel, drainTimeoutMs: 2000});
-		receiver = created;
-		const listening = await created.listen({host: '127.0.0.1', port: 0});
-		receiverUrl = `${listening.url}/webhook`;
-		local.setWebhookUrl(receiverUrl);
-	} catch (error) {
-		await receiver?.close(0).catch(() => undefined);
-		await Promise.allSettled([client.close(), receiverClient.close()]);
-		await local.close();
-		throw error;
-	}
-
-	return {
-		client,
-		assistantId: settings.assistantId,
-		note: {baseUrl: settings.baseUrl, receiverUrl},
-		async close() {
-			await receiver.close(2000).catch(() => undefined);
-			await Promise.allSettled([client.close(), receiverClient.close()]);
-			await local.close();
-		},
-	};
-}
-
-function localBanner(note: NonNullable<Target['note']>): string {
-	return `Local platform: ${note.baseUrl}${note.receiverUrl ? `, answers through the webhook receiver at ${note.receiverUrl}` : ''}`;
 }
 
 async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']): Promise<number> {
@@ -176,11 +103,14 @@ const command: Command<UploadCommandOptions> = {
 		replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for the assistant\'s reply', placeholder: 'SECONDS'},
 		keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
 		local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
+		...syncFlags,
 	},
 	examples: [
 		'platform-tui upload ./docs "Summarise these documents"',
 		'platform-tui upload --local test/fixtures/sample-docs "How long is the warranty?"',
 		'platform-tui upload ./reports "List the open risks" --keep-going --json',
+		'platform-tui upload ./docs "What changed?" --chat chat_123 --recursive --exclude "drafts/**"',
+		'platform-tui upload ./docs "Summarise" --chat chat_123 --dry-run',
 	],
 	parse(input) {
 		if (input.argv.length !== 2) {
@@ -212,6 +142,7 @@ const command: Command<UploadCommandOptions> = {
 			replyTimeoutMs: secondsFlag(flags, 'replyTimeout', {max: 86_400, fallbackSeconds: defaultReplyTimeoutMs / 1000}),
 			keepGoing: booleanFlag(flags, 'keepGoing'),
 			local,
+			sync: parseSyncFlags(flags),
 		};
 		if (flags.ingestionTimeout !== undefined) {
 			options.ingestionTimeoutMs = secondsFlag(flags, 'ingestionTimeout', {max: 86_400, fallbackSeconds: 0});
@@ -226,11 +157,23 @@ const command: Command<UploadCommandOptions> = {
 	},
 	async run(options, deps) {
 		const {context} = deps;
+		if (options.sync.dryRun) {
+			return runDryRun(deps, options.folder, options.sync);
+		}
+
+		if (options.sync.interactive && !context.interactive) {
+			throw new UsageError('not-interactive', '--interactive opens a prompt after the reply, which needs a terminal (and no --json); ask follow-ups with platform-tui chat <chat-id> "…" instead.');
+		}
+
 		// The folder is checked before anything starts (the local platform, a chat): a typo or an empty
-		// folder is one sentence, not a half-started run.
-		await scanFolder(options.folder);
+		// folder is one sentence, not a half-started run. (With --recursive the files may all be in
+		// subfolders; the workflow's own listing says so then.)
+		if (!options.sync.recursive) {
+			await scanFolder(options.folder);
+		}
+
 		const retries = createRetryTracker();
-		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries);
+		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries, 'platform-tui upload');
 		const cancel = new AbortController();
 		const workflow: UploadOptions = {
 			client: target.client,
@@ -245,6 +188,7 @@ const command: Command<UploadCommandOptions> = {
 			retries,
 			signal: AbortSignal.any([context.signal, cancel.signal]),
 			...(options.ingestionTimeoutMs === undefined ? {} : {ingestionTimeoutMs: options.ingestionTimeoutMs}),
+			...syncWorkflowOptions(options.sync, context.env, target.baseUrl),
 		};
 		try {
 			if (context.interactive) {
@@ -257,6 +201,12 @@ const command: Command<UploadCommandOptions> = {
 				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
 					// The red box is on the terminal; a redirected stderr still gets the sentence.
 					context.stderr.write(`Error: ${await describeUploadError(outcome.error)}\n`);
+				}
+
+				if (options.sync.interactive && outcome.code === 0 && outcome.chatId !== undefined) {
+					const {openChatPrompt} = await import('./chat.js');
+					const conversation = {client: target.client, assistantId: target.assistantId, chatId: outcome.chatId, pollIntervalMs: options.pollIntervalMs, replyTimeoutMs: options.replyTimeoutMs};
+					return await openChatPrompt(deps, conversation, `Follow-up questions in chat ${outcome.chatId}`);
 				}
 
 				return outcome.code;

@@ -148,3 +148,20 @@ export function stringFlag(flags: Record<string, unknown>, name: string): string
 export function booleanFlag(flags: Record<string, unknown>, name: string): boolean {
 	return rawOf(flags, name) === true;
 }
+
+/** A repeatable string flag (`isMultiple`): every value, trimmed; an empty one is refused. */
+export function stringListFlag(flags: Record<string, unknown>, name: string): string[] {
+	const raw = rawOf(flags, name);
+	if (raw === undefined) {
+		return [];
+	}
+
+	const values = Array.isArray(raw) ? raw as unknown[] : [raw];
+	return values.map(value => {
+		if (typeof value !== 'string' || value.trim() === '') {
+			badFlag(name, 'a non-empty value', value);
+		}
+
+		return value.trim();
+	});
+}

@@ -10,6 +10,9 @@ import {created, ok, type Route} from './router.js';
 /** Starts answering a new space message in the background (built-in assistant or application). */
 export type AnswerStarter = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller) => void;
 
+/** Told of every read of a message, so a streaming answer can grow as it is polled. */
+export type MessageReads = {advance(message: MessageRecord): void};
+
 /** Titles of chats started by a message without `chatId`: the message's first words. */
 const startedChatTitleLength = 50;
 
@@ -55,6 +58,7 @@ export class MessageService {
 		private readonly logs: MessageLogStore,
 		private readonly assistantId: () => string,
 		private readonly answer: AnswerStarter,
+		private readonly reads?: MessageReads,
 	) {}
 
 	createChat(body: JsonObject, caller: Caller): ReturnType<typeof chatView> {
@@ -125,13 +129,13 @@ export class MessageService {
 	}
 
 	chatMessages(chatId: string, caller: Caller, query: URLSearchParams): {messages: Message[]; totalCount: number} {
-		const all = this.chats.messagesOf(this.chats.chatFor(chatId, caller));
+		const all = this.read(this.chats.messagesOf(this.chats.chatFor(chatId, caller)));
 		const {skip, take} = page(query, all.length);
 		return {messages: all.slice(skip, skip + take).map(message => messageView(message)), totalCount: all.length};
 	}
 
 	latestMessage(chatId: string, caller: Caller): Message {
-		const message = this.chats.messagesOf(this.chats.chatFor(chatId, caller)).at(-1);
+		const message = this.read(this.chats.messagesOf(this.chats.chatFor(chatId, caller))).at(-1);
 		if (message === undefined) {
 			throw notFound(`Chat ${chatId} has no messages`);
 		}
@@ -147,6 +151,7 @@ export class MessageService {
 		}
 
 		const message = this.messageInChat(messageId, chatId, caller);
+		this.read([message]);
 		return messageWithDebugInfo(message);
 	}
 
@@ -157,7 +162,7 @@ export class MessageService {
 			throw badRequest('The "chatId" query parameter is required');
 		}
 
-		const all = this.chats.messagesOf(this.chats.chatFor(chatId, caller));
+		const all = this.read(this.chats.messagesOf(this.chats.chatFor(chatId, caller)));
 		const {skip, take} = page(query, all.length);
 		return {object: 'list', data: all.slice(skip, skip + take).map(message => messageView(message))};
 	}
@@ -165,6 +170,17 @@ export class MessageService {
 	/** PATCH /messages/{id}: `{chatId, text?, stoppedStreamingAt?, completedAt?}`. */
 	modifyMessage(messageId: string, body: JsonObject, caller: Pick<Caller, 'companyId'>): Message {
 		return modifyMessage(this.chats, this.context.clock, messageId, body, caller);
+	}
+
+	/** Each streaming message among `messages` moves one step, as the client reads it. */
+	private read(messages: MessageRecord[]): MessageRecord[] {
+		for (const message of messages) {
+			if (message.stoppedStreamingAt === null) {
+				this.reads?.advance(message);
+			}
+		}
+
+		return messages;
 	}
 
 	private messageInChat(messageId: string, chatId: string, caller: Caller): MessageRecord {

@@ -26,10 +26,19 @@ function contextOf(system: string): {text: string; labelled: boolean} {
  * message(s) into sentences, scores each by the inverse-document-frequency weight of the
  * question's words it contains, and answers with up to three best sentences in their original
  * order, prefixed with "(local model) ". It never invents text; temperature does not change it.
+ * With earlier user turns (a follow-up), their words name the subject: sentences that answer the
+ * question about that subject win, and the others are left out when there are any.
  */
 export function localCompletion(messages: readonly ModelMessage[]): string {
-	const question = [...messages].reverse().find(message => message.role === 'user')?.content ?? '';
+	const asked = messages.filter(message => message.role === 'user');
+	const question = asked.at(-1)?.content ?? '';
 	const questionTerms = terms(question);
+	// A follow-up: the earlier questions name the subject ("and how long does it last?").
+	const subjectTerms = new Set(asked.slice(0, -1).flatMap(message => terms(message.content)));
+	for (const term of questionTerms) {
+		subjectTerms.delete(term);
+	}
+
 	const candidates: string[] = [];
 	for (const message of messages) {
 		if (message.role !== 'system') {
@@ -61,20 +70,30 @@ export function localCompletion(messages: readonly ModelMessage[]): string {
 		}
 	}
 
+	const weight = (term: string): number => Math.log(1 + (candidates.length / (documentFrequency.get(term) ?? 1)));
 	const scored = candidates.map((sentence, index) => {
 		const set = sentenceTerms[index] ?? new Set<string>();
 		let score = 0;
+		let subject = 0;
 		for (const term of questionTerms) {
 			if (set.has(term)) {
-				score += Math.log(1 + (candidates.length / (documentFrequency.get(term) ?? 1)));
+				score += weight(term);
 			}
 		}
 
-		return {sentence, index, score};
+		for (const term of subjectTerms) {
+			if (set.has(term)) {
+				subject += weight(term);
+			}
+		}
+
+		return {sentence, index, score: score + (score > 0 ? subject / 2 : 0), onSubject: subject > 0};
 	});
 
+	// When some sentences answer the question about the earlier subject, the others are left out.
+	const aboutSubject = scored.some(entry => entry.score > 0 && entry.onSubject);
 	const best = scored
-		.filter(entry => entry.score > 0)
+		.filter(entry => entry.score > 0 && (!aboutSubject || entry.onSubject))
 		.sort((a, b) => b.score - a.score || a.index - b.index)
 		.slice(0, 3)
 		.sort((a, b) => a.index - b.index);

@@ -1,6 +1,6 @@
 import type {Agent} from 'undici';
 import type {AnswerPort} from '../receiver/answer-port.js';
-import {builtInAnswer} from './assistant.js';
+import {builtInAnswer, ReplyStreams} from './assistant.js';
 import type {BlobStore} from './blobs.js';
 import {ChatStore, type ChatRecord, type MessageRecord} from './chat-store.js';
 import {isoNow} from './clock.js';
@@ -64,6 +64,7 @@ export function buildServices(wiring: ServiceWiring): Services {
 	const search = new SearchService(index, chatFor);
 	const completions = new Completions(context, {llmUrl: options.llmUrl, llmModel: wiring.llmModel, llmApiKey: wiring.llmApiKey, userAgent}, wiring.agent);
 	const port = memoryAnswerPort({chats, clock, logs, search, completions});
+	const streams = new ReplyStreams(chats, clock, context.signal);
 	const answer = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller): void => {
 		const url = wiring.webhookUrl();
 		if (url !== undefined) {
@@ -79,10 +80,10 @@ export function buildServices(wiring: ServiceWiring): Services {
 
 		userMessage.debugInfo = {chosenModule: 'DocumentSearch', assistantMessageId: assistantMessage.id};
 		const job = {chatId: chat.id, userMessage, assistantMessage, userId: caller.userId, companyId: caller.companyId};
-		context.track(builtInAnswer(job, port, context.signal));
+		context.track(builtInAnswer(job, port, context.signal, {chats, streams}));
 	};
 
-	const messages = new MessageService(context, chats, logs, () => spaces.assistantId, answer);
+	const messages = new MessageService(context, chats, logs, () => spaces.assistantId, answer, streams);
 	const router = new Router([
 		...keyRoutes(keys, clock, event => {
 			context.emit(event);

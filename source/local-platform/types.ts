@@ -94,7 +94,7 @@ export type LocalPlatformOptions = {
 	llmApiKey?: string;
 	/** Time spent in each ingestion state; default 150 ms. */
 	ingestionStepMs?: number;
-	/** Ignored: the built-in assistant now writes its answer once, as spec §6.2 says (accepted so that callers keep working). */
+	/** Ignored (accepted so that callers keep working): the built-in answer streams in steps of its own (assistant.ts). */
 	assistantStepMs?: number;
 	/** First retry delay of webhook deliveries (doubling after); default 1000 ms. */
 	deliveryRetryBaseMs?: number;

@@ -12,6 +12,8 @@ export type SpaceSummary = {
 
 export type ChatMessageSummary = {role: string; text: string};
 
+export type PlannedFile = {name: string; size: number};
+
 export type UploadEvent =
 	/** The folder was read: the files that will be uploaded, in upload order, and the entries skipped. */
 	| {type: 'files-listed'; folder: string; files: Array<{name: string; size: number; mimeType: string}>; totalBytes: number; skipped: SkippedEntry[]}
@@ -20,6 +22,13 @@ export type UploadEvent =
 	| {type: 'space-warning'; message: string}
 	| {type: 'chat-creating'; title: string}
 	| {type: 'chat-created'; chatId: string; title: string; durationMs: number}
+	/** `--chat`: the existing chat was found (it holds `messages` messages); files go into it. */
+	| {type: 'chat-checked'; chatId: string; messages: number; durationMs: number}
+	/**
+	 * A sync's plan (with `--chat`, a selection or `--dry-run`): new keys to upload, changed ones to
+	 * replace, unchanged ones awaiting ingestion or skipped; `manifest` is the file that records them.
+	 */
+	| {type: 'sync-planned'; dryRun: boolean; chatId?: string; manifest?: string; upload: PlannedFile[]; replace: PlannedFile[]; awaiting: Array<PlannedFile & {contentId: string}>; unchanged: Array<PlannedFile & {contentId: string}>}
 	/** The upsert of a file was sent (its transfer began). */
 	| {type: 'file-started'; name: string}
 	| {type: 'file-upserted'; name: string; contentId: string}
@@ -43,8 +52,8 @@ export type UploadEvent =
 	| {type: 'reply-progress'; text: string; elapsedMs: number}
 	| {type: 'reply-complete'; text: string; elapsedMs: number}
 	| {type: 'history'; messages: ChatMessageSummary[]}
-	/** The end of a run; `failed` lists the files left out under keep-going (empty otherwise). */
-	| {type: 'result'; chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
+	/** The end of a run; `failed` lists the files left out under keep-going (empty otherwise); `unchanged` (sync only) the keys skipped. */
+	| {type: 'result'; chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]; unchanged?: string[]};
 
 export type UploadEventType = UploadEvent['type'];
 

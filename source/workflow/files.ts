@@ -14,7 +14,8 @@ export type FolderFile = {
 };
 
 /** Why an entry of the folder is not uploaded. */
-export type SkipKind = 'dotfile' | 'folder' | 'symlink-to-folder' | 'broken-symlink' | 'fifo' | 'socket' | 'device' | 'other';
+/** `filtered`: left out by --include / --exclude. */
+export type SkipKind = 'dotfile' | 'folder' | 'symlink-to-folder' | 'broken-symlink' | 'fifo' | 'socket' | 'device' | 'filtered' | 'other';
 
 export type SkippedEntry = {name: string; kind: SkipKind};
 
@@ -43,7 +44,8 @@ function kindOf(entry: {isFIFO(): boolean; isSocket(): boolean; isBlockDevice():
 	return entry.isBlockDevice() || entry.isCharacterDevice() ? 'device' : 'other';
 }
 
-async function readFolder(folder: string, absolute: string): Promise<Dirent[]> {
+/** The entries of a folder; NotADirectoryError when it is missing or not a folder. */
+export async function readFolder(folder: string, absolute: string): Promise<Dirent[]> {
 	try {
 		const info = await stat(absolute);
 		if (!info.isDirectory()) {

@@ -13,7 +13,7 @@ export function until(signal: AbortSignal, ms: number): {signal: AbortSignal; ex
 }
 
 /** Runs `task` over `items` with at most `limit` in flight; the first failure rejects at once. */
-async function eachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
 	let next = 0;
 	let failed = false;
 	const worker = async (): Promise<void> => {
@@ -29,6 +29,13 @@ async function eachLimit<T>(items: readonly T[], limit: number, task: (item: T) 
 	};
 
 	await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
+}
+
+/** One content search by id (spec §4.3 step 3): the content's ingestion state, '' when it has none, undefined when not found. */
+export async function contentState(client: UploadClient, chatId: string, contentId: string, signal: AbortSignal): Promise<string | undefined> {
+	const found = await client.searchContent({where: {id: {equals: contentId}}, chatId, includeFailedContent: true}, {signal});
+	const record = found.find(item => item.id === contentId) ?? found[0];
+	return record === undefined ? undefined : (record.ingestionState ?? '');
 }
 
 /**
@@ -79,13 +86,11 @@ export async function waitForIngestion(options: {
 
 	emit({type: 'ingestion-started', total: files.length, timeoutMs});
 	const check = async (contentId: string, roundSignal: AbortSignal): Promise<void> => {
-		const found = await client.searchContent({where: {id: {equals: contentId}}, chatId, includeFailedContent: true}, {signal: roundSignal});
-		const record = found.find(item => item.id === contentId) ?? found[0];
-		if (!record) {
+		const state = await contentState(client, chatId, contentId, roundSignal);
+		if (state === undefined) {
 			return;
 		}
 
-		const state = record.ingestionState ?? '';
 		const name = names.get(contentId) ?? contentId;
 		const isFailed = state.startsWith('FAILED');
 		if (state !== '' && lastState.get(contentId) !== state) {

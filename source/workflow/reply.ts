@@ -8,7 +8,7 @@ import type {Message} from '../platform/types.js';
 import type {UploadClient} from './types.js';
 
 export async function askAndWait(options: {
-	client: UploadClient;
+	client: Pick<UploadClient, 'createSpaceMessage' | 'getLatestMessage'>;
 	assistantId: string;
 	chatId: string;
 	prompt: string;

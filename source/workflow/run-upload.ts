@@ -3,10 +3,13 @@ import type {Space} from '../platform/types.js';
 import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
-import {checkReadable, scanFolder} from './files.js';
+import {checkReadable} from './files.js';
 import {waitForIngestion} from './ingestion.js';
+import {SyncManifest} from './manifest.js';
 import {askAndWait} from './reply.js';
 import type {RetryTracker} from './retries.js';
+import {isPlainSelection, selectFiles, type Selection} from './select.js';
+import {checkChat, noteStates, planEvent, planSync, recorder} from './sync.js';
 import {uploadFiles, type UploadedFile} from './transfer.js';
 import type {UploadClient} from './types.js';
 
@@ -54,10 +57,21 @@ export type UploadOptions = {
 	retries?: RetryTracker;
 	/** Aborting it cancels the workflow: in-flight requests are aborted and CancelledError is thrown. */
 	signal?: AbortSignal;
+	/** Upload into this existing chat (checked first) instead of creating one; needs `manifest`. */
+	chatId?: string;
+	/** Subfolders and include/exclude globs; none: the folder's own files (spec §4.3). */
+	selection?: Selection;
+	/**
+	 * Sync: where the manifest of a chat lives (and the platform it describes). Without it (the
+	 * default upload) no manifest is read or written and every file is sent.
+	 */
+	manifest?: {baseUrl: string; file(chatId: string): string};
 };
 
 export type UploadResult = {
 	chatId: string;
+	/** Keys skipped because their content was unchanged and FINISHED (sync only). */
+	unchanged: string[];
 	/** Content ids of the files that were ingested, in file (name) order. */
 	contentIds: string[];
 	files: UploadedFile[];
@@ -111,7 +125,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	const keepGoing = options.keepGoing ?? false;
 
 	// The folder and every file in it are checked before anything is created on the platform.
-	const {files, skipped} = await scanFolder(options.folder);
+	const {files, skipped} = await selectFiles(options.folder, options.selection);
 	await checkReadable(options.folder, files);
 	emit({
 		type: 'files-listed',
@@ -121,15 +135,18 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		skipped,
 	});
 	signal.throwIfAborted();
+	const existing = options.chatId;
+	// A damaged manifest stops the run before any platform call.
+	let manifest = existing !== undefined && options.manifest ? await SyncManifest.open(options.manifest.file(existing), options.manifest.baseUrl, existing) : undefined;
 
 	// The space is only shown, so it loads beside the chat creation instead of before it (one round
 	// trip less before the first upload); its event still comes first. It gets one attempt: an
 	// unreachable platform then shows one retry sequence (the chat's) and fails once.
 	const chatStarted = performance.now();
 	const loadingSpace = client.getSpace(assistantId, {signal, retries: 0}).then(summarizeSpace, (error: unknown) => error instanceof Error ? error : new Error(String(error)));
-	const creating = client.createChat({title, assistantId}, {signal});
+	const opening = existing === undefined ? client.createChat({title, assistantId}, {signal}) : checkChat(client, existing, signal);
 	// Rejections are read below; until then they must not count as unhandled.
-	creating.catch(() => undefined);
+	opening.catch(() => undefined);
 	const space = await loadingSpace;
 	if (space instanceof Error) {
 		signal.throwIfAborted();
@@ -138,11 +155,30 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		emit({type: 'space-loaded', space});
 	}
 
-	emit({type: 'chat-creating', title});
-	const chat = await creating;
-	const chatId = chat.id;
-	emit({type: 'chat-created', chatId, title: chat.title ?? title, durationMs: Math.round(performance.now() - chatStarted)});
+	let chatId: string;
+	if (existing === undefined) {
+		emit({type: 'chat-creating', title});
+		const chat = await (opening as ReturnType<UploadClient['createChat']>);
+		chatId = chat.id;
+		emit({type: 'chat-created', chatId, title: chat.title ?? title, durationMs: Math.round(performance.now() - chatStarted)});
+	} else {
+		const messages = await (opening as Promise<number>);
+		chatId = existing;
+		emit({type: 'chat-checked', chatId, messages, durationMs: Math.round(performance.now() - chatStarted)});
+	}
 
+	const syncing = options.manifest !== undefined || existing !== undefined || !isPlainSelection(options.selection ?? {});
+	if (options.manifest && manifest === undefined) {
+		manifest = SyncManifest.empty(options.manifest.file(chatId), options.manifest.baseUrl, chatId);
+	}
+
+	const plan = syncing ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal}) : undefined;
+	if (plan) {
+		emit(planEvent(plan, {chatId, ...(manifest ? {manifest: manifest.file} : {}), dryRun: false}));
+	}
+
+	const sendNames = new Set(plan ? [...plan.upload, ...plan.replace].map(file => file.name) : files.map(file => file.name));
+	const sending = files.filter(file => sendNames.has(file.name));
 	let firstFinalizedAt: number | undefined;
 	const transferEmit: UploadEventListener = event => {
 		if (event.type === 'file-finalized') {
@@ -152,23 +188,30 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		emit(event);
 	};
 
-	const transfer = await uploadFiles({client, files, chatId, concurrency, progressIntervalMs: options.progressIntervalMs ?? 100, keepGoing, retries: options.retries, signal, emit: transferEmit});
-	const ingestionFailed = transfer.uploaded.length === 0 ? [] : await waitForIngestion({
+	const transfer = plan && sending.length === 0 ? {uploaded: [], failed: []} : await uploadFiles({
+		client, files: sending, chatId, concurrency, progressIntervalMs: options.progressIntervalMs ?? 100, keepGoing, retries: options.retries, signal, emit: transferEmit,
+		...(manifest ? {onFinalized: recorder(manifest, plan)} : {}),
+	});
+	const waiting: UploadedFile[] = [...transfer.uploaded, ...(plan?.awaiting ?? [])];
+	const ingestionFailed = waiting.length === 0 ? [] : await waitForIngestion({
 		client,
 		chatId,
-		files: transfer.uploaded,
+		files: waiting,
 		pollIntervalMs,
-		timeoutMs: options.ingestionTimeoutMs ?? defaultIngestionTimeoutMs(transfer.uploaded.length),
+		timeoutMs: options.ingestionTimeoutMs ?? defaultIngestionTimeoutMs(waiting.length),
 		parallelism: Math.max(1, options.searchParallelism ?? 64),
 		keepGoing,
 		signal,
-		emit,
+		emit: manifest ? noteStates(manifest, emit) : emit,
 		// Ingestion polls one interval apart, counted from when the first file was handed over.
 		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + pollIntervalMs,
-	});
+	}).finally(async () => manifest?.save().catch(() => undefined));
 	const failed = [...transfer.failed, ...ingestionFailed];
 	const failedIds = new Set(ingestionFailed.map(failure => failure.contentId));
-	const ingested = transfer.uploaded.filter(file => !failedIds.has(file.contentId));
+	const unchanged = plan?.unchanged ?? [];
+	// In file (name) order: what was ingested now and what was already there.
+	const inChat = new Map([...waiting, ...unchanged].filter(file => !failedIds.has(file.contentId)).map(file => [file.name, file]));
+	const ingested: UploadedFile[] = files.flatMap(file => inChat.get(file.name) ?? []);
 	if (ingested.length === 0) {
 		throw new NothingIngestedError(chatId, failed);
 	}
@@ -196,11 +239,13 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 
 	emit({type: 'history', messages: history});
 	const contentIds = ingested.map(file => file.contentId);
-	emit({type: 'result', chatId, contentIds, reply, failed});
-	const result: UploadResult = {chatId, contentIds, files: ingested, failed, reply, history};
+	const unchangedKeys = unchanged.map(file => file.name);
+	emit({type: 'result', chatId, contentIds, reply, failed, ...(plan ? {unchanged: unchangedKeys} : {})});
+	const result: UploadResult = {chatId, unchanged: unchangedKeys, contentIds, files: ingested, failed, reply, history};
 	if (!(space instanceof Error)) {
 		result.space = space;
 	}
 
 	return result;
 }
+

@@ -43,6 +43,8 @@ export async function uploadFiles(options: {
 	retries: RetryTracker | undefined;
 	signal: AbortSignal;
 	emit: UploadEventListener;
+	/** Awaited after each finalize, before the file counts as finalized (the sync manifest is written here). */
+	onFinalized?: (file: FolderFile, contentId: string, size: number) => Promise<void>;
 }): Promise<TransferResult> {
 	const {client, files, chatId, emit} = options;
 	const stopRest = new AbortController();
@@ -98,6 +100,7 @@ export async function uploadFiles(options: {
 			emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
 			const readUrl = content.readUrl || undefined;
 			await client.finalizeContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
+			await options.onFinalized?.(file, contentId, size);
 			emit({type: 'file-finalized', name: file.name, contentId});
 			return contentId;
 		} catch (error) {

@@ -12,8 +12,11 @@
  * 3. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
  *    one 1 GiB file, next to the same CLI uploading a 1 KiB file. Goal: under 150 MiB.
  *
- * Parts 2 and 3 live in upload-side-by-side.ts and upload-rss.ts; `side-by-side` or `rss` as the
- * argument runs one alone. The platform runs in a child process (upload-platform.ts), so neither
+ * 4. Sync (issue 22): `upload --chat` of the 60 × 64 KiB folder into an empty chat, then the same
+ *    command with nothing changed, side by side; goal: the second run ≤ 0.2× the first.
+ *
+ * Parts 2, 3 and 4 live in upload-side-by-side.ts, upload-rss.ts and upload-sync.ts; `side-by-side`,
+ * `rss` or `sync` as the argument runs one alone. The platform runs in a child process (upload-platform.ts), so neither
  * its CPU nor its memory is counted against the uploader. Files live in temporary directories
  * that are removed at the end.
  */
@@ -26,6 +29,7 @@ import {runUpload, type UploadEvent} from '../../source/workflow/index.js';
 import {defaultConcurrency} from '../../source/workflow/run-upload.js';
 import {peakRss} from './upload-rss.js';
 import {sideBySide} from './upload-side-by-side.js';
+import {syncSideBySide} from './upload-sync.js';
 import {defined} from '../support/defined.js';
 import {formatMiB, startPlatformProcess, type Settings} from './upload-support.js';
 
@@ -33,6 +37,13 @@ if (process.argv[2] === 'side-by-side') {
 	const slow = await startPlatformProcess(20);
 	try {
 		process.exitCode = await sideBySide(slow.settings) ? 0 : 1;
+	} finally {
+		await slow.stop();
+	}
+} else if (process.argv[2] === 'sync') {
+	const slow = await startPlatformProcess(20);
+	try {
+		process.exitCode = await syncSideBySide(slow.settings) ? 0 : 1;
 	} finally {
 		await slow.stop();
 	}
@@ -131,6 +142,7 @@ async function main(): Promise<void> {
 	const slow = await startPlatformProcess(20);
 	try {
 		ok = await sideBySide(slow.settings) && ok;
+		ok = await syncSideBySide(slow.settings) && ok;
 		await throughput(slow.settings, '20 ms added to every request', 1);
 	} finally {
 		await slow.stop();

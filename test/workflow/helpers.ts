@@ -78,6 +78,8 @@ export type ProxyHooks = {
 	rewrite?: (call: ProxiedCall, status: number, body: unknown, proxyUrl: string) => unknown;
 	/** Rewrites the status of a forwarded call's answer (e.g. the platform's 201 to a 200). */
 	rewriteStatus?: (call: ProxiedCall, status: number) => number;
+	/** Holds a call: it is never forwarded nor answered (a process killed while waiting for it). */
+	hold?: (call: ProxiedCall) => boolean;
 };
 
 export type TestProxy = {
@@ -120,6 +122,10 @@ export async function startProxy(platform: LocalPlatform, hooks: ProxyHooks = {}
 			const raw = await readBody(incoming);
 			const body: unknown = raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined;
 			const call: ProxiedCall = {method: incoming.method ?? 'GET', path: url.pathname, body};
+			if (hooks.hold?.(call)) {
+				return;
+			}
+
 			const answered = hooks.answer?.(call);
 			if (answered) {
 				sendJson(response, answered.status, answered.body);

@@ -58,6 +58,18 @@ export const workflowMessages: MessageTable = {
 	'nothing-ingested': (data: {chatId: string; failed: Failure[]}) => ({
 		message: `No file was ingested into chat ${data.chatId}, so the prompt was not sent: ${data.failed.map(failure => `${failure.name} (${failure.reason})`).join(', ')}`,
 	}),
+	'unknown-chat': (data: {chatId: string}) => ({
+		message: `Chat ${data.chatId} was not found on the platform, so nothing was uploaded or asked`,
+		next: 'Check the chat id (the upload that created the chat printed it), and that the settings point at the same platform and company.',
+	}),
+	'manifest-damaged': (data: {file: string; detail: string}) => ({
+		message: `The sync manifest ${data.file} cannot be used: ${data.detail}`,
+		next: 'Delete it to start the chat\'s record afresh (the next run sends every file once more, each replacing its earlier copy).',
+	}),
+	'manifest-write-failed': (data: {file: string; detail: string}) => ({
+		message: `The sync manifest ${data.file} could not be written (${data.detail}), so the upload stopped`,
+		next: 'Free space or fix the permissions of the data directory, or point PLATFORM_TUI_DATA_DIR elsewhere, and run the same command again.',
+	}),
 	'history-failed': (data: {chatId: string; detail: string}) => ({
 		message: `The reply is above, but the history of chat ${data.chatId} could not be fetched: ${data.detail}`,
 		next: 'The chat keeps it; look again later.',

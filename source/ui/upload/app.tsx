@@ -2,6 +2,7 @@ import {Box, Static, Text, useApp, useInput, useStdin} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useState} from 'react';
 import {plural} from '../../format/text.js';
+import {formatCountdown} from '../../format/duration.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
@@ -23,15 +24,25 @@ function nameWidth(state: UploadViewState): number {
 	return Math.min(32, Math.max(8, ...state.files.map(row => row.name.length)));
 }
 
-function TotalsLine({state, counts, now}: {state: UploadViewState; counts: FileCounts; now: number}) {
+/** The transfer's bytes per second so far and, while it runs, the time left at that rate. */
+export function transferRate(state: UploadViewState, now: number): {rate: number; etaMs?: number} {
 	const transferMs = state.uploadStartedAt === undefined ? 0 : (state.uploadEndedAt ?? state.endedAt ?? now) - state.uploadStartedAt;
 	const rate = transferMs > 0 ? state.sentBytes / (transferMs / 1000) : 0;
+	const left = state.totalBytes - state.sentBytes;
+	const running = state.uploadEndedAt === undefined && state.endedAt === undefined;
+	return running && rate > 0 && left > 0 ? {rate, etaMs: (left / rate) * 1000} : {rate};
+}
+
+function TotalsLine({state, counts, now}: {state: UploadViewState; counts: FileCounts; now: number}) {
+	const {rate, etaMs} = transferRate(state, now);
 	return (
 		<Text wrap='truncate'>
 			<Text bold>{counts.uploaded}/{counts.total}</Text> files uploaded
 			<Text dimColor> · </Text>{formatBytes(state.sentBytes)} of {formatBytes(state.totalBytes)}
 			<Text dimColor> · </Text>{rate > 0 ? formatRate(rate) : '–'}
+			{etaMs !== undefined && <Text dimColor> · ETA {formatCountdown(etaMs)}</Text>}
 			<Text dimColor> · </Text>{counts.finished} ingested
+			{counts.unchanged > 0 && <Text color='green'> · {counts.unchanged} unchanged</Text>}
 			{counts.failed > 0 && <Text color='red'> · {counts.failed} failed</Text>}
 		</Text>
 	);

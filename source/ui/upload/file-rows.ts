@@ -30,11 +30,18 @@ export function updateFile(state: UploadViewState, name: string, change: (row: F
 }
 
 /** The counters of the files line and the ingestion line, from the one list of rows. */
-export type FileCounts = {total: number; waiting: number; transferring: number; uploaded: number; ingesting: number; finished: number; failed: number; uploadFailed: number};
+export type FileCounts = {total: number; waiting: number; transferring: number; uploaded: number; ingesting: number; finished: number; failed: number; uploadFailed: number; unchanged: number};
 
 export function countFiles(files: readonly FileRow[]): FileCounts {
-	const counts: FileCounts = {total: files.length, waiting: 0, transferring: 0, uploaded: 0, ingesting: 0, finished: 0, failed: 0, uploadFailed: 0};
+	const counts: FileCounts = {total: 0, waiting: 0, transferring: 0, uploaded: 0, ingesting: 0, finished: 0, failed: 0, uploadFailed: 0, unchanged: 0};
 	for (const row of files) {
+		// A file a sync skipped is neither sent nor waited for; it only has its own count.
+		if (row.unchanged) {
+			counts.unchanged++;
+			continue;
+		}
+
+		counts.total++;
 		if (row.uploaded) {
 			counts.uploaded++;
 		}

@@ -26,6 +26,7 @@ const kindNames: Record<SkipKind, [string, string]> = {
 	fifo: ['FIFO', 'FIFOs'],
 	socket: ['socket', 'sockets'],
 	device: ['device', 'devices'],
+	filtered: ['file left out by --include/--exclude', 'files left out by --include/--exclude'],
 	other: ['other entry', 'other entries'],
 };
 

@@ -5,7 +5,7 @@ import {renderApp} from '../render.js';
 import {UploadApp} from './app.js';
 import {UploadViewModel} from './state.js';
 
-export type InteractiveOutcome = {code: number; error?: unknown};
+export type InteractiveOutcome = {code: number; error?: unknown; chatId?: string};
 
 /**
  * Runs the workflow under the live Ink screen. Returns the exit code: 0 done, 1 failed (the
@@ -26,7 +26,7 @@ export async function runInteractive(context: CommandContext, options: UploadOpt
 		const result = await runUpload(options, event => {
 			model.apply(event);
 		});
-		outcome = {code: result.failed.length > 0 ? 1 : 0};
+		outcome = {code: result.failed.length > 0 ? 1 : 0, chatId: result.chatId};
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
 			model.cancel();

@@ -33,6 +33,14 @@ export function plainLine(event: UploadEvent): string | undefined {
 			return `Chat: created ${event.chatId} "${event.title}" in ${formatElapsed(event.durationMs)}`;
 		}
 
+		case 'chat-checked': {
+			return `Chat: ${event.chatId} found (${plural(event.messages, 'message')}) in ${formatElapsed(event.durationMs)}; uploading into it`;
+		}
+
+		case 'sync-planned': {
+			return syncLines(event);
+		}
+
 		case 'file-started': {
 			return undefined;
 		}
@@ -106,6 +114,35 @@ export function plainLine(event: UploadEvent): string | undefined {
 				: done;
 		}
 	}
+}
+
+type SyncPlanned = Extract<UploadEvent, {type: 'sync-planned'}>;
+
+function sizeOf(files: ReadonlyArray<{size: number}>): string {
+	return formatBytes(files.reduce((sum, file) => sum + file.size, 0));
+}
+
+/**
+ * The plan of a sync. A live run gets a summary and the unchanged files; a dry run gets one line
+ * per file (what would happen to it, its size, its key), as rsync's --dry-run lists them.
+ */
+export function syncLines(event: SyncPlanned): string {
+	const counts = `${event.upload.length} new, ${event.replace.length} changed, ${event.unchanged.length} unchanged${event.awaiting.length > 0 ? `, ${event.awaiting.length} still ingesting` : ''}`;
+	const manifest = event.manifest === undefined ? '' : `\nManifest: ${event.manifest}`;
+	if (!event.dryRun) {
+		const unchanged = event.unchanged.length > 0 ? `\nUnchanged: ${plural(event.unchanged.length, 'file')} skipped (${sizeOf(event.unchanged)}): ${event.unchanged.map(file => file.name).join(', ')}` : '';
+		return `Sync: ${counts}; ${sizeOf([...event.upload, ...event.replace])} to send${unchanged}${manifest}`;
+	}
+
+	const rows: Array<[string, {name: string; size: number}]> = [
+		...event.upload.map(file => ['upload', file] as [string, {name: string; size: number}]),
+		...event.replace.map(file => ['replace', file] as [string, {name: string; size: number}]),
+		...event.awaiting.map(file => ['ingesting', file] as [string, {name: string; size: number}]),
+		...event.unchanged.map(file => ['unchanged', file] as [string, {name: string; size: number}]),
+	];
+	const lines = rows.map(([action, file]) => `  ${action.padEnd(9)} ${formatBytes(file.size).padStart(10)}  ${file.name}`);
+	const head = `Dry run, nothing sent: would upload ${plural(event.upload.length, 'file')} (${sizeOf(event.upload)}), replace ${event.replace.length} (${sizeOf(event.replace)}), skip ${event.unchanged.length} unchanged (${sizeOf(event.unchanged)})${event.awaiting.length > 0 ? ` and wait for ${event.awaiting.length} still ingesting` : ''}${event.chatId === undefined ? ' in a new chat' : ` in chat ${event.chatId}`}`;
+	return [head, ...lines].join('\n') + manifest;
 }
 
 /**

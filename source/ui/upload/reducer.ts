@@ -37,6 +37,35 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 			return addStatic(chatted, {kind: 'chat', key: '\u0000chat', chatId: event.chatId, title: event.title, elapsedMs: now - state.startedAt});
 		}
 
+		case 'chat-checked': {
+			const checked = {...state, chat: {status: 'created' as const, id: event.chatId, title: `existing chat, ${event.messages} ${event.messages === 1 ? 'message' : 'messages'}`, createdAt: now}};
+			return addStatic(checked, {kind: 'chat', key: '\u0000chat', chatId: event.chatId, title: checked.chat.title, elapsedMs: now - state.startedAt});
+		}
+
+		case 'sync-planned': {
+			const unchanged = new Set(event.unchanged.map(file => file.name));
+			const awaiting = new Map(event.awaiting.map(file => [file.name, file.contentId]));
+			const files = state.files.map(row => {
+				if (unchanged.has(row.name)) {
+					return {...row, phase: 'finished' as const, state: 'unchanged', unchanged: true};
+				}
+
+				const contentId = awaiting.get(row.name);
+				return contentId === undefined ? row : {...row, phase: 'ingesting' as const, contentId, uploaded: true, sentBytes: row.size};
+			});
+			const toSend = [...event.upload, ...event.replace].reduce((sum, file) => sum + file.size, 0);
+			return addStatic({...state, files, totalBytes: toSend}, {
+				kind: 'sync',
+				key: '\u0000sync',
+				upload: event.upload.length,
+				replace: event.replace.length,
+				awaiting: event.awaiting.length,
+				unchanged: event.unchanged.map(file => file.name),
+				unchangedBytes: event.unchanged.reduce((sum, file) => sum + file.size, 0),
+				...(event.manifest === undefined ? {} : {manifest: event.manifest}),
+			});
+		}
+
 		case 'file-started': {
 			const next = updateFile(state, event.name, row => ({...row, phase: 'upserting'}));
 			return next.uploadStartedAt === undefined ? {...next, uploadStartedAt: now} : next;

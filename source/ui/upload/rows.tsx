@@ -123,6 +123,18 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 			);
 		}
 
+		case 'sync': {
+			const shown = item.unchanged.slice(0, 5).join(', ');
+			const more = item.unchanged.length > 5 ? `, … ${item.unchanged.length - 5} more` : '';
+			return (
+				<Panel title='Sync'>
+					<Text>{item.upload} new · {item.replace} changed{item.awaiting > 0 ? ` · ${item.awaiting} still ingesting` : ''} · <Text color='green'>{item.unchanged.length} unchanged</Text></Text>
+					{item.unchanged.length > 0 && <Text dimColor>unchanged, skipped ({formatBytes(item.unchangedBytes)}): {shown}{more}</Text>}
+					{item.manifest !== undefined && <Text dimColor>manifest {item.manifest}</Text>}
+				</Panel>
+			);
+		}
+
 		case 'ingestion': {
 			return (
 				<Panel title='Ingestion' color={item.failed > 0 ? 'yellow' : undefined}>

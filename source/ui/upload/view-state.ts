@@ -19,6 +19,8 @@ export type FileRow = {
 	error?: string;
 	/** A retry is pending for this file's request. */
 	retry?: {inMs: number; reason: string; at: number};
+	/** A sync skipped it: same bytes as its FINISHED content. */
+	unchanged?: boolean;
 };
 
 /** Things that are final, printed once above the live area, in the order they happened. */
@@ -28,6 +30,8 @@ export type StaticItem =
 	| {kind: 'space'; key: string; space: SpaceSummary}
 	| {kind: 'space-warning'; key: string; message: string}
 	| {kind: 'chat'; key: string; chatId: string; title: string; elapsedMs: number}
+	/** A sync's plan: counts, and the unchanged files skipped. */
+	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; manifest?: string}
 	| {kind: 'skipped'; key: string; skipped: SkippedEntry[]}
 	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number}
 	| {kind: 'reply'; key: string; text: string; elapsedMs: number}

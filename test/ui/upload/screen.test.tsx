@@ -87,7 +87,7 @@ describe('upload screen', () => {
 		apply({type: 'file-progress', name: 'manual.pdf', contentId: 'cont_pdf', sentBytes: 2 * 1024 * 1024, totalBytes: 4 * 1024 * 1024});
 		let frame = await shows('50%');
 		expect(frame).toMatch(/manual\.pdf\s+4\.00 MiB\s+█{10}░{10}\s+50%/);
-		expect(frame).toContain('0/2 files uploaded · 2.00 MiB of 4.00 MiB · 2.00 MiB/s · 0 ingested');
+		expect(frame).toContain('0/2 files uploaded · 2.00 MiB of 4.00 MiB · 2.00 MiB/s · ETA 2 s · 0 ingested');
 		expect(frame).toMatch(/faq\.md\s+2\.00 KiB\s+waiting/);
 
 		apply(

@@ -1,0 +1,133 @@
+/**
+ * `platform-tui chat <chat-id> [prompt]`: follow-up questions in an existing chat. With a prompt it
+ * asks once and prints the reply as it streams (NDJSON with --json); without one, in a terminal,
+ * it opens a prompt where each question is sent in the chat. Exit codes: 0 done (or the prompt
+ * ended with an empty line or Ctrl+D), 1 a failure, 130 Ctrl+C (143 on SIGTERM).
+ */
+import {isAbortError} from '../errors.js';
+import {defaultPollIntervalMs, defaultReplyTimeoutMs} from '../workflow/run-upload.js';
+import {askInChat, checkChat, type ConversationOptions} from '../workflow/conversation.js';
+import type {Deps} from './deps.js';
+import {configuredTarget} from './platform-target.js';
+import type {Command} from './types.js';
+import {secondsFlag, UsageError} from './validators.js';
+
+export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
+
+export type ChatCommandOptions = {
+	chatId: string;
+	prompt?: string;
+	pollIntervalMs: number;
+	replyTimeoutMs: number;
+};
+
+/** The interactive prompt over `conversation`, as `chat` and `upload --interactive` open it. */
+export async function openChatPrompt(deps: Deps, conversation: ConversationOptions, banner?: string): Promise<number> {
+	const [{runChatSession}, {describeError, joinText}] = await Promise.all([import('../ui/chat/session.js'), import('./error-message.js')]);
+	return runChatSession(deps.context, {
+		chatId: conversation.chatId,
+		ask: async (question, signal, onText) => askInChat(conversation, question, AbortSignal.any([signal, deps.context.signal]), event => {
+			if (event.type === 'reply-progress') {
+				onText(event.text);
+			}
+		}),
+		describe: error => joinText(describeError(error, {offersLocal: false})),
+		...(banner === undefined ? {} : {banner}),
+	});
+}
+
+async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: string): Promise<number> {
+	const {context} = deps;
+	const {createStreamPrinter} = await import('../ui/chat/plain.js');
+	const printer = createStreamPrinter(chunk => context.stdout.write(chunk));
+	try {
+		const reply = await askInChat(conversation, prompt, context.signal, event => {
+			if (context.json) {
+				deps.writeJson(event);
+			} else if (event.type === 'reply-progress') {
+				printer.update(event.text);
+			}
+		});
+		if (context.json) {
+			deps.writeJson({type: 'result', chatId: conversation.chatId, reply: reply.text});
+		} else {
+			printer.finish(reply.text);
+		}
+
+		return 0;
+	} catch (error) {
+		if (!isAbortError(error) && !context.signal.aborted) {
+			throw error;
+		}
+
+		if (printer.shown !== '') {
+			context.stdout.write('\n');
+		}
+
+		if (context.json) {
+			deps.writeJson({type: 'cancelled', chatId: conversation.chatId});
+		}
+
+		context.stderr.write(`Stopped waiting; the reply keeps arriving in chat ${conversation.chatId} on the platform.\n`);
+		return context.signal.reason === 'SIGTERM' ? 143 : 130;
+	}
+}
+
+const command: Command<ChatCommandOptions> = {
+	name: ['chat'],
+	summary: 'Ask follow-up questions in an existing chat',
+	usage: 'platform-tui chat <chat-id> [prompt] [options]',
+	description: 'Ask a question in an existing space chat and print the reply as it streams; without a prompt, open a prompt for one question after another',
+	flags: {
+		pollInterval: {type: 'string', default: defaultPollIntervalMs / 1000, description: 'Seconds between reply polls', placeholder: 'SECONDS'},
+		replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for each reply', placeholder: 'SECONDS'},
+	},
+	examples: [
+		'platform-tui chat chat_123 "And how long does it last?"',
+		'platform-tui chat chat_123 "List the open risks" --json',
+		'platform-tui chat chat_123',
+	],
+	parse(input) {
+		if (input.argv.length < 1 || input.argv.length > 2) {
+			throw new UsageError(input.argv.length < 1 ? 'argument-missing' : 'too-many-arguments', input.argv.length < 1 ? chatUsage : `${chatUsage}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
+		}
+
+		const [chatId = '', prompt] = input.argv;
+		if (chatId.trim() === '') {
+			throw new UsageError('argument-missing', `The chat id is empty. ${chatUsage}`);
+		}
+
+		if (prompt?.trim() === '') {
+			throw new UsageError('prompt-empty', 'The prompt is empty; pass a question, or leave it out to open the prompt.');
+		}
+
+		const {flags} = input;
+		return {
+			chatId: chatId.trim(),
+			...(prompt === undefined ? {} : {prompt}),
+			pollIntervalMs: secondsFlag(flags, 'pollInterval', {max: 3600, fallbackSeconds: defaultPollIntervalMs / 1000}),
+			replyTimeoutMs: secondsFlag(flags, 'replyTimeout', {max: 86_400, fallbackSeconds: defaultReplyTimeoutMs / 1000}),
+		};
+	},
+	async run(options, deps) {
+		const {context} = deps;
+		if (options.prompt === undefined && !context.interactive) {
+			throw new UsageError('not-interactive', `Without a prompt, chat opens a prompt, which needs a terminal; pass the question: platform-tui chat ${options.chatId} "…"`);
+		}
+
+		const target = configuredTarget(deps, undefined, 'platform-tui chat');
+		try {
+			const messages = await checkChat(target.client, options.chatId, context.signal);
+			const conversation: ConversationOptions = {client: target.client, assistantId: target.assistantId, chatId: options.chatId, pollIntervalMs: options.pollIntervalMs, replyTimeoutMs: options.replyTimeoutMs};
+			if (options.prompt !== undefined) {
+				return await askOnce(deps, conversation, options.prompt);
+			}
+
+			return await openChatPrompt(deps, conversation, `Chat ${options.chatId} · ${messages} ${messages === 1 ? 'message' : 'messages'} so far`);
+		} finally {
+			await target.close();
+		}
+	},
+};
+
+export default command;

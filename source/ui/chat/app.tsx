@@ -1,0 +1,167 @@
+/**
+ * The chat prompt: each question is sent in the chat and its reply streams into the live area;
+ * every exchange is then printed once, as ordinary output, so the scrollback holds the whole
+ * conversation. Enter sends; an empty line or Ctrl+D ends (exit 0); Ctrl+C during a reply stops
+ * waiting for it, Ctrl+C at the prompt leaves (exit 130).
+ */
+import {Box, Static, Text, useApp, useInput} from 'ink';
+import Spinner from 'ink-spinner';
+import {useEffect, useRef, useState} from 'react';
+import {formatElapsed} from '../../format/duration.js';
+import {TextInput} from '../components/text-input.js';
+import {useTerminalSize} from '../use-terminal-size.js';
+import {wrapParagraphs} from '../wrap.js';
+import {asked, ended, failed, initialChatState, replied, stopped, stoppedNote, streamed, type ChatItem, type ChatViewState} from './state.js';
+
+/** Sends one question and waits for its reply; `onText` gets the text as it grows. Rejects on abort. */
+export type Ask = (question: string, signal: AbortSignal, onText: (text: string) => void) => Promise<{text: string; elapsedMs: number}>;
+
+export type ChatAppProps = {
+	chatId: string;
+	ask: Ask;
+	/** Words an error in one sentence. */
+	describe: (error: unknown) => string;
+	banner?: string;
+	/** Called once with the exit code when the session ends. */
+	onEnd: (code: number) => void;
+	clock?: () => number;
+};
+
+function Item({item, width}: {item: ChatItem; width: number}) {
+	switch (item.kind) {
+		case 'banner': {
+			return <Text dimColor>{item.text}</Text>;
+		}
+
+		case 'question': {
+			return <Text><Text bold color='cyan'>› </Text>{wrapParagraphs(item.text, width - 2)}</Text>;
+		}
+
+		case 'reply': {
+			return (
+				<Box flexDirection='column' marginBottom={1}>
+					<Text>{wrapParagraphs(item.text === '' ? '(empty reply)' : item.text, width)}</Text>
+					<Text dimColor>{formatElapsed(item.elapsedMs)}</Text>
+				</Box>
+			);
+		}
+
+		case 'stopped': {
+			return (
+				<Box flexDirection='column' marginBottom={1}>
+					{item.text !== '' && <Text>{wrapParagraphs(item.text, width)}</Text>}
+					<Text color='yellow'>{stoppedNote(item.chatId)}</Text>
+				</Box>
+			);
+		}
+
+		case 'error': {
+			return <Box marginBottom={1}><Text color='red'>{wrapParagraphs(`Error: ${item.message}`, width)}</Text></Box>;
+		}
+	}
+}
+
+/** The reply so far, cut to its last `rows` wrapped rows so the live area stays shorter than the terminal. */
+function Streaming({pending, now, width, rows}: {pending: NonNullable<ChatViewState['pending']>; now: number; width: number; rows: number}) {
+	const wrapped = pending.text === '' ? [] : wrapParagraphs(pending.text, width).split('\n');
+	const shown = wrapped.slice(-Math.max(1, rows));
+	return (
+		<Box flexDirection='column'>
+			{shown.length > 0 && <Text>{shown.join('\n')}</Text>}
+			<Text wrap='truncate'><Text color='cyan'><Spinner type='dots'/></Text> <Text dimColor>{pending.text === '' ? 'waiting for the assistant' : 'streaming'} · {formatElapsed(now - pending.sentAt)} · Ctrl+C stops waiting</Text></Text>
+		</Box>
+	);
+}
+
+export function ChatApp({chatId, ask, describe, banner, onEnd, clock = Date.now}: ChatAppProps) {
+	const [state, setState] = useState<ChatViewState>(() => initialChatState(chatId, banner));
+	const waiting = useRef<AbortController | undefined>(undefined);
+	const [now, setNow] = useState(clock());
+	const {exit} = useApp();
+	const {columns, rows} = useTerminalSize();
+	const width = Math.max(20, (columns ?? 80) - 1);
+
+	useEffect(() => {
+		if (state.pending === undefined) {
+			return;
+		}
+
+		const timer = setInterval(() => {
+			setNow(clock());
+		}, 500);
+		return () => {
+			clearInterval(timer);
+		};
+	}, [state.pending, clock]);
+
+	useEffect(() => {
+		if (state.exitCode !== undefined) {
+			onEnd(state.exitCode);
+			// Let the last frame be drawn, then release the terminal.
+			const timer = setTimeout(() => {
+				exit();
+			}, 0);
+			return () => {
+				clearTimeout(timer);
+			};
+		}
+
+		return undefined;
+	}, [state.exitCode, exit, onEnd]);
+
+	const submit = (value: string): void => {
+		const question = value.trim();
+		if (question === '') {
+			setState(current => ended(current, 0));
+			return;
+		}
+
+		const controller = new AbortController();
+		waiting.current = controller;
+		setNow(clock());
+		setState(current => asked(current, question, clock()));
+		ask(question, controller.signal, text => {
+			setState(current => streamed(current, text));
+		}).then(reply => {
+			setState(current => replied(current, reply.text, reply.elapsedMs));
+		}, (error: unknown) => {
+			setState(current => controller.signal.aborted ? stopped(current) : failed(current, describe(error)));
+		}).finally(() => {
+			if (waiting.current === controller) {
+				waiting.current = undefined;
+			}
+		});
+	};
+
+	useInput((input, key) => {
+		if (key.ctrl && input === 'c') {
+			if (waiting.current === undefined) {
+				setState(current => ended(current, 130));
+			} else {
+				waiting.current.abort();
+			}
+
+			return;
+		}
+
+		if (key.ctrl && input === 'd' && waiting.current === undefined) {
+			setState(current => ended(current, 0));
+		}
+	}, {isActive: state.exitCode === undefined});
+
+	const live = state.exitCode === undefined;
+	return (
+		<>
+			<Static items={state.items}>
+				{item => <Item key={item.key} item={item} width={width}/>}
+			</Static>
+			{live && state.pending !== undefined && <Streaming pending={state.pending} now={now} width={width} rows={Math.min(12, (rows ?? 24) - 4)}/>}
+			{live && state.pending === undefined && (
+				<Box flexDirection='column'>
+					<Box><Text bold color='cyan'>› </Text><TextInput placeholder='Ask a follow-up question' onSubmit={submit}/></Box>
+					<Text dimColor wrap='truncate'>Enter sends · an empty line or Ctrl+D ends</Text>
+				</Box>
+			)}
+		</>
+	);
+}

@@ -1,0 +1,142 @@
+/**
+ * Sync into an existing chat: the chat is checked, every selected file is hashed and compared
+ * with the chat's manifest, and the contents the manifest calls unchanged are checked on the
+ * platform with one content search each, in one round (as an ingestion round does). What comes
+ * out is the plan: files to upload (new keys), to replace (changed bytes, or content gone or
+ * failed), to wait for (same bytes, still ingesting) and to skip (same bytes, FINISHED).
+ */
+export {checkChat, UnknownChatError} from './conversation.js';
+import type {UploadEventListener} from './events.js';
+import type {FolderFile} from './files.js';
+import {contentState, eachLimit} from './ingestion.js';
+import {sha256File, SyncManifest} from './manifest.js';
+import {checkReadable} from './files.js';
+import {selectFiles, type Selection} from './select.js';
+import type {UploadClient} from './types.js';
+
+export type HashedFile = FolderFile & {sha256: string};
+
+export type SyncPlan = {
+	/** Keys the manifest does not know. */
+	upload: HashedFile[];
+	/** Keys whose bytes changed, or whose content is gone or failed: upserted under the same key. */
+	replace: HashedFile[];
+	/** Same bytes, content still being ingested: waited for, not sent again. */
+	awaiting: Array<HashedFile & {contentId: string}>;
+	/** Same bytes, content FINISHED: skipped. */
+	unchanged: Array<HashedFile & {contentId: string}>;
+};
+
+/** Hashes every file, a few at a time, keeping their order. */
+export async function hashFiles(files: readonly FolderFile[], parallelism = 8): Promise<HashedFile[]> {
+	const hashes = new Map<FolderFile, string>();
+	await eachLimit(files, parallelism, async file => {
+		hashes.set(file, await sha256File(file.path));
+	});
+	return files.map(file => ({...file, sha256: hashes.get(file) ?? ''}));
+}
+
+/**
+ * Sorts the files by the manifest. `states` are the ingestion states found for the contents
+ * whose bytes match (undefined: not found); a dry run passes the states the manifest recorded.
+ */
+export function classify(files: readonly HashedFile[], manifest: SyncManifest | undefined, states: ReadonlyMap<string, string | undefined>): SyncPlan {
+	const plan: SyncPlan = {upload: [], replace: [], awaiting: [], unchanged: []};
+	for (const file of files) {
+		const entry = manifest?.get(file.name);
+		if (entry === undefined) {
+			plan.upload.push(file);
+			continue;
+		}
+
+		const state = entry.sha256 === file.sha256 ? states.get(entry.contentId) : undefined;
+		if (state === 'FINISHED') {
+			plan.unchanged.push({...file, contentId: entry.contentId});
+		} else if (state === undefined || state === '' || state.startsWith('FAILED')) {
+			plan.replace.push(file);
+		} else {
+			plan.awaiting.push({...file, contentId: entry.contentId});
+		}
+	}
+
+	return plan;
+}
+
+/** The contents whose bytes match the manifest: the only ones worth a content search. */
+export function matchingContents(files: readonly HashedFile[], manifest: SyncManifest): string[] {
+	return files.flatMap(file => {
+		const entry = manifest.get(file.name);
+		return entry?.sha256 === file.sha256 ? [entry.contentId] : [];
+	});
+}
+
+/** One round of content searches (one per content, `parallelism` at a time): each content's state, or undefined when not found. */
+export async function searchStates(options: {client: UploadClient; chatId: string; contentIds: readonly string[]; parallelism: number; signal: AbortSignal}): Promise<Map<string, string | undefined>> {
+	const states = new Map<string, string | undefined>();
+	await eachLimit(options.contentIds, options.parallelism, async contentId => {
+		states.set(contentId, await contentState(options.client, options.chatId, contentId, options.signal));
+	});
+	return states;
+}
+
+/** The plan as its event carries it. */
+export function planEvent(plan: SyncPlan, options: {chatId?: string; manifest?: string; dryRun: boolean}): Extract<Parameters<UploadEventListener>[0], {type: 'sync-planned'}> {
+	const brief = (file: HashedFile): {name: string; size: number} => ({name: file.name, size: file.size});
+	return {
+		type: 'sync-planned',
+		dryRun: options.dryRun,
+		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
+		...(options.manifest === undefined ? {} : {manifest: options.manifest}),
+		upload: plan.upload.map(brief),
+		replace: plan.replace.map(brief),
+		awaiting: plan.awaiting.map(file => ({...brief(file), contentId: file.contentId})),
+		unchanged: plan.unchanged.map(file => ({...brief(file), contentId: file.contentId})),
+	};
+}
+
+/** Hashes the files and sorts them by the manifest, checking the unchanged ones with one round of content searches. */
+export async function planSync(files: FolderFile[], manifest: SyncManifest | undefined, where: {client: UploadClient; chatId: string; parallelism: number; signal: AbortSignal}): Promise<SyncPlan> {
+	const hashed = await hashFiles(files);
+	const candidates = manifest ? matchingContents(hashed, manifest) : [];
+	const states = candidates.length === 0 ? new Map<string, string | undefined>() : await searchStates({...where, contentIds: candidates});
+	return classify(hashed, manifest, states);
+}
+
+/** After each finalize: the file, its hash and content id go into the manifest, written before the next step. */
+export function recorder(manifest: SyncManifest, plan: SyncPlan | undefined): (file: FolderFile, contentId: string, size: number) => Promise<void> {
+	const hashes = new Map([...(plan?.upload ?? []), ...(plan?.replace ?? [])].map(file => [file.name, file.sha256]));
+	return async (file, contentId, size) => {
+		const sha256 = hashes.get(file.name);
+		if (sha256 !== undefined) {
+			await manifest.record(file.name, {size, sha256, contentId, ingestionState: null, uploadedAt: new Date().toISOString()});
+		}
+	};
+}
+
+/** Passes the events on, noting each ingestion state seen in the manifest. */
+export function noteStates(manifest: SyncManifest, emit: UploadEventListener): UploadEventListener {
+	return event => {
+		if (event.type === 'ingestion-state') {
+			manifest.noteState(event.contentId, event.state);
+		}
+
+		emit(event);
+	};
+}
+
+/**
+ * `--dry-run`: what a run would upload, replace and skip, with sizes, from the folder and the
+ * manifest alone (the states it recorded); no platform call is made.
+ */
+export async function dryRunUpload(options: {folder: string; selection?: Selection; chatId?: string; manifest?: {baseUrl: string; file(chatId: string): string}}, emit: UploadEventListener): Promise<SyncPlan> {
+	const {files, skipped} = await selectFiles(options.folder, options.selection);
+	await checkReadable(options.folder, files);
+	emit({type: 'files-listed', folder: options.folder, files: files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType})), totalBytes: files.reduce((sum, file) => sum + file.size, 0), skipped});
+	const {chatId} = options;
+	const manifest = chatId !== undefined && options.manifest ? await SyncManifest.open(options.manifest.file(chatId), options.manifest.baseUrl, chatId) : undefined;
+	const hashed = await hashFiles(files);
+	const recorded = new Map([...(manifest?.entries.values() ?? [])].map(entry => [entry.contentId, entry.ingestionState ?? 'UPLOADED']));
+	const plan = classify(hashed, manifest, recorded);
+	emit(planEvent(plan, {...(chatId === undefined ? {} : {chatId}), ...(manifest ? {manifest: manifest.file} : {}), dryRun: true}));
+	return plan;
+}
