@@ -88,8 +88,12 @@ const command: Command<ChatCommandOptions> = {
 		'platform-tui chat chat_123',
 	],
 	parse(input) {
-		if (input.argv.length < 1 || input.argv.length > 2) {
-			throw new UsageError(input.argv.length < 1 ? 'argument-missing' : 'too-many-arguments', input.argv.length < 1 ? chatUsage : `${chatUsage}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
+		if (input.argv.length < 1) {
+			throw new UsageError('argument-missing', chatUsage);
+		}
+
+		if (input.argv.length > 2) {
+			throw new UsageError('too-many-arguments', `${chatUsage}\n(got ${input.argv.length} arguments; quote the prompt if it has spaces)`);
 		}
 
 		const [chatId = '', prompt] = input.argv;
