@@ -21,7 +21,7 @@ beforeAll(async () => {
 	const now = Date.now();
 	for (const [id, ageMs, status] of [[ids.failedA, 60_000, 'failed'], [ids.failedB, 120_000, 'failed'], [ids.failedOld, 3 * 3_600_000, 'failed'], [ids.answered, 60_000, 'answered']] as const) {
 		await journal.accept(newEvent({id, receivedAt: new Date(now - ageMs).toISOString(), headers: {'x-platform-id': id}}));
-		await journal.replay(id, async () => ({status, ...(status === 'failed' ? {error: 'the platform answered 503'} : {})}));
+		await journal.replay(id, async () => Promise.resolve({status, ...(status === 'failed' ? {error: 'the platform answered 503'} : {})}));
 	}
 
 	await journal.close();

@@ -28,7 +28,7 @@ describe.skipIf(!hasRedisServer)(`serve --redis --admin-port${redisSkipReason ? 
 		const run = startCli(['serve', '--redis', redis.url, '--port', '0', '--admin-port', '0', '--json'], {env: platform.env()});
 		try {
 			const listening = await waitFor(() => run.stdout().split('\n').find(line => line.includes('"listening"')), {timeoutMs: 20_000, what: `serve to listen (stderr: ${run.stderr()})`});
-			const admin = String((JSON.parse(listening) as {adminUrl: string}).adminUrl);
+			const admin = (JSON.parse(listening) as {adminUrl: string}).adminUrl;
 			await waitFor(async () => (await readyz(admin)).status, {until: status => status === 200, timeoutMs: 15_000, what: 'ready'});
 			await redis.stop();
 			const down = await waitFor(async () => readyz(admin), {until: answer => answer.status === 503, timeoutMs: 15_000, what: '503 with Redis down'});
