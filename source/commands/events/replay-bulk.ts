@@ -4,6 +4,7 @@
  * otherwise, NDJSON with --json; exit 1 when any replay failed.
  */
 import {formatMs} from '../../format/duration.js';
+import {tableWidth} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {eventTypes} from '../../platform/types.js';
 import type {EventBackend, JobHandler, ListFilter, StoredEvent} from '../../receiver/backend.js';
@@ -106,7 +107,7 @@ export async function bulkReplay(backend: EventBackend, handler: () => JobHandle
 			deps.writeJson({type: 'summary', dryRun: true, wouldReplay: events.length, notReplayable: notReplayable.length, unknown});
 		} else {
 			if (events.length > 0) {
-				out.write(`${formatEventTable(events).join('\n')}\n`);
+				out.write(`${formatEventTable(events, tableWidth(out)).join('\n')}\n`);
 			}
 
 			const extra = notReplayable.length > 0 ? `; ${plural(notReplayable.length, 'event')} not replayable left out` : '';

@@ -57,7 +57,7 @@ const command: Command<ReplayOptions> = {
 		const ids = argv.map(id => id.trim()).filter(id => id !== '');
 		const filter = parseFilter(flags);
 		if (ids.length === 0 && !hasFilter(filter)) {
-			throw new UsageError(`Name the events or filter them: ${usage}`);
+			throw new UsageError('argument-missing', `Name the events or filter them: ${usage}`);
 		}
 
 		const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
