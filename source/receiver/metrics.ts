@@ -18,7 +18,7 @@ export const rejectionReasons: readonly RejectionReason[] = [
 ];
 
 const knownTypes: readonly string[] = [eventTypes.externalModuleChosen, eventTypes.userMessageCreated];
-const finalStatuses = ['answered', 'failed', 'ignored'] as const;
+const finalStatuses = ['answered', 'failed', 'logged', 'ignored'] as const;
 type FinalStatus = typeof finalStatuses[number];
 
 /** What the scrape reads from the store and the status. */
@@ -154,7 +154,7 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 				case 'accepted': {
 					outcomes.accepted.inc();
 					if (event.handling !== 'queued') {
-						countEvent(event.eventType, event.handling === 'invalid' ? 'failed' : 'ignored');
+						countEvent(event.eventType, event.handling === 'invalid' ? 'failed' : (event.handling === 'logged' ? 'logged' : 'ignored'));
 					}
 
 					break;

@@ -320,7 +320,7 @@ export class WebhookReceiver {
 /** With forwarding, every verified event is processed (the developer's handler decides what it means). */
 function forwardAll(decision: Acceptance): void {
 	const {event, view} = decision;
-	if (event.status === 'ignored') {
+	if (event.status !== 'received') {
 		event.status = 'received';
 		delete event.note;
 	}

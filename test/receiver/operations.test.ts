@@ -142,7 +142,7 @@ describe('the admin listener', () => {
 			expect(delta('platform_tui_deliveries_total', {outcome: 'accepted'})).toBe(1);
 			expect(delta('platform_tui_deliveries_total', {outcome: 'duplicate'})).toBe(1);
 			expect(delta('platform_tui_deliveries_total', {outcome: 'signature-mismatch'})).toBe(1);
-			expect(delta('platform_tui_events_total', {type: 'platform.chat.user-message.created', status: 'ignored'})).toBe(1);
+			expect(delta('platform_tui_events_total', {type: 'platform.chat.user-message.created', status: 'logged'})).toBe(1);
 			expect(delta('platform_tui_ack_latency_seconds_count', {})).toBe(2);
 			// Every call to the store is timed: the duplicate's look-up too.
 			expect(delta('platform_tui_store_commit_duration_seconds_count', {backend: 'journal'})).toBe(2);
