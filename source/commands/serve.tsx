@@ -7,32 +7,25 @@ import {errorCode} from '../format/value.js';
 import type {EventBackend} from '../receiver/backend.js';
 import {defaultDataDir, openBackend} from '../receiver/open-backend.js';
 import {createReceiver} from '../receiver/server.js';
+import {createService} from '../receiver/service.js';
+import {Pacer} from '../platform/pacer.js';
 import {lineWriter} from '../ui/serve/line-writer.js';
-import {plainLine} from '../ui/serve/format.js';
+import {clock, plainLine} from '../ui/serve/format.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {parseStore, storeFlags} from './events/store-flags.js';
-import {durationFlag, intFlag, portFlag, secondsFlag, secretListFlag, stringFlag} from './validators.js';
+import {healthRecord, healthText} from './messages/health.js';
+import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
+import {secretListFlag} from './validators.js';
 
-export type ServeOptions = {
-	port: number;
-	host: string;
-	concurrency: number;
-	toleranceSeconds: number;
-	drainTimeoutMs: number;
-	/** --data-dir, else PLATFORM_TUI_DATA_DIR; undefined: the app's data folder (resolved at run time). */
-	dataDir?: string;
-	retentionMs: number;
-	maxEvents: number;
-	redisUrl?: string;
-};
+export type {ServeOptions} from './serve-flags.js';
 
-const dayMs = 24 * 60 * 60 * 1000;
+/** Platform calls one answer makes (logs, search, completion, message): BullMQ's job limiter is set from it. */
+const callsPerAnswer = 7;
 
-function listenError(error: unknown, options: ServeOptions): Error {
+function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'>): Error {
 	const code = errorCode(error);
 	if (code === 'EADDRINUSE') {
 		return new UserError('port-in-use', `Port ${options.port} on ${options.host} is already in use; stop whatever holds it or pass --port with another port (--port 0 picks a free one)`);
@@ -63,53 +56,38 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 const command: Command<ServeOptions> = {
 	name: ['serve'],
 	summary: 'Run the webhook receiver with a live event log',
-	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000]',
+	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
-	flags: {
-		port: {type: 'number', default: 8080, description: 'Port to listen on; 0 picks a free one', placeholder: 'N'},
-		host: {type: 'string', default: '127.0.0.1', description: 'Address to listen on (0.0.0.0 for every interface)', placeholder: 'HOST'},
-		concurrency: {type: 'number', default: 8, description: 'Chosen-module events answered at once', placeholder: 'N'},
-		tolerance: {type: 'number', default: 300, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
-		drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
-		dataDir: storeFlags.dataDir,
-		retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
-		maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest go first', placeholder: 'N'},
-		redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
-	},
+	flags: serveFlags,
 	examples: [
 		'platform-tui serve',
 		'platform-tui serve --port 0 --json',
 		'platform-tui serve --data-dir ./events --retention 3d',
 		'PLATFORM_REDIS_URL=redis://127.0.0.1:6379 platform-tui serve --port 8081',
 		'PLATFORM_ENDPOINT_SECRET="$NEW,$OLD" platform-tui serve --port 8080 --drain-timeout 25',
+		'platform-tui serve --admin-port 9090 --exit-on-unready 120 --platform-rate 20',
+		'platform-tui serve --forward-to http://127.0.0.1:3000/webhooks/platform',
 	],
-	parse({flags, env}) {
-		// Without --data-dir or PLATFORM_TUI_DATA_DIR, run uses the app's data folder.
-		const {dataDir, redisUrl} = parseStore(flags, env);
-		return {
-			port: portFlag(flags, 'port', 8080),
-			host: stringFlag(flags, 'host') ?? '127.0.0.1',
-			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 1000, fallback: 8}),
-			toleranceSeconds: secondsFlag(flags, 'tolerance', {max: 86_400, fallbackSeconds: 300}) / 1000,
-			drainTimeoutMs: secondsFlag(flags, 'drainTimeout', {max: 3600, fallbackSeconds: 25, allowZero: true}),
-			...(dataDir ? {dataDir} : {}),
-			retentionMs: durationFlag(flags, 'retention', {min: dayMs, max: 3650 * dayMs, fallbackMs: 7 * dayMs}),
-			maxEvents: intFlag(flags, 'maxEvents', {min: 1000, max: 100_000_000, fallback: 100_000}),
-			...(redisUrl ? {redisUrl} : {}),
-		};
-	},
+	parse: parseServe,
 	async run(options, deps) {
 		const {context} = deps;
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
 		const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
 		const directory = options.dataDir ?? defaultDataDir(context.env);
+		const rate = options.platformRate;
 		const backend: EventBackend = await openBackend({
 			...(options.redisUrl ? {redisUrl: options.redisUrl} : {}),
 			directory,
 			maxAgeMs: options.retentionMs,
 			maxEntries: options.maxEvents,
+			...(options.redisUrl && rate !== undefined ? {limiter: {max: Math.max(1, Math.round(rate)), durationMs: Math.round(callsPerAnswer * 1000 * Math.max(1, Math.round(rate)) / rate)}} : {}),
 		});
-		const client = deps.client(settings);
+		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
+		const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
+		const client = deps.client(settings, {pacer, onRequest: entry => {
+			service.onRequest(entry);
+		}});
+		const service = createService({backend, client, maxBacklog: options.maxBacklog, ...(options.probeIntervalMs === undefined ? {} : {probeIntervalMs: options.probeIntervalMs, failingProbeIntervalMs: options.probeIntervalMs})});
 		const keyStatus = keyStatusOf(deps, deps.apiKey(settings.apiKey));
 		const model = settings.model ?? defaultModel;
 		const receiver = createReceiver({
@@ -121,16 +99,34 @@ const command: Command<ServeOptions> = {
 			model,
 			drainTimeoutMs: options.drainTimeoutMs,
 			replayWindowMs: options.retentionMs,
+			maxBacklog: options.maxBacklog,
+			observer: service.observer,
+			callWatcher: service.callWatcher,
+			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
 		let url: string;
+		let adminUrl: string | undefined;
 		try {
 			({url} = await receiver.listen({port: options.port, host: options.host}));
+			if (options.adminPort !== undefined) {
+				const admin = {port: options.adminPort, host: options.adminHost};
+				adminUrl = (await service.listenAdmin(admin).catch((error: unknown) => {
+					throw listenError(error, admin);
+				})).url;
+			}
 		} catch (error) {
 			await receiver.close(0).catch(() => undefined);
+			await service.stop();
 			await client.close();
-			throw listenError(error, options);
+			throw error instanceof UserError ? error : listenError(error, options);
 		}
+
+		const attached = service.attach(receiver);
+		const statusText = () => {
+			const state = service.health.state();
+			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
+		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
 		const quit = new AbortController();
@@ -151,6 +147,7 @@ const command: Command<ServeOptions> = {
 					store={store}
 					drainTimeoutMs={options.drainTimeoutMs}
 					keyStatus={keyStatus}
+					health={statusText}
 					flushIntervalMs={flushIntervalMs}
 					onQuit={force => {
 						if (!force) {
@@ -184,23 +181,50 @@ const command: Command<ServeOptions> = {
 				...(options.redisUrl ? {redis: maskUrl(options.redisUrl)} : {dataDir: directory}),
 				retention: formatCompactDuration(options.retentionMs),
 				maxEvents: options.maxEvents,
+				maxBacklog: options.maxBacklog,
+				...(adminUrl ? {adminUrl} : {}),
+				...(rate === undefined ? {} : {platformRate: rate}),
+				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
 			});
 			receiver.on('event', event => {
 				log.line(JSON.stringify(event));
 			});
 		} else {
 			const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
-			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health); secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; model ${model}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
+			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
+			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
+			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
 			receiver.on('event', event => {
 				log.line(plainLine(event));
 			});
 		}
 
+		let exitCode = 0;
+		const showStatus = (state: ReturnType<typeof service.health.state>) => {
+			if (context.json) {
+				log.line(JSON.stringify(healthRecord(state)));
+			} else if (!app) {
+				log.line(`${clock(state.since)}  status ${healthText(state, clock)}`);
+			}
+		};
+
+		void attached.then(() => {
+			showStatus(service.health.state());
+			service.health.on(showStatus);
+		});
+		const cancelUnready = options.exitOnUnreadyMs === undefined ? () => undefined : service.exitWhenUnready(options.exitOnUnreadyMs / 1000, state => {
+			exitCode = 1;
+			context.stderr.write(`serve was not ready for ${formatCompactDuration(options.exitOnUnreadyMs ?? 0)} (${state.reasons.join('; ')}); stopping with exit code 1 so a supervisor restarts it.\n`);
+			quit.abort();
+		});
 		try {
 			await stopped;
+			cancelUnready();
 			await receiver.close(options.drainTimeoutMs);
 		} finally {
 			log.flush();
+			await attached.catch(() => undefined);
+			await service.stop();
 			await client.close();
 			if (app) {
 				// Let the last events render before the screen is released.
@@ -212,7 +236,7 @@ const command: Command<ServeOptions> = {
 			}
 		}
 
-		return 0;
+		return exitCode;
 	},
 };
 

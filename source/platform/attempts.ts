@@ -12,6 +12,7 @@ import {
 	PlatformTimeoutError,
 	errorCode,
 } from './errors.js';
+import type {Pacer} from './pacer.js';
 import {retryClasses, retryDelay, type OperationName, type RetryTiming} from './retry.js';
 
 export type RequestLogEntry = {
@@ -45,6 +46,8 @@ export type AttemptPlan = {
 	signal?: AbortSignal | undefined;
 	timing: RetryTiming;
 	log: (entry: RequestLogEntry) => void;
+	/** Paces every attempt (a call rate) and spreads a 429's wait to every caller of the client. */
+	pacer?: Pacer | undefined;
 };
 
 function classify(error: unknown, plan: AttemptPlan, timedOut: boolean, timeoutMs: number): PlatformError {
@@ -80,11 +83,19 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 	const retryClass = retryClasses[plan.operation];
 	for (let attempt = 1; ; attempt++) {
 		plan.signal?.throwIfAborted();
+		if (plan.pacer) {
+			try {
+				await plan.pacer.acquire(plan.signal);
+			} catch (error) {
+				throw plan.signal?.reason ?? error;
+			}
+		}
+
 		const attemptMs = Math.max(1, Math.ceil(Math.min(plan.attemptTimeoutMs, plan.totalTimeoutMs - elapsed())));
 		const timeout = AbortSignal.timeout(attemptMs);
 		const signal = plan.signal ? AbortSignal.any([plan.signal, timeout]) : timeout;
-		const attemptStarted = performance.now();
 		let failure: PlatformError;
+		const attemptStarted = performance.now();
 		try {
 			return await attemptOnce(signal, attempt);
 		} catch (error) {
@@ -99,6 +110,10 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 		}
 
 		const delay = retryDelay(failure, retryClass, attempt, plan.timing);
+		if (plan.pacer && failure instanceof PlatformApiError && failure.status === 429) {
+			plan.pacer.pause(delay ?? Math.min(failure.retryAfterSeconds ?? 1, plan.timing.maxRetryAfterSeconds) * 1000);
+		}
+
 		if (delay === undefined || attempt > plan.retries || elapsed() + delay >= plan.totalTimeoutMs) {
 			throw failure.settle(attempt, elapsed());
 		}

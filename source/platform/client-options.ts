@@ -3,6 +3,7 @@
  * (timeouts, retries, backoff) for `runAttempts`.
  */
 import type {AttemptPlan, RequestLogEntry} from './attempts.js';
+import type {Pacer} from './pacer.js';
 import type {RequestLog} from './request-log.js';
 import type {OperationName} from './retry.js';
 import type {Transport} from './transport.js';
@@ -37,6 +38,8 @@ export type PlatformClientOptions = {
 	connectTimeoutMs?: number;
 	userAgent?: string;
 	onRequest?: (entry: RequestLogEntry) => void;
+	/** Paces the attempts of every call (serve's --platform-rate) and shares a 429's wait. */
+	pacer?: Pacer;
 };
 
 export type CallOptions = {
@@ -80,5 +83,6 @@ export function attemptPlan(context: ClientContext, operation: OperationName, me
 			random: Math.random,
 		},
 		log: context.log,
+		pacer: options.pacer,
 	};
 }

@@ -99,6 +99,15 @@ export type BackendStats = {
 	queue?: {waiting: number; active: number; completed: number; failed: number};
 };
 
+/**
+ * Whether the store can take events now: the journal's directory writable, Redis connected. A
+ * minimal signal `/readyz` and the status read; a backend without `health` counts as healthy.
+ */
+export type BackendHealth = {ok: true} | {ok: false; reason: string};
+
+/** Unfinished events (received or processing) and when the oldest of them arrived. */
+export type Backlog = {count: number; oldestReceivedAt?: string};
+
 export type ReplayResult =
 	| {outcome: 'done'; result: JobResult}
 	| {outcome: 'queued'}
@@ -146,6 +155,12 @@ export type EventBackend = {
 	 */
 	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
+	/** Whether the store can take events now (checked by `/readyz` and the status; cheap). */
+	health?(): Promise<BackendHealth>;
+	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */
+	backlog?(): Promise<Backlog>;
+	/** Holds every worker (with Redis: every replica's) for `ms`: a platform 429's Retry-After. */
+	throttle?(ms: number): Promise<void>;
 	/** Releases the store (files, connections). */
 	close(): Promise<void>;
 };

@@ -12,13 +12,14 @@ export type RejectionReason =
 	| 'not-an-object'
 	| 'event-too-old'
 	| 'busy'
+	| 'backlog-full'
 	| 'backend-unavailable'
 	| 'shutting-down'
 	| 'not-found'
 	| 'method-not-allowed';
 
 /** Where a chosen-module job stands. */
-export type JobStage = 'queued' | 'searching' | 'generating' | 'answered' | 'failed';
+export type JobStage = 'queued' | 'searching' | 'generating' | 'forwarding' | 'answered' | 'failed';
 
 export type ReceiverCounters = {
 	/** Requests other than GET /health. */
@@ -108,7 +109,14 @@ export type StageEvent = Base & {
 	reason?: string;
 	/** On 'failed': whether the open logs were closed FAILED and the apology written. */
 	cleanup?: {logsFailed: number; apologyWritten: boolean; errors: string[]};
+	/** The event type, when it is not a chosen-module event (forwarding handles every type). */
+	eventType?: string;
+	/** With --forward-to: the last forward attempt (its number, the handler's status code or error, its time). */
+	forward?: ForwardAttempt;
 };
+
+/** One POST of an event to the developer's handler. */
+export type ForwardAttempt = {attempt: number; status?: number; error?: string; ms: number; retryInMs?: number};
 
 /** The receiver stopped accepting and waits for its jobs. */
 export type DrainingEvent = Base & {

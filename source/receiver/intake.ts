@@ -23,6 +23,7 @@ export const receiverErrors = {
 	tooLarge: 'Request body too large (limit 1 MiB)',
 	tooOld: 'Event too old: its createdAt is outside the replay window',
 	busy: 'Receiver busy, retry later',
+	backlogFull: 'Receiver backlog full, retry later',
 	unavailable: 'Event store unavailable, retry later',
 	shuttingDown: 'Receiver shutting down, retry later',
 } as const;

@@ -142,6 +142,18 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async stats() {
 			return Promise.resolve({count: events.size});
 		},
+		async backlog() {
+			let oldest: string | undefined;
+			let count = 0;
+			for (const event of events.values()) {
+				if (event.status === 'received' || event.status === 'processing') {
+					count++;
+					oldest = oldest === undefined || event.receivedAt < oldest ? event.receivedAt : oldest;
+				}
+			}
+
+			return Promise.resolve(oldest === undefined ? {count} : {count, oldestReceivedAt: oldest});
+		},
 		async close() {
 			return Promise.resolve();
 		},

@@ -20,6 +20,8 @@ export type BackendChoice = {
 	maxEntries?: number;
 	/** How the journal is opened: `serve` (the default) owns the directory; `read` and `replay` do not. */
 	mode?: JournalMode;
+	/** Redis: BullMQ's limiter shared by the replicas (at most `max` jobs started per `durationMs`). */
+	limiter?: {max: number; durationMs: number};
 };
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
@@ -43,7 +45,7 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	};
 	if (choice.redisUrl) {
 		const {openRedisBackend} = await load(async () => import('./redis/index.js'), 'redis');
-		return openRedisBackend({url: choice.redisUrl, ...retention});
+		return openRedisBackend({url: choice.redisUrl, ...retention, ...(choice.limiter ? {limiter: choice.limiter} : {})});
 	}
 
 	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');

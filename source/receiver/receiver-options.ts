@@ -5,6 +5,8 @@ import type {PlatformClient} from '../platform/client.js';
 import type {EventBackend} from './backend.js';
 import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import type {ReceiverCounters} from './events.js';
+import type {ForwardOptions} from './forward.js';
+import type {CallWatcher} from './platform-probe.js';
 import {createMemoryBackend} from './memory-backend.js';
 import {defaultLinger, type LingerLimits} from './transport.js';
 
@@ -39,6 +41,28 @@ export type ReceiverOptions = {
 	replayWindowMs?: number;
 	/** After an early answer (413, 400), how long and how much of the body is read and discarded. */
 	linger?: LingerLimits;
+	/**
+	 * Unfinished events above which new deliveries get 503 with Retry-After and are not stored (the
+	 * platform redelivers). This process's own jobs, or with `backlog` the larger of those and the
+	 * store's count (the cluster's, with Redis), read every `backlogPollMs`. Default: no bound.
+	 */
+	maxBacklog?: number;
+	/** How often the store's backlog is read for `maxBacklog`, ms. Default 1000. */
+	backlogPollMs?: number;
+	/** Forward every stored event to a handler of the developer's instead of the built-in answer. */
+	forward?: ForwardOptions;
+	/** Told of every platform call the answer makes (metrics, the platform's status). */
+	callWatcher?: CallWatcher;
+	/** Told of each 200 (with the request's arrival, performance clock) and each store write (ms). */
+	observer?: ReceiverObserver;
+};
+
+/** Timings of the delivery path; called on it, so they must be cheap. */
+export type ReceiverObserver = {
+	acknowledged(startedMs: number): void;
+	stored(ms: number): void;
+	/** A forward attempt failed and is retried. */
+	forwardRetry?(): void;
 };
 
 export type CloseResult = {
@@ -47,7 +71,7 @@ export type CloseResult = {
 	counters: ReceiverCounters;
 };
 
-export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending'>>;
+export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher'>>;
 
 export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
 	const dedupeTtl = isRecord(options.dedupe) && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs;

@@ -9,18 +9,23 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
-import {answerJobs, type AnswerJobs} from './answer-job.js';
-import {BackendUnavailableError, type BackendStats, type EventBackend, type ReplayResult, type StoredEvent} from './backend.js';
+import {answerJobs} from './answer-job.js';
+import {BacklogLimit} from './backlog.js';
+import {BackendUnavailableError, type BackendStats, type EventBackend, type JobHandler, type ReplayResult, type StoredEvent} from './backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
+import {forwardJobs} from './forward-job.js';
 import {platformPort} from './platform-port.js';
-import {defaultBackend, isoNow, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {watchedPort} from './platform-probe.js';
+import {defaultBackend, isoNow, resolveOptions, type CloseResult, type ReceiverObserver, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
 import {answerAndLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type ListenOptions, type ListenResult} from './transport.js';
 
 export {receiverErrors} from './intake.js';
 export {DrainTimeoutError} from './memory-backend.js';
 export type {ListenOptions, ListenResult} from './transport.js';
-export type {CloseResult, ReceiverOptions} from './receiver-options.js';
+export type {CloseResult, ReceiverObserver, ReceiverOptions} from './receiver-options.js';
+
+type Jobs = {handler: JobHandler; track(eventId: string): void; close?: () => Promise<void>};
 
 export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
@@ -30,8 +35,12 @@ export class WebhookReceiver {
 	private readonly intake: IntakeConfig;
 	private readonly listeners = new Set<ReceiverEventListener>();
 	private readonly stats: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
-	private readonly jobs: AnswerJobs;
+	private readonly jobs: Jobs;
 	private readonly listener: HttpListener;
+	private readonly backlogLimit: BacklogLimit | undefined;
+	private readonly observer: ReceiverObserver | undefined;
+	/** Forwarding: every verified event is stored for processing (handed to the developer's handler). */
+	private readonly forwarding: boolean;
 	private requestCount = 0;
 	private draining = false;
 	private started: Promise<void> | undefined;
@@ -44,8 +53,14 @@ export class WebhookReceiver {
 		}
 
 		this.options = resolveOptions(options);
-		this.jobs = answerJobs({
-			port: platformPort(options.client),
+		this.observer = options.observer;
+		this.forwarding = options.forward !== undefined;
+		const emitStage = (event: ReceiverEvent) => {
+			this.emit(event);
+		};
+
+		this.jobs = options.forward ? forwardJobs(options.forward, {counters: this.stats, emit: emitStage, now: isoNow, onRetry: () => options.observer?.forwardRetry?.()}) : answerJobs({
+			port: options.callWatcher ? watchedPort(platformPort(options.client), options.callWatcher) : platformPort(options.client),
 			model: this.options.model,
 			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
 			counters: this.stats,
@@ -56,6 +71,10 @@ export class WebhookReceiver {
 		});
 		this.intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
 		this.backend = options.backend ?? defaultBackend(options, this.options);
+		const {backend} = this;
+		this.backlogLimit = options.maxBacklog === undefined
+			? undefined
+			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs);
 		this.handler = (request, response) => {
 			try {
 				this.route(request, response);
@@ -76,6 +95,16 @@ export class WebhookReceiver {
 		return {...this.stats};
 	}
 
+	/** Whether the receiver is stopping (new deliveries get 503). */
+	get isDraining(): boolean {
+		return this.draining;
+	}
+
+	/** Unfinished events as the --max-backlog bound counts them, and the bound (undefined: none). */
+	backlog(): {count: number; limit?: number} {
+		return this.backlogLimit ? {count: this.backlogLimit.count, limit: this.backlogLimit.limit} : {count: this.stats.processing};
+	}
+
 	/** Subscribes to receiver events; returns the unsubscribe function. */
 	on(type: 'event', listener: ReceiverEventListener): () => void {
 		this.listeners.add(listener);
@@ -84,6 +113,7 @@ export class WebhookReceiver {
 
 	/** Starts the backend's processing (resuming what a previous process left unfinished). */
 	async start(): Promise<void> {
+		this.backlogLimit?.start();
 		this.started ??= this.backend.start(this.jobs.handler, {concurrency: this.options.concurrency});
 		return this.started;
 	}
@@ -125,7 +155,9 @@ export class WebhookReceiver {
 		this.emit({type: 'draining', at: isoNow(), jobs: this.stats.processing, timeoutMs: drainTimeoutMs});
 		const {cutOff} = this.started ? await this.backend.stop(drainTimeoutMs) : {cutOff: 0};
 		await closingServer.finish(deadline);
+		this.backlogLimit?.stop();
 		await this.backend.close();
+		await this.jobs.close?.();
 		const counters = this.counters();
 		this.emit({type: 'stopped', at: isoNow(), counters, cutOff});
 		return {cutOff, counters};
@@ -211,9 +243,10 @@ export class WebhookReceiver {
 			return;
 		}
 
+		const started = performance.now();
 		readBody(request, this.options.maxBodyBytes, body => {
 			try {
-				this.delivery(request, response, seq, headers, body);
+				this.delivery(request, response, seq, headers, body, started);
 			} catch {
 				this.internalError(response);
 			}
@@ -222,7 +255,7 @@ export class WebhookReceiver {
 		});
 	}
 
-	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer): void {
+	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer, started: number): void {
 		const receivedAt = isoNow();
 		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: `no-id-${receivedAt}-${seq}`}, this.intake);
 		if (decision.kind === 'reject') {
@@ -235,8 +268,19 @@ export class WebhookReceiver {
 			return;
 		}
 
+		if (this.backlogLimit?.full()) {
+			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
+			return;
+		}
+
+		if (this.forwarding) {
+			forwardAll(decision);
+		}
+
+		const storing = this.observer ? performance.now() : 0;
 		this.backend.accept(decision.event).then(result => {
-			this.acknowledge(request, response, seq, decision, result === 'duplicate');
+			this.observer?.stored(performance.now() - storing);
+			this.acknowledge(request, response, seq, decision, result === 'duplicate', started);
 		}, (error: unknown) => {
 			const busy = error instanceof BackendUnavailableError && error.code === 'backend-busy';
 			const reason: RejectionReason = busy ? 'busy' : 'backend-unavailable';
@@ -244,7 +288,7 @@ export class WebhookReceiver {
 		});
 	}
 
-	private acknowledge(request: IncomingMessage, response: ServerResponse, seq: number, decision: Acceptance, duplicate: boolean): void {
+	private acknowledge(request: IncomingMessage, response: ServerResponse, seq: number, decision: Acceptance, duplicate: boolean, started: number): void {
 		const {view, event} = decision;
 		const at = isoNow();
 		const remoteAddress = remoteOf(request);
@@ -253,6 +297,7 @@ export class WebhookReceiver {
 			this.stats.duplicates++;
 			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, ...(view.chatId ? {chatId: view.chatId} : {})});
 			sendSuccess(response);
+			this.observer?.acknowledged(started);
 			return;
 		}
 
@@ -262,12 +307,27 @@ export class WebhookReceiver {
 
 		if (event.status === 'received') {
 			this.jobs.track(event.id);
+			this.backlogLimit?.accepted();
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
 		this.emit({type: 'accepted', at, request: seq, remoteAddress, status: 200, ...view});
 		sendSuccess(response);
+		this.observer?.acknowledged(started);
 	}
+}
+
+/** With forwarding, every verified event is processed (the developer's handler decides what it means). */
+function forwardAll(decision: Acceptance): void {
+	const {event, view} = decision;
+	if (event.status !== 'received') {
+		event.status = 'received';
+		delete event.note;
+	}
+
+	view.handling = 'queued';
+	view.eventId = event.id;
+	delete view.missing;
 }
 
 /** Creates a webhook receiver; see `WebhookReceiver`. */

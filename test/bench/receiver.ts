@@ -363,6 +363,50 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 	}
 }
 
+/**
+ * The admin listener's cost: serve with --admin-port and /metrics scraped once a second against the
+ * same serve without it, CPU per request side by side (rounds rotate which goes first).
+ */
+async function adminOverhead(platform: LocalPlatform, configDir: string): Promise<void> {
+	const rounds = 4;
+	console.log(`Admin listener overhead: ${rounds} rounds of serve without and with --admin-port (/metrics scraped once a second), ${requestCount} deliveries each`);
+	const off = await startChild([cliPath, 'serve', '--port', '0', '--json'], serveEnv(platform, configDir), path.join(configDir, 'admin-off.log'));
+	const on = await startChild([cliPath, 'serve', '--port', '0', '--json', '--admin-port', '0'], serveEnv(platform, configDir), path.join(configDir, 'admin-on.log'));
+	const adminUrl = (JSON.parse(defined(on.lines()[0], 'the listening line')) as {adminUrl?: string}).adminUrl;
+	let scrapes = 0;
+	const scraper = setInterval(() => {
+		void fetch(`${defined(adminUrl, 'the admin url')}/metrics`).then(async response => {
+			await response.text();
+			scrapes++;
+		}, () => undefined);
+	}, 1000);
+	try {
+		await load(off.url, deliveries(warmupCount));
+		await load(on.url, deliveries(warmupCount));
+		const offRounds: Round[] = [];
+		const onRounds: Round[] = [];
+		for (let index = 0; index < rounds; index++) {
+			const order = index % 2 === 0 ? [off, on] : [on, off];
+			for (const target of order) {
+				(target === off ? offRounds : onRounds).push(await measure(target, requestCount));
+			}
+		}
+
+		const cpuOff = summary(offRounds).cpuUsPerRequest;
+		const cpuOn = summary(onRounds).cpuUsPerRequest;
+		console.log(`  admin off: ${fmt(summary(offRounds).perSecond, 0)} req/s, ${cpuOff === undefined ? '?' : fmt(cpuOff)} µs CPU/request`);
+		console.log(`  admin on:  ${fmt(summary(onRounds).perSecond, 0)} req/s, ${cpuOn === undefined ? '?' : fmt(cpuOn)} µs CPU/request (${scrapes} scrapes of /metrics)`);
+		if (cpuOff !== undefined && cpuOn !== undefined) {
+			const ratio = cpuOn / cpuOff;
+			console.log(`  RESULT CPU per request admin on/off: ${fmt(ratio, 3)}× (goal within 5 %) ${Math.abs(ratio - 1) <= 0.05 ? 'MET' : 'NOT MET'}`);
+		}
+	} finally {
+		clearInterval(scraper);
+		await off.stop('SIGTERM');
+		await on.stop('SIGTERM');
+	}
+}
+
 /** An OpenAI-compatible model that answers after `delayMs`. */
 async function slowModel(): Promise<{url: string; setSlow(ms: number): void; close(): Promise<void>}> {
 	let delayMs = 0;
@@ -474,6 +518,7 @@ try {
 	const platform = await startLocalPlatform();
 	try {
 		await throughput(platform, configDir);
+		await adminOverhead(platform, configDir);
 	} finally {
 		await platform.close();
 	}

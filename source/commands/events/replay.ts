@@ -5,46 +5,113 @@ import {eventTypes} from '../../platform/types.js';
 import {storedEventJob} from '../../receiver/answer-job.js';
 import {journalError} from '../../receiver/journal/errors.js';
 import {platformPort} from '../../receiver/platform-port.js';
+import {createForwarder} from '../../receiver/forward.js';
+import type {Deps} from '../deps.js';
 import type {Command} from '../types.js';
-import {openStore, parseEventId, storedEvent, storeFlags, unknownEvent, type EventIdOptions} from './shared.js';
+import {intFlag, UsageError, urlFlag, secretListFlag} from '../validators.js';
+import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
+import {bulkReplay} from './replay-bulk.js';
+import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
 
-export type ReplayOptions = EventIdOptions;
+export type ReplayOptions = StoreOptions & {
+	ids: string[];
+	filter: FilterOptions;
+	dryRun: boolean;
+	concurrency: number;
+	json: boolean;
+	forwardTo?: string;
+	forwardRetries: number;
+};
 
-const usage = 'platform-tui events replay <id> [--json] [--data-dir DIR | --redis URL]';
+const usage = 'platform-tui events replay <id>... | --status failed [--since 1h] [--type T] [--dry-run] [--concurrency 4] [--forward-to URL] [--json] [--data-dir DIR | --redis URL]';
+
+/** The handler a replay runs: the built-in answer, or the forward to the developer's handler. */
+function replayHandler(options: ReplayOptions, deps: Deps, client: ReturnType<Deps['client']>, model: string) {
+	if (!options.forwardTo) {
+		return {handler: storedEventJob(platformPort(client), model), close: async () => Promise.resolve()};
+	}
+
+	const secret = secretListFlag(deps.settings(['endpointSecret'], 'events replay --forward-to').endpointSecret, 'endpointSecret')[0] ?? '';
+	return createForwarder({url: options.forwardTo, secret, retries: options.forwardRetries});
+}
 
 const command: Command<ReplayOptions> = {
 	name: ['events', 'replay'],
 	summary: 'Process a journaled event again',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',
-	flags: {...storeFlags},
-	examples: ['platform-tui events replay evt_0123456789abcdef01234567'],
-	parse: parseEventId(usage),
+	flags: {
+		...filterFlags,
+		dryRun: {type: 'boolean', description: 'List what would be replayed; send nothing'},
+		concurrency: {type: 'number', default: 4, description: 'Events replayed at once', placeholder: 'N'},
+		forwardTo: {type: 'string', description: 'Forward the events to your own handler (as serve --forward-to does) instead of answering them', placeholder: 'URL'},
+		forwardRetries: {type: 'number', default: 5, description: 'Retries of a forward that got no 2xx', placeholder: 'N'},
+		...storeFlags,
+	},
+	examples: [
+		'platform-tui events replay evt_0123456789abcdef01234567',
+		'platform-tui events replay --status failed --since 1h --dry-run',
+		'platform-tui events replay --status failed --type external-module.chosen --concurrency 8 --json',
+	],
+	parse({argv, flags, env}) {
+		const ids = argv.map(id => id.trim()).filter(id => id !== '');
+		const filter = parseFilter(flags);
+		if (ids.length === 0 && !hasFilter(filter)) {
+			throw new UsageError('argument-missing', `Name the events or filter them: ${usage}`);
+		}
+
+		const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
+		return {
+			...parseStore(flags, env),
+			ids,
+			filter,
+			dryRun: flags.dryRun === true,
+			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 256, fallback: 4}),
+			json: flags.json === true,
+			...(forwardTo ? {forwardTo} : {}),
+			forwardRetries: intFlag(flags, 'forwardRetries', {min: 0, max: 100, fallback: 5}),
+		};
+	},
 	async run(options, deps) {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'events replay');
 		const {backend, directory} = await openStore(options, 'replay', deps.context.env);
 		const client = deps.client(settings);
+		const model = settings.model ?? defaultModel;
+		const single = options.ids.length === 1 && !hasFilter(options.filter) && !options.dryRun && !options.forwardTo;
+		const handler = single ? undefined : replayHandler(options, deps, client, model);
 		try {
-			const stored = await storedEvent(backend, options.id, directory);
-			if (stored.event !== eventTypes.externalModuleChosen) {
-				throw journalError('journal-event-not-replayable', {id: options.id, event: stored.event}, `event ${options.id} is not a chosen-module event`);
+			if (handler) {
+				return await bulkReplay(backend, () => handler.handler, {
+					ids: options.ids,
+					...(hasFilter(options.filter) ? {filter: listFilter(options.filter, deps.clock.now())} : {}),
+					dryRun: options.dryRun,
+					concurrency: options.concurrency,
+					json: options.json,
+					anyType: options.forwardTo !== undefined,
+				}, deps);
 			}
 
-			const result = await backend.replay(options.id, storedEventJob(platformPort(client), settings.model ?? defaultModel));
+			const id = options.ids[0] ?? '';
+			const stored = await storedEvent(backend, id, directory);
+			if (stored.event !== eventTypes.externalModuleChosen) {
+				throw journalError('journal-event-not-replayable', {id: id, event: stored.event}, `event ${id} is not a chosen-module event`);
+			}
+
+			const result = await backend.replay(id, storedEventJob(platformPort(client), model));
 			switch (result.outcome) {
 				case 'unknown': {
-					throw unknownEvent(options.id, result.near, directory);
+					throw unknownEvent(id, result.near, directory);
 				}
 
 				case 'busy': {
-					throw journalError('journal-event-busy', {id: options.id, holder: result.holder}, `event ${options.id} is held by ${result.holder}`);
+					throw journalError('journal-event-busy', {id: id, holder: result.holder}, `event ${id} is held by ${result.holder}`);
 				}
 
 				case 'queued': {
 					if (options.json) {
-						deps.writeJson({type: 'replay', id: options.id, status: 'queued'});
+						deps.writeJson({type: 'replay', id: id, status: 'queued'});
 					} else {
-						deps.context.stdout.write(`Queued ${options.id} again; a serve replica will process it.\n`);
+						deps.context.stdout.write(`Queued ${id} again; a serve replica will process it.\n`);
 					}
 
 					return 0;
@@ -55,18 +122,19 @@ const command: Command<ReplayOptions> = {
 				}
 			}
 
-			const after = await backend.get(options.id);
+			const after = await backend.get(id);
 			const took = after?.durationMs === undefined ? '' : ` in ${formatMs(after.durationMs)}`;
 			if (options.json) {
-				deps.writeJson({type: 'replay', id: options.id, status: result.result.status, ...(after?.durationMs === undefined ? {} : {durationMs: after.durationMs}), ...(result.result.error ? {error: result.result.error} : {})});
+				deps.writeJson({type: 'replay', id: id, status: result.result.status, ...(after?.durationMs === undefined ? {} : {durationMs: after.durationMs}), ...(result.result.error ? {error: result.result.error} : {})});
 			} else if (result.result.status === 'answered') {
-				deps.context.stdout.write(`Replayed ${options.id}: answered${took}; the answer is written in chat ${stored.chatId ?? '(unknown)'}.\n`);
+				deps.context.stdout.write(`Replayed ${id}: answered${took}; the answer is written in chat ${stored.chatId ?? '(unknown)'}.\n`);
 			} else {
-				deps.context.stderr.write(`Replayed ${options.id}: failed${took}: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${options.id}\` for its steps.\n`);
+				deps.context.stderr.write(`Replayed ${id}: failed${took}: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${id}\` for its steps.\n`);
 			}
 
 			return result.result.status === 'answered' ? 0 : 1;
 		} finally {
+			await handler?.close();
 			await client.close();
 			await backend.close();
 		}

@@ -7,7 +7,9 @@ import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
 	type AcceptResult,
+	type BackendHealth,
 	type BackendStats,
+	type Backlog,
 	type EventBackend,
 	type JobHandler,
 	type JobResult,
@@ -24,6 +26,7 @@ import {IdIndex} from './id-index.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
+import {unwritableReason} from './writable.js';
 import {diskBytes, readEvent, stepsOf, toStored, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type JournalSettings = {
@@ -151,6 +154,21 @@ export class JournalBackend implements EventBackend {
 
 	async stats(): Promise<BackendStats> {
 		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
+	}
+
+	async health(): Promise<BackendHealth> {
+		const reason = this.closed ? 'the journal is closed' : (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
+		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
+	}
+
+	async backlog(): Promise<Backlog> {
+		let oldest: number | undefined;
+		for (const key of this.stores.queue.getKeys({limit: 1})) {
+			oldest = key[0];
+		}
+
+		const count = this.stores.queue.getCount();
+		return Promise.resolve(oldest === undefined ? {count} : {count, oldestReceivedAt: new Date(oldest).toISOString()});
 	}
 
 	async close(): Promise<void> {

@@ -2,7 +2,7 @@
  * The Redis backend (BullMQ): several `serve` replicas share one queue, the exactly-once ids and
  * the work. A verified event becomes a job whose id is the event id; each replica runs a worker.
  */
-import type {EventBackend} from '../backend.js';
+import type {BackendHealth, EventBackend} from '../backend.js';
 import {maskUrl} from '../../format/index.js';
 import {type ConnectOptions, connect, disconnect} from './connection.js';
 import {createEventQueue} from './queue.js';
@@ -39,6 +39,8 @@ export type RedisBackendOptions = {
 	replicaName?: string;
 	connectTimeoutMs?: number;
 	tls?: ConnectOptions['tls'];
+	/** BullMQ's limiter, shared by every replica: at most `max` jobs started per `durationMs`. */
+	limiter?: {max: number; durationMs: number};
 	/** Connection errors after start-up (Redis went away); the backend keeps reconnecting. */
 	onError?: (error: Error) => void;
 };
@@ -83,6 +85,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 				stalledIntervalMs: options.stalledIntervalMs,
 				name: options.replicaName,
 				onError: options.onError,
+				...(options.limiter ? {limiter: options.limiter} : {}),
 			});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
@@ -93,6 +96,14 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		// Redis re-queues the event for the replicas: the handler of this process is not used.
 		replay: async id => events.replay(id),
 		stats: async () => events.stats(),
+		async health(): Promise<BackendHealth> {
+			const down = [producer, workerConnection].find(client => client !== undefined && client.status !== 'ready');
+			return Promise.resolve(down === undefined ? {ok: true} : {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`});
+		},
+		backlog: async () => events.backlog(),
+		async throttle(ms) {
+			await events.queue.rateLimit(Math.max(1, Math.round(ms)));
+		},
 		async close() {
 			if (worker !== undefined) {
 				await worker.stop(0);

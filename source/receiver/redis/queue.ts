@@ -7,6 +7,7 @@ import type {Redis} from 'ioredis';
 import {
 	type AcceptResult,
 	type BackendStats,
+	type Backlog,
 	BackendUnavailableError,
 	type ListFilter,
 	type NewEvent,
@@ -47,6 +48,7 @@ export type EventQueue = {
 	near(id: string): Promise<string[]>;
 	replay(id: string): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
+	backlog(): Promise<Backlog>;
 	close(): Promise<void>;
 };
 
@@ -148,6 +150,13 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			const waiting = count('waiting') + count('prioritized') + count('delayed');
 			const queueFigures = {waiting, active: count('active'), completed: count('completed'), failed: count('failed')};
 			return {count: waiting + queueFigures.active + queueFigures.completed + queueFigures.failed, queue: queueFigures};
+		},
+		async backlog() {
+			const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+			const count = Object.values(counts).reduce((sum, value) => sum + value, 0);
+			// The waiting list's oldest job is at its end.
+			const [oldest] = await queue.getJobs(['waiting'], -1, -1);
+			return oldest?.data === undefined ? {count} : {count, oldestReceivedAt: oldest.data.receivedAt};
 		},
 		async close() {
 			await queue.close();

@@ -34,6 +34,8 @@ export type WorkerOptions = {
 	/** Shown as the holder of this replica's jobs (`events replay` of a busy event names it). */
 	name?: string;
 	onError?: (error: Error) => void;
+	/** BullMQ's limiter (global to the queue): at most `max` jobs started per `durationMs`. */
+	limiter?: {max: number; durationMs: number};
 };
 
 export type EventWorker = {
@@ -85,6 +87,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		stalledInterval: options.stalledIntervalMs ?? defaultStalledIntervalMs,
 		maxStalledCount: maxTakeovers,
 		autorun: false,
+		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),
 	});
 	worker.on('error', error => {
 		options.onError?.(error);

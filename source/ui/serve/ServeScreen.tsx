@@ -23,6 +23,8 @@ export type ServeScreenProps = {
 	store?: string;
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
+	/** serve's status in a few words (ready, degraded …, draining) with the admin address; read every second. */
+	health?: () => {text: string; ok: boolean};
 	/** Called on q or Ctrl+C: first to stop gracefully (drain), then with force=true to quit at once. */
 	onQuit: (force: boolean) => void;
 	/** Shortest time between two re-renders of the live part, ms. Default 100 (at most 10 a second). */
@@ -60,7 +62,7 @@ const maxPendingRows = 500;
  * <Static>, one line each), the jobs still running with their stage, the selected row and its
  * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, keyStatus, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
@@ -70,6 +72,7 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 	const [view, setView] = useState<View>(initialView);
 	const [clockNow, setClockNow] = useState(now());
 	const [key, setKey] = useState<KeyStatus>(() => keyStatus());
+	const [status, setStatus] = useState(() => health?.());
 	const [queue, setQueue] = useState<BackendStats['queue']>();
 	const [selected, setSelected] = useState<string>();
 	const [details, setDetails] = useState<{id: string; event: StoredEvent | undefined}>();
@@ -190,6 +193,8 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 				// Keep the last known key status if the store cannot be read for a moment.
 			}
 
+			setStatus(health?.());
+
 			void source.backendStats?.().then(stats => {
 				setQueue(stats.queue);
 			}, () => undefined);
@@ -200,11 +205,11 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 		return () => {
 			clearInterval(ticker);
 		};
-	}, [keyStatus, now, source]);
+	}, [keyStatus, health, now, source]);
 
 	const {live, liveCount, draining, stopped, batch} = view;
 	const counters = stopped?.counters ?? source.counters();
-	const statusLines = statusPanelLines({...(store ? {store} : {}), ...(queue ? {queue} : {})});
+	const statusLines = statusPanelLines({...(store ? {store} : {}), ...(queue ? {queue} : {}), ...(status ? {health: status} : {})});
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
 	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined || notice !== undefined, detailsWanted: wantedDetails, live: liveCount});
 	const liveShown = live.slice(0, layout.liveRows);
@@ -240,6 +245,7 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 					now={clockNow}
 					counters={counters}
 					{...(queue ? {queue} : {})}
+					{...(status ? {health: status} : {})}
 					drainTimeoutMs={drainTimeoutMs}
 					{...(draining ? {draining} : {})}
 					{...(stopped ? {stopped} : {})}

@@ -24,6 +24,8 @@ export type StatusPanelProps = {
 	counters: ReceiverCounters;
 	/** The cluster's queue figures (Redis). */
 	queue?: BackendStats['queue'];
+	/** serve's status line (ready, degraded …, draining). */
+	health?: {text: string; ok: boolean};
 	drainTimeoutMs: number;
 	draining?: {timeoutMs: number};
 	stopped?: {cutOff: number};
@@ -35,8 +37,8 @@ export type StatusPanelProps = {
 };
 
 /** Lines the panel takes (its border included), for the layout. */
-export function statusPanelLines(props: Pick<StatusPanelProps, 'store' | 'queue'>): number {
-	return 2 + 3 + (props.store ? 1 : 0) + (props.queue ? 1 : 0);
+export function statusPanelLines(props: Pick<StatusPanelProps, 'store' | 'queue' | 'health'>): number {
+	return 2 + 3 + (props.store ? 1 : 0) + (props.queue ? 1 : 0) + (props.health ? 1 : 0);
 }
 
 /** The status box under the live rows: address, secrets, key, counters, cluster queue, keys. */
@@ -67,6 +69,7 @@ export function StatusPanel(props: StatusPanelProps) {
 				{previous ? <Text color="yellow">{previous}</Text> : null}
 			</Text>
 			{props.store ? <Text dimColor wrap="truncate-middle">{`events in ${props.store}`}</Text> : null}
+			{props.health ? <Text color={props.health.ok ? 'green' : 'red'} wrap="truncate-end">{props.health.text}</Text> : null}
 			<Text wrap="truncate-end">{countersText(counters)}</Text>
 			{props.queue
 				? <Text color="cyan" wrap="truncate-end">{`cluster queue: waiting ${props.queue.waiting} · active ${props.queue.active} · completed ${props.queue.completed} · failed ${props.queue.failed}`}</Text>

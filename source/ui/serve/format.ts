@@ -25,6 +25,7 @@ const reasonTexts: Record<RejectionReason, string> = {
 	'not-an-object': 'body is not a JSON object',
 	'event-too-old': 'createdAt older than the replay window',
 	busy: 'job queue full',
+	'backlog-full': 'backlog over --max-backlog',
 	'backend-unavailable': 'event store unavailable',
 	'shutting-down': 'receiver shutting down',
 	'not-found': 'unknown path',
@@ -36,9 +37,24 @@ export function rejectionText(reason: RejectionReason): string {
 	return reasonTexts[reason];
 }
 
+/** A forward attempt in words: `→ 200 in 35 ms`, `→ 503 in 4 ms, retry 2 in 1.0 s`. */
+export function forwardText(forward: NonNullable<StageEvent['forward']>): string {
+	const result = forward.status === undefined ? `failed (${forward.error ?? 'no answer'})` : `→ ${forward.status}`;
+	const retry = forward.retryInMs === undefined ? '' : `, retry ${forward.attempt + 1} in ${formatMs(forward.retryInMs)}`;
+	return `forward ${result} in ${formatMs(forward.ms)}${retry}`;
+}
+
 /** The live stage of a chosen-module job, in words. */
-export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup'>): string {
+export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward'>): string {
+	if (event.forward && event.stage !== 'failed') {
+		return event.stage === 'answered' ? `forwarded: ${forwardText(event.forward)}` : forwardText(event.forward);
+	}
+
 	switch (event.stage) {
+		case 'forwarding': {
+			return 'forwarding';
+		}
+
 		case 'queued':
 		case 'searching': {
 			return event.stage;

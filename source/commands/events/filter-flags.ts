@@ -1,0 +1,33 @@
+/** The event filters `events list` and `events replay` share: --status, --type, --since. */
+import {eventStatuses, type EventStatus, type ListFilter} from '../../receiver/backend.js';
+import type {FlagSpec} from '../types.js';
+import {choiceFlag, durationFlag, stringFlag} from '../validators.js';
+
+export type FilterOptions = {status?: EventStatus; type?: string; sinceMs?: number};
+
+export const filterFlags = {
+	status: {type: 'string', description: `Only events in this state (${eventStatuses.join(', ')})`, placeholder: 'STATUS'},
+	type: {type: 'string', description: 'Only events of this type: user-message, external-module-chosen, or a full event name', placeholder: 'TYPE'},
+	since: {type: 'string', description: 'Only events received within this time (e.g. 30m, 1h, 7d)', placeholder: 'DURATION'},
+} satisfies Record<string, FlagSpec>;
+
+export function parseFilter(flags: Record<string, unknown>): FilterOptions {
+	const status = choiceFlag(flags, 'status', eventStatuses);
+	const type = stringFlag(flags, 'type');
+	const sinceMs = flags.since === undefined ? undefined : durationFlag(flags, 'since', {min: 1000, max: 3650 * 24 * 3_600_000, fallbackMs: 0});
+	return {...(status ? {status} : {}), ...(type ? {type} : {}), ...(sinceMs === undefined ? {} : {sinceMs})};
+}
+
+/** Whether any filter was given. */
+export function hasFilter(filter: FilterOptions): boolean {
+	return filter.status !== undefined || filter.type !== undefined || filter.sinceMs !== undefined;
+}
+
+/** The backend's filter, `since` counted back from `now`. */
+export function listFilter(filter: FilterOptions, now: number): Omit<ListFilter, 'limit'> {
+	return {
+		...(filter.status ? {status: filter.status} : {}),
+		...(filter.type ? {type: filter.type} : {}),
+		...(filter.sinceMs === undefined ? {} : {sinceMs: now - filter.sinceMs}),
+	};
+}

@@ -1,0 +1,28 @@
+/** serve's status in words: the status line, plain and NDJSON, and the next step a rejected key needs. */
+import type {HealthState} from '../../receiver/health.js';
+
+/** What to do when the platform rejects the key. */
+export const keyRejectedNext = 'set a valid key with `platform-tui keys set` (or PLATFORM_API_KEY), or rotate it with `platform-tui keys rotate`';
+
+/** The status in one line: `ready`, `degraded since 12:00:01: …`, `draining`. */
+export function healthText(state: HealthState, clock: (iso: string) => string): string {
+	if (state.status !== 'degraded') {
+		return state.status;
+	}
+
+	const next = state.dependencies.platform.code === 'key-rejected' ? `; next: ${keyRejectedNext}` : '';
+	return `degraded since ${clock(state.since)}: ${state.reasons.join('; ')}${next}`;
+}
+
+/** The NDJSON record of a status change. */
+export function healthRecord(state: HealthState): Record<string, unknown> {
+	return {
+		type: 'status',
+		at: state.since,
+		status: state.status,
+		since: state.since,
+		reasons: state.reasons,
+		dependencies: state.dependencies,
+		...(state.dependencies.platform.code === 'key-rejected' ? {next: keyRejectedNext} : {}),
+	};
+}

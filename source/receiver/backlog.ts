@@ -1,0 +1,69 @@
+/**
+ * The --max-backlog bound: whether the unfinished events have reached the limit. This process's own
+ * jobs are known exactly and at once; the store's count (the cluster's with Redis) is read every
+ * `pollMs` and grows with each event accepted here until the next read.
+ */
+import type {Backlog} from './backend.js';
+
+export class BacklogLimit {
+	private readCount = 0;
+	private acceptedSinceRead = 0;
+	private timer: NodeJS.Timeout | undefined;
+	private reading = false;
+
+	constructor(
+		readonly limit: number,
+		private readonly local: () => number,
+		private readonly read: (() => Promise<Backlog>) | undefined,
+		private readonly pollMs = 1000,
+	) {}
+
+	/** The unfinished events as last known. */
+	get count(): number {
+		return Math.max(this.local(), this.readCount + this.acceptedSinceRead);
+	}
+
+	/** Whether a new event must be refused now. */
+	full(): boolean {
+		return this.count >= this.limit;
+	}
+
+	accepted(): void {
+		this.acceptedSinceRead++;
+	}
+
+	start(): void {
+		if (!this.read || this.timer) {
+			return;
+		}
+
+		void this.refresh();
+		this.timer = setInterval(() => {
+			void this.refresh();
+		}, this.pollMs);
+		this.timer.unref();
+	}
+
+	stop(): void {
+		clearInterval(this.timer);
+		this.timer = undefined;
+	}
+
+	private async refresh(): Promise<void> {
+		if (this.reading || !this.read) {
+			return;
+		}
+
+		this.reading = true;
+		const pending = this.acceptedSinceRead;
+		try {
+			const backlog = await this.read();
+			this.readCount = backlog.count;
+			this.acceptedSinceRead -= pending;
+		} catch {
+			// The store's own health check reports it; the local count still applies.
+		} finally {
+			this.reading = false;
+		}
+	}
+}

@@ -1,0 +1,70 @@
+/**
+ * serve's job handler with --forward-to: the forward (forward.ts) of every stored event, its
+ * attempts reported as stage events and the `processing`, `answered` and `failed` counters kept,
+ * as answer-job.ts does for the built-in answer.
+ */
+import type {JobHandler} from './backend.js';
+import type {ForwardAttempt, ReceiverCounters, StageEvent} from './events.js';
+import {createForwarder, type ForwardOptions, type Forwarder} from './forward.js';
+
+export type ForwardJobContext = {
+	counters: ReceiverCounters;
+	emit(event: StageEvent): void;
+	now(): string;
+	onRetry?: () => void;
+};
+
+export type ForwardJobs = {handler: JobHandler; track(eventId: string): void; close(): Promise<void>};
+
+function chatOf(body: string): string {
+	const found = /"chat[iI]d"\s*:\s*"([^"]*)"/.exec(body);
+	return found?.[1] ?? '';
+}
+
+export function forwardJobs(options: ForwardOptions, context: ForwardJobContext): ForwardJobs {
+	const {counters} = context;
+	const open = new Map<string, number>();
+	const lastAttempt = new Map<string, ForwardAttempt>();
+	const track = (eventId: string) => {
+		if (!open.has(eventId)) {
+			counters.processing++;
+			open.set(eventId, performance.now());
+		}
+	};
+
+	const forwarder: Forwarder = createForwarder({
+		...options,
+		onAttempt(event, attempt) {
+			lastAttempt.set(event.id, attempt);
+			if (attempt.retryInMs !== undefined) {
+				context.onRetry?.();
+				context.emit({type: 'stage', at: context.now(), eventId: event.id, chatId: event.chatId ?? chatOf(event.body), stage: 'forwarding', eventType: event.event, forward: attempt});
+			}
+
+			options.onAttempt?.(event, attempt);
+		},
+	});
+	const handler: JobHandler = async job => {
+		const {event} = job;
+		track(event.id);
+		const chatId = event.chatId ?? chatOf(event.body);
+		const result = await forwarder.handler(job).catch((error: unknown) => ({status: 'failed' as const, error: error instanceof Error ? error.message : String(error)}));
+		const durationMs = Math.round(performance.now() - (open.get(event.id) ?? performance.now()));
+		open.delete(event.id);
+		const last = lastAttempt.get(event.id);
+		lastAttempt.delete(event.id);
+		counters.processing--;
+		const base = {type: 'stage' as const, at: context.now(), eventId: event.id, chatId, eventType: event.event, durationMs};
+		if (result.status === 'answered') {
+			counters.answered++;
+			context.emit({...base, stage: 'answered', ...(last ? {forward: last} : {})});
+		} else {
+			counters.failed++;
+			context.emit({...base, stage: 'failed', reason: result.error ?? 'the forward failed'});
+		}
+
+		return result;
+	};
+
+	return {handler, track, close: async () => forwarder.close()};
+}

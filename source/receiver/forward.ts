@@ -1,0 +1,137 @@
+/**
+ * `serve --forward-to URL`: instead of the built-in answer, each stored event is POSTed to the
+ * developer's own handler with its original body and the platform's headers, signed again with the
+ * endpoint secret (Created-At now, so the handler's tolerance check passes on a late retry). A
+ * non-2xx or a timeout is retried with exponential backoff and jitter; then the event is failed.
+ *
+ * Steps (stored like the answer's, so a resumed job goes on from them):
+ * - `forward-failed` {attempt, status?} (error): one attempt that got no 2xx;
+ * - `forwarded` {attempt, status}: the handler answered 2xx. A job that finds this step ends at
+ *   once: a forward that got a 2xx is never sent again, even after a crash.
+ */
+import {setTimeout as sleep} from 'node:timers/promises';
+import {errorMessage, isRecord} from '../format/value.js';
+import {signWebhookBody, webhookHeaders} from '../platform/webhook-signature.js';
+import {createTransport, type Transport} from '../platform/transport.js';
+import {userAgent} from '../version.js';
+import type {JobHandle, JobHandler, JobResult, StepRecord, StoredEvent} from './backend.js';
+import type {ForwardAttempt} from './events.js';
+
+export const forwardSteps = {failed: 'forward-failed', forwarded: 'forwarded'} as const;
+
+export type ForwardOptions = {
+	/** The handler's URL (http or https). */
+	url: string;
+	/** The endpoint secret the body is signed with again (the first configured one). */
+	secret: string;
+	/** Retries after the first attempt. Default 5. */
+	retries?: number;
+	/** Base of the backoff, ms (× 2ⁿ, with jitter). Default 500. */
+	baseMs?: number;
+	/** Cap of one backoff wait, ms. Default 30 000. */
+	capMs?: number;
+	/** Time allowed to one attempt, ms. Default 10 000. */
+	timeoutMs?: number;
+	/** A number in [0, 1) for the jitter. */
+	random?: () => number;
+	/** Each attempt as it ends (the screen's status code and time, the retry counter). */
+	onAttempt?: (event: StoredEvent, attempt: ForwardAttempt) => void;
+};
+
+export type Forwarder = {handler: JobHandler; close(): Promise<void>};
+
+/** The headers the handler gets: the platform's, from the stored delivery and body, signed now. */
+export function forwardHeaders(event: Pick<StoredEvent, 'id' | 'body' | 'headers'>, secret: string, nowSeconds: number): Record<string, string> {
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		'user-agent': event.headers['user-agent'] ?? userAgent,
+		[webhookHeaders.id]: event.headers[webhookHeaders.id] ?? event.id,
+		[webhookHeaders.signature]: signWebhookBody(event.body, secret),
+		[webhookHeaders.createdAt]: String(nowSeconds),
+	};
+	let body: unknown;
+	try {
+		body = JSON.parse(event.body) as unknown;
+	} catch {
+		body = undefined;
+	}
+
+	if (isRecord(body)) {
+		for (const [header, field] of [[webhookHeaders.version, 'version'], [webhookHeaders.userId, 'userId'], [webhookHeaders.companyId, 'companyId']] as const) {
+			const value = body[field];
+			if (typeof value === 'string') {
+				headers[header] = value;
+			}
+		}
+	}
+
+	return headers;
+}
+
+/** Whether recorded steps show a forward that got its 2xx. */
+export function forwardedStep(steps: readonly StepRecord[]): StepRecord | undefined {
+	return steps.find(step => step.name === forwardSteps.forwarded);
+}
+
+/** The wait before retry `attempt` (1-based): base × 2^(attempt−1), capped, jittered on the upper half. */
+export function forwardBackoff(attempt: number, options: {baseMs: number; capMs: number; random: () => number}): number {
+	const backoff = Math.min(options.capMs, options.baseMs * (2 ** (attempt - 1)));
+	return (backoff / 2) + (options.random() * backoff / 2);
+}
+
+async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, options: ForwardOptions, signal: AbortSignal): Promise<{status?: number; error?: string}> {
+	const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+	try {
+		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000)), body: event.body, signal: AbortSignal.any([signal, timeout])});
+		return {status: response.statusCode};
+	} catch (error) {
+		return {error: timeout.aborted ? `no answer within ${options.timeoutMs ?? 10_000} ms` : errorMessage(error)};
+	}
+}
+
+async function forwardEvent(transport: Transport, url: URL, job: JobHandle, options: ForwardOptions): Promise<JobResult> {
+	const {event, signal, recordStep} = job;
+	if (forwardedStep(event.steps)) {
+		return {status: 'answered'};
+	}
+
+	const retries = options.retries ?? 5;
+	const timing = {baseMs: options.baseMs ?? 500, capMs: options.capMs ?? 30_000, random: options.random ?? Math.random};
+	// Attempts recorded by an earlier run count against the retries.
+	let attempt = event.steps.filter(step => step.name === forwardSteps.failed).length;
+	let last = 'no attempt made';
+	while (attempt <= retries) {
+		attempt++;
+		signal.throwIfAborted();
+		const started = performance.now();
+		const result = await attemptOnce(transport, url, event, options, signal);
+		const ms = Math.round(performance.now() - started);
+		const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+		if (ok) {
+			await recordStep({name: forwardSteps.forwarded, at: new Date().toISOString(), data: {attempt, status: result.status}});
+			options.onAttempt?.(event, {attempt, status: result.status, ms});
+			return {status: 'answered'};
+		}
+
+		signal.throwIfAborted();
+		last = result.status === undefined ? result.error ?? 'no answer' : `the handler answered ${result.status}`;
+		await recordStep({name: forwardSteps.failed, at: new Date().toISOString(), data: result.status === undefined ? {attempt} : {attempt, status: result.status}, error: last});
+		const retryInMs = attempt <= retries ? Math.round(forwardBackoff(attempt, timing)) : undefined;
+		options.onAttempt?.(event, {attempt, ms, ...(result.status === undefined ? {error: last} : {status: result.status}), ...(retryInMs === undefined ? {} : {retryInMs})});
+		if (retryInMs !== undefined) {
+			await sleep(retryInMs, undefined, {signal});
+		}
+	}
+
+	return {status: 'failed', error: `forwarding to ${options.url} failed after ${attempt} attempts: ${last}`};
+}
+
+/** The job handler that forwards stored events, with its own keep-alive connections. */
+export function createForwarder(options: ForwardOptions): Forwarder {
+	const transport = createTransport({connectTimeoutMs: options.timeoutMs ?? 10_000});
+	const url = new URL(options.url);
+	return {
+		handler: async job => forwardEvent(transport, url, job, options),
+		close: async () => transport.close(),
+	};
+}

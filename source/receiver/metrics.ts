@@ -1,0 +1,216 @@
+/**
+ * serve's Prometheus metrics, through prom-client on a registry of their own (never the global
+ * one). Per-delivery counters and histograms use children created once up front, so a delivery
+ * costs a lookup in a small fixed table and an increment. Store figures (backlog, size, queue
+ * counts) are read when scraped.
+ */
+import {collectDefaultMetrics, Counter, Gauge, Histogram, Registry} from 'prom-client';
+import {eventTypes} from '../platform/types.js';
+import type {BackendStats, Backlog} from './backend.js';
+import type {ReceiverEvent, RejectionReason} from './events.js';
+
+const prefix = 'platform_tui_';
+
+export const rejectionReasons: readonly RejectionReason[] = [
+	'body-too-large', 'missing-signature-headers', 'malformed-signature', 'signature-mismatch', 'malformed-timestamp',
+	'timestamp-outside-tolerance', 'invalid-json', 'not-an-object', 'event-too-old', 'busy', 'backlog-full',
+	'backend-unavailable', 'shutting-down', 'not-found', 'method-not-allowed',
+];
+
+const knownTypes: readonly string[] = [eventTypes.externalModuleChosen, eventTypes.userMessageCreated];
+const finalStatuses = ['answered', 'failed', 'logged', 'ignored'] as const;
+type FinalStatus = typeof finalStatuses[number];
+
+/** What the scrape reads from the store and the status. */
+export type MetricsSources = {
+	backlog?: () => Promise<Backlog>;
+	stats?: () => Promise<BackendStats>;
+	backendKind?: string;
+	/** 1 when ready, else 0; and each dependency's state. */
+	ready?: () => {ready: boolean; dependencies: Record<string, boolean>};
+	maxBacklog?: number;
+};
+
+type Child = {inc(value?: number): void};
+type Observer = {observe(value: number): void};
+
+export type ServeMetrics = {
+	readonly registry: Registry;
+	/** Counts a receiver event (deliveries by outcome, events by type and final status, processing time). */
+	onEvent(event: ReceiverEvent): void;
+	/** One 200 sent: the time since the request arrived, ms (performance clock). */
+	acknowledged(startedMs: number): void;
+	/** One store write (journal commit, Redis write), ms. */
+	stored(ms: number): void;
+	/** One platform call: its operation, status class (2xx, 4xx, 5xx, error) and duration, ms. */
+	platformCall(operation: string, statusClass: string, ms: number): void;
+	/** One retry: of a platform call or of a forward. */
+	retry(target: 'platform' | 'forward'): void;
+	/** The Prometheus text exposition. */
+	text(): Promise<string>;
+	readonly contentType: string;
+};
+
+const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const durationBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120];
+
+function childTable<K extends string>(keys: readonly K[], make: (key: K) => Child): Record<K, Child> {
+	const table = {} as Record<K, Child>;
+	for (const key of keys) {
+		table[key] = make(key);
+	}
+
+	return table;
+}
+
+export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
+	const registry = new Registry();
+	const registers = [registry];
+	collectDefaultMetrics({register: registry});
+	const deliveries = new Counter({name: `${prefix}deliveries_total`, help: 'Webhook deliveries by outcome: accepted, duplicate, or the reason of the error answer', labelNames: ['outcome'], registers});
+	const outcomes = childTable<RejectionReason | 'accepted' | 'duplicate'>(['accepted', 'duplicate', ...rejectionReasons], outcome => deliveries.labels(outcome));
+	const events = new Counter({name: `${prefix}events_total`, help: 'Events that reached a final status, by type', labelNames: ['type', 'status'], registers});
+	const typeLabel = (type: string) => knownTypes.includes(type) ? type : 'other';
+	const eventChildren = new Map<string, Record<FinalStatus, Child>>();
+	for (const type of [...knownTypes, 'other']) {
+		eventChildren.set(type, childTable(finalStatuses, status => events.labels(type, status)));
+	}
+
+	const countEvent = (type: string, status: FinalStatus) => {
+		eventChildren.get(typeLabel(type))?.[status].inc();
+	};
+
+	const ack = new Histogram({name: `${prefix}ack_latency_seconds`, help: 'Time from a delivery\'s arrival to its 200', buckets: latencyBuckets, registers});
+	const processing = new Histogram({name: `${prefix}processing_duration_seconds`, help: 'Time from acceptance to the end of an event\'s processing (answer or forward)', buckets: durationBuckets, registers});
+	const commit = new Histogram({name: `${prefix}store_commit_duration_seconds`, help: 'Time to store a verified event before its 200 (journal commit or Redis write)', labelNames: ['backend'], buckets: latencyBuckets, registers});
+	const commitChild: Observer = commit.labels(sources.backendKind ?? 'memory');
+	const calls = new Counter({name: `${prefix}platform_calls_total`, help: 'Platform calls by operation and status class', labelNames: ['operation', 'status_class'], registers});
+	const callDuration = new Histogram({name: `${prefix}platform_call_duration_seconds`, help: 'Platform call duration, retries included, by operation', labelNames: ['operation'], buckets: durationBuckets, registers});
+	const callChildren = new Map<string, {count: Map<string, Child>; duration: Observer}>();
+	const retries = new Counter({name: `${prefix}retries_total`, help: 'Retries of platform calls and of forwards', labelNames: ['target'], registers});
+	const retryChildren = {platform: retries.labels('platform'), forward: retries.labels('forward')};
+
+	let backlogRead: {at: number; value: Promise<Backlog | undefined>} | undefined;
+	const backlog = async () => {
+		const now = performance.now();
+		if (!backlogRead || now - backlogRead.at > 250) {
+			backlogRead = {at: now, value: sources.backlog ? sources.backlog().catch(() => undefined) : Promise.resolve(undefined)};
+		}
+
+		return backlogRead.value;
+	};
+
+	new Gauge({name: `${prefix}backlog_events`, help: 'Unfinished events (received or processing)', registers, async collect() {
+		const value = await backlog();
+		if (value) {
+			this.set(value.count);
+		}
+	}});
+	new Gauge({name: `${prefix}backlog_oldest_age_seconds`, help: 'Age of the oldest unfinished event (0 when none)', registers, async collect() {
+		const value = await backlog();
+		const oldest = value?.oldestReceivedAt ? Date.parse(value.oldestReceivedAt) : Number.NaN;
+		this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+	}});
+	if (sources.maxBacklog !== undefined) {
+		new Gauge({name: `${prefix}backlog_limit_events`, help: 'Unfinished events above which deliveries get 503 (--max-backlog)', registers}).set(sources.maxBacklog);
+	}
+
+	if (sources.stats) {
+		const read = sources.stats;
+		if (sources.backendKind === 'redis') {
+			new Gauge({name: `${prefix}redis_jobs`, help: 'Jobs in the shared Redis queue by state', labelNames: ['state'], registers, async collect() {
+				const stats = await read().catch(() => undefined);
+				for (const [state, count] of Object.entries(stats?.queue ?? {})) {
+					this.labels(state).set(count);
+				}
+			}});
+		} else {
+			new Gauge({name: `${prefix}journal_size_bytes`, help: 'Bytes the event journal takes on disk', registers, async collect() {
+				const stats = await read().catch(() => undefined);
+				if (stats?.bytes !== undefined) {
+					this.set(stats.bytes);
+				}
+			}});
+		}
+	}
+
+	if (sources.ready) {
+		const read = sources.ready;
+		new Gauge({name: `${prefix}ready`, help: '1 when serve is ready (the store writable, the platform answering, not draining)', registers, collect() {
+			this.set(read().ready ? 1 : 0);
+		}});
+		new Gauge({name: `${prefix}dependency_up`, help: '1 when a dependency answered its last check', labelNames: ['dependency'], registers, collect() {
+			for (const [name, up] of Object.entries(read().dependencies)) {
+				this.labels(name).set(up ? 1 : 0);
+			}
+		}});
+	}
+
+	return {
+		registry,
+		contentType: registry.contentType,
+		onEvent(event) {
+			switch (event.type) {
+				case 'accepted': {
+					outcomes.accepted.inc();
+					if (event.handling !== 'queued') {
+						countEvent(event.eventType, event.handling === 'invalid' ? 'failed' : (event.handling === 'logged' ? 'logged' : 'ignored'));
+					}
+
+					break;
+				}
+
+				case 'duplicate': {
+					outcomes.duplicate.inc();
+					break;
+				}
+
+				case 'rejected': {
+					outcomes[event.reason].inc();
+					break;
+				}
+
+				case 'stage': {
+					if (event.stage === 'answered' || event.stage === 'failed') {
+						countEvent(event.eventType ?? eventTypes.externalModuleChosen, event.stage);
+						processing.observe((event.durationMs ?? 0) / 1000);
+					}
+
+					break;
+				}
+
+				default: {
+					break;
+				}
+			}
+		},
+		acknowledged(startedMs) {
+			ack.observe((performance.now() - startedMs) / 1000);
+		},
+		stored(ms) {
+			commitChild.observe(ms / 1000);
+		},
+		platformCall(operation, statusClass, ms) {
+			let children = callChildren.get(operation);
+			if (!children) {
+				children = {count: new Map(), duration: callDuration.labels(operation)};
+				callChildren.set(operation, children);
+			}
+
+			let count = children.count.get(statusClass);
+			if (!count) {
+				count = calls.labels(operation, statusClass);
+				children.count.set(statusClass, count);
+			}
+
+			count.inc();
+			children.duration.observe(ms / 1000);
+		},
+		retry(target) {
+			retryChildren[target].inc();
+		},
+		async text() {
+			return registry.metrics();
+		},
+	};
+}

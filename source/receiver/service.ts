@@ -1,0 +1,129 @@
+/**
+ * What makes `serve` an operated service, wired together: the metrics, the health monitor (store
+ * and platform), the receiver's observer and call watcher that feed both, the admin listener, and
+ * the unready deadline (--exit-on-unready).
+ */
+import type {PlatformClient} from '../platform/client.js';
+import type {RequestLogEntry} from '../platform/attempts.js';
+import {startAdmin, type AdminListener} from './admin.js';
+import type {EventBackend} from './backend.js';
+import {HealthMonitor, type HealthState} from './health.js';
+import {createServeMetrics, type ServeMetrics} from './metrics.js';
+import {probePlatform, type CallWatcher} from './platform-probe.js';
+import type {ReceiverObserver} from './receiver-options.js';
+import type {WebhookReceiver} from './server.js';
+
+export type ServiceOptions = {
+	backend: EventBackend;
+	client: PlatformClient;
+	maxBacklog?: number;
+	/** Default 30 000. */
+	probeIntervalMs?: number;
+	failingProbeIntervalMs?: number;
+	storeIntervalMs?: number;
+};
+
+export type Service = {
+	metrics: ServeMetrics;
+	health: HealthMonitor;
+	/** For the receiver's options. */
+	observer: ReceiverObserver;
+	callWatcher: CallWatcher;
+	/** For the platform client's `onRequest`: counts retries. */
+	onRequest(entry: RequestLogEntry): void;
+	/** Feeds the receiver's events to the metrics and its drain to the status; starts the checks. */
+	attach(receiver: WebhookReceiver): Promise<void>;
+	/** Starts the admin listener. */
+	listenAdmin(listen: {port: number; host: string}): Promise<AdminListener>;
+	/**
+	 * Calls `onExpired` once serve has not been ready (draining aside) for `seconds` in a row.
+	 * Returns the cancel function.
+	 */
+	exitWhenUnready(seconds: number, onExpired: (state: HealthState) => void): () => void;
+	stop(): Promise<void>;
+};
+
+export function createService(options: ServiceOptions): Service {
+	const {backend, client} = options;
+	let admin: AdminListener | undefined;
+	const health = new HealthMonitor({
+		checkStore: async () => backend.health?.() ?? {ok: true},
+		probe: async () => probePlatform(client),
+		...(options.probeIntervalMs === undefined ? {} : {probeIntervalMs: options.probeIntervalMs}),
+		...(options.failingProbeIntervalMs === undefined ? {} : {failingProbeIntervalMs: options.failingProbeIntervalMs}),
+		...(options.storeIntervalMs === undefined ? {} : {storeIntervalMs: options.storeIntervalMs}),
+	});
+	const metrics = createServeMetrics({
+		backendKind: backend.kind,
+		...(backend.backlog ? {backlog: async () => backend.backlog?.() ?? {count: 0}} : {}),
+		stats: async () => backend.stats(),
+		...(options.maxBacklog === undefined ? {} : {maxBacklog: options.maxBacklog}),
+		ready() {
+			const state = health.state();
+			return {ready: state.status === 'ready', dependencies: {store: state.dependencies.store.ok, platform: state.dependencies.platform.ok}};
+		},
+	});
+
+	return {
+		metrics,
+		health,
+		observer: {
+			acknowledged: started => {
+				metrics.acknowledged(started);
+			},
+			stored: ms => {
+				metrics.stored(ms);
+			},
+			forwardRetry() {
+				metrics.retry('forward');
+			},
+		},
+		callWatcher: {
+			call(operation, statusClass, ms, outcome) {
+				metrics.platformCall(operation, statusClass, ms);
+				health.reportPlatform(outcome);
+			},
+		},
+		onRequest(entry) {
+			if (entry.retryInMs !== undefined) {
+				metrics.retry('platform');
+			}
+		},
+		async attach(receiver) {
+			receiver.on('event', event => {
+				metrics.onEvent(event);
+				if (event.type === 'draining') {
+					health.markDraining();
+				}
+			});
+			await health.start();
+		},
+		async listenAdmin(listen) {
+			admin = await startAdmin({health, metrics}, listen);
+			return admin;
+		},
+		exitWhenUnready(seconds, onExpired) {
+			let timer: NodeJS.Timeout | undefined;
+			const watch = (state: HealthState) => {
+				clearTimeout(timer);
+				timer = undefined;
+				if (state.status === 'degraded') {
+					timer = setTimeout(() => {
+						onExpired(health.state());
+					}, seconds * 1000);
+				}
+			};
+
+			watch(health.state());
+			const off = health.on(watch);
+			return () => {
+				off();
+				clearTimeout(timer);
+			};
+		},
+		async stop() {
+			health.stop();
+			await admin?.close();
+		},
+	};
+}

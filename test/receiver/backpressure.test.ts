@@ -1,0 +1,143 @@
+/**
+ * Backpressure: past --max-backlog a delivery gets 503 with Retry-After and nothing is stored, and
+ * its redelivery is accepted once room frees; --platform-rate paces the calls the platform sees;
+ * a 429 holds every worker for its Retry-After.
+ */
+import {afterEach, describe, expect, it} from 'vitest';
+import {PlatformClient} from '../../source/platform/client.js';
+import {Pacer} from '../../source/platform/pacer.js';
+import {openJournal} from '../../source/receiver/journal/index.js';
+import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
+import {tempDataDir} from '../journal/helpers.js';
+import {sendJson, startRecordingServer, type RecordedRequest, type RecordingServer} from '../support/recording-server.js';
+import {waitFor} from '../support/wait.js';
+import {chosenEvent, sendSigned} from './helpers.js';
+
+const secret = 'whsec_backpressure';
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) {
+		await cleanup();
+	}
+});
+
+/** Answers each platform call with a body its operation accepts. */
+function answer(request: RecordedRequest): unknown {
+	if (request.path.startsWith('/message-log')) {
+		return {id: 'log_1', messageId: 'msg_a', text: '', status: 'RUNNING', order: 1};
+	}
+
+	if (request.path.startsWith('/search')) {
+		return [];
+	}
+
+	if (request.path.startsWith('/openai')) {
+		return {choices: [{index: 0, message: {role: 'assistant', content: 'An answer.'}, finish_reason: 'stop'}]};
+	}
+
+	return {id: 'msg_a', chatId: 'chat_a', role: 'ASSISTANT', text: 'An answer.'};
+}
+
+async function start(platform: RecordingServer, options: {maxBacklog?: number; pacer?: Pacer; concurrency?: number}): Promise<{receiver: WebhookReceiver; url: string}> {
+	const client = new PlatformClient({baseUrl: platform.url, apiKey: 'sk_test_key', appId: 'app_test', retries: 3, retryBaseMs: 5, retryCapMs: 20, ...(options.pacer ? {pacer: options.pacer} : {})});
+	const backend = await openJournal({directory: tempDataDir()});
+	const receiver = createReceiver({client, secrets: [secret], backend, concurrency: options.concurrency ?? 8, ...(options.maxBacklog === undefined ? {} : {maxBacklog: options.maxBacklog})});
+	const {url} = await receiver.listen({port: 0});
+	cleanups.push(async () => {
+		await receiver.close(2000);
+		await client.close();
+	});
+	return {receiver, url};
+}
+
+const event = (n: number) => chosenEvent({chatId: `chat_${n}`, text: 'Question?', assistantMessageId: `msg_${n}`, userId: 'user_a', companyId: 'company_a'});
+
+describe('--max-backlog', () => {
+	it('MUST-SHOW: answers 503 with Retry-After past the bound, stores nothing, and accepts the redelivery once room frees', async () => {
+		let release: () => void = () => undefined;
+		const gate = new Promise<void>(resolve => {
+			release = resolve;
+		});
+		const platform = await startRecordingServer({handler: async (request, response) => {
+			await gate;
+			sendJson(response, 200, answer(request));
+		}});
+		cleanups.push(async () => platform.close());
+		const {receiver, url} = await start(platform, {maxBacklog: 1});
+		const first = event(1);
+		const second = event(2);
+		expect((await sendSigned(`${url}/webhook`, first, secret)).status).toBe(200);
+		// The first event's job waits on the platform: the backlog is full.
+		await waitFor(() => platform.requests.length > 0, {what: 'the first job to call the platform'});
+		const refused = await sendSigned(`${url}/webhook`, second, secret);
+		expect(refused.status).toBe(503);
+		expect(refused.body).toEqual({success: false, error: 'Receiver backlog full, retry later'});
+		expect(await receiver.event(String(second.id))).toBeUndefined();
+		expect(receiver.counters()).toMatchObject({rejected: 1, processing: 1});
+		release();
+		await waitFor(async () => (await receiver.event(String(first.id)))?.status, {until: status => status === 'answered', what: 'the first answer'});
+		// The platform redelivers (it retries a 503): accepted once the store's count shows the room.
+		await waitFor(async () => (await sendSigned(`${url}/webhook`, second, secret)).status, {until: status => status === 200, intervalMs: 100, what: 'the redelivery to be accepted'});
+		expect(await receiver.event(String(second.id))).toMatchObject({id: second.id});
+	});
+});
+
+describe('--platform-rate', () => {
+	it('MUST-SHOW: the recording platform sees the configured calls per second (within 10 %)', async () => {
+		const rate = 25;
+		const arrivals: number[] = [];
+		const platform = await startRecordingServer({handler: (request, response) => {
+			arrivals.push(performance.now());
+			sendJson(response, 200, answer(request));
+		}});
+		cleanups.push(async () => platform.close());
+		const {receiver, url} = await start(platform, {pacer: new Pacer({perSecond: rate}), concurrency: 8});
+		const events = Array.from({length: 12}, (_, index) => event(index));
+		for (const item of events) {
+			expect((await sendSigned(`${url}/webhook`, item, secret)).status).toBe(200);
+		}
+
+		await waitFor(() => receiver.counters().answered, {until: answered => answered === events.length, timeoutMs: 30_000, what: 'every answer'});
+		// 12 answers × 7 calls: the rate over the whole window of calls.
+		expect(arrivals.length).toBe(12 * 7);
+		const first = arrivals[0] ?? 0;
+		const last = arrivals.at(-1) ?? 0;
+		const observed = (arrivals.length - 1) / ((last - first) / 1000);
+		expect(observed).toBeGreaterThan(rate * 0.9);
+		expect(observed).toBeLessThan(rate * 1.1);
+	});
+
+	it('a 429 holds every worker until its Retry-After has passed', async () => {
+		const arrivals: Array<{at: number; status: number}> = [];
+		let limited = false;
+		const platform = await startRecordingServer({handler: (request, response) => {
+			const at = performance.now();
+			if (!limited && request.path.startsWith('/search')) {
+				limited = true;
+				arrivals.push({at, status: 429});
+				response.writeHead(429, {'content-type': 'application/json', 'retry-after': '1'}).end('{"error":"slow down"}');
+				return;
+			}
+
+			arrivals.push({at, status: 200});
+			sendJson(response, 200, answer(request));
+		}});
+		cleanups.push(async () => platform.close());
+		const {receiver, url} = await start(platform, {pacer: new Pacer(), concurrency: 4});
+		for (let index = 0; index < 4; index++) {
+			expect((await sendSigned(`${url}/webhook`, event(100 + index), secret)).status).toBe(200);
+		}
+
+		await waitFor(() => receiver.counters().answered, {until: answered => answered === 4, timeoutMs: 20_000, what: 'every answer'});
+		const limit = arrivals.find(arrival => arrival.status === 429);
+		expect(limit).toBeDefined();
+		// Every call that started after the 429 reached the platform only once its second had passed.
+		const after = arrivals.filter(arrival => arrival.at > (limit?.at ?? 0));
+		expect(after.length).toBeGreaterThan(0);
+		const pausedUntil = (limit?.at ?? 0) + 1000;
+		// Calls already on the wire when the 429 came back are the only ones allowed inside the second.
+		const inside = after.filter(arrival => arrival.at < pausedUntil - 5);
+		expect(inside.length).toBeLessThanOrEqual(3);
+	});
+});
