@@ -99,6 +99,15 @@ export type BackendStats = {
 	queue?: {waiting: number; active: number; completed: number; failed: number};
 };
 
+/** Whether the backend can store new events now (a readiness probe reads it). */
+export type BackendHealth = {
+	writable: boolean;
+	/** Why it cannot, when it cannot. */
+	reason?: string;
+	/** ISO 8601: since when the state holds. */
+	since: string;
+};
+
 export type ReplayResult =
 	| {outcome: 'done'; result: JobResult}
 	| {outcome: 'queued'}
@@ -146,6 +155,8 @@ export type EventBackend = {
 	 */
 	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
+	/** Whether new events can be stored now; backends that cannot fail this way leave it out (always writable). */
+	health?(): BackendHealth;
 	/** Releases the store (files, connections). */
 	close(): Promise<void>;
 };

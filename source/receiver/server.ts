@@ -10,7 +10,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http';
 import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
 import {answerJobs, type AnswerJobs} from './answer-job.js';
-import {BackendUnavailableError, type BackendStats, type EventBackend, type ReplayResult, type StoredEvent} from './backend.js';
+import {BackendUnavailableError, type BackendHealth, type BackendStats, type EventBackend, type ReplayResult, type StoredEvent} from './backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {platformPort} from './platform-port.js';
@@ -33,6 +33,7 @@ export class WebhookReceiver {
 	private readonly jobs: AnswerJobs;
 	private readonly listener: HttpListener;
 	private requestCount = 0;
+	private readonly createdAt = isoNow();
 	private draining = false;
 	private started: Promise<void> | undefined;
 	private closing: Promise<CloseResult> | undefined;
@@ -102,6 +103,11 @@ export class WebhookReceiver {
 	/** Processes a stored event again (the screen's `r`), through this receiver's answer. */
 	async replay(id: string): Promise<ReplayResult> {
 		return this.backend.replay(id, this.jobs.handler);
+	}
+
+	/** Whether deliveries can be stored now (a readiness probe reads it): false while the journal or queue cannot be written. */
+	health(): BackendHealth {
+		return this.backend.health?.() ?? {writable: true, since: this.createdAt};
 	}
 
 	async backendStats(): Promise<BackendStats> {

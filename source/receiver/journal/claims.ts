@@ -17,7 +17,8 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 		const entry = claims.getEntry(id);
 		if (!entry) {
 			if (await claims.ifNoExists(id, () => {
-				void claims.put(id, mine, 1);
+				// Its failure is the conditional write's, awaited here.
+				claims.put(id, mine, 1).catch(() => undefined);
 			})) {
 				return {ok: true};
 			}
@@ -37,7 +38,7 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 		// The holder died: take the claim over, unless another process did first.
 		const version = entry.version ?? 0;
 		if (await claims.ifVersion(id, version, () => {
-			void claims.put(id, mine, version + 1);
+			claims.put(id, mine, version + 1).catch(() => undefined);
 		})) {
 			return {ok: true};
 		}

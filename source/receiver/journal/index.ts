@@ -9,6 +9,7 @@ import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
 import {journalError} from './errors.js';
+import {guardCommitFailures} from './health.js';
 import {JournalBackend} from './journal.js';
 import {drawToken, type Holder} from './liveness.js';
 import {journalDirectory} from './location.js';
@@ -63,6 +64,10 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true});
 	} catch (error) {
 		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
+	}
+
+	if (mode !== 'read') {
+		guardCommitFailures();
 	}
 
 	const holder: Holder = {pid: process.pid, token: drawToken(), at: new Date().toISOString()};

@@ -7,6 +7,7 @@ import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
 	type AcceptResult,
+	type BackendHealth,
 	type BackendStats,
 	type EventBackend,
 	type JobHandler,
@@ -20,6 +21,7 @@ import {endAttempt, runAttempt} from '../attempt.js';
 import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 import {claimEvent} from './claims.js';
+import {WriteHealth} from './health.js';
 import {IdIndex} from './id-index.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
@@ -48,6 +50,7 @@ type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; h
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
 	private readonly index: IdIndex;
+	private readonly writes = new WriteHealth();
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private closed = false;
@@ -79,16 +82,26 @@ export class JournalBackend implements EventBackend {
 		this.runner = new JobRunner({
 			scan: (limit, skip) => this.scanQueue(limit, skip),
 			run: async (id, signal) => {
-				const attempt = await this.attempt(id, handler, signal, 'resume');
-				return attempt.outcome === 'busy' ? 'busy' : 'done';
+				try {
+					const attempt = await this.attempt(id, handler, signal, 'resume');
+					return attempt.outcome === 'busy' ? 'busy' : 'done';
+				} catch (error) {
+					// A journal write of the attempt failed; the event stays queued for the next scan.
+					this.writes.failed(error);
+					throw error;
+				}
 			},
 		}, Math.max(1, options.concurrency), this.settings.memoryLimit, this.settings.abortGraceMs);
 		await this.index.flush();
 		this.index.startFlushing(this.settings.indexFlushMs, 10_000);
-		await this.prune();
+		await this.prune().catch((error: unknown) => {
+			this.writes.failed(error);
+		});
 		this.runner.pump();
 		this.timer = setInterval(() => {
-			void this.prune().catch(() => undefined);
+			this.prune().catch((error: unknown) => {
+				this.writes.failed(error);
+			});
 			this.runner?.rescan();
 		}, this.settings.pruneIntervalMs);
 		this.timer.unref();
@@ -153,6 +166,10 @@ export class JournalBackend implements EventBackend {
 		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
 	}
 
+	health(): BackendHealth {
+		return this.writes.current();
+	}
+
 	async close(): Promise<void> {
 		if (this.closed) {
 			return;
@@ -188,13 +205,16 @@ export class JournalBackend implements EventBackend {
 		// put. The id follows into the index in the next batch.
 		const stored = stores.events.put(key, record);
 		if (event.status === 'received') {
-			void stores.queue.put(key, true);
+			// The same commit as the event: its failure is the event's, reported below.
+			stores.queue.put(key, true).catch(() => undefined);
 		}
 
 		this.index.add(event.id, ms, stored);
 		try {
 			await stored;
+			this.writes.succeeded();
 		} catch (error) {
+			this.writes.failed(error);
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
 		}
 
@@ -255,13 +275,19 @@ export class JournalBackend implements EventBackend {
 		const {result, end} = await runAttempt(handler, {
 			event: toStored(record, steps),
 			signal,
-			async recordStep(step) {
-				await stores.steps.put([id, record.generation, next++], step);
+			recordStep: async step => {
+				try {
+					await stores.steps.put([id, record.generation, next++], step);
+				} catch (error) {
+					this.writes.failed(error);
+					throw error;
+				}
 			},
 		});
 		const final = endAttempt({...record}, end);
-		void stores.queue.remove(key);
-		void stores.claims.remove(id);
+		// One commit with the final state, whose failure is reported by the caller.
+		stores.queue.remove(key).catch(() => undefined);
+		stores.claims.remove(id).catch(() => undefined);
 		await stores.events.put(key, final);
 		return {outcome: 'done', result};
 	}
