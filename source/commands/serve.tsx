@@ -73,7 +73,7 @@ const command: Command<ServeOptions> = {
 		drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
 		dataDir: storeFlags.dataDir,
 		retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
-		maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest go first', placeholder: 'N'},
+		maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 		redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
 	},
 	examples: [

@@ -54,6 +54,8 @@ export class JournalBackend implements EventBackend {
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
+	private queued: number;
 
 	constructor(
 		private readonly stores: Stores,
@@ -61,6 +63,7 @@ export class JournalBackend implements EventBackend {
 		private readonly settings: JournalSettings,
 	) {
 		this.index = new IdIndex(stores, settings.writer);
+		this.queued = settings.writer ? stores.queue.getCount() : 0;
 	}
 
 	async accept(event: NewEvent): Promise<AcceptResult> {
@@ -188,12 +191,18 @@ export class JournalBackend implements EventBackend {
 	async prune(now = Date.now()): Promise<PruneResult> {
 		// Every id dropped by the count bound must be in the index first.
 		await this.index.flush();
+		this.queued = this.stores.queue.getCount();
 		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
 	}
 
 	private async store(event: NewEvent): Promise<AcceptResult> {
 		if (this.closed || this.settings.failWrites?.()) {
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`);
+		}
+
+		if (event.status === 'received' && this.queued >= this.settings.maxEntries) {
+			// Retention never removes an unfinished event: past the count bound, the platform retries later.
+			throw new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued} unfinished events, its bound`);
 		}
 
 		const {stores} = this;
@@ -219,6 +228,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		if (event.status === 'received') {
+			this.queued++;
 			this.runner?.offer(event.id);
 		}
 
@@ -289,6 +299,9 @@ export class JournalBackend implements EventBackend {
 		stores.queue.remove(key).catch(() => undefined);
 		stores.claims.remove(id).catch(() => undefined);
 		await stores.events.put(key, final);
+		if (kind === 'resume') {
+			this.queued = Math.max(0, this.queued - 1);
+		}
 		return {outcome: 'done', result};
 	}
 }
