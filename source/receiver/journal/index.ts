@@ -35,6 +35,8 @@ export type JournalOptions = {
 	memoryLimit?: number;
 	/** How often retention runs (and events left by dead processes are looked for). Default 10 min. */
 	pruneIntervalMs?: number;
+	/** How often events held by another process are looked at again, so a dead one's claims are taken over. Default 30 s. */
+	claimCheckMs?: number;
 	/** How often accepted ids are written into the exactly-once index, ms. Default 1000. */
 	indexFlushMs?: number;
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
@@ -87,6 +89,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		writer: mode === 'serve',
 		indexFlushMs: options.indexFlushMs ?? 1000,
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
+		claimCheckMs: options.claimCheckMs ?? 30_000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
 		...(mode === 'serve' ? {onClose: async () => releaseOwnership(stores, holder)} : {}),

@@ -34,6 +34,8 @@ export type JournalSettings = {
 	/** Event ids waiting in memory at most; beyond, they wait on disk only. */
 	memoryLimit: number;
 	pruneIntervalMs: number;
+	/** How often events held by other processes are looked at again (dead claims taken over), ms. */
+	claimCheckMs: number;
 	abortGraceMs: number;
 	/** This process owns the journal (`serve`): it writes new events and the index. */
 	writer: boolean;
@@ -53,6 +55,7 @@ export class JournalBackend implements EventBackend {
 	private readonly writes = new WriteHealth();
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
+	private rescanTimer: NodeJS.Timeout | undefined;
 	private closed = false;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
@@ -105,13 +108,19 @@ export class JournalBackend implements EventBackend {
 			this.prune().catch((error: unknown) => {
 				this.writes.failed(error);
 			});
-			this.runner?.rescan();
 		}, this.settings.pruneIntervalMs);
 		this.timer.unref();
+		// Events held by another process (a replay, a serve before this one) are looked at again
+		// this often: the claim of one that died is taken over within this time.
+		this.rescanTimer = setInterval(() => {
+			this.runner?.rescan();
+		}, this.settings.claimCheckMs);
+		this.rescanTimer.unref();
 	}
 
 	async stop(drainMs: number): Promise<{cutOff: number}> {
 		clearInterval(this.timer);
+		clearInterval(this.rescanTimer);
 		const cutOff = await this.runner?.stop(drainMs) ?? 0;
 		return {cutOff};
 	}
@@ -180,6 +189,7 @@ export class JournalBackend implements EventBackend {
 
 		this.closed = true;
 		clearInterval(this.timer);
+		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
 		await this.index.stop();
 		await this.settings.onClose?.();
@@ -279,7 +289,18 @@ export class JournalBackend implements EventBackend {
 			delete record.durationMs;
 		}
 
+		// Queued again in the same commit (a replay of a finished event): if this process dies, the
+		// event is unfinished and the next serve, or the running one, takes over its claim.
+		const requeued = !stores.queue.doesExist(key);
+		if (requeued) {
+			stores.queue.put(key, true).catch(() => undefined);
+		}
+
 		await stores.events.put(key, record);
+		if (requeued && this.settings.writer) {
+			this.queued++;
+		}
+
 		const steps = stepsOf(stores, id, record.generation);
 		let next = steps.length;
 		const {result, end} = await runAttempt(handler, {
@@ -299,9 +320,7 @@ export class JournalBackend implements EventBackend {
 		stores.queue.remove(key).catch(() => undefined);
 		stores.claims.remove(id).catch(() => undefined);
 		await stores.events.put(key, final);
-		if (kind === 'resume') {
-			this.queued = Math.max(0, this.queued - 1);
-		}
+		this.queued = Math.max(0, this.queued - 1);
 		return {outcome: 'done', result};
 	}
 }
