@@ -31,7 +31,7 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 			return {ok: true};
 		}
 
-		if (holderAlive(holder)) {
+		if (await holderAlive(holder, stores.directory)) {
 			return {ok: false, holder};
 		}
 
@@ -46,10 +46,4 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 
 	const holder = claims.get(id);
 	return holder ? {ok: false, holder} : {ok: false, holder: mine};
-}
-
-/** Who holds `id` now, if a live process does. */
-export function liveHolder(stores: Stores, id: string): Holder | undefined {
-	const holder = stores.claims.get(id);
-	return holder && holderAlive(holder) ? holder : undefined;
 }

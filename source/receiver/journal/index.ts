@@ -11,7 +11,7 @@ import {emptyJournal} from './empty.js';
 import {journalError} from './errors.js';
 import {guardCommitFailures} from './health.js';
 import {JournalBackend} from './journal.js';
-import {drawToken, type Holder} from './liveness.js';
+import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
 import {journalExists, openStores, type Stores} from './store.js';
@@ -72,16 +72,24 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		guardCommitFailures();
 	}
 
-	const holder: Holder = {pid: process.pid, token: drawToken(), at: new Date().toISOString()};
-	if (mode === 'serve') {
-		try {
-			takeOwnership(stores, holder, options.directory);
-		} catch (error) {
-			await stores.root.close();
-			throw error;
+	const token = drawToken();
+	let held: Awaited<ReturnType<typeof listenAsHolder>> | undefined;
+	try {
+		if (mode !== 'read') {
+			held = await listenAsHolder(folder, token);
 		}
+
+		if (mode === 'serve') {
+			await takeOwnership(stores, held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()}, options.directory);
+		}
+	} catch (error) {
+		await held?.release();
+		dropToken(token);
+		await stores.root.close();
+		throw error;
 	}
 
+	const holder = held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()};
 	return new JournalBackend(stores, holder, {
 		maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs,
 		maxEntries: options.maxEntries ?? defaultMaxEntries,
@@ -92,6 +100,12 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		claimCheckMs: options.claimCheckMs ?? 30_000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
-		...(mode === 'serve' ? {onClose: async () => releaseOwnership(stores, holder)} : {}),
+		async onClose() {
+			if (mode === 'serve') {
+				await releaseOwnership(stores, holder);
+			}
+
+			await held?.release();
+		},
 	});
 }
