@@ -4,12 +4,13 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
 import {journalError} from './errors.js';
 import {guardCommitFailures} from './health.js';
+import {checkJournal, recordIdentity} from './integrity.js';
 import {JournalBackend} from './journal.js';
 import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
@@ -56,6 +57,10 @@ export const defaultMaxEntries = 100_000;
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
+	if (existsSync(folder)) {
+		checkJournal(folder, options.directory);
+	}
+
 	if (mode !== 'serve' && !journalExists(folder)) {
 		return emptyJournal();
 	}
@@ -64,6 +69,10 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	try {
 		mkdirSync(folder, {recursive: true});
 		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true});
+		if (mode === 'serve') {
+			recordIdentity(folder);
+		}
+
 	} catch (error) {
 		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
 	}
