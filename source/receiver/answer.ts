@@ -5,7 +5,7 @@
  * given, so an answer interrupted by a crash completes or fails every log it opened and writes the
  * message once.
  */
-import {errorMessage} from '../format/value.js';
+import {errorMessage, isRecord} from '../format/value.js';
 import type {AnswerPort, PortCall} from './answer-port.js';
 import {apologyText, buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, openLogs, stepNames, type AnswerProgress, type LogOrder} from './answer-steps.js';
@@ -82,7 +82,7 @@ async function alreadyWritten(run: Run, text: string, call: PortCall): Promise<b
 	const {job, port} = run.options;
 	try {
 		const message = await port.getMessage(job.assistantMessageId, job.chatId, call);
-		return message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
+		return isRecord(message) && message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
 	} catch {
 		return false;
 	}
