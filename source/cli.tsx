@@ -44,6 +44,26 @@ try {
 	process.off('SIGTERM', onSigterm);
 }
 
-// Let stdout drain before exiting; open handles (keep-alive sockets) must not hold the process.
+/**
+ * Resolves once everything written to `stream` so far has been handed to the OS: a reader on the
+ * other end of a pipe that reads slowly gets all of it. A reader that went away (EPIPE) ends the wait.
+ */
+async function flushed(stream: NodeJS.WriteStream): Promise<void> {
+	if (stream.destroyed || stream.writableLength === 0) {
+		return;
+	}
+
+	return new Promise(resolve => {
+		stream.once('error', () => {
+			resolve();
+		});
+		stream.write('', () => {
+			resolve();
+		});
+	});
+}
+
+// Exit once the output is flushed; open handles (keep-alive sockets) must not hold the process.
 process.exitCode = code;
-setTimeout(() => process.exit(code), 50).unref();
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

@@ -40,7 +40,7 @@ export const serveFlags = {
 	drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
 	dataDir: storeFlags.dataDir,
 	retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
-	maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest go first', placeholder: 'N'},
+	maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
 	adminPort: {type: 'number', description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
 	adminHost: {type: 'string', default: '127.0.0.1', description: 'Address of the admin listener', placeholder: 'HOST'},

@@ -2,7 +2,7 @@ import type {AnswerPort, PortCall} from '../receiver/answer-port.js';
 import type {Completions} from './completions.js';
 import type {Caller} from './context.js';
 import type {MessageLogStore} from './message-logs.js';
-import type {ChatStore} from './chat-store.js';
+import {messageView, type ChatStore} from './chat-store.js';
 import type {PlatformClock} from './clock.js';
 import {modifyMessage} from './messages.js';
 import type {SearchService} from './search.js';
@@ -45,5 +45,6 @@ export function memoryAnswerPort(parts: AnswerPortParts): AnswerPort {
 			return {...rest, choices: [first, ...others]};
 		}),
 		modifyMessage: async (messageId, body, call) => settle(() => modifyMessage(parts.chats, parts.clock, messageId, {...body}, callerOf(call))),
+		getMessage: async (messageId, _chatId, call) => settle(() => messageView(parts.chats.messageFor(messageId, callerOf(call)))),
 	};
 }

@@ -67,7 +67,8 @@ export const answerSchemas = {
 	createSpaceMessage: z.unknown().transform(value => (isRecord(value) ? value : {})).pipe(z.looseObject({id: optionalString})),
 	getLatestMessage: message,
 	getChatMessages: z.looseObject({messages: z.array(message)}),
-	getMessage: message,
+	/** A resumed answer reads the message back: its `text` and `completedAt` say whether it is already written. */
+	getMessage: message.extend({completedAt: optionalString}),
 	listMessages: z.looseObject({data: optionalList}),
 	deleteChat: unread,
 	/** `writeUrl` may be empty or absent: the workflow stops that file with its own error. */

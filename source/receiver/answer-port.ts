@@ -25,4 +25,6 @@ export type AnswerPort = {
 	/** `choices[0].message.content` is read. */
 	chatCompletion(body: ChatCompletionRequest, call: PortCall): Promise<ChatCompletion>;
 	modifyMessage(messageId: string, body: MessageModify, call: PortCall): Promise<unknown>;
+	/** Reads a message back (GET /messages/{id}?chatId=): a resumed answer checks it before writing; `text` and `completedAt` are read. */
+	getMessage(messageId: string, chatId: string, call: PortCall): Promise<unknown>;
 };

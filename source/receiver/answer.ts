@@ -5,7 +5,7 @@
  * given, so an answer interrupted by a crash completes or fails every log it opened and writes the
  * message once.
  */
-import {errorMessage} from '../format/value.js';
+import {errorMessage, isRecord} from '../format/value.js';
 import type {AnswerPort, PortCall} from './answer-port.js';
 import {apologyText, buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, openLogs, stepNames, type AnswerProgress, type LogOrder} from './answer-steps.js';
@@ -44,6 +44,8 @@ export const missingTextReason = 'the event has no payload.userMessage.text to a
 type Run = {
 	options: AnswerOptions;
 	progress: AnswerProgress;
+	/** When the earlier attempt whose steps were given started (ms): it may have written the message before it died. */
+	resumedFrom: number | undefined;
 	record(name: string, extra?: {data?: Record<string, unknown>; error?: string}): Promise<void>;
 };
 
@@ -52,6 +54,7 @@ function startRun(options: AnswerOptions): Run {
 	return {
 		options,
 		progress,
+		resumedFrom: options.steps?.[0] ? Date.parse(options.steps[0].at) : undefined,
 		async record(name, extra = {}) {
 			const step: StepRecord = {name, at: new Date().toISOString(), ...extra};
 			applyStep(progress, step);
@@ -62,6 +65,27 @@ function startRun(options: AnswerOptions): Run {
 
 function callOf(job: ChosenJob, signal: AbortSignal | undefined): PortCall {
 	return signal ? {userId: job.userId, companyId: job.companyId, signal} : {userId: job.userId, companyId: job.companyId};
+}
+
+/**
+ * On a resume, whether the assistant message already holds `text`, completed since the earlier
+ * attempt started (the completion time is the one this receiver wrote): that attempt wrote it and
+ * died before it could record so. Read back (GET /messages/{id}?chatId=) so the answer is never
+ * written twice; when the read fails, the message is written (a write too many rather than none).
+ */
+async function alreadyWritten(run: Run, text: string, call: PortCall): Promise<boolean> {
+	const since = run.resumedFrom;
+	if (since === undefined) {
+		return false;
+	}
+
+	const {job, port} = run.options;
+	try {
+		const message = await port.getMessage(job.assistantMessageId, job.chatId, call);
+		return isRecord(message) && message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
+	} catch {
+		return false;
+	}
 }
 
 /** Creates log `order` unless an earlier attempt did; returns its id. */
@@ -124,7 +148,11 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 
 	await completeLog(run, 2, logTexts.generated, call);
 	const now = new Date().toISOString();
-	await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: run.progress.completion ?? '', stoppedStreamingAt: now, completedAt: now}, call);
+	const answerText = run.progress.completion ?? '';
+	if (!await alreadyWritten(run, answerText, call)) {
+		await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: answerText, stoppedStreamingAt: now, completedAt: now}, call);
+	}
+
 	try {
 		await run.record(stepNames.messageWritten, {data: {apology: false}});
 	} catch {
@@ -169,7 +197,10 @@ async function fail(run: Run, reason: string): Promise<JobOutcome> {
 	if (!apologyWritten) {
 		try {
 			const now = new Date().toISOString();
-			await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: apologyText, stoppedStreamingAt: now, completedAt: now}, callFor());
+			if (!await alreadyWritten(run, apologyText, callFor())) {
+				await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: apologyText, stoppedStreamingAt: now, completedAt: now}, callFor());
+			}
+
 			apologyWritten = true;
 			await recordQuietly(run, stepNames.messageWritten, {data: {apology: true}}, errors);
 		} catch (error) {

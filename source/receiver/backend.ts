@@ -105,6 +105,15 @@ export type BackendStats = {
  */
 export type BackendHealth = {ok: true} | {ok: false; reason: string};
 
+/** The journal's own record of its writes: a failed commit (a full disk) marks it unwritable until one succeeds. */
+export type WriteState = {
+	writable: boolean;
+	/** Why it cannot, when it cannot. */
+	reason?: string;
+	/** ISO 8601: since when the state holds. */
+	since: string;
+};
+
 /** Unfinished events (received or processing) and when the oldest of them arrived. */
 export type Backlog = {count: number; oldestReceivedAt?: string};
 

@@ -67,7 +67,8 @@ export type AcceptedEvent = Base & {
 	status: 200;
 	/**
 	 * Event id; absent when neither the body nor X-Platform-Id carried one (a queued chosen event
-	 * then gets `no-id-<received time>-<request number>`, so its stage events can be matched).
+	 * then gets `body-<hash of the body>`, so its stage events can be matched and a redelivery of
+	 * the same body is recognised).
 	 */
 	eventId?: string;
 	eventType: string;

@@ -9,5 +9,6 @@ export function platformPort(client: PlatformClient): AnswerPort {
 		search: async (body, call) => client.search(body, call),
 		chatCompletion: async (body, call) => client.chatCompletion(body, call),
 		modifyMessage: async (id, body, call) => client.modifyMessage(id, body, call),
+		getMessage: async (id, chatId, call) => client.getMessage(id, chatId, call),
 	};
 }

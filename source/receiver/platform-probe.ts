@@ -69,5 +69,6 @@ export function watchedPort(port: AnswerPort, watcher: CallWatcher): AnswerPort 
 		search: async (body, call) => watch('search', async () => port.search(body, call)),
 		chatCompletion: async (body, call) => watch('chatCompletion', async () => port.chatCompletion(body, call)),
 		modifyMessage: async (id, body, call) => watch('modifyMessage', async () => port.modifyMessage(id, body, call)),
+		getMessage: async (id, chatId, call) => watch('getMessage', async () => port.getMessage(id, chatId, call)),
 	};
 }

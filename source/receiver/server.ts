@@ -6,6 +6,7 @@
  * `listen({port: 0})`, then point a platform at `${url}/webhook`; or mount `handler` on a server of
  * your own (call `start()` first).
  */
+import {createHash} from 'node:crypto';
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
@@ -27,6 +28,18 @@ export type {CloseResult, ReceiverObserver, ReceiverOptions} from './receiver-op
 
 type Jobs = {handler: JobHandler; track(eventId: string): void; close?: () => Promise<void>};
 
+/** The id intake gives an event that names none; replaced at once by the body's hash. */
+const noIdPlaceholder = 'no-id';
+
+/** Gives an event without an id `body-<first 32 hex digits of the body's SHA-256>`. */
+function bodyIdentify(decision: Acceptance, body: Buffer): void {
+	const id = `body-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
+	decision.event.id = id;
+	if (decision.view.eventId === noIdPlaceholder) {
+		decision.view.eventId = id;
+	}
+}
+
 export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
 	readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
@@ -42,6 +55,7 @@ export class WebhookReceiver {
 	/** Forwarding: every verified event is stored for processing (handed to the developer's handler). */
 	private readonly forwarding: boolean;
 	private requestCount = 0;
+	private readonly createdAt = isoNow();
 	private draining = false;
 	private started: Promise<void> | undefined;
 	private closing: Promise<CloseResult> | undefined;
@@ -257,10 +271,16 @@ export class WebhookReceiver {
 
 	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer, started: number): void {
 		const receivedAt = isoNow();
-		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: `no-id-${receivedAt}-${seq}`}, this.intake);
+		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: noIdPlaceholder}, this.intake);
 		if (decision.kind === 'reject') {
 			this.reject(request, response, seq, decision);
 			return;
+		}
+
+		if (decision.event.id === noIdPlaceholder) {
+			// No id in the body or the headers: one derived from the signed body, so a redelivery of
+			// the same body is recognised (hashed only for such events, off the common path).
+			bodyIdentify(decision, body);
 		}
 
 		if (this.draining) {

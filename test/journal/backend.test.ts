@@ -216,7 +216,7 @@ describe('journal: list, replay, retention', () => {
 		}
 
 		const now = Date.now();
-		const ancient = newEvent({receivedAt: new Date(now - 3 * 24 * 3_600_000).toISOString()});
+		const ancient = newEvent({receivedAt: new Date(now - 3 * 24 * 3_600_000).toISOString(), status: 'ignored'});
 		const events = Array.from({length: 5}, (_, index) => newEvent({receivedAt: new Date(now - 1000 + index).toISOString(), status: 'ignored'}));
 		for (const event of [ancient, ...events]) {
 			await backend.accept(event);

@@ -36,7 +36,7 @@ const objectReads: {[O in ObjectOperation]: Reads<Answer<O>>} = {
 	getSpace: exactly<Answer<'getSpace'>, [], ['id', 'name', 'languageModel', 'chatUpload', 'modules']>({required: [], optional: ['id', 'name', 'languageModel', 'chatUpload', 'modules']}),
 	createSpaceMessage: exactly<Answer<'createSpaceMessage'>, [], ['id']>({required: [], optional: ['id']}),
 	getLatestMessage: exactly<Answer<'getLatestMessage'>, [], ['id', 'role', 'text', 'stoppedStreamingAt']>({required: [], optional: ['id', 'role', 'text', 'stoppedStreamingAt']}),
-	getMessage: exactly<Answer<'getMessage'>, [], ['id', 'role', 'text', 'stoppedStreamingAt']>({required: [], optional: ['id', 'role', 'text', 'stoppedStreamingAt']}),
+	getMessage: exactly<Answer<'getMessage'>, [], ['id', 'role', 'text', 'stoppedStreamingAt', 'completedAt']>({required: [], optional: ['id', 'role', 'text', 'stoppedStreamingAt', 'completedAt']}),
 	getChatMessages: exactly<Answer<'getChatMessages'>, ['messages'], []>({required: ['messages'], optional: []}),
 	listMessages: exactly<Answer<'listMessages'>, [], ['data']>({required: [], optional: ['data']}),
 	createContent: exactly<Answer<'createContent'>, ['id'], ['writeUrl', 'readUrl']>({required: ['id'], optional: ['writeUrl', 'readUrl']}),

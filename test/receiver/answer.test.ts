@@ -36,6 +36,7 @@ function keep(steps: StepRecord[]): (step: StepRecord) => Promise<void> {
 function memoryPort(options: {failOn?: (op: string, count: number) => boolean; answer?: string} = {}) {
 	const calls: Call[] = [];
 	const logs = new Map<string, {status: string; order: number; text?: string}>();
+	const message: {text: string | null; completedAt?: string} = {text: null};
 	const counts = new Map<string, number>();
 	let nextLog = 0;
 	const hit = (op: string) => {
@@ -75,10 +76,20 @@ function memoryPort(options: {failOn?: (op: string, count: number) => boolean; a
 		modifyMessage: async (id, body) => settle(() => {
 			calls.push({op: 'modify', id, body});
 			hit('modify');
+			message.text = body.text;
+			if (body.completedAt !== undefined) {
+				message.completedAt = body.completedAt;
+			}
+
 			return {};
 		}),
+		getMessage: async (id, chatId) => settle(() => {
+			calls.push({op: 'get', id, body: {chatId}});
+			hit('get');
+			return {id, chatId, ...message};
+		}),
 	};
-	return {port, calls, logs};
+	return {port, calls, logs, message};
 }
 
 const job: ChosenJob = {eventId: 'evt_1', userId: 'user_1', companyId: 'company_1', chatId: 'chat_1', assistantMessageId: 'msg_1', text: 'Question?'};
@@ -133,9 +144,9 @@ describe('answerChosenEvent with recorded steps', () => {
 		const more: StepRecord[] = [];
 		const outcome = await answerChosenEvent({port: second.port, job, model: 'm', steps: recorded, recordStep: keep(more)});
 		expect(outcome).toEqual({ok: true, documents: 2});
-		expect(second.calls.map(call => call.op)).toEqual(['updateLog', 'modify']);
+		expect(second.calls.map(call => call.op)).toEqual(['updateLog', 'get', 'modify']);
 		expect(at(second.calls, 0)).toMatchObject({id: at(recorded.filter(step => step.name === 'log-created'), 1).data?.id, body: {status: 'COMPLETED'}});
-		expect(at(second.calls, 1).body).toMatchObject({text: 'The answer.'});
+		expect(at(second.calls, 2).body).toMatchObject({text: 'The answer.'});
 		expect(more.map(step => step.name)).toEqual(['log-completed', 'message-written']);
 	});
 
@@ -155,7 +166,7 @@ describe('answerChosenEvent with recorded steps', () => {
 		const steps: StepRecord[] = [{name: 'log-created', at: '2025-01-01T00:00:00Z', data: {order: 1, id: 'log_old'}}];
 		const outcome = await answerChosenEvent({port, job, model: 'm', steps});
 		expect(outcome.ok).toBe(true);
-		expect(calls.map(call => call.op)).toEqual(['search', 'updateLog', 'createLog', 'completion', 'updateLog', 'modify']);
+		expect(calls.map(call => call.op)).toEqual(['search', 'updateLog', 'createLog', 'completion', 'updateLog', 'get', 'modify']);
 		expect(logs.get('log_old')?.status).toBe('COMPLETED');
 	});
 
@@ -169,9 +180,43 @@ describe('answerChosenEvent with recorded steps', () => {
 		];
 		const outcome = await answerChosenEvent({port, job, model: 'm', steps});
 		expect(outcome).toEqual({ok: false, reason: 'model down', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
-		expect(calls.map(call => `${call.op} ${call.id ?? ''}`.trim())).toEqual(['updateLog log_b', 'modify msg_1']);
-		expect(at(calls, 1).body).toMatchObject({text: apologyText});
-		expect(at(calls, 1).body).toHaveProperty('stoppedStreamingAt');
+		expect(calls.map(call => `${call.op} ${call.id ?? ''}`.trim())).toEqual(['updateLog log_b', 'get msg_1', 'modify msg_1']);
+		expect(at(calls, 2).body).toMatchObject({text: apologyText});
+		expect(at(calls, 2).body).toHaveProperty('stoppedStreamingAt');
+	});
+
+	it('a resume whose earlier attempt wrote the message and died before recording it reads the message back and writes nothing again', async () => {
+		const first = memoryPort();
+		const steps: StepRecord[] = [];
+		// The first attempt writes the message and "crashes" before its message-written step is stored.
+		await answerChosenEvent({port: first.port, job, model: 'm', recordStep: async step => settle(() => {
+			if (step.name === 'message-written') {
+				throw new Error('crash');
+			}
+
+			steps.push(step);
+		})});
+		expect(first.calls.filter(call => call.op === 'modify')).toHaveLength(1);
+		const more: StepRecord[] = [];
+		const outcome = await answerChosenEvent({port: first.port, job, model: 'm', steps, recordStep: keep(more)});
+		expect(outcome).toEqual({ok: true, documents: 2});
+		expect(first.calls.filter(call => call.op === 'modify')).toHaveLength(1);
+		expect(first.calls.at(-1)?.op).toBe('get');
+		expect(more.map(step => step.name)).toEqual(['message-written']);
+	});
+
+	it('the same for an apology written by a failure path that died before recording it', async () => {
+		const {port, calls, message} = memoryPort();
+		message.text = apologyText;
+		message.completedAt = '2025-01-01T00:00:04.000Z';
+		const steps: StepRecord[] = [
+			{name: 'log-created', at: '2025-01-01T00:00:00Z', data: {order: 1, id: 'log_a'}},
+			{name: 'failing', at: '2025-01-01T00:00:03Z', error: 'model down'},
+			{name: 'log-failed', at: '2025-01-01T00:00:03Z', data: {order: 1, id: 'log_a'}},
+		];
+		const outcome = await answerChosenEvent({port, job, model: 'm', steps, recordStep: keep([])});
+		expect(outcome).toMatchObject({ok: false, cleanup: {apologyWritten: true}});
+		expect(calls.map(call => call.op)).toEqual(['get']);
 	});
 
 	it('an event without the user text takes the failure path: no log, the apology written', async () => {

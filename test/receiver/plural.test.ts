@@ -29,6 +29,7 @@ function portFinding(found: number): {port: AnswerPort; logTexts: Map<string, st
 		search: async () => Promise.resolve(Array.from({length: found}, (_, index) => ({id: `doc_${index}`, text: `document ${index}`})) as never),
 		chatCompletion: async () => Promise.resolve({choices: [{index: 0, message: {role: 'assistant', content: 'The answer.'}, finish_reason: 'stop'}]} as never),
 		modifyMessage: async () => Promise.resolve({}),
+		getMessage: async (id, chatId) => Promise.resolve({id, chatId, text: null}),
 	};
 	return {port, logTexts};
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import {maskUrl} from '../../format/secret.js';
 import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
 import {journalError} from '../../receiver/journal/errors.js';
+import {identityFile} from '../../receiver/journal/integrity.js';
 import {journalDirectory} from '../../receiver/journal/location.js';
 import type {JournalMode} from '../../receiver/journal/index.js';
 import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
@@ -46,7 +47,9 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 
 	const directory = options.dataDir ?? defaultDataDir(env);
 	// A directory without a journal is most often a mistyped --data-dir: say so, rather than list nothing.
-	if (!existsSync(path.join(journalDirectory(directory), 'data.mdb'))) {
+	// (A journal whose file was lost, its identity record left, is refused as damaged when opened.)
+	const folder = journalDirectory(directory);
+	if (!existsSync(path.join(folder, 'data.mdb')) && !existsSync(identityFile(folder))) {
 		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
 	}
 

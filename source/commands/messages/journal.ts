@@ -1,4 +1,5 @@
 /** The sentences for the journal's error codes (source/receiver/journal/errors.ts) and the `events` commands. */
+import {dirname} from 'node:path';
 import type {JournalErrorData} from '../../receiver/journal/errors.js';
 import type {MessageTable} from './types.js';
 
@@ -14,6 +15,10 @@ export const journalMessages: MessageTable = {
 	'journal-missing': (data: JournalErrorData['journal-missing']) => ({
 		message: `There is no event journal in ${data.directory}: serve has not stored any event there.`,
 		next: 'Check the directory (--data-dir DIR or PLATFORM_TUI_DATA_DIR; serve prints the one it uses), or pass --redis URL for the events replicas share.',
+	}),
+	'journal-damaged': (data: JournalErrorData['journal-damaged']) => ({
+		message: `The event journal file ${data.file} is damaged (${data.reason}), so it was not opened.`,
+		next: `Restore it from a backup, or move the folder ${dirname(data.file)} aside to start an empty journal (the events and ids in it are then no longer known).`,
 	}),
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,

@@ -17,7 +17,8 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 		const entry = claims.getEntry(id);
 		if (!entry) {
 			if (await claims.ifNoExists(id, () => {
-				void claims.put(id, mine, 1);
+				// Its failure is the conditional write's, awaited here.
+				claims.put(id, mine, 1).catch(() => undefined);
 			})) {
 				return {ok: true};
 			}
@@ -30,14 +31,14 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 			return {ok: true};
 		}
 
-		if (holderAlive(holder)) {
+		if (await holderAlive(holder, stores.directory)) {
 			return {ok: false, holder};
 		}
 
 		// The holder died: take the claim over, unless another process did first.
 		const version = entry.version ?? 0;
 		if (await claims.ifVersion(id, version, () => {
-			void claims.put(id, mine, version + 1);
+			claims.put(id, mine, version + 1).catch(() => undefined);
 		})) {
 			return {ok: true};
 		}
@@ -45,10 +46,4 @@ export async function claimEvent(stores: Stores, id: string, mine: Holder): Prom
 
 	const holder = claims.get(id);
 	return holder ? {ok: false, holder} : {ok: false, holder: mine};
-}
-
-/** Who holds `id` now, if a live process does. */
-export function liveHolder(stores: Stores, id: string): Holder | undefined {
-	const holder = stores.claims.get(id);
-	return holder && holderAlive(holder) ? holder : undefined;
 }

@@ -5,6 +5,7 @@ export type JournalErrorData = {
 	'journal-locked': {directory: string; pid: number};
 	'journal-open-failed': {directory: string; reason: string};
 	'journal-missing': {directory: string};
+	'journal-damaged': {directory: string; file: string; reason: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};

@@ -4,13 +4,15 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
 import {journalError} from './errors.js';
+import {guardCommitFailures} from './health.js';
+import {checkJournal, recordIdentity} from './integrity.js';
 import {JournalBackend} from './journal.js';
-import {drawToken, type Holder} from './liveness.js';
+import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
 import {journalExists, openStores, type Stores} from './store.js';
@@ -34,6 +36,8 @@ export type JournalOptions = {
 	memoryLimit?: number;
 	/** How often retention runs (and events left by dead processes are looked for). Default 10 min. */
 	pruneIntervalMs?: number;
+	/** How often events held by another process are looked at again, so a dead one's claims are taken over. Default 30 s. */
+	claimCheckMs?: number;
 	/** How often accepted ids are written into the exactly-once index, ms. Default 1000. */
 	indexFlushMs?: number;
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms. Default 31 000. */
@@ -53,6 +57,10 @@ export const defaultMaxEntries = 100_000;
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
+	if (existsSync(folder)) {
+		checkJournal(folder, options.directory);
+	}
+
 	if (mode !== 'serve' && !journalExists(folder)) {
 		return emptyJournal();
 	}
@@ -61,20 +69,36 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	try {
 		mkdirSync(folder, {recursive: true});
 		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true});
+		if (mode === 'serve') {
+			recordIdentity(folder);
+		}
+
 	} catch (error) {
 		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
 	}
 
-	const holder: Holder = {pid: process.pid, token: drawToken(), at: new Date().toISOString()};
-	if (mode === 'serve') {
-		try {
-			takeOwnership(stores, holder, options.directory);
-		} catch (error) {
-			await stores.root.close();
-			throw error;
-		}
+	if (mode !== 'read') {
+		guardCommitFailures();
 	}
 
+	const token = drawToken();
+	let held: Awaited<ReturnType<typeof listenAsHolder>> | undefined;
+	try {
+		if (mode !== 'read') {
+			held = await listenAsHolder(folder, token);
+		}
+
+		if (mode === 'serve') {
+			await takeOwnership(stores, held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()}, options.directory);
+		}
+	} catch (error) {
+		await held?.release();
+		dropToken(token);
+		await stores.root.close();
+		throw error;
+	}
+
+	const holder = held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()};
 	return new JournalBackend(stores, holder, {
 		maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs,
 		maxEntries: options.maxEntries ?? defaultMaxEntries,
@@ -82,8 +106,15 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		writer: mode === 'serve',
 		indexFlushMs: options.indexFlushMs ?? 1000,
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
+		claimCheckMs: options.claimCheckMs ?? 30_000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
-		...(mode === 'serve' ? {onClose: async () => releaseOwnership(stores, holder)} : {}),
+		async onClose() {
+			if (mode === 'serve') {
+				await releaseOwnership(stores, holder);
+			}
+
+			await held?.release();
+		},
 	});
 }

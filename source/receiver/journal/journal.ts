@@ -22,6 +22,7 @@ import {endAttempt, runAttempt} from '../attempt.js';
 import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 import {claimEvent} from './claims.js';
+import {WriteHealth} from './health.js';
 import {IdIndex} from './id-index.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
@@ -35,6 +36,8 @@ export type JournalSettings = {
 	/** Event ids waiting in memory at most; beyond, they wait on disk only. */
 	memoryLimit: number;
 	pruneIntervalMs: number;
+	/** How often events held by other processes are looked at again (dead claims taken over), ms. */
+	claimCheckMs: number;
 	abortGraceMs: number;
 	/** This process owns the journal (`serve`): it writes new events and the index. */
 	writer: boolean;
@@ -51,9 +54,13 @@ type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; h
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
 	private readonly index: IdIndex;
+	private readonly writes = new WriteHealth();
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
+	private rescanTimer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
+	private queued: number;
 
 	constructor(
 		private readonly stores: Stores,
@@ -61,6 +68,7 @@ export class JournalBackend implements EventBackend {
 		private readonly settings: JournalSettings,
 	) {
 		this.index = new IdIndex(stores, settings.writer);
+		this.queued = settings.writer ? stores.queue.getCount() : 0;
 	}
 
 	async accept(event: NewEvent): Promise<AcceptResult> {
@@ -82,23 +90,39 @@ export class JournalBackend implements EventBackend {
 		this.runner = new JobRunner({
 			scan: (limit, skip) => this.scanQueue(limit, skip),
 			run: async (id, signal) => {
-				const attempt = await this.attempt(id, handler, signal, 'resume');
-				return attempt.outcome === 'busy' ? 'busy' : 'done';
+				try {
+					const attempt = await this.attempt(id, handler, signal, 'resume');
+					return attempt.outcome === 'busy' ? 'busy' : 'done';
+				} catch (error) {
+					// A journal write of the attempt failed; the event stays queued for the next scan.
+					this.writes.failed(error);
+					throw error;
+				}
 			},
 		}, Math.max(1, options.concurrency), this.settings.memoryLimit, this.settings.abortGraceMs);
 		await this.index.flush();
 		this.index.startFlushing(this.settings.indexFlushMs, 10_000);
-		await this.prune();
+		await this.prune().catch((error: unknown) => {
+			this.writes.failed(error);
+		});
 		this.runner.pump();
 		this.timer = setInterval(() => {
-			void this.prune().catch(() => undefined);
-			this.runner?.rescan();
+			this.prune().catch((error: unknown) => {
+				this.writes.failed(error);
+			});
 		}, this.settings.pruneIntervalMs);
 		this.timer.unref();
+		// Events held by another process (a replay, a serve before this one) are looked at again
+		// this often: the claim of one that died is taken over within this time.
+		this.rescanTimer = setInterval(() => {
+			this.runner?.rescan();
+		}, this.settings.claimCheckMs);
+		this.rescanTimer.unref();
 	}
 
 	async stop(drainMs: number): Promise<{cutOff: number}> {
 		clearInterval(this.timer);
+		clearInterval(this.rescanTimer);
 		const cutOff = await this.runner?.stop(drainMs) ?? 0;
 		return {cutOff};
 	}
@@ -157,7 +181,11 @@ export class JournalBackend implements EventBackend {
 	}
 
 	async health(): Promise<BackendHealth> {
-		const reason = this.closed ? 'the journal is closed' : (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
+		const writes = this.writes.current();
+		const reason = this.closed
+			? 'the journal is closed'
+			: (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
+				?? (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
 		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
 	}
 
@@ -178,6 +206,7 @@ export class JournalBackend implements EventBackend {
 
 		this.closed = true;
 		clearInterval(this.timer);
+		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
 		await this.index.stop();
 		await this.settings.onClose?.();
@@ -189,12 +218,18 @@ export class JournalBackend implements EventBackend {
 	async prune(now = Date.now()): Promise<PruneResult> {
 		// Every id dropped by the count bound must be in the index first.
 		await this.index.flush();
+		this.queued = this.stores.queue.getCount();
 		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
 	}
 
 	private async store(event: NewEvent): Promise<AcceptResult> {
 		if (this.closed || this.settings.failWrites?.()) {
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`);
+		}
+
+		if (event.status === 'received' && this.queued >= this.settings.maxEntries) {
+			// Retention never removes an unfinished event: past the count bound, the platform retries later.
+			throw new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued} unfinished events, its bound`);
 		}
 
 		const {stores} = this;
@@ -206,17 +241,21 @@ export class JournalBackend implements EventBackend {
 		// put. The id follows into the index in the next batch.
 		const stored = stores.events.put(key, record);
 		if (event.status === 'received') {
-			void stores.queue.put(key, true);
+			// The same commit as the event: its failure is the event's, reported below.
+			stores.queue.put(key, true).catch(() => undefined);
 		}
 
 		this.index.add(event.id, ms, stored);
 		try {
 			await stored;
+			this.writes.succeeded();
 		} catch (error) {
+			this.writes.failed(error);
 			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
 		}
 
 		if (event.status === 'received') {
+			this.queued++;
 			this.runner?.offer(event.id);
 		}
 
@@ -267,20 +306,38 @@ export class JournalBackend implements EventBackend {
 			delete record.durationMs;
 		}
 
+		// Queued again in the same commit (a replay of a finished event): if this process dies, the
+		// event is unfinished and the next serve, or the running one, takes over its claim.
+		const requeued = !stores.queue.doesExist(key);
+		if (requeued) {
+			stores.queue.put(key, true).catch(() => undefined);
+		}
+
 		await stores.events.put(key, record);
+		if (requeued && this.settings.writer) {
+			this.queued++;
+		}
+
 		const steps = stepsOf(stores, id, record.generation);
 		let next = steps.length;
 		const {result, end} = await runAttempt(handler, {
 			event: toStored(record, steps),
 			signal,
-			async recordStep(step) {
-				await stores.steps.put([id, record.generation, next++], step);
+			recordStep: async step => {
+				try {
+					await stores.steps.put([id, record.generation, next++], step);
+				} catch (error) {
+					this.writes.failed(error);
+					throw error;
+				}
 			},
 		});
 		const final = endAttempt({...record}, end);
-		void stores.queue.remove(key);
-		void stores.claims.remove(id);
+		// One commit with the final state, whose failure is reported by the caller.
+		stores.queue.remove(key).catch(() => undefined);
+		stores.claims.remove(id).catch(() => undefined);
 		await stores.events.put(key, final);
+		this.queued = Math.max(0, this.queued - 1);
 		return {outcome: 'done', result};
 	}
 }

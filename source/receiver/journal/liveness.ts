@@ -1,12 +1,28 @@
 /**
- * Who holds a claim or the owner lock: a process id and a token drawn when the journal opened.
- * A holder is alive while its process exists; a record with our own pid but a token no journal of
- * this process drew is left by an earlier process that had the same pid (pid 1 in a container).
+ * Who holds a claim or the owner lock, and whether that process still lives.
+ *
+ * A process id alone cannot tell: in another PID namespace sharing the data directory (two
+ * containers on one volume) the same number names another process or none, and after a restart a
+ * pid is reused (a container's init is always pid 1). So every process that holds anything in a
+ * journal listens on a Unix socket of its own in the journal's `holders` folder, named by a token
+ * drawn when it opened the journal, and its records name that token. The holder is alive while a
+ * connection to its socket is accepted: the kernel refuses it once the process is gone, whatever
+ * namespace it ran in, and no later process can listen on that token. A record without a socket
+ * (written by an older version, or a path too long for a socket) falls back to the process id.
  */
 import {randomBytes} from 'node:crypto';
+import {mkdirSync, rmSync} from 'node:fs';
+import {createConnection, createServer, type Server} from 'node:net';
+import path from 'node:path';
 import {errorCode} from '../../format/value.js';
 
-export type Holder = {pid: number; token: string; at: string};
+export type Holder = {pid: number; token: string; at: string; socket?: string};
+
+/** Longest Unix socket path Linux and macOS take (sun_path less its terminating byte). */
+const maxSocketPath = 103;
+
+/** How long a holder's socket may take to accept before it counts as alive but busy. */
+const connectTimeoutMs = 2000;
 
 /** Tokens of the journals open in this process. */
 const liveTokens = new Set<string>();
@@ -19,6 +35,43 @@ export function drawToken(): string {
 
 export function dropToken(token: string): void {
 	liveTokens.delete(token);
+}
+
+/** Listens on this holder's socket in `<journal>/holders`; resolves with the holder record and its release. */
+export async function listenAsHolder(journalFolder: string, token: string): Promise<{holder: Holder; release: () => Promise<void>}> {
+	const holder: Holder = {pid: process.pid, token, at: new Date().toISOString()};
+	const folder = path.join(journalFolder, 'holders');
+	const socket = path.join(folder, `${token}.sock`);
+	if (Buffer.byteLength(socket) > maxSocketPath) {
+		return {holder, release: async () => Promise.resolve()};
+	}
+
+	mkdirSync(folder, {recursive: true});
+	const server: Server = createServer(connection => {
+		// The asking side hangs up as soon as it connected: a write it no longer reads is no error.
+		connection.on('error', () => undefined);
+		connection.end(JSON.stringify({pid: process.pid}));
+	});
+	server.unref();
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(socket, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	holder.socket = path.relative(journalFolder, socket);
+	return {
+		holder,
+		release: async () => {
+			await new Promise<void>(resolve => {
+				server.close(() => {
+					resolve();
+				});
+			});
+			rmSync(socket, {force: true});
+		},
+	};
 }
 
 export function processAlive(pid: number): boolean {
@@ -35,12 +88,40 @@ export function processAlive(pid: number): boolean {
 	}
 }
 
-export function holderAlive(holder: Holder): boolean {
-	if (holder.pid === process.pid) {
-		return liveTokens.has(holder.token);
+async function socketAccepts(file: string): Promise<boolean> {
+	return new Promise(resolve => {
+		const connection = createConnection(file);
+		const done = (alive: boolean) => {
+			clearTimeout(timer);
+			connection.destroy();
+			resolve(alive);
+		};
+
+		// No answer in time: a process is there (the kernel queued the connection), busy.
+		const timer = setTimeout(done, connectTimeoutMs, true);
+		connection.once('connect', () => {
+			done(true);
+		});
+		connection.once('error', (error: Error) => {
+			// ECONNREFUSED (nobody listens: the holder died) or ENOENT (released).
+			const code = errorCode(error);
+			done(!(code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ENOTSOCK'));
+		});
+	});
+}
+
+/** Whether the process `holder` names is alive (see the top of this file). */
+export async function holderAlive(holder: Holder, journalFolder: string): Promise<boolean> {
+	if (liveTokens.has(holder.token)) {
+		return true;
 	}
 
-	return processAlive(holder.pid);
+	if (typeof holder.socket === 'string') {
+		return socketAccepts(path.resolve(journalFolder, holder.socket));
+	}
+
+	// An old record: its pid, unless it is ours (then it is a dead process's with the same pid).
+	return holder.pid !== process.pid && processAlive(holder.pid);
 }
 
 export function isHolder(value: unknown): value is Holder {

@@ -1,7 +1,9 @@
 /**
- * The owner lock: one `serve` per journal. The owner record sits in the journal itself, written
- * in one synchronous write transaction (LMDB serialises writers across processes), so two serves
- * starting at once cannot both win. A record whose process is gone is taken over.
+ * The owner lock: one `serve` per journal. The owner record sits in the journal itself and is
+ * replaced in one synchronous write transaction (LMDB serialises writers across processes) only
+ * when it still is the record found dead, so two serves starting at once cannot both win. Whether
+ * the recorded owner lives is asked of its socket (liveness.ts), which works across PID namespaces
+ * and survives pid reuse.
  */
 import {journalError} from './errors.js';
 import {holderAlive, type Holder} from './liveness.js';
@@ -9,20 +11,32 @@ import type {Stores} from './store.js';
 
 const ownerKey = 'owner';
 
+/** Conditional replacements tried before giving up on a record that keeps changing. */
+const tries = 3;
+
 /** Takes the lock or throws `journal-locked` naming the live owner. */
-export function takeOwnership(stores: Stores, mine: Holder, dataDirectory: string): void {
-	const other = stores.root.transactionSync(() => {
+export async function takeOwnership(stores: Stores, mine: Holder, dataDirectory: string): Promise<void> {
+	for (let attempt = 0; attempt < tries; attempt++) {
 		const current = stores.meta.get(ownerKey);
-		if (current && current.token !== mine.token && holderAlive(current)) {
-			return current;
+		if (current && current.token !== mine.token && await holderAlive(current, stores.directory)) {
+			throw journalError('journal-locked', {directory: dataDirectory, pid: current.pid}, `the journal in ${dataDirectory} is in use by process ${current.pid}`);
 		}
 
-		void stores.meta.put(ownerKey, mine);
-		return undefined;
-	});
-	if (other) {
-		throw journalError('journal-locked', {directory: dataDirectory, pid: other.pid}, `the journal in ${dataDirectory} is in use by process ${other.pid}`);
+		const taken = stores.root.transactionSync(() => {
+			if (stores.meta.get(ownerKey)?.token !== current?.token) {
+				return false;
+			}
+
+			void stores.meta.put(ownerKey, mine);
+			return true;
+		});
+		if (taken) {
+			return;
+		}
 	}
+
+	const other = stores.meta.get(ownerKey);
+	throw journalError('journal-locked', {directory: dataDirectory, pid: other?.pid ?? 0}, `the journal in ${dataDirectory} is in use by process ${other?.pid ?? 0}`);
 }
 
 /** Releases the lock if this process still holds it. */
@@ -30,10 +44,4 @@ export async function releaseOwnership(stores: Stores, mine: Holder): Promise<vo
 	if (stores.meta.get(ownerKey)?.token === mine.token) {
 		await stores.meta.remove(ownerKey);
 	}
-}
-
-/** The live owner, if any (for messages). */
-export function currentOwner(stores: Stores): Holder | undefined {
-	const current = stores.meta.get(ownerKey);
-	return current && holderAlive(current) ? current : undefined;
 }

@@ -1,5 +1,7 @@
 /**
- * Retention: events older than the age bound go, then the oldest beyond the count bound. Event
+ * Retention: finished events older than the age bound go, then the oldest finished ones beyond
+ * the count bound. An unfinished event (in the queue: received, or in processing) is never
+ * removed: the journal refuses new deliveries while the count bound is full of them. Event
  * ids (the exactly-once record) go by age only, and never before 24 h, so a redelivery within a
  * day is recognised even when the count bound dropped the event itself.
  */
@@ -16,8 +18,9 @@ export type PruneResult = {events: number; ids: number};
 const batchSize = 1000;
 
 function removeEvent(stores: Stores, key: TimeKey): Promise<boolean> {
-	void stores.queue.remove(key);
-	void stores.claims.remove(key[1]);
+	// One commit with the event's removal, whose failure the caller gets.
+	stores.queue.remove(key).catch(() => undefined);
+	stores.claims.remove(key[1]).catch(() => undefined);
 	removeSteps(stores, key[1]);
 	return stores.events.remove(key);
 }
@@ -29,8 +32,9 @@ function removeEvent(stores: Stores, key: TimeKey): Promise<boolean> {
 export async function prune(stores: Stores, limits: PruneLimits, keep: (id: string) => boolean): Promise<PruneResult> {
 	const cutoff = limits.now - limits.maxAgeMs;
 	const doomed: TimeKey[] = [];
+	const removable = (key: TimeKey) => !keep(key[1]) && !stores.queue.doesExist(key);
 	for (const key of stores.events.getKeys({end: [cutoff, '']})) {
-		if (!keep(key[1])) {
+		if (removable(key)) {
 			doomed.push(key);
 		}
 	}
@@ -43,7 +47,7 @@ export async function prune(stores: Stores, limits: PruneLimits, keep: (id: stri
 				break;
 			}
 
-			if (!keep(key[1])) {
+			if (removable(key)) {
 				doomed.push(key);
 				taken++;
 			}
@@ -53,7 +57,7 @@ export async function prune(stores: Stores, limits: PruneLimits, keep: (id: stri
 	const idCutoff = limits.now - Math.max(limits.maxAgeMs, minimumIdAgeMs);
 	const oldIds: string[] = [];
 	for (const {key, value} of stores.seen.getRange({})) {
-		if (value < idCutoff && !keep(key)) {
+		if (value < idCutoff && removable([value, key])) {
 			oldIds.push(key);
 		}
 	}

@@ -82,7 +82,7 @@ export function stepsOf(stores: Stores, id: string, generation: number): StepRec
 /** Queues the deletion of every step of `id` (all generations) in the current write batch. */
 export function removeSteps(stores: Stores, id: string): void {
 	for (const key of stores.steps.getKeys({start: [id, 0, 0], end: [id, highest]})) {
-		void stores.steps.remove(key);
+		stores.steps.remove(key).catch(() => undefined);
 	}
 }
 

@@ -47,8 +47,17 @@ export function replicaName(): string {
 	return `${hostname()}:${process.pid}`;
 }
 
+/** The failure step a job that BullMQ failed on its own gets, so the answer runs its failure path. */
+function failingStep(reason: string): StepRecord {
+	return {name: 'failing', at: new Date().toISOString(), error: reason};
+}
+
 export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
 	let active = 0;
+	/** Errors our processor ended a job with: their failure path already ran. */
+	const handled = new WeakSet<Error>();
+	/** Failure paths running for jobs BullMQ failed without the processor (stalled too often). */
+	const cleanups = new Set<Promise<unknown>>();
 	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
 		if (job.data.status !== 'received') {
 			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
@@ -69,7 +78,9 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 			});
 			if (result.status === 'failed') {
 				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
-				throw new UnrecoverableError(result.error ?? 'failed');
+				const error = new UnrecoverableError(result.error ?? 'failed');
+				handled.add(error);
+				throw error;
 			}
 
 			return result;
@@ -92,6 +103,37 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	worker.on('error', error => {
 		options.onError?.(error);
 	});
+	// A job BullMQ failed on its own (taken over more than `maxTakeovers` times: "job stalled more
+	// than allowable limit") never reached the processor's failure path: run it here, from the
+	// steps the dead replicas recorded, so its open logs are set FAILED and the apology written.
+	worker.on('failed', (job, error) => {
+		if (job?.data === undefined || job.data.status !== 'received' || handled.has(error)) {
+			return;
+		}
+
+		const event = toStoredEvent(job, 'failed');
+		const steps: StepRecord[] = [...event.steps];
+		if (!steps.some(step => step.name === 'failing')) {
+			steps.push(failingStep(error.message));
+		}
+
+		event.steps = [...steps];
+		active++;
+		const cleanup = options.handler({
+			event,
+			signal: new AbortController().signal,
+			async recordStep(step) {
+				steps.push(step);
+				await job.updateProgress(progressOf(steps));
+			},
+		}).catch((failure: unknown) => {
+			options.onError?.(failure instanceof Error ? failure : new Error(String(failure)));
+		}).finally(() => {
+			active--;
+			cleanups.delete(cleanup);
+		});
+		cleanups.add(cleanup);
+	});
 	void worker.run().catch((error: unknown) => {
 		options.onError?.(error instanceof Error ? error : new Error(String(error)));
 	});
@@ -100,7 +142,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	return {
 		active: () => active,
 		async stop(drainMs) {
-			const closing = worker.close();
+			const closing = worker.close().then(async () => Promise.all(cleanups));
 			let timer: NodeJS.Timeout | undefined;
 			const deadline = new Promise<'deadline'>(resolve => {
 				timer = setTimeout(() => {

@@ -1,0 +1,90 @@
+/**
+ * Whether the journal can be written now. Every journal write reports its outcome here: a failed
+ * commit (a full disk, an I/O error) marks the journal unwritable with the reason and the time,
+ * the next commit that succeeds marks it writable again. `accept` answers 503 while its own write
+ * fails, and tries again at each delivery, so the receiver recovers by itself once space returns.
+ */
+import {errorMessage} from '../../format/value.js';
+import type {WriteState} from '../backend.js';
+
+/**
+ * lmdb rejects every write of a failed commit with "Commit failed" and attaches the commit's own
+ * error as a second promise (`commitError`), rejected a moment later; nobody else awaits it, so it
+ * is read here for the reason and never left unhandled.
+ */
+function absorb(error: unknown, reason: (text: string) => void): void {
+	const commit = (error as {commitError?: unknown} | undefined)?.commitError;
+	if (commit instanceof Promise) {
+		commit.catch((cause: unknown) => {
+			reason(errorMessage(cause));
+		});
+	}
+}
+
+export class WriteHealth {
+	private state: WriteState = {writable: true, since: new Date().toISOString()};
+
+	current(): WriteState {
+		return this.state;
+	}
+
+	/** A write failed: the journal is unwritable from now (the first failure's time is kept). */
+	failed(error: unknown): void {
+		if (this.state.writable) {
+			this.state = {writable: false, reason: errorMessage(error), since: new Date().toISOString()};
+		}
+
+		absorb(error, text => {
+			if (!this.state.writable) {
+				this.state.reason = text;
+			}
+		});
+	}
+
+	/** A write committed: the journal is writable again. */
+	succeeded(): void {
+		if (!this.state.writable) {
+			this.state = {writable: true, since: new Date().toISOString()};
+		}
+	}
+
+	/** Reports a write whose outcome nobody else awaits; never rejects. */
+	watch(write: Promise<unknown>): void {
+		write.then(() => {
+			this.succeeded();
+		}, (error: unknown) => {
+			this.failed(error);
+		});
+	}
+}
+
+let guarding = false;
+
+function isCommitFailure(reason: unknown): reason is {commitError: Promise<unknown>} {
+	return reason instanceof Error && (reason as {commitError?: unknown}).commitError instanceof Promise;
+}
+
+/**
+ * lmdb opens each event-loop turn's batch with a write of its own whose promise it keeps to
+ * itself; when that batch's commit fails (a full disk), the promise rejects with nobody to handle
+ * it, which would end the process. Every write of ours handles its own failure, so such a
+ * rejection is dropped here; any other unhandled rejection still ends the process as Node's
+ * default does, unless someone else listens for them.
+ */
+export function guardCommitFailures(): void {
+	if (guarding) {
+		return;
+	}
+
+	guarding = true;
+	process.on('unhandledRejection', reason => {
+		if (isCommitFailure(reason)) {
+			reason.commitError.catch(() => undefined);
+			return;
+		}
+
+		if (process.listenerCount('unhandledRejection') === 1) {
+			throw reason;
+		}
+	});
+}

@@ -1,0 +1,75 @@
+import {spawn} from 'node:child_process';
+import {fileURLToPath} from 'node:url';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {EventBackend, JobHandler, StepRecord} from '../../source/receiver/backend.js';
+import {openRedisBackend} from '../../source/receiver/redis/index.js';
+import {newEvent, statusOf} from '../redis/events.js';
+import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
+import {waitFor} from '../support/wait.js';
+
+const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
+const replicaPath = fileURLToPath(new URL('../redis/fixtures/replica.ts', import.meta.url));
+
+/** Starts a replica that takes `id`, records a step and hangs; kills it once it did. */
+async function replicaDiesWith(url: string, queue: string, id: string): Promise<void> {
+	const child = spawn(process.execPath, ['--import', 'tsx', replicaPath, url, queue, String(fast.lockDurationMs), String(fast.stalledIntervalMs)], {stdio: ['ignore', 'pipe', 'inherit']});
+	let output = '';
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+	});
+	const exited = new Promise(resolve => child.once('exit', resolve));
+	try {
+		await waitFor(() => output.includes(`step ${id}`), {timeoutMs: 20_000, what: `a replica to take ${id}`});
+	} finally {
+		child.kill('SIGKILL');
+		await exited;
+	}
+}
+
+describe.skipIf(redisSkipReason !== undefined)('redis: a job whose replica dies three times', () => {
+	let redis: TestRedis;
+	const open: EventBackend[] = [];
+
+	beforeAll(async () => {
+		redis = await startRedis();
+	});
+
+	afterAll(async () => {
+		await Promise.all(open.map(async item => item.close()));
+		await redis.stop();
+	});
+
+	it('ends failed through the failure path (the handler gets a failing step and writes the apology), not left streaming', async () => {
+		const queue = redis.queueName();
+		const producer = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
+		open.push(producer);
+		expect(await producer.accept(newEvent('evt_stalls'))).toBe('stored');
+		for (let death = 0; death < 3; death++) {
+			await replicaDiesWith(redis.url, queue, 'evt_stalls');
+		}
+
+		const given: StepRecord[][] = [];
+		const handler: JobHandler = async job => {
+			given.push([...job.event.steps]);
+			if (job.event.steps.some(step => step.name === 'failing')) {
+				await job.recordStep({name: 'message-written', at: new Date().toISOString(), data: {apology: true}});
+				return {status: 'failed', error: 'stalled'};
+			}
+
+			await job.recordStep({name: 'message-written', at: new Date().toISOString(), data: {apology: false}});
+			return {status: 'answered'};
+		};
+
+		const survivor = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
+		open.push(survivor);
+		await survivor.start(handler, {concurrency: 1});
+		await waitFor(async () => (await survivor.get('evt_stalls'))?.steps.some(step => step.name === 'message-written'), {timeoutMs: 30_000, what: 'the failure path'});
+		expect(await statusOf(survivor, 'evt_stalls')).toBe('failed');
+		expect(given).toHaveLength(1);
+		const failing = given[0]?.find(step => step.name === 'failing');
+		expect(failing?.error).toMatch(/stalled more than allowable limit/);
+		const stored = await survivor.get('evt_stalls');
+		expect(stored?.steps.at(-1)).toMatchObject({name: 'message-written', data: {apology: true}});
+		await survivor.stop(5000);
+	});
+});
