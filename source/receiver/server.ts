@@ -10,11 +10,12 @@ import type {IncomingMessage, ServerResponse} from 'node:http';
 import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
 import {answerJobs, type AnswerJobs} from './answer-job.js';
+import {isoNow} from './clock.js';
 import {BackendUnavailableError, type BackendStats, type EventBackend, type ReplayResult, type StoredEvent} from './backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {platformPort} from './platform-port.js';
-import {defaultBackend, isoNow, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {defaultBackend, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
 import {answerAndLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type ListenOptions, type ListenResult} from './transport.js';
 
 export {receiverErrors} from './intake.js';
@@ -223,8 +224,10 @@ export class WebhookReceiver {
 	}
 
 	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer): void {
-		const receivedAt = isoNow();
-		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: `no-id-${receivedAt}-${seq}`}, this.intake);
+		// One clock read per delivery: the replay window, the signature's tolerance and the stored time.
+		const nowMs = Date.now();
+		const receivedAt = isoNow(nowMs);
+		const decision = intakeBody({headers, body, nowMs, receivedAt, fallbackId: `no-id-${receivedAt}-${seq}`}, this.intake);
 		if (decision.kind === 'reject') {
 			this.reject(request, response, seq, decision);
 			return;
@@ -251,7 +254,7 @@ export class WebhookReceiver {
 		this.stats.verified++;
 		if (duplicate) {
 			this.stats.duplicates++;
-			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, ...(view.chatId ? {chatId: view.chatId} : {})});
+			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, chatId: view.chatId || undefined});
 			sendSuccess(response);
 			return;
 		}
@@ -265,7 +268,23 @@ export class WebhookReceiver {
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
-		this.emit({type: 'accepted', at, request: seq, remoteAddress, status: 200, ...view});
+		// One literal (no spread of the view): every accepted event has the same hidden class.
+		this.emit({
+			type: 'accepted',
+			at,
+			request: seq,
+			remoteAddress,
+			status: 200,
+			eventId: view.eventId,
+			eventType: view.eventType,
+			handling: view.handling,
+			chatId: view.chatId,
+			userId: view.userId,
+			companyId: view.companyId,
+			text: view.text,
+			missing: view.missing,
+			secretIndex: view.secretIndex,
+		});
 		sendSuccess(response);
 	}
 }
