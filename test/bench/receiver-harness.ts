@@ -228,9 +228,9 @@ export function serveEnv(platform: LocalPlatform, configDir: string): NodeJS.Pro
 	};
 }
 
-/** Starts the built `serve --json` (node flags first, e.g. `--cpu-prof`), its log in `logFile`. */
-export async function startServe(platform: LocalPlatform, configDir: string, logFile: string, nodeFlags: string[] = [], extra: string[] = []): Promise<Child> {
-	return startChild([...nodeFlags, cliPath, 'serve', '--port', '0', '--json', ...extra], serveEnv(platform, configDir), logFile);
+/** Starts the built `serve --json` (node flags first, e.g. `--cpu-prof`; another build's cli.js as `cli`), its log in `logFile`. */
+export async function startServe(platform: LocalPlatform, configDir: string, logFile: string, nodeFlags: string[] = [], extra: string[] = [], cli = cliPath): Promise<Child> {
+	return startChild([...nodeFlags, cli, 'serve', '--port', '0', '--json', ...extra], serveEnv(platform, configDir), logFile);
 }
 
 /** User + system CPU time of a /proc stat line, ms (USER_HZ is 100 on Linux). */

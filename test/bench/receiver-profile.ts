@@ -51,7 +51,7 @@ const configDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-profile-'));
 const profileDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-cpuprofile-'));
 const platform = await startLocalPlatform();
 try {
-	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : []);
 	await load(serve.url, deliveries(3000));
 	const items = deliveries(requests);
 	const before = threadCpuMs(serve.pid);
