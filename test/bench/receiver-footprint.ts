@@ -5,8 +5,9 @@
  *   take `small` and `large` deliveries, and the difference of their map counts over the
  *   difference of their deliveries is the number created per delivery once warm (0 when every
  *   object on the path keeps one shape);
- * - memory: one serve takes 10 000 deliveries, then 90 000 more; anonymous RSS (heap, malloc) and
- *   file-backed RSS (the journal's memory-mapped pages, the binary) are read from /proc after each.
+ * - memory: one serve takes 10 000 deliveries, then 45 000 and 45 000 more; anonymous RSS (heap,
+ *   malloc) and file-backed RSS (the journal's memory-mapped pages, the binary) are read from
+ *   /proc after each.
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -44,9 +45,14 @@ export async function hiddenClassesPerDelivery(platform: LocalPlatform, configDi
 	return (many - few) / (large - small);
 }
 
-export type MemoryGrowth = {early: {anon: number; file: number}; late: {anon: number; file: number}; earlyCount: number; lateCount: number; non200: number};
+type Rss = {anon: number; file: number};
 
-/** RssAnon and RssFile of one serve after `earlyCount` and after `lateCount` deliveries, MiB. */
+export type MemoryGrowth = {early: Rss; middle: Rss; late: Rss; earlyCount: number; middleCount: number; lateCount: number; non200: number};
+
+/**
+ * RssAnon and RssFile of one serve after `earlyCount`, halfway and after `lateCount` deliveries,
+ * MiB (the halfway reading tells a heap still growing to its working size from a leak).
+ */
 export async function memoryGrowth(platform: LocalPlatform, configDir: string, earlyCount = 10_000, lateCount = 100_000): Promise<MemoryGrowth> {
 	const serve = await startServe(platform, configDir, path.join(configDir, 'serve-memory.log'));
 	try {
@@ -54,10 +60,14 @@ export async function memoryGrowth(platform: LocalPlatform, configDir: string, e
 		// Past the index's next batch (1 s), so both readings see the same steady state.
 		await sleep(1500);
 		const early = rssMiB(serve.pid);
-		non200 += await loadMany(serve.url, lateCount - earlyCount);
+		const middleCount = Math.round((earlyCount + lateCount) / 2);
+		non200 += await loadMany(serve.url, middleCount - earlyCount);
+		await sleep(1500);
+		const middle = rssMiB(serve.pid);
+		non200 += await loadMany(serve.url, lateCount - middleCount);
 		await sleep(1500);
 		const late = rssMiB(serve.pid);
-		return {early, late, earlyCount, lateCount, non200};
+		return {early, middle, late, earlyCount, middleCount, lateCount, non200};
 	} finally {
 		await serve.stop('SIGTERM');
 	}
@@ -68,6 +78,7 @@ export function showMemory(growth: MemoryGrowth, goalMiB = 30): string[] {
 	const count = (value: number) => `${value / 1000}k`;
 	return [
 		`  serve RSS after ${count(growth.earlyCount)} deliveries: RssAnon ${fmt(growth.early.anon)} MiB, RssFile ${fmt(growth.early.file)} MiB (file-backed: the journal's mapped pages, the node binary)`,
+		`  serve RSS after ${count(growth.middleCount)} deliveries: RssAnon ${fmt(growth.middle.anon)} MiB, RssFile ${fmt(growth.middle.file)} MiB`,
 		`  serve RSS after ${count(growth.lateCount)} deliveries: RssAnon ${fmt(growth.late.anon)} MiB, RssFile ${fmt(growth.late.file)} MiB${growth.non200 > 0 ? `  (${growth.non200} non-200!)` : ''}`,
 		`  RESULT RssAnon growth ${count(growth.earlyCount)} → ${count(growth.lateCount)} deliveries: ${grown >= 0 ? '+' : ''}${fmt(grown)} MiB (goal ≤ ${goalMiB} MiB) ${grown <= goalMiB ? 'MET' : 'NOT MET'}; RssFile ${fmt(growth.early.file)} → ${fmt(growth.late.file)} MiB`,
 	];

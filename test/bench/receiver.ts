@@ -151,7 +151,7 @@ try {
 		console.log('\nHidden classes (V8 maps) a warm serve creates per delivery (--log-maps, 3000 deliveries against 1000)');
 		const maps = await hiddenClassesPerDelivery(platform, configDir);
 		console.log(`  RESULT hidden classes created per delivery: ${fmt(maps, 2)} (goal 0: one shape per object on the hot path) ${verdict(maps < 0.05)}`);
-		console.log('\nMemory of one serve: 10 000 deliveries, then 90 000 more (/proc/<pid>/status)');
+		console.log('\nMemory of one serve: 10 000 deliveries, then 45 000 and 45 000 more (/proc/<pid>/status)');
 		for (const line of showMemory(await memoryGrowth(platform, configDir))) {
 			console.log(line);
 		}
