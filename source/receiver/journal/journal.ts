@@ -203,9 +203,15 @@ export class JournalBackend implements EventBackend {
 		// One writer (the owner lock), and the id was found in neither the index nor memory: a plain
 		// put, resolved by its batch's commit once that is flushed. The id follows into the index in
 		// the next batch.
-		const committed = stores.events.put(key, record);
-		if (received) {
-			void stores.queue.put(key, true);
+		let committed: Promise<boolean>;
+		try {
+			committed = stores.events.put(key, record);
+			if (received) {
+				void stores.queue.put(key, true);
+			}
+		} catch (error) {
+			// Refused before any commit (a key LMDB cannot hold, say): fails as a failed commit does.
+			return Promise.reject(this.writeFailed(error));
 		}
 
 		const stored = committed.then(() => {
@@ -217,10 +223,14 @@ export class JournalBackend implements EventBackend {
 			return 'stored' as const;
 		}, (error: unknown) => {
 			this.index.settle(entry, false);
-			throw new BackendUnavailableError('backend-unavailable', `the event journal in ${stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
+			throw this.writeFailed(error);
 		});
 		const entry = this.index.add(event.id, ms, stored);
 		return stored;
+	}
+
+	private writeFailed(error: unknown): BackendUnavailableError {
+		return new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
 	}
 
 	private scanQueue(limit: number, skip: (id: string) => boolean): string[] {
