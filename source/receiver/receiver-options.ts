@@ -1,4 +1,4 @@
-/** The receiver's options, their defaults, and the time stamp every receiver event carries. */
+/** The receiver's options and their defaults. */
 import {defaultModel} from '../config/settings.js';
 import {isRecord} from '../format/value.js';
 import type {PlatformClient} from '../platform/client.js';
@@ -95,18 +95,4 @@ export function defaultBackend(options: ReceiverOptions, resolved: ResolvedOptio
 		// Each cut-off job makes at most three bounded failure-path calls (two logs, the apology).
 		abortGraceMs: (resolved.cleanupTimeoutMs * 3) + 1000,
 	});
-}
-
-let lastIsoMs = 0;
-let lastIso = new Date(0).toISOString();
-
-/** The current time as ISO 8601, computed once per millisecond (every event carries one). */
-export function isoNow(): string {
-	const now = Date.now();
-	if (now !== lastIsoMs) {
-		lastIsoMs = now;
-		lastIso = new Date(now).toISOString();
-	}
-
-	return lastIso;
 }

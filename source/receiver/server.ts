@@ -13,12 +13,13 @@ import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
 import {answerJobs} from './answer-job.js';
 import {BacklogLimit} from './backlog.js';
 import {BackendUnavailableError, type BackendStats, type EventBackend, type JobHandler, type ReplayResult, type StoredEvent} from './backend.js';
+import {isoNow} from './clock.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {forwardJobs} from './forward-job.js';
 import {platformPort} from './platform-port.js';
 import {watchedPort} from './platform-probe.js';
-import {defaultBackend, isoNow, resolveOptions, type CloseResult, type ReceiverObserver, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {defaultBackend, resolveOptions, type CloseResult, type ReceiverObserver, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
 import {answerAndLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type ListenOptions, type ListenResult} from './transport.js';
 
 export {receiverErrors} from './intake.js';
@@ -270,8 +271,10 @@ export class WebhookReceiver {
 	}
 
 	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer, started: number): void {
-		const receivedAt = isoNow();
-		const decision = intakeBody({headers, body, nowMs: Date.now(), receivedAt, fallbackId: noIdPlaceholder}, this.intake);
+		// One clock read per delivery: the replay window, the signature's tolerance and the stored time.
+		const nowMs = Date.now();
+		const receivedAt = isoNow(nowMs);
+		const decision = intakeBody({headers, body, nowMs, receivedAt, fallbackId: noIdPlaceholder}, this.intake);
 		if (decision.kind === 'reject') {
 			this.reject(request, response, seq, decision);
 			return;
@@ -315,7 +318,7 @@ export class WebhookReceiver {
 		this.stats.verified++;
 		if (duplicate) {
 			this.stats.duplicates++;
-			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, ...(view.chatId ? {chatId: view.chatId} : {})});
+			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, chatId: view.chatId || undefined});
 			sendSuccess(response);
 			this.observer?.acknowledged(started);
 			return;
@@ -331,7 +334,23 @@ export class WebhookReceiver {
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
-		this.emit({type: 'accepted', at, request: seq, remoteAddress, status: 200, ...view});
+		// One literal (no spread of the view): every accepted event has the same hidden class.
+		this.emit({
+			type: 'accepted',
+			at,
+			request: seq,
+			remoteAddress,
+			status: 200,
+			eventId: view.eventId,
+			eventType: view.eventType,
+			handling: view.handling,
+			chatId: view.chatId,
+			userId: view.userId,
+			companyId: view.companyId,
+			text: view.text,
+			missing: view.missing,
+			secretIndex: view.secretIndex,
+		});
 		sendSuccess(response);
 		this.observer?.acknowledged(started);
 	}

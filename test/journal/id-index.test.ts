@@ -41,8 +41,12 @@ function fakeStores(mark: number) {
 /** What `accept` does: the event's write, then the index told in the same turn. */
 async function accept(fake: ReturnType<typeof fakeStores>, index: IdIndex, id: string, ms: number): Promise<void> {
 	const stored = fake.stores.events.put([ms, id], {id});
-	index.add(id, ms, stored);
-	await stored.catch(() => undefined);
+	const entry = index.add(id, ms, stored);
+	await stored.then(() => {
+		index.settle(entry, true);
+	}, () => {
+		index.settle(entry, false);
+	});
 }
 
 /** After a crash: the next serve knows `id` as delivered, and a reader finds its event. */

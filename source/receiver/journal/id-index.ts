@@ -20,10 +20,10 @@ import type {Stores, TimeKey} from './store.js';
 
 const markKey = 'unindexed-from';
 
-type Pending = {ms: number; committed: boolean; stored: Promise<unknown>};
+export type PendingEntry = {id: string; ms: number; committed: boolean; stored: Promise<unknown>};
 
 export class IdIndex {
-	private readonly pending = new Map<string, Pending>();
+	private readonly pending = new Map<string, PendingEntry>();
 	/** The mark as this process last wrote it (committed or not); undefined: every event may lack its id. */
 	private mark: number | undefined;
 	/** The mark as its last committed write left it on disk (a failed write leaves it where it was). */
@@ -46,7 +46,7 @@ export class IdIndex {
 	}
 
 	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
-	pendingOf(id: string): Pending | undefined {
+	pendingOf(id: string): PendingEntry | undefined {
 		return this.pending.get(id);
 	}
 
@@ -56,11 +56,12 @@ export class IdIndex {
 	}
 
 	/**
-	 * Records an accepted event whose write (`stored`, the commit of its event) is under way; call
-	 * in the same event-loop turn as that write, so a lowered mark commits with it.
+	 * Records an accepted event whose write (`stored`: resolves once its commit is flushed, rejects
+	 * when it fails) is under way; call in the same event-loop turn as that write, so a lowered mark
+	 * commits with it, and call `settle` with the returned entry when the commit ends.
 	 */
-	add(id: string, ms: number, stored: Promise<unknown>): void {
-		const entry: Pending = {ms, committed: false, stored};
+	add(id: string, ms: number, stored: Promise<unknown>): PendingEntry {
+		const entry: PendingEntry = {id, ms, committed: false, stored};
 		this.pending.set(id, entry);
 		// The mark on disk may be the committed one or one still being written: below either, lower
 		// it (never above the committed one, in case the pending write fails).
@@ -74,14 +75,16 @@ export class IdIndex {
 			void this.flush();
 		}
 
-		stored.then(() => {
+		return entry;
+	}
+
+	/** The commit of an added entry ended: stored (it may go into the index), or not (the id was never accepted). */
+	settle(entry: PendingEntry, stored: boolean): void {
+		if (stored) {
 			entry.committed = true;
-		}, () => {
-			// Not stored: the id was never accepted.
-			if (this.pending.get(id) === entry) {
-				this.pending.delete(id);
-			}
-		});
+		} else if (this.pending.get(entry.id) === entry) {
+			this.pending.delete(entry.id);
+		}
 	}
 
 	/** Where the event `id` is kept, when the journal holds it. */
@@ -159,7 +162,7 @@ export class IdIndex {
 		const done = Promise.resolve();
 		for (const key of this.stores.events.getKeys({start: [this.mark ?? 0, '']})) {
 			if (!this.pending.has(key[1]) && this.stores.seen.get(key[1]) === undefined) {
-				this.pending.set(key[1], {ms: key[0], committed: true, stored: done});
+				this.pending.set(key[1], {id: key[1], ms: key[0], committed: true, stored: done});
 			}
 		}
 	}
