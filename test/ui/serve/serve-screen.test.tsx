@@ -185,7 +185,7 @@ describe('ServeScreen (the event log)', () => {
 		source.state.processing = 2;
 		source.emit({type: 'draining', at, jobs: 2, timeoutMs: 25_000});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopping'));
-		expect(flat(instance.lastFrame())).toContain('Stopping: no new events; waiting up to 25 s for 2 jobs');
+		expect(flat(instance.lastFrame())).toContain('Stopping: no new events · waiting up to 25 s for 2 jobs… · Ctrl+C again quits at once');
 		source.emit({type: 'stopped', at, cutOff: 1, counters: {received: 4, verified: 4, rejected: 0, duplicates: 0, processing: 0, answered: 1, failed: 1}});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopped.'));
 		expect(flat(instance.lastFrame())).toContain('answered 1 · failed 1');
