@@ -9,6 +9,7 @@ import {defaultDataDir, openBackend} from '../receiver/open-backend.js';
 import {createReceiver} from '../receiver/server.js';
 import {lineWriter} from '../ui/serve/line-writer.js';
 import {plainLine} from '../ui/serve/format.js';
+import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
@@ -123,6 +124,9 @@ const command: Command<ServeOptions> = {
 			replayWindowMs: options.retentionMs,
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
+		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
+		// for the screen or the log, which attach a moment later.
+		const events = replayingSource(receiver);
 		let url: string;
 		try {
 			({url} = await receiver.listen({port: options.port, host: options.host}));
@@ -142,10 +146,10 @@ const command: Command<ServeOptions> = {
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > Date.now();
 		if (context.interactive) {
 			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
-			const [{replayingSource, ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
+			const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
 			app = renderApp(context, (
 				<ServeScreen
-					source={replayingSource(receiver)}
+					source={events}
 					url={url}
 					secretCount={secrets.length}
 					store={store}
@@ -185,13 +189,13 @@ const command: Command<ServeOptions> = {
 				retention: formatCompactDuration(options.retentionMs),
 				maxEvents: options.maxEvents,
 			});
-			receiver.on('event', event => {
+			events.on('event', event => {
 				log.line(JSON.stringify(event));
 			});
 		} else {
 			const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
 			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health); secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; model ${model}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
-			receiver.on('event', event => {
+			events.on('event', event => {
 				log.line(plainLine(event));
 			});
 		}
@@ -200,6 +204,7 @@ const command: Command<ServeOptions> = {
 			await stopped;
 			await receiver.close(options.drainTimeoutMs);
 		} finally {
+			events.dispose();
 			log.flush();
 			await client.close();
 			if (app) {
