@@ -57,7 +57,7 @@ export function StatusPanel(props: StatusPanelProps) {
 	const {draining, stopped} = props;
 	const lines = statusPanelContent(props, props.width);
 	return (
-		<Box flexDirection="column" borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1}>
+		<Box flexDirection="column" width={props.width} borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1}>
 			{lines.map((line, index) => (
 				<Text key={`${line.key}-${String(index)}`} wrap="truncate-end" {...toneProps(line.tone)}>
 					{line.spinner && !props.quitting ? <><Spinner type="dots" />{' '}</> : null}

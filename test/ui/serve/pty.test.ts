@@ -229,12 +229,12 @@ describe('serve screen in a terminal', () => {
 			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
 			const message = buildTestEvent('user-message', {text: 'Before the resize', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
-			await screenShows(session, screen => screen.some(line => line.includes('user-message.created') && line.includes('logged')), 'the logged row');
-			const before = session.terminal().text();
+			// A whole frame (the terminal may have read only part of a write): the row, then the box to its bottom.
+			const before = await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the logged row and the whole box'});
 			const rowsAbove = before.slice(0, before.findIndex(line => line.startsWith('╭')));
 			session.resize(columns, rows);
 			// The box is redrawn at the new width.
-			const after = await waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns), timeoutMs: 20_000, what: 'the box at the new width'});
+			const after = await waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the whole box at the new width'});
 			const terminal = session.terminal();
 			expect(terminal.clears).toBe(0);
 			expect(after[0]).toBe('printed before serve started');
