@@ -11,6 +11,7 @@ import {createService} from '../receiver/service.js';
 import {Pacer} from '../platform/pacer.js';
 import {lineWriter} from '../ui/serve/line-writer.js';
 import {clock, plainLine} from '../ui/serve/format.js';
+import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
@@ -105,6 +106,9 @@ const command: Command<ServeOptions> = {
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
+		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
+		// for the screen or the log, which attach a moment later.
+		const events = replayingSource(receiver);
 		let url: string;
 		let adminUrl: string | undefined;
 		try {
@@ -138,10 +142,10 @@ const command: Command<ServeOptions> = {
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > Date.now();
 		if (context.interactive) {
 			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
-			const [{replayingSource, ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
+			const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
 			app = renderApp(context, (
 				<ServeScreen
-					source={replayingSource(receiver)}
+					source={events}
 					url={url}
 					secretCount={secrets.length}
 					store={store}
@@ -186,7 +190,7 @@ const command: Command<ServeOptions> = {
 				...(rate === undefined ? {} : {platformRate: rate}),
 				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
 			});
-			receiver.on('event', event => {
+			events.on('event', event => {
 				log.line(JSON.stringify(event));
 			});
 		} else {
@@ -194,7 +198,7 @@ const command: Command<ServeOptions> = {
 			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
 			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
 			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
-			receiver.on('event', event => {
+			events.on('event', event => {
 				log.line(plainLine(event));
 			});
 		}
@@ -222,6 +226,7 @@ const command: Command<ServeOptions> = {
 			cancelUnready();
 			await receiver.close(options.drainTimeoutMs);
 		} finally {
+			events.dispose();
 			log.flush();
 			await attached.catch(() => undefined);
 			await service.stop();

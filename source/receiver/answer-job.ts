@@ -84,6 +84,8 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 	const {counters} = context;
 	/** Chosen events counted in `processing`, with when they were accepted (ms, performance clock). */
 	const open = new Map<string, number>();
+	/** Events counted in `failed`: a replay that fails again is still one failed event. */
+	const failedIds = new Set<string>();
 	const track = (eventId: string) => {
 		if (!open.has(eventId)) {
 			counters.processing++;
@@ -100,7 +102,13 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 		model: context.model,
 		cleanupTimeoutMs: context.cleanupTimeoutMs,
 		onStart(job) {
+			// A later attempt (resumed after a restart, taken over from another replica, replayed) was
+			// not accepted by this process just now: it is counted here, and its row starts here.
+			const again = !open.has(job.eventId) && handle.event.attempts > 1;
 			track(job.eventId);
+			if (again) {
+				stage(job, 'queued');
+			}
 		},
 		onStage(job, update) {
 			if (update.stage === 'searching') {
@@ -115,9 +123,17 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 			counters.processing--;
 			if (outcome.ok) {
 				counters.answered++;
+				if (failedIds.delete(job.eventId)) {
+					counters.failed--;
+				}
+
 				stage(job, 'answered', {documents: outcome.documents, durationMs});
 			} else {
-				counters.failed++;
+				if (!failedIds.has(job.eventId)) {
+					failedIds.add(job.eventId);
+					counters.failed++;
+				}
+
 				stage(job, 'failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
 			}
 		},

@@ -1,6 +1,7 @@
 import {render, type Instance} from 'ink';
 import type {ReactElement} from 'react';
 import type {CommandContext} from '../commands/types.js';
+import {LiveTerminal} from './live-terminal.js';
 
 /**
  * Ink types its streams as process streams; a command's context holds those, or test streams
@@ -12,18 +13,29 @@ function inkStreams(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>
 
 /**
  * Renders an Ink app for an interactive command. Ctrl+C is left to the app (exitOnCtrlC false) so
- * it can cancel cleanly; live rows re-render at most `maxFps` times a second.
+ * it can cancel cleanly; live rows re-render at most `maxFps` times a second. On a terminal Ink
+ * writes through a LiveTerminal, which keeps the scrollback intact when the window is narrowed.
  */
 export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>, element: ReactElement, options: {maxFps?: number} = {}): Instance {
 	const {stdout, stdin, stderr} = inkStreams(context);
-	return render(element, {
-		stdout,
+	const live = stdout.isTTY ? new LiveTerminal(stdout) : undefined;
+	const instance = render(element, {
+		stdout: (live as unknown as NodeJS.WriteStream | undefined) ?? stdout,
 		stdin,
 		stderr,
 		exitOnCtrlC: false,
 		patchConsole: false,
 		maxFps: options.maxFps ?? 15,
 	});
+	if (live) {
+		void instance.waitUntilExit().then(() => {
+			live.dispose();
+		}, () => {
+			live.dispose();
+		});
+	}
+
+	return instance;
 }
 
 /**

@@ -96,7 +96,7 @@ describe('durable serve', () => {
 		expect(platform.message(messageId)?.text).toBe(answerText);
 		expect(platform.message(messageId)?.stoppedStreamingAt).toBeTruthy();
 		// The answer ends with the logs closed (give the last log update its moment after the message).
-		const logs = await waitFor(() => platform.messageLogs(messageId).slice(logsBefore), {until: found => found.every(log => log.status !== 'RUNNING'), timeoutMs: 5000, what: 'every log closed'});
+		const logs = await waitFor(() => platform.messageLogs(messageId).slice(logsBefore), {until: found => found.every(log => log.status !== 'RUNNING'), what: 'every log closed'});
 		expect(logs).toHaveLength(2);
 		expect(logs.every(log => log.status === 'COMPLETED' || log.status === 'FAILED')).toBe(true);
 		const writes = platform.requests.slice(requestsBefore).filter(request => request.method === 'PATCH' && request.path === `/messages/${messageId}`);
@@ -109,7 +109,7 @@ describe('durable serve', () => {
 		const again = signDelivery(event, platform.endpointSecret);
 		const redelivered = await post(`${second.url}/webhook`, again.body, again.headers);
 		expect(redelivered.status).toBe(200);
-		await waitFor(() => second.events().some(line => line.type === 'duplicate' && line.eventId === event.id), {timeoutMs: 5000, what: 'the duplicate line'});
+		await waitFor(() => second.events().some(line => line.type === 'duplicate' && line.eventId === event.id), {what: 'the duplicate line'});
 		expect(platform.requests.length).toBe(requestsAfter);
 
 		const shown = await runCli(['events', 'show', event.id, '--json', '--data-dir', dataDir], {env: serveEnv()});

@@ -1,15 +1,19 @@
 /**
  * Six `keys rotate --yes` processes at once (built CLI) against one config file: the lock makes
  * them rotate one after another, each rotating the key the one before stored, so after the short
- * overlap the stored key still works. Repeated for several rounds.
+ * overlap the stored key still works. Repeated for several rounds, one test each.
+ *
+ * Nothing here depends on how fast the machine is: the platform runs on a manual clock, so the
+ * overlap passes when the test moves the clock (not while six processes queue for the lock on a
+ * loaded machine), and each round waits for its processes to exit. Its time limit only catches a
+ * hang, and grows with the processes it starts.
  */
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {ConfigStore} from '../../source/config/store.js';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
@@ -18,28 +22,33 @@ import {runCli} from '../support/cli.js';
 const processes = 6;
 const rounds = Number(process.env.RACE_ROUNDS ?? 3);
 const overlapMs = 400;
+/** A hang, not a slow machine: each process gets this long, and they may all queue for the lock. */
+const perProcessMs = 20_000;
 
 type Rotated = {type: string; key: string; previousKey: string; stored: boolean; expiresAt: string};
 
 describe('concurrent key rotations (built CLI)', () => {
 	let platform: LocalPlatform;
+	const clock = new ManualClock();
+	let store: ConfigStore;
+	let env: Record<string, string>;
 
 	beforeAll(async () => {
-		platform = (await startPlatform({keyOverlapMs: overlapMs})).platform;
+		platform = (await startPlatform({keyOverlapMs: overlapMs, clock})).platform;
+		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
+		store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		await store.set('apiKey', platform.apiKey);
+		env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
 	});
 
 	afterAll(async () => {
 		await platform.close();
 	});
 
-	it(`${processes} rotations at once leave a stored key that works after the overlap, ${rounds} rounds`, async () => {
-		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
-		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
-		await store.set('apiKey', platform.apiKey);
-		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
-		for (let round = 0; round < rounds; round++) {
+	for (let round = 1; round <= rounds; round++) {
+		it(`round ${round}: ${processes} rotations at once leave a stored key that works after the overlap`, async () => {
 			const first = store.get('apiKey') ?? '';
-			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: 60_000})));
+			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: processes * perProcessMs})));
 			for (const result of results) {
 				expect(result.stderr).toBe('');
 				expect(result.code).toBe(0);
@@ -57,12 +66,11 @@ describe('concurrent key rotations (built CLI)', () => {
 			expect(stored).toBe(platform.apiKey);
 			expect(previous).not.toContain(`…${stored.slice(-4)}`);
 
-			// Past every overlap, a real call with the stored key succeeds and the first key is refused.
+			// Past every overlap (the clock moved past the latest expiry), a real call with the stored
+			// key succeeds and the first key is refused.
 			const latest = Math.max(...rotated.map(entry => Date.parse(entry.expiresAt)));
-			while (Date.now() <= latest + 50) {
-				await sleep(Math.max(10, latest + 60 - Date.now()));
-			}
-
+			expect(latest).toBe(clock.now() + overlapMs);
+			clock.advance(latest + 1 - clock.now());
 			const withStored = new PlatformClient({...platform.settings(), apiKey: stored, retries: 0});
 			const withFirst = new PlatformClient({...platform.settings(), apiKey: first, retries: 0});
 			try {
@@ -74,6 +82,6 @@ describe('concurrent key rotations (built CLI)', () => {
 				await withStored.close();
 				await withFirst.close();
 			}
-		}
-	});
+		}, processes * perProcessMs + 10_000);
+	}
 });

@@ -134,7 +134,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 		expect(sent.code).toBe(0);
 		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
-		const accepted = await waitFor(() => serve?.events().find(event => event.type === 'accepted'), {until: event => event !== undefined, timeoutMs: 5000, what: 'the accepted event'});
+		const accepted = await waitFor(() => serve?.events().find(event => event.type === 'accepted'), {until: event => event !== undefined, what: 'the accepted event'});
 		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
 
 		// Same id twice: the second is a duplicate, still 200.
@@ -144,14 +144,14 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			expect(JSON.parse(repeated.stdout)).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
 		}
 
-		await waitFor(() => serve?.events().filter(event => event.type === 'duplicate').length, {until: count => count === 1, timeoutMs: 5000, what: 'the duplicate'});
+		await waitFor(() => serve?.events().filter(event => event.type === 'duplicate').length, {until: count => count === 1, what: 'the duplicate'});
 
 		// A wrong secret: 400 printed, a hint on stderr, exit 1.
 		const wrong = await runCli(['trigger', 'external-module-chosen', '--url', `${serve.url}/webhook`, '--secret-file', '-'], {input: 'not-the-secret\n'});
 		expect(wrong.code).toBe(1);
 		expect(wrong.stdout).toContain('400 {"success":false,"error":"Invalid signature"}');
 		expect(wrong.stderr).toContain('The receiver answered 400');
-		await waitFor(() => serve?.events().find(event => event.type === 'rejected'), {until: event => event !== undefined, timeoutMs: 5000, what: 'the rejection'});
+		await waitFor(() => serve?.events().find(event => event.type === 'rejected'), {until: event => event !== undefined, what: 'the rejection'});
 		expect(serve.events().find(event => event.type === 'rejected')).toMatchObject({reason: 'signature-mismatch', remoteAddress: '127.0.0.1', status: 400});
 
 		serve.child.kill('SIGTERM');
@@ -252,7 +252,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);
-			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), timeoutMs: 5000, what: 'the event line'});
+			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), what: 'the event line'});
 			expect(run.stdout()).toMatch(/\d\d:\d\d:\d\d {2}200 {2}user-message\.created {2}evt_\w+ {2}chat chat_\w+ {2}"plain please" {2}logged\n/);
 			child.kill('SIGINT');
 			expect(await exited).toBe(0);

@@ -375,7 +375,7 @@ describe('during the drain', () => {
 				},
 			});
 			body.write(raw.slice(0, 10));
-			await waitFor(() => receiver.counters().received, {until: count => count === 1, timeoutMs: 5000, what: 'the request to arrive'});
+			await waitFor(() => receiver.counters().received, {until: count => count === 1, what: 'the request to arrive'});
 			const closing = receiver.close(1000);
 			body.end(raw.slice(10));
 			const response = await answer;

@@ -1,6 +1,11 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
+import {rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {childEnv, cliPath} from './cli.js';
+import {VirtualTerminal} from './terminal.js';
 
 /** Strips ANSI escape sequences so assertions read plain text. */
 export function stripAnsi(text: string): string {
@@ -19,6 +24,10 @@ export type PtySession = {
 	/** Waits for the program to end. */
 	exit(timeoutMs?: number): Promise<{code: number | null; output: string}>;
 	kill(signal?: NodeJS.Signals): void;
+	/** The terminal as a person sees it (screen and scrollback), from everything written so far. */
+	terminal(): VirtualTerminal;
+	/** Resizes the window once (the program gets SIGWINCH); the terminal re-wraps its lines. */
+	resize(columns: number, rows: number): void;
 };
 
 function shellQuote(value: string): string {
@@ -29,10 +38,18 @@ function shellQuote(value: string): string {
  * Runs the built CLI inside a pseudo-terminal (util-linux `script`), so stdout and stdin are TTYs
  * and the Ink screen runs. The exit code of the program is `script`'s exit code (-e).
  */
-export function runInPty(args: string[], options: {env?: Record<string, string | undefined>; columns?: number; rows?: number} = {}): PtySession {
+export function runInPty(args: string[], options: {env?: Record<string, string | undefined>; columns?: number; rows?: number; before?: string; resizable?: boolean} = {}): PtySession {
 	const command = [process.execPath, cliPath, ...args].map(shellQuote).join(' ');
 	const env = childEnv({CI: undefined, TERM: 'xterm-256color', ...options.env});
-	const sized = `stty cols ${options.columns ?? 100} rows ${options.rows ?? 40} 2>/dev/null; exec ${command}`;
+	const columns = options.columns ?? 100;
+	const rows = options.rows ?? 40;
+	// A resize waits for the test to ask (a file appears), not for a time: the shell beside the
+	// program polls for it (bounded: 10 minutes, and ends with the program), prints the marker the test terminal re-wraps at,
+	// and sets the new size on the terminal, which sends the program SIGWINCH.
+	const resizeFile = join(tmpdir(), `platform-tui-pty-resize-${randomBytes(6).toString('hex')}`);
+	const resizer = `(n=0; while [ ! -e ${shellQuote(resizeFile)} ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; if [ -e ${shellQuote(resizeFile)} ]; then read c r < ${shellQuote(resizeFile)}; printf '\\033]697;resize;%s;%s\\007' "$c" "$r"; stty cols "$c" rows "$r" < /dev/tty; fi) & `;
+	const before = options.before === undefined ? '' : `printf '%s\\n' ${shellQuote(options.before)}; `;
+	const sized = `stty cols ${columns} rows ${rows} 2>/dev/null; ${before}${options.resizable ? resizer : ''}exec ${command}`;
 	const child = spawn('script', ['-qefc', sized, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']});
 	let output = '';
 	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -43,6 +60,7 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 	});
 	const exited = new Promise<number | null>(resolve => {
 		child.on('close', code => {
+			rmSync(resizeFile, {force: true});
 			resolve(code);
 		});
 	});
@@ -77,6 +95,14 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 		},
 		kill(signal = 'SIGTERM') {
 			child.kill(signal);
+		},
+		terminal() {
+			const terminal = new VirtualTerminal(columns, rows);
+			terminal.write(output);
+			return terminal;
+		},
+		resize(newColumns, newRows) {
+			writeFileSync(resizeFile, `${newColumns} ${newRows}\n`);
 		},
 	};
 }

@@ -311,7 +311,7 @@ describe('runUpload against the local platform', () => {
 		const error = await running.catch((error_: unknown) => error_);
 		expect(error).toBeInstanceOf(BlobUploadError);
 		expect((error as Error).message).toContain('Uploading b.txt failed');
-		await waitFor(() => proxy.blobPuts.find(put => put.path === '/hang-blob/a')?.closedByClient === true, {timeoutMs: 5000, what: 'the hanging PUT to be aborted'});
+		await waitFor(() => proxy.blobPuts.find(put => put.path === '/hang-blob/a')?.closedByClient === true, {what: 'the hanging PUT to be aborted'});
 		expect(ofType('file-upserted').map(event => event.name).sort()).toEqual(['a.txt', 'b.txt']);
 		expect(ofType('file-failed').map(event => event.name)).toEqual(['b.txt']);
 	});
@@ -388,7 +388,7 @@ describe('runUpload against the local platform', () => {
 			await client.modifyMessage(assistantMessage.id, {chatId, text: 'The warranty'});
 			// Wait until the workflow has polled the partial text, then finish the message.
 			const polledFrom = platform.requests.length;
-			await waitFor(() => platform.requests.slice(polledFrom).some(record => record.path === `/space/${chatId}/messages/latest`), {timeoutMs: 5000, what: 'a poll'});
+			await waitFor(() => platform.requests.slice(polledFrom).some(record => record.path === `/space/${chatId}/messages/latest`), {what: 'a poll'});
 			const at = new Date().toISOString();
 			await client.modifyMessage(assistantMessage.id, {chatId, text: 'The warranty lasts two years.', stoppedStreamingAt: at, completedAt: at});
 		});
@@ -441,10 +441,10 @@ describe('runUpload against the local platform', () => {
 		cleanups.push(async () => proxy.close());
 		const controller = new AbortController();
 		const running = runUpload(options({folder: folder({'a.txt': 'a'}), signal: controller.signal}, proxy.url));
-		await waitFor(() => proxy.blobPuts.length === 1, {timeoutMs: 5000, what: 'the PUT to arrive'});
+		await waitFor(() => proxy.blobPuts.length === 1, {what: 'the PUT to arrive'});
 		controller.abort('SIGINT');
 		await expect(running).rejects.toBeInstanceOf(CancelledError);
-		await waitFor(() => proxy.blobPuts[0]?.closedByClient === true, {timeoutMs: 5000, what: 'the PUT to be aborted'});
+		await waitFor(() => proxy.blobPuts[0]?.closedByClient === true, {what: 'the PUT to be aborted'});
 	});
 });
 

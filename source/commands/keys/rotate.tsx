@@ -2,9 +2,8 @@ import {CancelledError, UserError} from '../../errors.js';
 import {mask} from '../../format/secret.js';
 import {currentApiKey} from '../../keys/current.js';
 import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../keys/rotate.js';
-import {RotateScreen, type RotateScreenResult} from '../../ui/keys/RotateScreen.js';
+import type {RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, unsavedKeyLines} from '../../ui/keys/outcome-text.js';
-import {renderApp, waitForApp} from '../../ui/render.js';
 import {noArguments} from '../define.js';
 import type {Deps} from '../deps.js';
 import type {Command} from '../types.js';
@@ -84,6 +83,9 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 		return pending;
 	};
 
+	// Loaded only for the screen: Ink and React cost a non-interactive run (--yes --json, scripts)
+	// most of its start-up.
+	const [{RotateScreen}, {renderApp, waitForApp}] = await Promise.all([import('../../ui/keys/RotateScreen.js'), import('../../ui/render.js')]);
 	const instance = renderApp(context, (
 		<RotateScreen
 			currentKeyMasked={options.currentKeyMasked}

@@ -6,6 +6,7 @@ import type {KeySource} from '../../keys/current.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
 import {formatLocal, formatUtc} from '../../keys/time.js';
 import {malformedExpiryMessage, revealLines} from './outcome-text.js';
+import {useTerminalSize} from '../use-terminal-size.js';
 
 export type RotateScreenResult =
 	| {kind: 'rotated'; outcome: RotationOutcome}
@@ -93,8 +94,8 @@ function EnvWarning({outcome}: {outcome: RotationOutcome}) {
  */
 export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipConfirm = false, rotate, onDone, now = defaultNow, tickMs = 1000}: RotateScreenProps) {
 	const {exit} = useApp();
-	const {stdout, write} = useStdout();
-	const compact = (stdout.rows || 24) < compactBelowRows;
+	const {write} = useStdout();
+	const compact = (useTerminalSize().rows || 24) < compactBelowRows;
 	const [phase, setPhase] = useState<Phase>(skipConfirm ? 'rotating' : 'confirm');
 	const [outcome, setOutcome] = useState<RotationOutcome | undefined>();
 	const [reveal, setReveal] = useState<Reveal>('hidden');

@@ -1,17 +1,19 @@
 import {Box, Static, Text, useInput, useStdin, useStdout} from 'ink';
-import {useEffect, useRef, useState} from 'react';
+import {useEffect, useLayoutEffect, useRef, useState} from 'react';
 import type {BackendStats, StoredEvent} from '../../receiver/backend.js';
 import type {ReceiverEvent} from '../../receiver/events.js';
 import {detailLines} from './details.js';
-import {liveLayout} from './layout.js';
-import {LiveRow, replayText} from './LiveRow.js';
+import {compactRows, liveLayout} from './layout.js';
+import {LiveRow, replayRefusal, replayText} from './LiveRow.js';
 import {paint, rowLine, rowWidth} from './rows.js';
 import type {ServeSource} from './source.js';
 import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
-import {StatusPanel, statusPanelLines, type KeyStatus} from './StatusPanel.js';
+import {StatusPanel, statusPanelLines} from './StatusPanel.js';
+import type {KeyStatus, StatusInput} from './status-lines.js';
 import {useTerminalSize} from '../use-terminal-size.js';
+import {wrapParagraphs} from '../wrap.js';
 
-export type {KeyStatus} from './StatusPanel.js';
+export type {KeyStatus} from './status-lines.js';
 export {replayingSource, type ServeSource} from './source.js';
 
 export type ServeScreenProps = {
@@ -87,8 +89,15 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 	const {recent} = view;
 	const selectedIndex = selected === undefined ? -1 : recent.findIndex(row => row.key === selected);
 	const selectedRow = selectedIndex === -1 ? undefined : recent[selectedIndex];
+	// What the keys act on, as of the last render: Ink re-subscribes a new handler only after the
+	// render is on screen, so a key pressed right after another must not see the older state.
+	const shown = useRef({recent, selectedIndex, selectedRow, details});
+	useLayoutEffect(() => {
+		shown.current = {recent, selectedIndex, selectedRow, details};
+	});
 
 	useInput((input, pressed) => {
+		const {recent, selectedIndex, selectedRow, details} = shown.current;
 		if (input === 'q' || (pressed.ctrl && input === 'c')) {
 			if (stopping.current) {
 				setQuitting(true);
@@ -105,9 +114,11 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 			const next = Math.min(recent.length - 1, Math.max(0, from + (pressed.upArrow ? -1 : 1)));
 			setSelected(recent[next]?.key);
 			setDetails(undefined);
+			setNotice(undefined);
 		} else if (pressed.escape) {
 			setSelected(undefined);
 			setDetails(undefined);
+			setNotice(undefined);
 		} else if (pressed.return && selectedRow?.eventId) {
 			const id = selectedRow.eventId;
 			if (details?.id === id) {
@@ -118,12 +129,24 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 					setDetails(current => current?.id === id ? {id, event} : current);
 				}, () => undefined);
 			}
-		} else if (input === 'r' && selectedRow?.eventId && selectedRow.stage === 'failed' && source.replay) {
+		} else if (input === 'r') {
+			const refusal = replayRefusal(selectedRow, source.replay !== undefined);
+			if (refusal !== undefined || !selectedRow?.eventId || !source.replay) {
+				setNotice(refusal);
+				return;
+			}
+
 			const id = selectedRow.eventId;
+			state.current.replaying.add(id);
 			setNotice(`replaying ${id}…`);
 			source.replay(id).then(result => {
-				setNotice(replayText(id, result));
+				// A replay that ran has its own row in the log (it says how it ended): no line is left behind.
+				setNotice(current => result.outcome === 'done' ? (current === `replaying ${id}…` ? undefined : current) : replayText(id, result));
+				if (result.outcome !== 'done') {
+					state.current.replaying.delete(id);
+				}
 			}, (error: unknown) => {
+				state.current.replaying.delete(id);
 				setNotice(`replay of ${id} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
 			});
 		}
@@ -209,16 +232,32 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 
 	const {live, liveCount, draining, stopped, batch} = view;
 	const counters = stopped?.counters ?? source.counters();
-	const statusLines = statusPanelLines({...(store ? {store} : {}), ...(queue ? {queue} : {}), ...(status ? {health: status} : {})});
+	const statusInput: StatusInput = {
+		url,
+		secretCount,
+		...(store ? {store} : {}),
+		keyStatus: key,
+		now: clockNow,
+		counters,
+		...(queue ? {queue} : {}),
+		...(status ? {health: status} : {}),
+		drainTimeoutMs,
+		...(draining ? {draining} : {}),
+		...(stopped ? {stopped} : {}),
+		selectable: source.event !== undefined,
+	};
+	const statusLines = statusPanelLines(statusInput, width);
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
-	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined || notice !== undefined, detailsWanted: wantedDetails, live: liveCount});
+	const noticeText = notice === undefined ? undefined : wrapParagraphs(notice, width - 1);
+	const noticeLines = noticeText === undefined ? 0 : noticeText.split('\n').length;
+	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined, noticeLines, detailsWanted: wantedDetails, live: liveCount});
 	const liveShown = live.slice(0, layout.liveRows);
 	return (
 		<Box flexDirection="column">
 			<Static key={batch.id} items={batch.items}>
 				{item => item.kind === 'banner'
 					? (
-						<Box key={item.key} marginBottom={1}>
+						<Box key={item.key} marginBottom={(size.rows ?? 24) >= compactRows ? 1 : 0}>
 							<Text wrap="truncate-end"><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST /webhook · GET /health)</Text>
 						</Box>
 					)
@@ -226,9 +265,8 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 			</Static>
 			{liveShown.map(row => <LiveRow key={row.key} row={row} width={width} spinning={!quitting && !stopped} />)}
 			{layout.hiddenLive > 0 ? <Text dimColor>{`… ${layout.hiddenLive} more running (not shown: the terminal is too short)`}</Text> : null}
-			{selectedRow || notice
-				? <Text inverse={selectedRow !== undefined} wrap="truncate-end">{selectedRow ? `› ${rowLine(selectedRow, false, width - 2)}` : notice}</Text>
-				: null}
+			{selectedRow ? <Text inverse wrap="truncate-end">{`› ${rowLine(selectedRow, false, width - 2)}`}</Text> : null}
+			{noticeText === undefined ? null : <Text color="yellow">{noticeText}</Text>}
 			{details && selectedRow && layout.detailLines > 0
 				? (
 					<Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
@@ -236,23 +274,8 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 					</Box>
 				)
 				: null}
-			<Box marginTop={liveShown.length > 0 ? 1 : 0}>
-				<StatusPanel
-					url={url}
-					secretCount={secretCount}
-					{...(store ? {store} : {})}
-					keyStatus={key}
-					now={clockNow}
-					counters={counters}
-					{...(queue ? {queue} : {})}
-					{...(status ? {health: status} : {})}
-					drainTimeoutMs={drainTimeoutMs}
-					{...(draining ? {draining} : {})}
-					{...(stopped ? {stopped} : {})}
-					quitting={quitting}
-					selectable={source.event !== undefined}
-					width={width}
-				/>
+			<Box marginTop={layout.spacer && (liveShown.length > 0 || layout.hiddenLive > 0) ? 1 : 0}>
+				<StatusPanel {...statusInput} quitting={quitting} width={width} />
 			</Box>
 		</Box>
 	);

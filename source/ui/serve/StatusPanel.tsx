@@ -1,80 +1,75 @@
 import {Box, Text} from 'ink';
 import Spinner from 'ink-spinner';
-import {formatCountdown, formatMs} from '../../format/duration.js';
-import {oneLine, plural} from '../../format/text.js';
-import type {ReactElement} from 'react';
-import type {BackendStats} from '../../receiver/backend.js';
-import type {ReceiverCounters} from '../../receiver/events.js';
-import {countersText} from './format.js';
+import {Fragment} from 'react';
+import {separator, statusLines, statusSections, type StatusInput, type StatusItem, type StatusLine, type Tone} from './status-lines.js';
 
-/** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
-export type KeyStatus = {
-	keyMasked: string;
-	previousKeyMasked?: string;
-	/** ISO time the previous key stops working. */
-	previousKeyExpiresAt?: string;
-};
+export type {KeyStatus} from './status-lines.js';
 
-export type StatusPanelProps = {
-	url: string;
-	secretCount: number;
-	store?: string;
-	keyStatus: KeyStatus;
-	now: number;
-	counters: ReceiverCounters;
-	/** The cluster's queue figures (Redis). */
-	queue?: BackendStats['queue'];
-	/** serve's status line (ready, degraded …, draining). */
-	health?: {text: string; ok: boolean};
-	drainTimeoutMs: number;
-	draining?: {timeoutMs: number};
-	stopped?: {cutOff: number};
+export type StatusPanelProps = StatusInput & {
 	/** Quitting without waiting: no spinner may stay on the screen. */
 	quitting: boolean;
-	/** Whether rows can be selected (the footer then names the keys). */
-	selectable: boolean;
 	width: number;
 };
 
+/** Columns inside the box: its border and padding take 4. */
+export function statusInnerWidth(width: number): number {
+	return Math.max(20, width - 4);
+}
+
+/** The box's lines for `props` at `width` (the layout counts them; the panel draws them). */
+export function statusPanelContent(props: StatusInput, width: number): StatusLine[] {
+	return statusLines(statusSections(props), statusInnerWidth(width));
+}
+
 /** Lines the panel takes (its border included), for the layout. */
-export function statusPanelLines(props: Pick<StatusPanelProps, 'store' | 'queue' | 'health'>): number {
-	return 2 + 3 + (props.store ? 1 : 0) + (props.queue ? 1 : 0) + (props.health ? 1 : 0);
+export function statusPanelLines(props: StatusInput, width: number): number {
+	return 2 + statusPanelContent(props, width).length;
+}
+
+function toneProps(tone: Tone | undefined): {bold?: boolean; color?: string; dimColor?: boolean} {
+	switch (tone) {
+		case 'bold': {
+			return {bold: true};
+		}
+
+		case 'dim': {
+			return {dimColor: true};
+		}
+
+		case 'green':
+		case 'yellow':
+		case 'red':
+		case 'cyan': {
+			return {color: tone};
+		}
+
+		default: {
+			return {};
+		}
+	}
+}
+
+function Item({item}: {item: StatusItem}) {
+	return item.tone ? <Text {...toneProps(item.tone)}>{item.text}</Text> : <>{item.text}</>;
 }
 
 /** The status box under the live rows: address, secrets, key, counters, cluster queue, keys. */
 export function StatusPanel(props: StatusPanelProps) {
-	const {keyStatus: key, counters, draining, stopped} = props;
-	const inner = Math.max(20, props.width - 4);
-	const expiresAt = key.previousKeyExpiresAt ? Date.parse(key.previousKeyExpiresAt) : Number.NaN;
-	const previous = Number.isFinite(expiresAt) && expiresAt > props.now ? ` · previous key ${key.previousKeyMasked ?? ''} valid for ${formatCountdown(expiresAt - props.now)}` : '';
-	let footer: ReactElement;
-	if (stopped) {
-		footer = <Text dimColor>{`Stopped.${stopped.cutOff > 0 ? ` ${plural(stopped.cutOff, 'job')} cut off at the drain deadline (logs FAILED, apology written).` : ''}`}</Text>;
-	} else if (draining) {
-		const text = ` Stopping: no new events; waiting up to ${formatMs(draining.timeoutMs)} for ${plural(counters.processing, 'job')}… (Ctrl+C again quits at once)`;
-		footer = props.quitting ? <Text color="yellow">{text}</Text> : <Text color="yellow"><Spinner type="dots" />{text}</Text>;
-	} else {
-		const keys = props.selectable ? '↑/↓ select · Enter details · r replay failed · ' : '';
-		footer = <Text dimColor>{oneLine(`${keys}q or Ctrl+C to stop (running jobs get up to ${formatMs(props.drainTimeoutMs)} to finish)`, inner)}</Text>;
-	}
-
+	const {draining, stopped} = props;
+	const lines = statusPanelContent(props, props.width);
 	return (
-		<Box flexDirection="column" borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1}>
-			<Text wrap="truncate-end">
-				<Text bold>{props.url}</Text>
-				{' · '}
-				<Text color="green">{plural(props.secretCount, 'endpoint secret')}</Text>
-				{' · key '}
-				<Text bold>{key.keyMasked}</Text>
-				{previous ? <Text color="yellow">{previous}</Text> : null}
-			</Text>
-			{props.store ? <Text dimColor wrap="truncate-middle">{`events in ${props.store}`}</Text> : null}
-			{props.health ? <Text color={props.health.ok ? 'green' : 'red'} wrap="truncate-end">{props.health.text}</Text> : null}
-			<Text wrap="truncate-end">{countersText(counters)}</Text>
-			{props.queue
-				? <Text color="cyan" wrap="truncate-end">{`cluster queue: waiting ${props.queue.waiting} · active ${props.queue.active} · completed ${props.queue.completed} · failed ${props.queue.failed}`}</Text>
-				: null}
-			{footer}
+		<Box flexDirection="column" width={props.width} borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1}>
+			{lines.map((line, index) => (
+				<Text key={`${line.key}-${String(index)}`} wrap="truncate-end" {...toneProps(line.tone)}>
+					{line.spinner && !props.quitting ? <><Spinner type="dots" />{' '}</> : null}
+					{line.items.map((item, itemIndex) => (
+						<Fragment key={String(itemIndex)}>
+							{itemIndex > 0 ? separator : null}
+							<Item item={item} />
+						</Fragment>
+					))}
+				</Text>
+			))}
 		</Box>
 	);
 }

@@ -1,5 +1,5 @@
 /** The details of a selected event, as `events show` prints them, cut to fit (pure). */
-import {cutCodePoints} from '../../format/text.js';
+import {codePointLength, cutCodePoints} from '../../format/text.js';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {maskedHeaders, prettyBody} from '../events/format.js';
 import {clock} from './format.js';
@@ -49,6 +49,13 @@ export function detailLines(row: LogRow, event: StoredEvent | undefined, width: 
 	}
 
 	const kept = lines.slice(0, Math.max(0, maxLines - 1));
-	kept.push(`… ${lines.length - kept.length} more lines (platform-tui events show ${row.eventId ?? ''})`.slice(0, width));
+	kept.push(moreLinesHint(lines.length - kept.length, row.eventId, width));
 	return kept;
+}
+
+/** The last line of cut details: how many lines are left out and the command that shows them, never cut mid-id. */
+export function moreLinesHint(count: number, eventId: string | undefined, width: number): string {
+	const more = `… ${count} more lines`;
+	const variants = eventId ? [`${more} (platform-tui events show ${eventId})`, `${more}: events show ${eventId}`, `${more}: ${eventId}`] : [];
+	return variants.find(variant => codePointLength(variant) <= width) ?? cutCodePoints(more, width);
 }

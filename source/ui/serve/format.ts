@@ -1,5 +1,6 @@
 import {formatMs} from '../../format/duration.js';
 import {oneLine, plural} from '../../format/text.js';
+import {counterItems, separator} from './status-lines.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
 /** Local wall-clock time HH:MM:SS of an ISO timestamp. */
@@ -106,15 +107,7 @@ export function handlingText(event: AcceptedEvent): string {
 }
 
 export function countersText(counters: ReceiverCounters): string {
-	return [
-		`received ${counters.received}`,
-		`verified ${counters.verified}`,
-		`rejected ${counters.rejected}`,
-		`duplicates ${counters.duplicates}`,
-		`processing ${counters.processing}`,
-		`answered ${counters.answered}`,
-		`failed ${counters.failed}`,
-	].join(' · ');
+	return counterItems(counters).map(item => item.text).join(separator);
 }
 
 /** One plain log line per receiver event (no TTY, or CI set). */

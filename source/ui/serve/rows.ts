@@ -1,5 +1,5 @@
 /** A log row as one terminal line: cut to the width, coloured when asked (pure). */
-import {oneLine} from '../../format/text.js';
+import {codePointLength, oneLine} from '../../format/text.js';
 import type {LogRow} from './state.js';
 
 const sgr: Record<string, [number, number]> = {
@@ -38,25 +38,46 @@ export function rowWidth(columns: number | undefined): number {
 	return Math.max(40, columns ?? 100);
 }
 
+/** The status column: the HTTP status, or `---` for a job no request started here (a resume). */
+export function statusText(row: Pick<LogRow, 'status'>): string {
+	return row.status === undefined ? '---' : String(row.status);
+}
+
 /**
  * The parts of a row fitting `width` columns on one line (stripe listen's habit): time, status,
- * type, chat, the user's text (cut to 40, dropped when space is short), then the detail cut to what
- * is left. The full detail is in the selected row's details.
+ * type, chat, the user's text (cut to 40), then the detail. The detail keeps at least
+ * `minimumDetail` columns (a live row's step is short and always shows in full); the text goes
+ * first when space is short, then the chat, then the type is cut. The full detail is in the
+ * selected row's details.
  */
 export function rowParts(row: LogRow, width: number, options: {reserved?: number; minimumDetail?: number} = {}): RowParts {
-	const fixed = row.time.length + 2 + String(row.status).length + (options.reserved ?? 0);
-	const head = `  ${row.label}${row.chatId ? `  ${row.chatId}` : ''}`;
-	const minimumDetail = options.minimumDetail ?? 24;
-	// The user's text gets what is left after the detail's minimum, up to 40 characters.
-	const textRoom = Math.min(40, width - fixed - head.length - 4 - 2 - minimumDetail);
+	const status = statusText(row);
+	const fixed = row.time.length + 2 + status.length + (options.reserved ?? 0);
+	const detail = row.detail.replace(/\s+/g, ' ').trim();
+	const detailFloor = Math.min(codePointLength(detail), options.minimumDetail ?? 24);
+	// Columns for '  type  chat  "text"' and the two spaces before the detail.
+	let room = width - fixed - detailFloor - 2;
+	let head = `  ${row.label}`;
+	if (codePointLength(head) > room) {
+		head = `  ${oneLine(row.label, Math.max(4, room - 2))}`;
+	}
+
+	room -= codePointLength(head);
+	if (row.chatId && row.chatId.length + 2 <= room) {
+		head += `  ${row.chatId}`;
+		room -= row.chatId.length + 2;
+	}
+
+	// The user's text gets what is left, up to 40 characters, and is dropped below 8.
+	const textRoom = Math.min(40, room - 4);
 	const quoted = row.text === undefined || textRoom < 8 ? '' : `  ${JSON.stringify(oneLine(row.text, textRoom))}`;
 	const middle = `${head}${quoted}  `;
-	const room = Math.max(8, width - fixed - Array.from(middle).length);
-	return {time: row.time, status: String(row.status), middle, detail: oneLine(row.detail, room)};
+	const detailRoom = Math.max(8, width - fixed - codePointLength(middle));
+	return {time: row.time, status, middle, detail: oneLine(detail, detailRoom)};
 }
 
 /** A finished row as one line of text (finished rows are written in batches inside <Static>). */
 export function rowLine(row: LogRow, color: boolean, width: number): string {
 	const parts = rowParts(row, width);
-	return `${paint(parts.time, 'dim', color)}  ${paint(parts.status, statusColor(row.status), color)}${parts.middle}${paint(parts.detail, toneColor[row.tone], color)}`;
+	return `${paint(parts.time, 'dim', color)}  ${paint(parts.status, row.status === undefined ? 'dim' : statusColor(row.status), color)}${parts.middle}${paint(parts.detail, toneColor[row.tone], color)}`;
 }

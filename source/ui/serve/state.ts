@@ -8,7 +8,8 @@ export type LogRow = {
 	/** The event it is about, when it names one (selection, details, replay). */
 	eventId?: string;
 	time: string;
-	status: number;
+	/** The HTTP status; none for a job no request started here (resumed, taken over, replayed). */
+	status?: number;
 	/** Short event type, or `METHOD /path` for a rejected request. */
 	label: string;
 	chatId?: string;
@@ -28,12 +29,14 @@ export type ServeState = {
 	recent: LogRow[];
 	/** Rows of chosen-module jobs still queued or running, by event id. */
 	live: Map<string, LogRow>;
+	/** Events replayed from the screen whose job has not started yet (their row says "replay"). */
+	replaying: Set<string>;
 	draining?: {jobs: number; timeoutMs: number; at: string};
 	stopped?: {cutOff: number; counters: ReceiverCounters};
 };
 
 export function initialServeState(): ServeState {
-	return {done: [], recent: [], live: new Map()};
+	return {done: [], recent: [], live: new Map(), replaying: new Set()};
 }
 
 /** How many finished rows stay selectable. */
@@ -111,9 +114,22 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 		}
 
 		case 'stage': {
-			const row = state.live.get(event.eventId);
+			let row = state.live.get(event.eventId);
 			if (!row) {
-				return;
+				// A job no request of this screen started: resumed at start-up, taken over from another
+				// replica, or replayed with r. It gets its row (and is in the counters) all the same.
+				const replayed = state.replaying.delete(event.eventId);
+				row = {
+					key: nextKey(replayed ? 'replay' : 'resumed'),
+					eventId: event.eventId,
+					time: clock(event.at),
+					label: replayed ? 'replay' : 'resumed',
+					chatId: event.chatId,
+					detail: stageText(event),
+					tone: 'live',
+					stage: event.stage,
+				};
+				state.live.set(event.eventId, row);
 			}
 
 			row.stage = event.stage;

@@ -6,7 +6,7 @@ import {formatCountdown} from '../../format/duration.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
-import {countFiles, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
+import {countFiles, hiddenSummary, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
 /**
  * The live area never reaches the terminal's height (Ink clears the screen and the scrollback
@@ -93,13 +93,7 @@ function LiveArea({state, now, budget, width}: {state: UploadViewState; now: num
 	const room = Math.max(0, budget - fixed);
 	const shown = rows.length <= room ? rows : rows.slice(0, Math.max(0, room - 1));
 	const hidden = state.files.length - shown.length;
-	const hiddenCounts = countFiles(state.files.filter(row => !shown.includes(row)));
-	const summary = [
-		hiddenCounts.transferring > 0 ? `${hiddenCounts.transferring} transferring` : '',
-		hiddenCounts.failed > 0 ? `${hiddenCounts.failed} failed` : '',
-		hiddenCounts.waiting > 0 ? `${hiddenCounts.waiting} waiting` : '',
-		hiddenCounts.ingesting + hiddenCounts.finished > 0 ? `${hiddenCounts.ingesting + hiddenCounts.finished} uploaded` : '',
-	].filter(Boolean).join(', ');
+	const summary = hiddenSummary(state.files.filter(row => !shown.includes(row)));
 	return (
 		<Box flexDirection='column'>
 			{chatLine && <Text wrap='truncate'><Text color='cyan'><Spinner type='dots'/></Text> Chat {state.chat.status === 'creating' ? `creating "${state.chat.title ?? ''}"…` : 'waiting…'} <Text dimColor>{formatElapsed(now - state.startedAt)}</Text></Text>}

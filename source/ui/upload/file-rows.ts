@@ -29,7 +29,11 @@ export function updateFile(state: UploadViewState, name: string, change: (row: F
 	return {...state, files, finished};
 }
 
-/** The counters of the files line and the ingestion line, from the one list of rows. */
+/**
+ * The counters of the files line and the ingestion line, from the one list of rows. `uploaded`
+ * has one meaning everywhere: the file's bytes are stored (the chat keeps it); a file is either
+ * transferring or uploaded, never both (one being finalized is uploaded).
+ */
 export type FileCounts = {total: number; waiting: number; transferring: number; uploaded: number; ingesting: number; finished: number; failed: number; uploadFailed: number; unchanged: number};
 
 export function countFiles(files: readonly FileRow[]): FileCounts {
@@ -42,7 +46,7 @@ export function countFiles(files: readonly FileRow[]): FileCounts {
 		}
 
 		counts.total++;
-		if (row.uploaded) {
+		if (isUploaded(row)) {
 			counts.uploaded++;
 		}
 
@@ -72,7 +76,9 @@ export function countFiles(files: readonly FileRow[]): FileCounts {
 			}
 
 			default: {
-				counts.transferring++;
+				if (!row.uploaded) {
+					counts.transferring++;
+				}
 			}
 		}
 	}
@@ -81,6 +87,44 @@ export function countFiles(files: readonly FileRow[]): FileCounts {
 }
 
 const transferPhases = new Set<FilePhase>(['upserting', 'uploading', 'finalizing']);
+
+/** The file's bytes are stored (whatever ingestion made of it since). */
+export function isUploaded(row: FileRow): boolean {
+	return row.uploaded;
+}
+
+/**
+ * The rows not shown, in words: each counted once (transferring, failed before its upload ended,
+ * waiting, uploaded), `uploaded` meaning what it means on the files line.
+ */
+export function hiddenSummary(rows: readonly FileRow[]): string {
+	let transferring = 0;
+	let failed = 0;
+	let waiting = 0;
+	let uploaded = 0;
+	for (const row of rows) {
+		if (row.unchanged) {
+			continue;
+		}
+
+		if (isUploaded(row)) {
+			uploaded++;
+		} else if (transferPhases.has(row.phase)) {
+			transferring++;
+		} else if (row.phase === 'failed') {
+			failed++;
+		} else {
+			waiting++;
+		}
+	}
+
+	return [
+		transferring > 0 ? `${transferring} transferring` : '',
+		failed > 0 ? `${failed} failed` : '',
+		waiting > 0 ? `${waiting} waiting` : '',
+		uploaded > 0 ? `${uploaded} uploaded` : '',
+	].filter(Boolean).join(', ');
+}
 
 /** The live rows in the order that matters: transfers in flight, then failures, then files still waiting. */
 export function liveRows(files: readonly FileRow[]): FileRow[] {

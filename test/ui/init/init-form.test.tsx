@@ -1,8 +1,8 @@
-import {setTimeout as sleep} from 'node:timers/promises';
 import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
 import type {Space} from '../../../source/platform/types.js';
 import {InitForm, type InitOutcome, type InitValues} from '../../../source/ui/init/init-form.js';
+import {effectsFlushed} from '../../support/keys.js';
 import {waitFor} from '../../support/wait.js';
 
 const space: Space = {name: 'Support space', languageModel: 'AZURE_GPT_4o_2024_1120', chatUpload: 'ENABLED', modules: []};
@@ -14,12 +14,12 @@ async function waitForFrame(lastFrame: () => string | undefined, text: string): 
 
 async function answer(stdin: {write: (data: string) => void}, lastFrame: () => string | undefined, question: string, value: string) {
 	await waitForFrame(lastFrame, question);
-	// Give the input handler a moment to subscribe, as a person's first keystroke would.
-	await sleep(30);
+	// The question's input subscribes to keys in an effect after the frame: let it run first.
+	await effectsFlushed();
+	// The input keeps what was typed in a ref, so Enter right after the text submits all of it.
 	stdin.write(value);
-	await sleep(20);
 	stdin.write('\r');
-	await sleep(20);
+	await effectsFlushed();
 }
 
 describe('init form', () => {
@@ -45,7 +45,7 @@ describe('init form', () => {
 		);
 		await answer(stdin, lastFrame, 'PLATFORM_BASE_URL', 'http://127.0.0.1:4010');
 		await answer(stdin, lastFrame, 'PLATFORM_API_KEY', 'sk_live_supersecret_7777');
-		const masked = lastFrame() ?? '';
+		const masked = await waitForFrame(lastFrame, 'apiKey: …');
 		expect(masked).toContain('apiKey: …7777');
 		expect(masked).not.toContain('supersecret');
 		await answer(stdin, lastFrame, 'PLATFORM_APP_ID', 'app_1');
@@ -100,6 +100,7 @@ describe('init form', () => {
 
 		const frame = await waitForFrame(lastFrame, 'HTTP 401: invalid key');
 		expect(frame).toContain('to save anyway');
+		await effectsFlushed();
 		stdin.write('q');
 		await waitForFrame(lastFrame, 'Nothing was saved.');
 		expect(saved).toBe(false);

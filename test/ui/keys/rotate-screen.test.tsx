@@ -5,6 +5,7 @@ import {KeyRotationError, type RotationOutcome} from '../../../source/keys/rotat
 import {RotateScreen, type RotateScreenResult} from '../../../source/ui/keys/RotateScreen.js';
 import {KeyPrompt, type KeyPromptResult} from '../../../source/ui/keys/KeyPrompt.js';
 import {revealLines, screenResultLines, unsavedKeyLines} from '../../../source/ui/keys/outcome-text.js';
+import {effectsFlushed} from '../../support/keys.js';
 import {waitFor} from '../../support/wait.js';
 
 const newKey = 'sk_live_NEWKEY_abcdefghijklmnop_WXYZ';
@@ -74,6 +75,7 @@ describe('RotateScreen', () => {
 	it('rotates on y and shows the new key masked, the expiry in UTC and local time and the overlap left', async () => {
 		const instance = screen();
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		const shown = frame(instance);
@@ -95,6 +97,7 @@ describe('RotateScreen', () => {
 	it('takes No as the default: Enter cancels without rotating', async () => {
 		const instance = screen();
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('\r');
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
@@ -115,6 +118,7 @@ describe('RotateScreen', () => {
 	it('prints the new key once on r, alone on its own line above the screen, and never again', async () => {
 		const instance = screen();
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => frame(instance).includes('press r to reveal it once'), {what: 'the success view'});
 		expect(instance.frames.join('\n')).not.toContain(newKey);
@@ -124,15 +128,14 @@ describe('RotateScreen', () => {
 		// The key is on a line of its own with no indentation or border around it.
 		expect(printed.split('\n')).toContain(newKey);
 		expect(frame(instance)).not.toContain(newKey);
-		instance.stdin.write('r');
-		instance.stdin.write('r');
-		await new Promise(resolve => {
-			setTimeout(resolve, 50);
-		});
-		expect(instance.frames.join('\n').split(newKey)).toHaveLength(2);
 		expect(frame(instance)).toContain('…WXYZ');
+		await effectsFlushed();
+		instance.stdin.write('r');
+		instance.stdin.write('r');
 		instance.stdin.write('q');
+		// Keys are handled in order: once q has ended the screen, both r presses were handled.
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
+		expect(instance.frames.join('\n').split(newKey)).toHaveLength(2);
 		expect(instance.results[0]?.kind).toBe('rotated');
 		await waitFor(() => frame(instance).trim() === '', {what: 'the live area gone'});
 	});
@@ -149,6 +152,7 @@ describe('RotateScreen', () => {
 		let nowMs = fixedNow.getTime();
 		const instance = screen({now: () => new Date(nowMs)});
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => frame(instance).includes('1 h 30 min'), {what: 'the first countdown'});
 		nowMs += 31 * 60_000;
@@ -160,6 +164,7 @@ describe('RotateScreen', () => {
 	it('cancels on n without rotating', async () => {
 		const instance = screen();
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('n');
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
@@ -170,12 +175,14 @@ describe('RotateScreen', () => {
 	it('cancels on Esc and is interrupted by Ctrl+C, without rotating', async () => {
 		const escaped = screen();
 		await waitFor(() => frame(escaped).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		escaped.stdin.write('\u001B');
 		await waitFor(() => escaped.results.length === 1, {what: 'the Esc result'});
 		expect(escaped.results[0]).toEqual({kind: 'cancelled'});
 
 		const interrupted = screen();
 		await waitFor(() => frame(interrupted).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		interrupted.stdin.write('\u0003');
 		await waitFor(() => interrupted.results.length === 1, {what: 'the Ctrl+C result'});
 		expect(interrupted.results[0]).toEqual({kind: 'interrupted'});
@@ -186,6 +193,7 @@ describe('RotateScreen', () => {
 		const error = new KeyRotationError({kind: 'refused', maybeIssued: false, keyMasked: '…OLD1'}, 'The platform refused the current key …OLD1');
 		const instance = screen({rotate: async () => Promise.reject(error)});
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'failed', error});
@@ -198,6 +206,7 @@ describe('RotateScreen', () => {
 			resolve = done;
 		})});
 		await waitFor(() => frame(instance).includes('Asking the platform for a new key'), {what: 'the spinner'});
+		await effectsFlushed();
 		instance.stdin.write('\u0003');
 		await waitFor(() => frame(instance).includes('press Ctrl+C again'), {what: 'the notice'});
 		expect(instance.results).toEqual([]);
@@ -210,6 +219,7 @@ describe('RotateScreen', () => {
 		const unsaved = outcome({stored: false, storeError: 'EACCES: permission denied'});
 		const instance = screen({rotate: async () => Promise.resolve(unsaved)});
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: unsaved});
@@ -223,6 +233,7 @@ describe('RotateScreen', () => {
 	it('warns that PLATFORM_API_KEY overrides the stored key and must be updated before the expiry', async () => {
 		const instance = screen({rotate: async () => Promise.resolve(outcome({envOverride: true}))});
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		const shown = frame(instance);
@@ -233,6 +244,7 @@ describe('RotateScreen', () => {
 	it('says so when the answer had no valid expiry', async () => {
 		const instance = screen({rotate: async () => Promise.resolve(outcome({expiresAt: undefined, malformedExpiry: 'tomorrow'}))});
 		await waitFor(() => frame(instance).includes('Rotate now?'), {what: 'the confirmation'});
+		await effectsFlushed();
 		instance.stdin.write('y');
 		await waitFor(() => frame(instance).includes('API key rotated'), {what: 'the success view'});
 		expect(frame(instance)).toContain('expiry unknown');
@@ -252,15 +264,19 @@ describe('KeyPrompt', () => {
 	it('shows typed and pasted characters as bullets and submits on Enter', async () => {
 		const instance = prompt();
 		await waitFor(() => frame(instance).includes('API key:'), {what: 'the prompt'});
+		await effectsFlushed();
 		instance.stdin.write('sk_');
 		await waitFor(() => frame(instance).includes('•••'), {what: 'three bullets'});
+		await effectsFlushed();
 		instance.stdin.write('pasted_secret_1234');
 		await waitFor(() => frame(instance).includes('•'.repeat(21)), {what: 'the pasted characters'});
+		await effectsFlushed();
 		instance.stdin.write('\u007F');
 		await waitFor(() => !frame(instance).includes('•'.repeat(21)), {what: 'a deleted character'});
 		expect(frame(instance)).not.toContain('pasted_secret');
 		instance.stdin.write('4');
 		await waitFor(() => frame(instance).includes('•'.repeat(21)), {what: 'the character typed again'});
+		await effectsFlushed();
 		instance.stdin.write('\r');
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'submitted', key: 'sk_pasted_secret_1234'});
@@ -270,6 +286,7 @@ describe('KeyPrompt', () => {
 	it('refuses an empty key and keeps asking', async () => {
 		const instance = prompt();
 		await waitFor(() => frame(instance).includes('API key:'), {what: 'the prompt'});
+		await effectsFlushed();
 		instance.stdin.write('\r');
 		await waitFor(() => frame(instance).includes('A key is required'), {what: 'the error'});
 		expect(instance.results).toEqual([]);

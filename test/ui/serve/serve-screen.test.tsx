@@ -1,10 +1,10 @@
 import {render} from 'ink-testing-library';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
 import {plainLine} from '../../../source/ui/serve/format.js';
 import {replayingSource, ServeScreen, type KeyStatus, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
 import type {StoredEvent} from '../../../source/receiver/backend.js';
+import {effectsFlushed} from '../../support/keys.js';
 import {waitFor} from '../../support/wait.js';
 
 function fakeSource() {
@@ -133,7 +133,7 @@ describe('ServeScreen (the event log)', () => {
 		await waitFor(() => screen(instance.frames).includes('failed:'));
 		// The row holds what fits on one line; the whole reason is in the selected row's details.
 		expect(screen(instance.frames)).toContain('failed: POST /openai/chat/completions');
-		await sleep(30);
+		await effectsFlushed();
 		instance.stdin.write(arrowUp);
 		await waitFor(() => flat(instance.lastFrame()).includes('› '));
 		instance.stdin.write('\r');
@@ -172,7 +172,7 @@ describe('ServeScreen (the event log)', () => {
 	it('asks to stop on q or Ctrl+C, and to quit at once on the next press', async () => {
 		const {instance, quits} = mount();
 		await waitFor(() => flat(instance.lastFrame()).includes('q or Ctrl+C to stop'));
-		await sleep(30);
+		await effectsFlushed();
 		instance.stdin.write('q');
 		await waitFor(() => quits().length === 1);
 		instance.stdin.write('\u0003');
@@ -185,7 +185,7 @@ describe('ServeScreen (the event log)', () => {
 		source.state.processing = 2;
 		source.emit({type: 'draining', at, jobs: 2, timeoutMs: 25_000});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopping'));
-		expect(flat(instance.lastFrame())).toContain('Stopping: no new events; waiting up to 25 s for 2 jobs');
+		expect(flat(instance.lastFrame())).toContain('Stopping: no new events · waiting up to 25 s for 2 jobs… · Ctrl+C again quits at once');
 		source.emit({type: 'stopped', at, cutOff: 1, counters: {received: 4, verified: 4, rejected: 0, duplicates: 0, processing: 0, answered: 1, failed: 1}});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopped.'));
 		expect(flat(instance.lastFrame())).toContain('answered 1 · failed 1');
@@ -251,7 +251,7 @@ describe('ServeScreen (the event log)', () => {
 		await waitFor(() => flat(instance.lastFrame()).includes('cluster queue: waiting 4 · active 2 · completed 30 · failed 1'));
 		expect(flat(instance.lastFrame())).toContain('↑/↓ select · Enter details · r replay failed');
 		resize(instance.stdout, 100, 50);
-		await sleep(30);
+		await effectsFlushed();
 		instance.stdin.write(arrowUp);
 		await waitFor(() => flat(instance.lastFrame()).includes('› '));
 		instance.stdin.write('\r');
@@ -271,7 +271,7 @@ describe('ServeScreen (the event log)', () => {
 		const {source, instance, quits} = mount();
 		source.emit(accepted({eventId: 'evt_spin', chatId: 'chat_spin', text: 'Hi'}));
 		await waitFor(() => spinnerFrames.test(instance.lastFrame() ?? ''));
-		await sleep(30);
+		await effectsFlushed();
 		instance.stdin.write('\u0003');
 		source.state.processing = 1;
 		source.emit({type: 'draining', at, jobs: 1, timeoutMs: 25_000});

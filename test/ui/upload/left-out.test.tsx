@@ -46,7 +46,7 @@ describe('upload screen: files left out under --keep-going', () => {
 			}
 
 			const frame = (): string => app.lastFrame() ?? '';
-			await waitFor(() => frame().includes('Left out') && frame().includes('Done'), {timeoutMs: 3000, what: `the screen to show the result\n${frame()}`});
+			await waitFor(() => frame().includes('Left out') && frame().includes('Done'), {what: `the screen to show the result\n${frame()}`});
 			const screen = frame().replaceAll(/\s*\n\s*/g, ' ');
 			expect(screen).toContain('Left out');
 			expect(screen).toContain('✖ b.txt (upload: HTTP 403 from the blob store (Signature not valid for this blob))');

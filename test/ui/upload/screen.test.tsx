@@ -34,7 +34,7 @@ function setup(options: {prompt?: string} = {}) {
 	instances.push(app);
 	const frame = (): string => app.lastFrame() ?? '';
 	const shows = async (text: string | RegExp): Promise<string> => {
-		await waitFor(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), {timeoutMs: 3000, what: `the screen to show ${String(text)}\n${frame()}`});
+		await waitFor(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), {what: `the screen to show ${String(text)}\n${frame()}`});
 		return frame();
 	};
 
@@ -164,9 +164,9 @@ describe('upload screen', () => {
 		apply(listed);
 		await shows('q or Ctrl+C to cancel');
 		app.stdin.write('q');
-		await waitFor(() => cancels() === 1, {timeoutMs: 3000, what: 'q to cancel'});
+		await waitFor(() => cancels() === 1, {what: 'q to cancel'});
 		app.stdin.write('\u0003');
-		await waitFor(() => cancels() === 2, {timeoutMs: 3000, what: 'Ctrl+C to cancel'});
+		await waitFor(() => cancels() === 2, {what: 'Ctrl+C to cancel'});
 	});
 
 	it('says so when cancelled', async () => {
@@ -196,7 +196,7 @@ describe('upload screen', () => {
 		model.apply({type: 'file-upserted', name: 'file-59.txt', contentId: 'cont_59'});
 		model.apply({type: 'file-progress', name: 'file-59.txt', contentId: 'cont_59', sentBytes: 5, totalBytes: 10});
 		model.apply({type: 'retry', file: 'file-59.txt', operation: 'PUT blob', attempt: 1, retryInMs: 2000, reason: 'HTTP 503'});
-		await waitFor(() => (app.lastFrame() ?? '').includes('more'), {timeoutMs: 3000, what: 'the count of the rest'});
+		await waitFor(() => (app.lastFrame() ?? '').includes('more'), {what: 'the count of the rest'});
 		const lines = (app.lastFrame() ?? '').split('\n');
 		// The failure was also printed once above (static); the live area starts at the totals line.
 		const live = lines.slice(lines.findIndex(line => line.includes('files uploaded')));
@@ -249,7 +249,7 @@ describe('upload screen', () => {
 		const app = render(<UploadApp model={model} maxUpdatesPerSecond={1000} onCancel={() => {}}/>);
 		instances.push(app);
 		model.fail('Timed out after 60 s waiting for the assistant\'s reply in chat chat_abcdefghijklmnopqrstuvwxyz0123456789. Raise --reply-timeout to wait longer; the chat keeps the uploaded files.');
-		await waitFor(() => (app.lastFrame() ?? '').includes('Error:'), {timeoutMs: 3000, what: 'the error box'});
+		await waitFor(() => (app.lastFrame() ?? '').includes('Error:'), {what: 'the error box'});
 		const lines = (app.lastFrame() ?? '').split('\n').filter(line => line.startsWith('│'));
 		expect(lines.length).toBeGreaterThan(1);
 		expect(lines.join('\n')).toContain('Error: Timed out');
@@ -263,13 +263,13 @@ describe('upload screen', () => {
 		instances.push(app);
 		model.apply({type: 'files-listed', folder: 'docs', files: [{name: 'big.bin', size: 1000, mimeType: 'application/octet-stream'}], totalBytes: 1000, skipped: []});
 		model.apply({type: 'file-upserted', name: 'big.bin', contentId: 'cont_big'});
-		await waitFor(() => (app.lastFrame() ?? '').includes('0%'), {timeoutMs: 3000, what: 'the first frame'});
+		await waitFor(() => (app.lastFrame() ?? '').includes('0%'), {what: 'the first frame'});
 		const before = app.frames.length;
 		for (let sent = 1; sent <= 500; sent++) {
 			model.apply({type: 'file-progress', name: 'big.bin', contentId: 'cont_big', sentBytes: sent * 2, totalBytes: 1000});
 		}
 
-		await waitFor(() => (app.lastFrame() ?? '').includes('100%'), {timeoutMs: 3000, what: 'the last progress'});
+		await waitFor(() => (app.lastFrame() ?? '').includes('100%'), {what: 'the last progress'});
 		expect(app.frames.length - before).toBeLessThan(5);
 	});
 });

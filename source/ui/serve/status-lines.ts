@@ -1,0 +1,189 @@
+/**
+ * What the serve status box says, line by line, fitted to its width (pure). The box is a list of
+ * sections (address and key, store, counters, cluster queue, key hints or the stop notice); each
+ * section is a list of items, and the items of a section are packed onto as many lines as they
+ * need, joined by ` · `, so no figure and no key hint is ever cut. A new section (readiness,
+ * metrics) is one more entry in `statusSections`.
+ */
+import {formatCountdown, formatMs} from '../../format/duration.js';
+import {oneLine, plural} from '../../format/text.js';
+import type {BackendStats} from '../../receiver/backend.js';
+import type {ReceiverCounters} from '../../receiver/events.js';
+
+/** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
+export type KeyStatus = {
+	keyMasked: string;
+	previousKeyMasked?: string;
+	/** ISO time the previous key stops working. */
+	previousKeyExpiresAt?: string;
+};
+
+export type Tone = 'plain' | 'bold' | 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
+
+/** One figure or hint; never split across lines. */
+export type StatusItem = {text: string; tone?: Tone};
+
+export type StatusSection = {
+	key: string;
+	items: StatusItem[];
+	/** Tone of the separators and of items without their own. */
+	tone?: Tone;
+	/** A path: cut in the middle when it does not fit, rather than wrapped. */
+	path?: boolean;
+	/** The first line starts with a spinner (2 columns). */
+	spinner?: boolean;
+};
+
+export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner?: boolean};
+
+export type StatusInput = {
+	url: string;
+	secretCount: number;
+	store?: string;
+	keyStatus: KeyStatus;
+	now: number;
+	counters: ReceiverCounters;
+	queue?: BackendStats['queue'];
+	/** serve's status line (ready, degraded …, draining). */
+	health?: {text: string; ok: boolean};
+	drainTimeoutMs: number;
+	draining?: {timeoutMs: number};
+	stopped?: {cutOff: number};
+	/** Whether rows can be selected (the hints then name the keys). */
+	selectable: boolean;
+};
+
+export const separator = ' · ';
+
+/** The counters as items, in one fixed order. */
+export function counterItems(counters: ReceiverCounters): StatusItem[] {
+	return [
+		{text: `received ${counters.received}`},
+		{text: `verified ${counters.verified}`},
+		{text: `rejected ${counters.rejected}`},
+		{text: `duplicates ${counters.duplicates}`},
+		{text: `processing ${counters.processing}`},
+		{text: `answered ${counters.answered}`},
+		{text: `failed ${counters.failed}`},
+	];
+}
+
+/** The sections of the box, top to bottom. */
+export function statusSections(input: StatusInput): StatusSection[] {
+	const key = input.keyStatus;
+	const expiresAt = key.previousKeyExpiresAt ? Date.parse(key.previousKeyExpiresAt) : Number.NaN;
+	const address: StatusItem[] = [
+		{text: input.url, tone: 'bold'},
+		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
+		{text: `key ${key.keyMasked}`, tone: 'bold'},
+	];
+	if (Number.isFinite(expiresAt) && expiresAt > input.now) {
+		address.push({text: `previous key ${key.previousKeyMasked ?? ''} valid for ${formatCountdown(expiresAt - input.now)}`, tone: 'yellow'});
+	}
+
+	const sections: StatusSection[] = [{key: 'address', items: address}];
+	if (input.store) {
+		sections.push({key: 'store', items: [{text: `events in ${input.store}`}], tone: 'dim', path: true});
+	}
+
+	if (input.health) {
+		sections.push({key: 'health', tone: input.health.ok ? 'green' : 'red', items: [{text: input.health.text}]});
+	}
+
+	sections.push({key: 'counters', items: counterItems(input.counters)});
+	if (input.queue) {
+		const {queue} = input;
+		sections.push({key: 'queue', tone: 'cyan', items: [
+			{text: `cluster queue: waiting ${queue.waiting}`},
+			{text: `active ${queue.active}`},
+			{text: `completed ${queue.completed}`},
+			{text: `failed ${queue.failed}`},
+		]});
+	}
+
+	sections.push(footerSection(input));
+	return sections;
+}
+
+function footerSection(input: StatusInput): StatusSection {
+	if (input.stopped) {
+		const {cutOff} = input.stopped;
+		const items: StatusItem[] = [{text: 'Stopped.'}];
+		if (cutOff > 0) {
+			items.push({text: `${plural(cutOff, 'job')} cut off at the drain deadline`}, {text: '(logs FAILED, apology written)'});
+		}
+
+		return {key: 'footer', tone: 'dim', items};
+	}
+
+	if (input.draining) {
+		return {key: 'footer', tone: 'yellow', spinner: true, items: [
+			{text: 'Stopping: no new events'},
+			{text: `waiting up to ${formatMs(input.draining.timeoutMs)} for ${plural(input.counters.processing, 'job')}…`},
+			{text: 'Ctrl+C again quits at once'},
+		]};
+	}
+
+	const keys: StatusItem[] = input.selectable ? [{text: '↑/↓ select'}, {text: 'Enter details'}, {text: 'r replay failed'}] : [];
+	return {key: 'footer', tone: 'dim', items: [
+		...keys,
+		{text: 'q or Ctrl+C to stop'},
+		{text: `running jobs get ${formatMs(input.drainTimeoutMs)} to finish`},
+	]};
+}
+
+/** Cuts a path in the middle to `width` code points. */
+function middleCut(text: string, width: number): string {
+	const characters = Array.from(text);
+	if (characters.length <= width) {
+		return text;
+	}
+
+	const head = Math.ceil((width - 1) / 2);
+	const tail = Math.max(0, width - 1 - head);
+	return `${characters.slice(0, head).join('')}…${tail > 0 ? characters.slice(-tail).join('') : ''}`;
+}
+
+/**
+ * Packs each section's items onto lines of at most `width` columns: items are joined by ` · ` and
+ * a line breaks between items, never inside one. An item wider than a whole line (a narrow
+ * terminal) is cut with `…` as a last resort; a path is cut in the middle.
+ */
+export function statusLines(sections: StatusSection[], width: number): StatusLine[] {
+	const lines: StatusLine[] = [];
+	for (const section of sections) {
+		let current: StatusItem[] = [];
+		let used = 0;
+		// The first line of a section with a spinner has 2 columns less.
+		const lineRoom = () => (section.spinner && !lines.some(line => line.key === section.key) ? width - 2 : width);
+		const push = () => {
+			const first = !lines.some(line => line.key === section.key);
+			lines.push({key: section.key, items: current, ...(section.tone ? {tone: section.tone} : {}), ...(section.spinner && first ? {spinner: true} : {})});
+			current = [];
+			used = 0;
+		};
+
+		for (const item of section.items) {
+			const length = Array.from(item.text).length;
+			if (current.length > 0 && used + separator.length + length > lineRoom()) {
+				push();
+			}
+
+			const room = lineRoom();
+			const text = length > room ? (section.path ? middleCut(item.text, room) : oneLine(item.text, room)) : item.text;
+			used += (current.length === 0 ? 0 : separator.length) + Array.from(text).length;
+			current.push(text === item.text ? item : {...item, text});
+		}
+
+		if (current.length > 0) {
+			push();
+		}
+	}
+
+	return lines;
+}
+
+/** A status line as plain text. */
+export function lineText(line: StatusLine): string {
+	return line.items.map(item => item.text).join(separator);
+}

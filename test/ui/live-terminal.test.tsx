@@ -1,0 +1,119 @@
+/**
+ * Narrowing the window under a live Ink screen: the terminal re-wraps the old frame's lines, and
+ * the LiveTerminal erases the rows they take at the new width, so the scrollback holds what was
+ * printed before and above the screen, line by line, and no copy of the old frame. A frame as tall
+ * as the window never makes Ink clear the terminal.
+ */
+import {EventEmitter} from 'node:events';
+import {Box, Text} from 'ink';
+import {describe, expect, it} from 'vitest';
+import {renderApp} from '../../source/ui/render.js';
+import {useTerminalSize} from '../../source/ui/use-terminal-size.js';
+import {WrittenLines} from '../../source/ui/written-lines.js';
+import {VirtualTerminal} from '../support/terminal.js';
+import {waitFor} from '../support/wait.js';
+
+class FakeTty extends EventEmitter {
+	readonly isTTY = true;
+	constructor(readonly terminal: VirtualTerminal) {
+		super();
+	}
+
+	get columns(): number {
+		return this.terminal.columns;
+	}
+
+	get rows(): number {
+		return this.terminal.rows;
+	}
+
+	write(data: string): boolean {
+		this.terminal.write(data);
+		return true;
+	}
+
+	/** The window is resized: the terminal re-wraps, then the program hears of it. */
+	resize(columns: number, rows: number): void {
+		this.terminal.resize(columns, rows);
+		this.emit('resize');
+	}
+}
+
+class FakeStdin extends EventEmitter {
+	readonly isTTY = false;
+	setEncoding() {}
+	setRawMode() {}
+	resume() {}
+	pause() {}
+	ref() {}
+	unref() {}
+	read() {
+		return null;
+	}
+}
+
+function Frame({label, lines}: {label: string; lines: number}) {
+	const {columns, rows} = useTerminalSize();
+	return (
+		<Box flexDirection="column" borderStyle="round" paddingX={1}>
+			<Text>{`${label} at ${columns ?? 0}×${rows ?? 0}`}</Text>
+			{Array.from({length: lines}, (_, index) => <Text key={String(index)}>{`line ${index} ${'x'.repeat(60)}`}</Text>)}
+		</Box>
+	);
+}
+
+function start(columns: number, rows: number, lines: number) {
+	const terminal = new VirtualTerminal(columns, rows);
+	terminal.write('printed before the app started\r\n');
+	const stdout = new FakeTty(terminal);
+	const app = renderApp({stdout, stdin: new FakeStdin(), stderr: stdout} as never, <Frame label="live" lines={lines}/>);
+	return {terminal, stdout, app};
+}
+
+describe('a live screen when the window is narrowed', () => {
+	it('leaves the line printed before it and no copy of the old frame (80×24 → 60×24)', async () => {
+		const {terminal, stdout, app} = start(80, 24, 4);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 80×24')), {what: 'the first frame'});
+		expect(terminal.text()[0]).toBe('printed before the app started');
+		stdout.resize(60, 24);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 60×24')), {what: 'the frame at 60 columns'});
+		const text = terminal.text();
+		expect(text[0]).toBe('printed before the app started');
+		// The rest is the new frame alone: one top border, one bottom border, each line within 60 columns.
+		expect(text.filter(line => line.startsWith('╭'))).toHaveLength(1);
+		expect(text.filter(line => line.startsWith('╰'))).toHaveLength(1);
+		expect(text.filter(line => line.includes('live at'))).toEqual(['│ live at 60×24                                            │']);
+		expect(text[1]).toMatch(/^╭─+╮$/);
+		expect(text).toHaveLength(1 + 2 + 1 + 4 * 2);
+		expect(terminal.clears).toBe(0);
+		app.unmount();
+	});
+
+	it('never clears the terminal when the old frame is as tall as the new window (80×24 → 60×15)', async () => {
+		const {terminal, stdout, app} = start(80, 24, 5);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 80×24')), {what: 'the first frame'});
+		stdout.resize(60, 15);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 60×15')), {what: 'the frame at 60×15'});
+		expect(terminal.clears).toBe(0);
+		expect(terminal.text()[0]).toBe('printed before the app started');
+		// The screen holds one whole frame: the rows of the old one that fitted were erased.
+		const screen = terminal.screen();
+		expect(screen.filter(line => line.startsWith('╭'))).toHaveLength(1);
+		expect(screen.filter(line => line.includes('live at'))).toHaveLength(1);
+		app.unmount();
+	});
+});
+
+describe('WrittenLines', () => {
+	it('counts the rows lines take at a narrower width, after erases and rewrites', () => {
+		const lines = new WrittenLines();
+		lines.write('before\n');
+		lines.write(`${'a'.repeat(80)}\n${'b'.repeat(30)}\n`);
+		expect(lines.rowsAt(60, 3)).toBe(1 + 1 + 2);
+		// Ink erases the frame (3 lines with the cursor's) and writes a shorter one.
+		lines.write('\u001B[2K\u001B[1A\u001B[2K\u001B[1A\u001B[2K\u001B[G');
+		lines.write(`${'c'.repeat(130)}\n`);
+		expect(lines.rowsAt(60, 2)).toBe(1 + 3);
+		expect(lines.rowsAt(60, 3)).toBe(1 + 3 + 1);
+	});
+});

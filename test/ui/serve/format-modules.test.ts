@@ -1,0 +1,143 @@
+/**
+ * The pure modules of the serve screen: the status box packed at 60 and 80 columns (no item cut),
+ * a live row that keeps its step, the details' last line, rows for resumed and replayed jobs; and
+ * upload's one count of uploaded files.
+ */
+import {describe, expect, it} from 'vitest';
+import {moreLinesHint} from '../../../source/ui/serve/details.js';
+import {liveLayout} from '../../../source/ui/serve/layout.js';
+import {replayRefusal} from '../../../source/ui/serve/LiveRow.js';
+import {rowParts} from '../../../source/ui/serve/rows.js';
+import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/serve/state.js';
+import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
+import {lineText, statusSections, type StatusInput} from '../../../source/ui/serve/status-lines.js';
+import {countFiles, hiddenSummary} from '../../../source/ui/upload/file-rows.js';
+import type {FileRow} from '../../../source/ui/upload/view-state.js';
+
+const at = '2025-01-01T10:00:00.000Z';
+
+const input: StatusInput = {
+	url: 'http://127.0.0.1:8080',
+	secretCount: 2,
+	store: 'journal /home/someone/.local/share/platform-tui/a/rather/long/path/to/the/journal',
+	keyStatus: {keyMasked: '…abcd', previousKeyMasked: '…wxyz', previousKeyExpiresAt: new Date(Date.parse(at) + 7_500_000).toISOString()},
+	now: Date.parse(at),
+	counters: {received: 12_345, verified: 12_000, rejected: 345, duplicates: 17, processing: 3, answered: 11_900, failed: 80},
+	queue: {waiting: 4, active: 2, completed: 30, failed: 1},
+	drainTimeoutMs: 25_000,
+	selectable: true,
+};
+
+describe('the serve status box', () => {
+	it.each([60, 80])('shows every figure and key hint whole at %i columns, each line within the box', width => {
+		const lines = statusPanelContent(input, width);
+		const inner = statusInnerWidth(width);
+		for (const line of lines) {
+			expect(Array.from(lineText(line)).length).toBeLessThanOrEqual(inner);
+		}
+
+		const text = lines.map(line => lineText(line)).join(' · ');
+		for (const section of statusSections(input).filter(section => !section.path)) {
+			for (const item of section.items) {
+				expect(text).toContain(item.text);
+			}
+		}
+
+		// The path is cut in its middle when it does not fit, never dropped.
+		const store = lines.find(line => line.key === 'store');
+		expect(store && lineText(store)).toMatch(/^events in journal \/home.*…/);
+	});
+
+	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {
+		const footer = (value: StatusInput) => statusPanelContent(value, 80).filter(line => line.key === 'footer');
+		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · q or Ctrl+C to stop · running jobs get 25 s to finish');
+		const draining = footer({...input, draining: {timeoutMs: 25_000}});
+		expect(draining[0]?.spinner).toBe(true);
+		expect(draining.map(line => lineText(line)).join(' · ')).toContain('waiting up to 25 s for 3 jobs…');
+		expect(footer({...input, stopped: {cutOff: 1}}).map(line => lineText(line)).join(' · ')).toContain('1 job cut off at the drain deadline');
+	});
+});
+
+const liveRow = (fields: Partial<LogRow> = {}): LogRow => ({
+	key: 'k',
+	eventId: 'evt_0123456789abcdef01234567',
+	time: '10:00:00',
+	status: 200,
+	label: 'external-module.chosen',
+	chatId: 'chat_0123456789abcdef01234567',
+	text: 'What does the harbour lighthouse keeper write in the log book?',
+	detail: 'generating (3 documents found)',
+	tone: 'live',
+	stage: 'generating',
+	...fields,
+});
+
+describe('a row', () => {
+	it.each([60, 80])('keeps a running job\'s step whole at %i columns; the text, the chat and the type give way', width => {
+		const parts = rowParts(liveRow(), width, {reserved: 2, minimumDetail: 32});
+		expect(parts.detail).toBe('generating (3 documents found)');
+		const length = parts.time.length + 2 + parts.status.length + Array.from(parts.middle).length + Array.from(parts.detail).length;
+		expect(length).toBeLessThanOrEqual(width - 2);
+	});
+
+	it('shows --- for a job no request started here', () => {
+		expect(rowParts(liveRow({status: undefined, label: 'resumed'}), 80).status).toBe('---');
+	});
+});
+
+describe('the details\' last line', () => {
+	it('names the whole id, or no id, never a cut one', () => {
+		const id = 'evt_0123456789abcdef01234567';
+		for (let width = 10; width <= 80; width++) {
+			const hint = moreLinesHint(12, id, width);
+			expect(Array.from(hint).length).toBeLessThanOrEqual(width);
+			const ids = hint.match(/evt_\w*/g) ?? [];
+			expect(ids.every(found => found === id)).toBe(true);
+		}
+
+		expect(moreLinesHint(12, id, 80)).toBe(`… 12 more lines (platform-tui events show ${id})`);
+		expect(moreLinesHint(12, id, 60)).toBe(`… 12 more lines: events show ${id}`);
+		expect(moreLinesHint(12, id, 20)).toBe('… 12 more lines');
+	});
+});
+
+describe('serve rows for jobs no request of the screen started', () => {
+	it('gives a resumed job a row that follows its stages and ends in the log', () => {
+		const state = initialServeState();
+		applyEvent(state, {type: 'stage', at, eventId: 'evt_r', chatId: 'chat_r', stage: 'queued'});
+		expect(state.live.get('evt_r')).toMatchObject({label: 'resumed', stage: 'queued', chatId: 'chat_r'});
+		applyEvent(state, {type: 'stage', at, eventId: 'evt_r', chatId: 'chat_r', stage: 'answered', durationMs: 12});
+		expect(state.live.size).toBe(0);
+		expect(state.done.map(row => [row.label, row.detail])).toEqual([['resumed', 'answered in 12 ms']]);
+	});
+
+	it('labels a replay started with r, and says why r replays nothing', () => {
+		const state = initialServeState();
+		state.replaying.add('evt_f');
+		applyEvent(state, {type: 'stage', at, eventId: 'evt_f', chatId: 'chat_f', stage: 'searching'});
+		expect(state.live.get('evt_f')?.label).toBe('replay');
+		expect(state.replaying.size).toBe(0);
+		expect(replayRefusal(undefined, true)).toMatch(/select a failed event/);
+		expect(replayRefusal(liveRow({stage: 'answered', detail: 'answered in 5 ms'}), true)).toBe('not replayed: evt_0123456789abcdef01234567 did not fail (answered in 5 ms); r replays failed events');
+		expect(replayRefusal(liveRow({eventId: undefined}), true)).toMatch(/named no event/);
+		expect(replayRefusal(liveRow({stage: 'failed'}), true)).toBeUndefined();
+	});
+});
+
+describe('the serve live area at 60×15', () => {
+	it('has no spacer row; at 24 rows it has one', () => {
+		expect(liveLayout({rows: 15, statusLines: 8, selected: false, detailsWanted: 0, live: 2}).spacer).toBe(false);
+		expect(liveLayout({rows: 24, statusLines: 8, selected: false, detailsWanted: 0, live: 2}).spacer).toBe(true);
+	});
+});
+
+describe('upload counts', () => {
+	const file = (name: string, phase: FileRow['phase'], uploaded: boolean): FileRow => ({name, size: 10, mimeType: 'text/plain', phase, sentBytes: uploaded ? 10 : 0, uploaded});
+	it('counts a file being finalized as uploaded, not also as transferring', () => {
+		const files = [file('a', 'finalizing', true), file('b', 'uploading', false), file('c', 'ingesting', true), file('d', 'waiting', false), file('e', 'failed', false)];
+		const counts = countFiles(files);
+		expect(counts.uploaded).toBe(2);
+		expect(counts.transferring).toBe(1);
+		expect(hiddenSummary(files)).toBe('1 transferring, 1 failed, 1 waiting, 2 uploaded');
+	});
+});

@@ -1,0 +1,276 @@
+/**
+ * The serve screen in a real terminal (util-linux `script`) at 80×24 and 60×15, read through a
+ * test terminal (screen and scrollback): an event resumed at start-up gets a row and counts; a
+ * failed replay counts one failed event; r on an event that did not fail says why; no `replaying`
+ * line is left behind; a running row shows its step; every figure and key hint of the status box
+ * shows whole; the details' last line never cuts an id; no spacer row at 60×15. Everything waits
+ * on what the screen shows, never on a time.
+ */
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {LocalPlatform} from '../../../source/local-platform/index.js';
+import type {PlatformClient} from '../../../source/platform/client.js';
+import {buildTestEvent, signDelivery} from '../../../source/receiver/test-event.js';
+import {startCli} from '../../support/cli.js';
+import {runInPty, type PtySession} from '../../support/pty.js';
+import {clientFor, startPlatform} from '../../support/platform.js';
+import {waitFor} from '../../support/wait.js';
+import {tempDataDir} from '../../journal/helpers.js';
+import {post} from '../../receiver/helpers.js';
+
+type Mode = 'ok' | 'fail' | 'hold';
+
+/** A model whose next answers succeed, fail (HTTP 500) or never come, as the test says. */
+async function startModel(): Promise<{url: string; mode: Mode; active: number; close(): Promise<void>}> {
+	const state = {mode: 'ok' as Mode, active: 0};
+	const server: Server = createServer((request, response) => {
+		state.active++;
+		response.on('close', () => {
+			state.active--;
+		});
+		request.resume();
+		request.on('end', () => {
+			if (state.mode === 'hold') {
+				return;
+			}
+
+			if (state.mode === 'fail') {
+				response.writeHead(500, {'content-type': 'application/json'});
+				response.end(JSON.stringify({error: {message: 'model unavailable'}}));
+				return;
+			}
+
+			response.writeHead(200, {'content-type': 'application/json'});
+			response.end(JSON.stringify({choices: [{index: 0, message: {role: 'assistant', content: 'The keeper writes the weather down.'}, finish_reason: 'stop'}]}));
+		});
+	});
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	const {port} = server.address() as AddressInfo;
+	return Object.assign(state, {
+		url: `http://127.0.0.1:${port}/v1`,
+		async close() {
+			server.closeAllConnections();
+			await new Promise<void>(resolve => {
+				server.close(() => {
+					resolve();
+				});
+			});
+		},
+	});
+}
+
+async function freePort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>(resolve => {
+		server.listen(0, '127.0.0.1', resolve);
+	});
+	const {port} = server.address() as AddressInfo;
+	await new Promise(resolve => {
+		server.close(resolve);
+	});
+	return port;
+}
+
+let platform: LocalPlatform;
+let model: Awaited<ReturnType<typeof startModel>>;
+let user: PlatformClient;
+
+beforeAll(async () => {
+	model = await startModel();
+	platform = (await startPlatform({llmUrl: model.url})).platform;
+	user = clientFor(platform);
+});
+
+afterAll(async () => {
+	await user.close();
+	await platform.close();
+	await model.close();
+});
+
+const env = () => ({PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret});
+
+/** A chosen-module event for a real assistant message (its built-in answer written first). */
+async function chosenEvent(text: string) {
+	model.mode = 'ok';
+	const chat = await user.createChat({title: 'Screen', assistantId: platform.assistantId});
+	await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text});
+	const history = await user.getChatMessages(chat.id);
+	const messageId = history.messages.find(message => message.role === 'ASSISTANT')?.id ?? '';
+	await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {what: 'the built-in answer'});
+	return buildTestEvent('external-module-chosen', {chatId: chat.id, assistantMessageId: messageId, text, userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+}
+
+async function deliver(port: number, event: ReturnType<typeof buildTestEvent>): Promise<void> {
+	const delivery = signDelivery(event, platform.endpointSecret);
+	const answer = await post(`http://127.0.0.1:${port}/webhook`, delivery.body, delivery.headers);
+	expect(answer.status).toBe(200);
+}
+
+/** Waits until the terminal's screen (what is visible now) satisfies `check`. */
+async function screenShows(session: PtySession, check: (screen: string[]) => boolean, what: string): Promise<string[]> {
+	return waitFor(() => session.terminal().screen(), {until: check, timeoutMs: 20_000, what});
+}
+
+const has = (text: string) => (screen: string[]) => screen.some(line => line.includes(text));
+
+/** Leaves an event unfinished in `dataDir`: a serve is killed while the model holds its answer. */
+async function leaveUnfinished(dataDir: string): Promise<string> {
+	const event = await chosenEvent('Resume me');
+	model.mode = 'hold';
+	const port = await freePort();
+	const first = startCli(['serve', '--port', String(port), '--json', '--data-dir', dataDir], {env: env()});
+	try {
+		await waitFor(() => first.stdout().includes('"listening"') || first.child.exitCode !== null, {timeoutMs: 20_000, what: 'the first serve to listen'});
+		await deliver(port, event);
+		await waitFor(() => model.active > 0, {timeoutMs: 20_000, what: 'the held completion'});
+	} finally {
+		first.child.kill('SIGKILL');
+		await first.closed;
+	}
+
+	return event.id;
+}
+
+describe('serve screen in a terminal', () => {
+	it.each([
+		{columns: 80, rows: 24},
+		{columns: 60, rows: 15},
+	])('at $columns×$rows: rows, counters, notices, status box and details all fit and agree', async ({columns, rows}) => {
+		const dataDir = tempDataDir();
+		const resumedId = await leaveUnfinished(dataDir);
+		const failing = await chosenEvent('Fail me');
+		const running = await chosenEvent('Hold me');
+		const port = await freePort();
+		model.mode = 'ok';
+		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns, rows, before: 'printed before serve started'});
+		try {
+			// The event resumed at start-up has a row and is counted.
+			await screenShows(session, has('answered 1'), 'the resumed event counted');
+			const text = () => session.terminal().text();
+			await waitFor(() => text().some(line => /---\s+resumed\b.*answered in/.test(line)), {timeoutMs: 20_000, what: `the resumed row for ${resumedId}`});
+
+			// A chosen event fails; r on a user message (it did not fail) says why nothing happened.
+			model.mode = 'fail';
+			await deliver(port, failing);
+			await screenShows(session, has('failed 1'), 'the failure counted');
+			const message = buildTestEvent('user-message', {text: 'Just saying hi', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, message);
+			await waitFor(() => text().some(line => line.includes('logged')), {timeoutMs: 20_000, what: 'the logged message row'});
+			session.write('\u001B[A');
+			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('logged')), 'the message selected');
+			session.write('r');
+			const notice = await screenShows(session, screen => screen.join(' ').includes('did not fail'), 'why nothing was replayed');
+			expect(notice.join(' ').replaceAll(/\s+/g, ' ')).toContain(`not replayed: ${message.id} did not fail`);
+
+			// The failed event, replayed, fails again: one failed event, and the replay has its own row.
+			session.write('\u001B[A');
+			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('failed')), 'the failed row selected');
+			session.write('r');
+			await waitFor(() => text().some(line => /---\s+replay\b.*failed/.test(line)), {timeoutMs: 20_000, what: 'the replay row'});
+			const afterReplay = await screenShows(session, screen => screen.join(' ').includes('processing 0'), 'the replay finished');
+			expect(afterReplay.join(' ')).toContain('failed 1');
+			expect(afterReplay.join(' ')).not.toContain('failed 2');
+			expect(afterReplay.join(' ')).not.toMatch(/replay(?:ing|ed) evt_/);
+
+			// A running job shows its step, whole.
+			model.mode = 'hold';
+			session.write('\u001B');
+			await deliver(port, running);
+			const live = await screenShows(session, screen => screen.some(line => /generating \(\d+ documents? found\)/.test(line)), 'the running row with its step');
+			for (const line of live) {
+				expect(Array.from(line).length).toBeLessThanOrEqual(columns);
+			}
+
+			// Every figure and key hint of the box is whole on the screen.
+			const box = live.slice(live.findIndex(line => line.startsWith('╭'))).join(' ');
+			for (const item of ['received 3', 'verified 3', 'rejected 0', 'duplicates 0', 'processing 1', 'answered 1', 'failed 1', '↑/↓ select', 'Enter details', 'r replay failed', 'q or Ctrl+C to stop', 'running jobs get 25 s to finish', `key …${platform.apiKey.slice(-4)}`, '1 endpoint secret']) {
+				expect(box).toContain(item);
+			}
+
+			// The blank spacer above the box is there only when the terminal has room for it.
+			const top = live.findIndex(line => line.startsWith('╭'));
+			expect(live[top - 1]?.trim() === '').toBe(rows >= 20);
+
+			// The details of the failed event: their last line names the whole id, or no id.
+			session.write('\u001B[A');
+			await screenShows(session, screen => screen.some(line => line.startsWith('› ')), 'a row selected');
+			session.write('\r');
+			const details = await screenShows(session, screen => screen.some(line => line.includes('more lines')), 'the cut details');
+			const hint = details.find(line => line.includes('more lines')) ?? '';
+			const ids = hint.match(/evt_\w+/g) ?? [];
+			for (const id of ids) {
+				expect(id).toBe(failing.id);
+			}
+
+			session.write('q');
+			await screenShows(session, has('Stopping'), 'the drain');
+			session.write('q');
+			const {code} = await session.exit();
+			expect(code).not.toBeNull();
+			expect(session.terminal().text()[0]).toBe('printed before serve started');
+			expect(session.terminal().clears).toBe(0);
+		} finally {
+			session.kill('SIGKILL');
+			model.mode = 'ok';
+		}
+	}, 90_000);
+
+	it.each([
+		{columns: 60, rows: 24},
+		{columns: 60, rows: 15},
+	])('narrowed from 80×24 to $columns×$rows mid-run: the scrollback holds what was printed, line by line, and one frame', async ({columns, rows}) => {
+		const dataDir = tempDataDir();
+		const port = await freePort();
+		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns: 80, rows: 24, before: 'printed before serve started', resizable: true});
+		try {
+			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
+			const message = buildTestEvent('user-message', {text: 'Before the resize', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, message);
+			// A whole frame (the terminal may have read only part of a write): the row, then the box to its bottom.
+			const before = await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the logged row and the whole box'});
+			const rowsAbove = before.slice(0, before.findIndex(line => line.startsWith('╭')));
+			session.resize(columns, rows);
+			// The box is redrawn at the new width.
+			const after = await waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the whole box at the new width'});
+			const terminal = session.terminal();
+			expect(terminal.clears).toBe(0);
+			expect(after[0]).toBe('printed before serve started');
+			// What was above the screen is still there, re-wrapped at the new width, line by line.
+			const rewrapped = rowsAbove.flatMap(line => {
+				const characters = Array.from(line);
+				const pieces: string[] = [];
+				for (let start = 0; start === 0 || start < characters.length; start += columns) {
+					pieces.push(characters.slice(start, start + columns).join('').trimEnd());
+				}
+
+				return pieces;
+			});
+			expect(after.slice(0, rewrapped.length)).toEqual(rewrapped);
+			// Then the frame, once: no broken copy of the 80-column box is left.
+			const rest = after.slice(rewrapped.length);
+			if (rows >= 24) {
+				expect(rest.filter(line => line.startsWith('╭'))).toHaveLength(1);
+				expect(rest.filter(line => line.includes('endpoint secret'))).toHaveLength(1);
+				expect(rest[0]).toMatch(/^╭─+╮$/);
+			} else {
+				// At 15 rows the old frame, re-wrapped, was taller than the window: the rows the window
+				// pushed into the scrollback are out of reach; the screen itself holds one whole frame.
+				const screen = terminal.screen();
+				expect(screen.filter(line => line.startsWith('╭'))).toHaveLength(1);
+				expect(screen.filter(line => line.includes('endpoint secret'))).toHaveLength(1);
+			}
+
+			for (const line of after) {
+				expect(Array.from(line).length).toBeLessThanOrEqual(columns);
+			}
+
+			session.write('q');
+			await session.exit();
+		} finally {
+			session.kill('SIGKILL');
+		}
+	}, 60_000);
+});
