@@ -17,10 +17,11 @@ export type StoredKey = {
 /**
  * Stores an API key given by the user (atomic write under the lock, mode 0600). A different key
  * ends the bookkeeping of the last rotation's overlap, which described the key being replaced; the
- * time of the last rotation is kept. With `fresh`, the present file (damaged, say) is moved to a
+ * time of the last rotation is kept, and the time the key was set is recorded (its age counts from
+ * there). With `fresh`, the present file (damaged, say) is moved to a
  * `.bak` beside it and a new file holding only the key is started.
  */
-export async function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean}): Promise<StoredKey> {
+export async function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean; now?: () => Date}): Promise<StoredKey> {
 	const key = options.key.trim();
 	const problem = keyProblem(key);
 	if (problem) {
@@ -28,9 +29,10 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 	}
 
 	const {store} = options;
+	const keySetAt = (options.now ?? (() => new Date()))().toISOString();
 	const envOverride = Boolean(options.env.PLATFORM_API_KEY?.trim());
 	if (options.fresh) {
-		const {backup} = await store.startFresh({apiKey: key});
+		const {backup} = await store.startFresh({apiKey: key, rotation: {keySetAt}});
 		return {masked: mask(key), path: store.path, changed: true, envOverride, ...(backup ? {backup} : {})};
 	}
 
@@ -41,7 +43,7 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 		const changed = storedSetting(file, 'apiKey') !== key;
 		if (changed) {
 			const {lastRotatedAt} = storedRotation(file);
-			await transaction.write({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt} : {}});
+			await transaction.write({apiKey: key, rotation: lastRotatedAt ? {lastRotatedAt, keySetAt} : {keySetAt}});
 		}
 
 		return {masked: mask(key), path: store.path, changed, envOverride};

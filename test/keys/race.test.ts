@@ -32,11 +32,12 @@ describe('concurrent key rotations (built CLI)', () => {
 		await platform.close();
 	});
 
-	it(`${processes} rotations at once leave a stored key that works after the overlap, ${rounds} rounds`, async () => {
+	// Each rotation is a process start and two calls (rotate, and the check of the new key) under the lock, one after another.
+	it(`${processes} rotations at once leave a stored key that works after the overlap, ${rounds} rounds`, {timeout: 180_000}, async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		await store.set('apiKey', platform.apiKey);
-		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
+		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId};
 		for (let round = 0; round < rounds; round++) {
 			const first = store.get('apiKey') ?? '';
 			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: 60_000})));
