@@ -24,17 +24,11 @@ export function withApiKey(text: string, key: string): string {
 		lines.pop();
 	}
 
-	let found = false;
 	const updated = lines.map(line => {
 		const match = keyLine.exec(line);
-		if (!match) {
-			return line;
-		}
-
-		found = true;
-		return `${match[1] ?? ''}PLATFORM_API_KEY=${key}${match[2] ?? ''}`;
+		return match ? `${match[1] ?? ''}PLATFORM_API_KEY=${key}${match[2] ?? ''}` : line;
 	});
-	if (!found) {
+	if (!lines.some(line => keyLine.test(line))) {
 		const crlf = lines.length > 0 && lines.every(line => line.endsWith('\r'));
 		updated.push(`PLATFORM_API_KEY=${key}${crlf ? '\r' : ''}`);
 	}
