@@ -10,6 +10,8 @@ import {countersText} from './format.js';
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
 	keyMasked: string;
+	/** `env`: the key came from PLATFORM_API_KEY, so a rotation stored in the config file is not picked up. */
+	source?: 'env' | 'stored';
 	previousKeyMasked?: string;
 	/** ISO time the previous key stops working. */
 	previousKeyExpiresAt?: string;
@@ -66,6 +68,7 @@ export function StatusPanel(props: StatusPanelProps) {
 				<Text color="green">{plural(props.secretCount, 'endpoint secret')}</Text>
 				{' · key '}
 				<Text bold>{key.keyMasked}</Text>
+				{key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}
 				{previous ? <Text color="yellow">{previous}</Text> : null}
 			</Text>
 			{props.store ? <Text dimColor wrap="truncate-middle">{`events in ${props.store}`}</Text> : null}
