@@ -21,6 +21,6 @@ export const fixtureMessages: MessageTable = {
 			: `serve would refuse ${data.source} with HTTP ${data.status ?? 400}: ${data.error ?? 'refused'}; nothing was sent.`,
 		next: data.missing
 			? 'Add the fields with --set (e.g. --set payload.chatid=\'"chat_1"\').'
-			: 'Leave out --keep-id to send it with a fresh id and createdAt, or fix the body.',
+			: (data.error?.startsWith('Event too old') ? 'Leave out --keep-id (or --set createdAt) to send it with a fresh createdAt.' : 'Fix the body, or change it with --set.'),
 	}),
 };
