@@ -121,7 +121,7 @@ describe('fixtures against a running serve (built CLI)', () => {
 	/** Runs trigger in-process against serve, and waits until serve has logged that delivery. */
 	async function send(flags: Record<string, unknown>, argv: string[] = []) {
 		const before = received().length;
-		const result = await runCommand(trigger, {argv, flags: {url: `${serve.url}/webhook`, secret, dataDir, ...flags}, json: true});
+		const result = await runCommand(trigger, {argv, env: {PLATFORM_ENDPOINT_SECRET: secret}, flags: {url: `${serve.url}/webhook`, dataDir, ...flags}, json: true});
 		expect(result.stderr).toBe('');
 		const eventId = (JSON.parse(result.stdout) as {eventId: string}).eventId;
 		const event = await waitFor(() => received().slice(before).find(entry => entry.eventId === eventId), {until: entry => entry !== undefined, timeoutMs: 10_000, what: 'serve to log the delivery'});
@@ -210,7 +210,7 @@ describe('fixtures against a running serve (built CLI)', () => {
 		expect((JSON.parse(same.stdout) as {eventId: string}).eventId).toBe(id);
 		expect(same.event).toMatchObject({type: 'duplicate', eventId: id});
 
-		const unknown = await runCommand(trigger, {flags: {url: `${serve.url}/webhook`, secret, dataDir, fromEvent: 'evt_not_there'}});
+		const unknown = await runCommand(trigger, {env: {PLATFORM_ENDPOINT_SECRET: secret}, flags: {url: `${serve.url}/webhook`, dataDir, fromEvent: 'evt_not_there'}});
 		expect(unknown.code).toBe(1);
 		expect(unknown.stderr).toContain('evt_not_there');
 	});
@@ -221,11 +221,11 @@ describe('fixtures against a running serve (built CLI)', () => {
 		delete chosen.payload.chatid;
 		writeFileSync(file, JSON.stringify(chosen, null, 2));
 		const before = received().length;
-		const lacking = await runCommand(trigger, {flags: {url: `${serve.url}/webhook`, secret, body: file}});
+		const lacking = await runCommand(trigger, {env: {PLATFORM_ENDPOINT_SECRET: secret}, flags: {url: `${serve.url}/webhook`, body: file}});
 		expect(lacking.code).toBe(1);
 		expect(joinText(describeError(lacking.error))).toContain(`serve would not answer ${file}: it lacks payload.chatid; nothing was sent.`);
 
-		const tooOld = await runCommand(trigger, {flags: {url: `${serve.url}/webhook`, secret, body: file, keepId: true, set: ['payload.chatid="chat_1"', `createdAt="${Math.floor(Date.now() / 1000) - (8 * 86_400)}"`]}});
+		const tooOld = await runCommand(trigger, {env: {PLATFORM_ENDPOINT_SECRET: secret}, flags: {url: `${serve.url}/webhook`, body: file, keepId: true, set: ['payload.chatid="chat_1"', `createdAt="${Math.floor(Date.now() / 1000) - (8 * 86_400)}"`]}});
 		expect(tooOld.code).toBe(1);
 		expect(tooOld.stderr).toContain('serve would refuse');
 		expect(tooOld.stderr).toContain('Event too old');
