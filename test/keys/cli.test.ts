@@ -158,7 +158,8 @@ describe('platform-tui keys (built CLI)', () => {
 			const again = await cli(['keys', 'rotate', '--yes', '--json'], {env});
 			expect(again.code).toBe(0);
 			fullKeys.add(platform.apiKey);
-			expect(platform.requests.slice(second).map(request => bearerOf(request.headers))).toEqual([newKey]);
+			// The rotate call with the stored key, then the check of the key it issued.
+			expect(platform.requests.slice(second).map(request => bearerOf(request.headers))).toEqual([newKey, platform.apiKey]);
 			const object = JSON.parse(again.stdout) as Record<string, unknown>;
 			expect(object).toMatchObject({
 				type: 'rotated',
