@@ -1,6 +1,7 @@
 import {connectionSettingNames, settingSpecs, type ConnectionSettings, type SettingName} from '../config/settings.js';
 import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
+import {keyChange} from '../keys/set.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';
 import {describeError, joinText} from './error-message.js';
@@ -53,8 +54,10 @@ const command: Command<InitOptions> = {
 				}
 			}
 
+			// One write under the lock; a new API key records when it was set, as `keys set` does.
 			const store = deps.store();
-			await store.setMany(toStore);
+			const keySetAt = new Date(deps.clock.now()).toISOString();
+			await store.transaction(async transaction => transaction.write(keyChange(transaction.read(), toStore, keySetAt)));
 			return store.path;
 		};
 
