@@ -68,7 +68,7 @@ export function StatusPanel(props: StatusPanelProps) {
 				<Text color="green">{plural(props.secretCount, 'endpoint secret')}</Text>
 				{' · key '}
 				<Text bold>{key.keyMasked}</Text>
-				{key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}
+				{key.source === 'env' ? ' (from PLATFORM_API_KEY)' : null}
 				{previous ? <Text color="yellow">{previous}</Text> : null}
 			</Text>
 			{props.store ? <Text dimColor wrap="truncate-middle">{`events in ${props.store}`}</Text> : null}
