@@ -7,6 +7,7 @@ import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, typ
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
+import {keyAgeWarning} from './key-age-warning.js';
 import type {CommandContext} from './types.js';
 
 export type Clock = {now(): number};
@@ -22,8 +23,13 @@ export type Deps = {
 	settings<K extends SettingName>(required: readonly K[], command: string): Settings<K>;
 	/** The API key read afresh per call (env, else the store), so a key rotated elsewhere is used next. */
 	apiKey(fallback: string): () => string;
-	/** A platform client for these settings; `--debug` logs each request to stderr. */
-	client(settings: Partial<Record<SettingName, string>> & {baseUrl: string; apiKey: string; appId: string}, extra?: Partial<PlatformClientOptions>): PlatformClient;
+	/**
+	 * A platform client for these settings; `--debug` logs each request to stderr. Making one is
+	 * using the key: the key-age warning is printed (once per run) unless `use.warnKeyAge` is false.
+	 */
+	client(settings: Partial<Record<SettingName, string>> & {baseUrl: string; apiKey: string; appId: string}, extra?: Partial<PlatformClientOptions>, use?: {warnKeyAge?: boolean}): PlatformClient;
+	/** Prints the key-age policy's warning on stderr when the key in use is older than keyMaxAge; at most once per run. */
+	warnKeyAge(): void;
 	/** Writes one NDJSON line to stdout. */
 	writeJson(value: unknown): void;
 };
@@ -63,6 +69,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 	};
 
 	const resolved = () => resolveConfig({flags: context.flags, env: context.env, store: getStore()});
+	let keyAgeChecked = false;
 	const deps: Deps = {
 		context,
 		clock: overrides.clock ?? {now: () => Date.now()},
@@ -70,7 +77,28 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 		resolved,
 		settings: (required, command) => requireSettings(resolved(), required, command),
 		apiKey: fallback => apiKeySupplier({env: context.env, store: getStore(), fallback}),
-		client(settings, extra = {}) {
+		warnKeyAge() {
+			if (keyAgeChecked) {
+				return;
+			}
+
+			keyAgeChecked = true;
+			let warning: string | undefined;
+			try {
+				warning = keyAgeWarning({file: getStore().all(), resolved: resolved(), env: context.env, now: new Date(deps.clock.now())});
+			} catch {
+				// A file that cannot be read is reported by the command itself, not by a warning.
+			}
+
+			if (warning) {
+				context.stderr.write(`${warning}\n`);
+			}
+		},
+		client(settings, extra = {}, use = {}) {
+			if (use.warnKeyAge !== false) {
+				deps.warnKeyAge();
+			}
+
 			const options: PlatformClientOptions = {
 				baseUrl: settings.baseUrl,
 				apiKey: deps.apiKey(settings.apiKey),

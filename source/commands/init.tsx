@@ -1,6 +1,7 @@
-import {settingNames, settingSpecs, type ConnectionSettings, type SettingName} from '../config/settings.js';
+import {connectionSettingNames, settingSpecs, type ConnectionSettings, type SettingName} from '../config/settings.js';
 import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
+import {keyChange} from '../keys/set.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';
 import {describeError, joinText} from './error-message.js';
@@ -20,13 +21,13 @@ const command: Command<InitOptions> = {
 	async run(_options, deps) {
 		const {context} = deps;
 		if (!context.interactive || !context.stdin.isTTY) {
-			const names = settingNames.map(name => settingSpecs[name].env).join(', ');
+			const names = connectionSettingNames.map(name => settingSpecs[name].env).join(', ');
 			throw new UserError('not-interactive', `init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with 'platform-tui config set <name> <value>' and 'platform-tui keys set'.`);
 		}
 
 		const resolved = deps.resolved();
 		const current: InitValues = {};
-		for (const name of settingNames) {
+		for (const name of connectionSettingNames) {
 			const setting = resolved[name];
 			if (setting && setting.source !== 'default') {
 				current[name] = setting.value;
@@ -46,15 +47,17 @@ const command: Command<InitOptions> = {
 		// A damaged or unreadable file, or a failed write, shows in the form.
 		const save = async (values: InitValues) => {
 			const toStore: Partial<Record<SettingName, string>> = {};
-			for (const name of settingNames) {
+			for (const name of connectionSettingNames) {
 				const value = values[name];
 				if (value) {
 					toStore[name] = value;
 				}
 			}
 
+			// One write under the lock; a new API key records when it was set, as `keys set` does.
 			const store = deps.store();
-			await store.setMany(toStore);
+			const keySetAt = new Date(deps.clock.now()).toISOString();
+			await store.transaction(async transaction => transaction.write(keyChange(transaction.read(), toStore, keySetAt)));
 			return store.path;
 		};
 

@@ -29,6 +29,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('./trigger.js')},
 	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => loadLater('./events/list.js')},
 	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => loadLater('./events/show.js')},
+	{words: ['events', 'export'], summary: 'Print a journaled event\'s body (or write it to a file) as a fixture', load: async () => import('./events/export.js')},
 	{words: ['events', 'replay'], summary: 'Process a journaled event again', load: async () => loadLater('./events/replay.js')},
 	{words: ['keys', 'set'], summary: 'Store the API key (masked prompt, or stdin)', load: async () => import('./keys/set.js')},
 	{words: ['keys', 'show'], summary: 'Show the API key (masked), its source and rotation state', load: async () => import('./keys/show.js')},

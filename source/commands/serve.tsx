@@ -44,10 +44,13 @@ function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'
 }
 
 function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
+	// PLATFORM_API_KEY is read once at start (as the client does): a rotation stored meanwhile is not used.
+	const source = deps.context.env.PLATFORM_API_KEY?.trim() ? 'env' as const : 'stored' as const;
 	return () => {
 		const rotation = deps.store().rotation();
 		return {
 			keyMasked: mask(apiKey()),
+			source,
 			...(rotation.previousKeyMasked ? {previousKeyMasked: rotation.previousKeyMasked} : {}),
 			...(rotation.previousKeyExpiresAt ? {previousKeyExpiresAt: rotation.previousKeyExpiresAt} : {}),
 		};
@@ -176,6 +179,7 @@ const command: Command<ServeOptions> = {
 				healthUrl: `${url}/health`,
 				secrets: secrets.length,
 				key: key.keyMasked,
+				keySource: key.source,
 				...(previousValid ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
 				model,
 				concurrency: options.concurrency,
@@ -195,9 +199,10 @@ const command: Command<ServeOptions> = {
 			});
 		} else {
 			const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
+			const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
 			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
 			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
-			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
+			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
 			events.on('event', event => {
 				log.line(plainLine(event));
 			});

@@ -1,18 +1,30 @@
+import {resolve} from 'node:path';
 import {request} from 'undici';
+import type {SettingName} from '../config/settings.js';
+import {eventTypes} from '../platform/types.js';
 import {UserError} from '../errors.js';
 import {formatSeconds} from '../format/duration.js';
 import {errorCode} from '../format/value.js';
 import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} from '../receiver/test-event.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
+import {parseStore, storeFlags} from './events/store-flags.js';
+import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';
 import type {Command} from './types.js';
-import {secondsFlag, stringFlag, UsageError, urlFlag} from './validators.js';
+import {booleanFlag, secondsFlag, stringFlag, UsageError, urlFlag} from './validators.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';
-const usage = 'platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--message-id ID] [--secret-file PATH] [--repeat-id ID]';
+const usage = 'platform-tui trigger <user-message|external-module-chosen> [--url URL] [--text TEXT] [--chat-id ID] [--message-id ID] [--secret-file PATH] [--repeat-id ID]   |   platform-tui trigger (--body FILE | --from-event ID) [--set path=value]... [--keep-id] [--url URL] [--secret-file PATH]';
 
 export type TriggerOptions = {
-	kind: TestEventKind;
+	/** A test event built from flags; absent when the body comes from a fixture. */
+	kind?: TestEventKind;
+	/** --body FILE or --from-event ID: the body to send instead. */
+	fixture?: FixtureSource;
+	/** --keep-id: send the fixture with its own id and createdAt. */
+	keepId: boolean;
+	/** --set path=value, in order. */
+	sets: FieldSet[];
 	url: URL;
 	text?: string;
 	chatId?: string;
@@ -51,11 +63,26 @@ export function chosenNote(options: Pick<TriggerOptions, 'chatId' | 'messageId'>
 		: after;
 }
 
+/** The event built from the flags, signed now. */
+function builtDelivery(options: TriggerOptions, settings: Partial<Record<SettingName, string>>, secret: string): {body: string; headers: Record<string, string>; event: string; id: string} {
+	const event = buildTestEvent(options.kind ?? 'user-message', {
+		...(options.repeatId ? {id: options.repeatId} : {}),
+		...(options.text === undefined ? {} : {text: options.text}),
+		...(options.chatId ? {chatId: options.chatId} : {}),
+		...(options.messageId ? {assistantMessageId: options.messageId} : {}),
+		...(settings.userId ? {userId: settings.userId} : {}),
+		...(settings.companyId ? {companyId: settings.companyId} : {}),
+		...(settings.assistantId ? {assistantId: settings.assistantId} : {}),
+	});
+	// Signed at send time, as the platform does on every attempt.
+	return {...signDelivery(event, secret), event: event.event, id: event.id};
+}
+
 const command: Command<TriggerOptions> = {
 	name: ['trigger'],
 	summary: 'Send a signed test event to a receiver',
 	usage,
-	description: 'Send a correctly signed test event to a webhook receiver and print its answer',
+	description: 'Send a correctly signed test event to a webhook receiver and print its answer: one built from flags, a JSON body from a file (--body), or a stored event again (--from-event), with a fresh id and createdAt unless --keep-id and fields changed by --set. Every body is first checked as serve checks it; one serve would refuse is reported and not sent.',
 	flags: {
 		url: {type: 'string', default: defaultUrl, description: 'Receiver address', placeholder: 'URL'},
 		text: {type: 'string', description: 'User text of the event', placeholder: 'TEXT'},
@@ -65,14 +92,56 @@ const command: Command<TriggerOptions> = {
 		secret: retiredSecretFlag,
 		repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
 		timeout: {type: 'number', default: 10, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
+		body: {type: 'string', description: 'Send this JSON file as the body (a fixture; the kind is its "event")', placeholder: 'FILE'},
+		fromEvent: {type: 'string', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
+		set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value; repeatable', placeholder: 'PATH=JSON'},
+		keepId: {type: 'boolean', default: false, description: 'Keep the body\'s own id and createdAt (default: fresh ones, so a receiver takes it as a new event)'},
+		dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives (env PLATFORM_TUI_DATA_DIR)'},
+		redis: {...storeFlags.redis, description: 'With --from-event: read the event from Redis (env PLATFORM_REDIS_URL)'},
 	},
 	examples: [
 		'platform-tui trigger user-message --text "Hello"',
 		'platform-tui trigger external-module-chosen --chat-id chat_123 --message-id msg_456 --text "What is in the report?"',
 		'platform-tui trigger user-message --repeat-id evt_0123456789abcdef01234567',
+		'platform-tui trigger --body fixture.json --set payload.userMessage.text=\'"What does it cost?"\'',
+		'platform-tui trigger --from-event evt_0123456789abcdef01234567 --keep-id',
 	],
-	parse({argv, flags}) {
+	parse({argv, flags, env}) {
 		refuseSecretOnCommandLine(flags, 'secret');
+		const bodyFile = stringFlag(flags, 'body');
+		const fromEvent = stringFlag(flags, 'fromEvent');
+		const sets = parseSets(flags.set);
+		const keepId = booleanFlag(flags, 'keepId');
+		const secretFile = secretFilePath(flags);
+		const common = {
+			url: new URL(urlFlag(flags, 'url') ?? defaultUrl),
+			timeoutMs: secondsFlag(flags, 'timeout', {max: 3600, fallbackSeconds: 10}),
+			keepId,
+			sets,
+			...(secretFile === undefined ? {} : {secretFile}),
+		};
+		if (bodyFile || fromEvent) {
+			if (bodyFile && fromEvent) {
+				throw new UsageError('flags-conflict', 'Give --body or --from-event, not both.');
+			}
+
+			if (argv.length > 0) {
+				throw new UsageError('too-many-arguments', `With ${bodyFile ? '--body' : '--from-event'} the event kind is the body's own "event"; leave out "${argv.join(' ')}".`);
+			}
+
+			const built = ['text', 'chatId', 'messageId', 'repeatId'].filter(name => flags[name] !== undefined);
+			if (built.length > 0) {
+				throw new UsageError('flags-conflict', `--${built.map(name => name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)).join(', --')} build an event of their own; change a fixture's fields with --set instead (e.g. --set payload.userMessage.text='"Hello"').`);
+			}
+
+			const fixture: FixtureSource = bodyFile ? {kind: 'file', path: resolve(bodyFile)} : {kind: 'event', id: fromEvent ?? '', store: parseStore(flags, env)};
+			return {...common, fixture};
+		}
+
+		if (sets.length > 0 || keepId) {
+			throw new UsageError('flags-conflict', '--set and --keep-id change a fixture; give it with --body FILE or --from-event ID.');
+		}
+
 		const [kindName, ...extra] = argv;
 		if (!kindName || extra.length > 0) {
 			throw new UsageError('argument-missing', `Usage: ${usage}`);
@@ -80,7 +149,7 @@ const command: Command<TriggerOptions> = {
 
 		const kind = parseTestEventKind(kindName);
 		if (!kind) {
-			throw new UsageError('event-kind-unknown', `Unknown event "${kindName}"; trigger sends ${kinds}`);
+			throw new UsageError('event-kind-unknown', `Unknown event "${kindName}"; trigger sends ${kinds}, or a fixture with --body FILE`);
 		}
 
 		const text = typeof flags.text === 'string' ? flags.text : undefined;
@@ -88,13 +157,11 @@ const command: Command<TriggerOptions> = {
 			text,
 			chatId: stringFlag(flags, 'chatId'),
 			messageId: stringFlag(flags, 'messageId'),
-			secretFile: secretFilePath(flags),
 			repeatId: stringFlag(flags, 'repeatId'),
 		};
 		return {
+			...common,
 			kind,
-			url: new URL(urlFlag(flags, 'url') ?? defaultUrl),
-			timeoutMs: secondsFlag(flags, 'timeout', {max: 3600, fallbackSeconds: 10}),
 			...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
 		};
 	},
@@ -106,17 +173,9 @@ const command: Command<TriggerOptions> = {
 			throw new UserError('secret-missing', 'trigger needs the endpoint secret to sign with: set PLATFORM_ENDPOINT_SECRET, pass --secret-file PATH (- reads standard input), or run `platform-tui config set endpointSecret --stdin`');
 		}
 
-		const event = buildTestEvent(options.kind, {
-			...(options.repeatId ? {id: options.repeatId} : {}),
-			...(options.text === undefined ? {} : {text: options.text}),
-			...(options.chatId ? {chatId: options.chatId} : {}),
-			...(options.messageId ? {assistantMessageId: options.messageId} : {}),
-			...(settings.userId ? {userId: settings.userId} : {}),
-			...(settings.companyId ? {companyId: settings.companyId} : {}),
-			...(settings.assistantId ? {assistantId: settings.assistantId} : {}),
-		});
-		// Signed at send time, as the platform does on every attempt.
-		const delivery = signDelivery(event, secret);
+		const delivery = options.fixture
+			? await fixtureDelivery({source: options.fixture, keepId: options.keepId, sets: options.sets, secret, now: new Date(deps.clock.now()), env: context.env})
+			: builtDelivery(options, settings, secret);
 		const started = performance.now();
 		const {timeoutMs, url} = options;
 		// A plain timer rather than AbortSignal.timeout: the answer must come within the time given.
@@ -157,7 +216,7 @@ const command: Command<TriggerOptions> = {
 
 		const durationMs = Math.round(performance.now() - started);
 		const ok = status >= 200 && status < 300;
-		const note = ok && options.kind === 'external-module-chosen' ? chosenNote(options) : undefined;
+		const note = ok && delivery.event === eventTypes.externalModuleChosen ? chosenNote(options.fixture ? {chatId: 'given', messageId: 'given'} : options) : undefined;
 		if (context.json) {
 			let parsed: unknown = body;
 			try {
@@ -166,9 +225,9 @@ const command: Command<TriggerOptions> = {
 				// Keep the raw text.
 			}
 
-			deps.writeJson({type: 'response', url: url.href, event: event.event, eventId: event.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
+			deps.writeJson({type: 'response', url: url.href, event: delivery.event, eventId: delivery.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
 		} else {
-			context.stdout.write(`Sent ${event.event} ${event.id} to ${url.href}\n${status} ${body.trim()}\n${note ? `${note}\n` : ''}`);
+			context.stdout.write(`Sent ${delivery.event} ${delivery.id} to ${url.href}\n${status} ${body.trim()}\n${note ? `${note}\n` : ''}`);
 		}
 
 		if (!ok) {

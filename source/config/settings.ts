@@ -1,4 +1,5 @@
 /** The settings platform-tui knows, with their env var, flag and how a user stores them. */
+import {parseDuration} from '../format/duration.js';
 
 export const settingNames = [
 	'baseUrl',
@@ -9,9 +10,13 @@ export const settingNames = [
 	'assistantId',
 	'endpointSecret',
 	'model',
+	'keyMaxAge',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];
+
+/** The settings `init` asks for: the connection, not the policies (keyMaxAge). */
+export const connectionSettingNames = settingNames.filter(name => name !== 'keyMaxAge');
 
 export type SettingSpec = {
 	env: string;
@@ -20,12 +25,14 @@ export type SettingSpec = {
 	secret: boolean;
 	description: string;
 	defaultValue?: string;
+	/** A value shown when one given cannot be used. */
+	example?: string;
 };
 
 export const defaultModel = 'AZURE_GPT_4o_2024_1120';
 
 export const settingSpecs: Record<SettingName, SettingSpec> = {
-	baseUrl: {env: 'PLATFORM_BASE_URL', flag: 'base-url', secret: false, description: 'Base address of the platform API'},
+	baseUrl: {env: 'PLATFORM_BASE_URL', flag: 'base-url', secret: false, description: 'Base address of the platform API', example: 'https://api.example.com/public'},
 	apiKey: {env: 'PLATFORM_API_KEY', secret: true, description: 'API key (Bearer credential)'},
 	appId: {env: 'PLATFORM_APP_ID', flag: 'app-id', secret: false, description: 'Application id (x-app-id)'},
 	userId: {env: 'PLATFORM_USER_ID', flag: 'user-id', secret: false, description: 'User the calls are made for'},
@@ -33,6 +40,7 @@ export const settingSpecs: Record<SettingName, SettingSpec> = {
 	assistantId: {env: 'PLATFORM_ASSISTANT_ID', flag: 'assistant-id', secret: false, description: 'Space (assistant) id'},
 	endpointSecret: {env: 'PLATFORM_ENDPOINT_SECRET', secret: true, description: 'Webhook endpoint secret(s), comma-separated'},
 	model: {env: 'PLATFORM_MODEL', flag: 'model', secret: false, description: 'Chat-completion model', defaultValue: defaultModel},
+	keyMaxAge: {env: 'PLATFORM_KEY_MAX_AGE', secret: false, description: 'Policy: rotate the API key before it is older than this', example: '90d'},
 };
 
 /** What a client needs to reach one space of the platform (the local platform hands out the same, plus its endpoint secret). */
@@ -47,6 +55,11 @@ export type SettingSource = 'flag' | 'env' | 'stored' | 'default';
 
 /** Checks a setting's value; returns what was expected when it cannot be used. */
 export function settingProblem(name: SettingName, value: string): string | undefined {
+	if (name === 'keyMaxAge') {
+		const ms = parseDuration(value);
+		return ms === undefined || ms < 60_000 ? 'a duration of at least a minute (30d, 12h, 90m)' : undefined;
+	}
+
 	if (name !== 'baseUrl') {
 		return undefined;
 	}

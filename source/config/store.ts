@@ -14,6 +14,8 @@ export type RotationState = {
 	previousKeyMasked?: string;
 	/** When the last rotation happened (ISO 8601 UTC). */
 	lastRotatedAt?: string;
+	/** When the stored key was set (`keys set`) or rotated in (ISO 8601 UTC): its age counts from here. */
+	keySetAt?: string;
 };
 
 export type StoredConfig = Partial<Record<SettingName, string>> & {rotation?: RotationState};
@@ -33,7 +35,7 @@ export function storedRotation(config: StoredConfig): RotationState {
 	}
 
 	const state: RotationState = {};
-	for (const name of ['previousKeyExpiresAt', 'previousKeyMasked', 'lastRotatedAt'] as const) {
+	for (const name of ['previousKeyExpiresAt', 'previousKeyMasked', 'lastRotatedAt', 'keySetAt'] as const) {
 		const field = value[name];
 		if (typeof field === 'string') {
 			state[name] = field;

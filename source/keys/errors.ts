@@ -5,9 +5,9 @@
 import {CoreError} from '../core-error.js';
 import type {KeySource} from './current.js';
 
-export type RotationFailureKind = 'no-key' | 'refused' | 'network' | 'malformed' | 'platform';
+export type RotationFailureKind = 'no-key' | 'refused' | 'network' | 'malformed' | 'platform' | 'new-key-refused';
 
-export type RotationErrorCode = 'key-missing' | 'rotation-refused' | 'rotation-failed' | 'rotation-unreachable' | 'rotation-malformed';
+export type RotationErrorCode = 'key-missing' | 'rotation-refused' | 'rotation-failed' | 'rotation-unreachable' | 'rotation-malformed' | 'rotation-new-key-refused';
 
 const codes: Record<RotationFailureKind, RotationErrorCode> = {
 	'no-key': 'key-missing',
@@ -15,6 +15,7 @@ const codes: Record<RotationFailureKind, RotationErrorCode> = {
 	platform: 'rotation-failed',
 	network: 'rotation-unreachable',
 	malformed: 'rotation-malformed',
+	'new-key-refused': 'rotation-new-key-refused',
 };
 
 export type RotationErrorData = {
@@ -37,6 +38,10 @@ export type RotationErrorData = {
 	maybeIssued: boolean;
 	/** What was wrong with a malformed answer. */
 	detail?: string;
+	/** new-key-refused: the key the platform issued and then refused, masked. */
+	newKeyMasked?: string;
+	/** new-key-refused: when the kept key stops working, ISO 8601 UTC, when announced. */
+	previousKeyExpiresAt?: string;
 };
 
 /** A rotation that did not happen, or whose answer could not be used. Nothing was stored. */

@@ -1,5 +1,6 @@
 import {mask} from '../format/secret.js';
 import {storedRotation, storedSetting, type ConfigStore} from '../config/store.js';
+import {keyAge, rotationDueAt} from './age.js';
 import {currentApiKey, type KeySource} from './current.js';
 import {parseIsoTimestamp} from './time.js';
 
@@ -27,10 +28,17 @@ export type KeyStatus = {
 	 * it stops working when the overlap ends.
 	 */
 	envHoldsPreviousKey: boolean;
+	/** When the key in use was set or rotated in, and its age (known for the stored key only). */
+	keySetAt?: string;
+	ageMs?: number;
+	/** The key-age policy (keyMaxAge), ms, when set. */
+	maxAgeMs?: number;
+	/** When the policy wants the key rotated (ISO 8601 UTC), when both the policy and the age are known. */
+	rotationDueAt?: string;
 };
 
 /** Everything `keys show` reports. Never carries a full key. */
-export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigStore, 'all' | 'path'>; now?: () => Date}): KeyStatus {
+export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigStore, 'all' | 'path'>; now?: () => Date; maxAgeMs?: number}): KeyStatus {
 	const {env, store} = options;
 	const now = (options.now ?? (() => new Date()))();
 	// One read of the file for the whole status, so its parts describe the same moment.
@@ -47,6 +55,19 @@ export function keyStatus(options: {env: NodeJS.ProcessEnv; store: Pick<ConfigSt
 	// The stored key whenever there is one, so `storedKey` never reads null beside `source: stored`.
 	if (stored) {
 		status.storedKeyMasked = mask(stored);
+	}
+
+	const age = keyAge({file, env, now});
+	if (age) {
+		status.keySetAt = age.setAt;
+		status.ageMs = age.ageMs;
+	}
+
+	if (options.maxAgeMs !== undefined) {
+		status.maxAgeMs = options.maxAgeMs;
+		if (age) {
+			status.rotationDueAt = rotationDueAt(age, options.maxAgeMs);
+		}
 	}
 
 	if (parseIsoTimestamp(rotation.lastRotatedAt)) {

@@ -62,19 +62,30 @@ export function buildTestEvent(kind: TestEventKind, options: TestEventOptions = 
 	};
 }
 
+/** What a delivery's headers repeat from its body (each header only when the body field is text). */
+export type DeliveryFields = {id?: unknown; version?: unknown; userId?: unknown; companyId?: unknown};
+
+/**
+ * The headers of a delivery of these exact body bytes, signed now with `secret` (Created-At taken
+ * at this moment), as the platform sends them. A header whose body field is not text is left out.
+ */
+export function signBody(body: string, fields: DeliveryFields, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): {body: string; headers: Record<string, string>} {
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		[webhookHeaders.signature]: signWebhookBody(body, secret),
+		[webhookHeaders.createdAt]: String(nowSeconds),
+	};
+	const named = [[webhookHeaders.id, fields.id], [webhookHeaders.version, fields.version], [webhookHeaders.userId, fields.userId], [webhookHeaders.companyId, fields.companyId]] as const;
+	for (const [name, value] of named) {
+		if (typeof value === 'string') {
+			headers[name] = value;
+		}
+	}
+
+	return {body, headers};
+}
+
 /** The body bytes and headers of a delivery, signed now with `secret` (Created-At taken at this moment). */
 export function signDelivery(event: WebhookEvent<unknown>, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): {body: string; headers: Record<string, string>} {
-	const body = JSON.stringify(event);
-	return {
-		body,
-		headers: {
-			'content-type': 'application/json',
-			[webhookHeaders.id]: event.id,
-			[webhookHeaders.signature]: signWebhookBody(body, secret),
-			[webhookHeaders.version]: event.version,
-			[webhookHeaders.createdAt]: String(nowSeconds),
-			[webhookHeaders.userId]: event.userId,
-			[webhookHeaders.companyId]: event.companyId,
-		},
-	};
+	return signBody(JSON.stringify(event), event, secret, nowSeconds);
 }

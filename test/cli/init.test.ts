@@ -55,6 +55,8 @@ describe('platform-tui init in a terminal', () => {
 			endpointSecret: platform.endpointSecret,
 			model: 'AZURE_GPT_4o_2024_1120',
 		});
+		// The key's age starts when init stores it, as with keys set.
+		expect(Date.parse((stored.rotation as unknown as {keySetAt: string}).keySetAt)).toBeGreaterThan(0);
 		const spaceCalls = platform.requests.filter(request => request.method === 'GET' && request.path === `/space/${platform.assistantId}`);
 		expect(spaceCalls).toHaveLength(1);
 	});

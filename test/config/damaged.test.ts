@@ -85,7 +85,7 @@ describe('a damaged config file', () => {
 		expect(backups).toHaveLength(1);
 		expect(readFileSync(join(dir, backups[0] ?? ''), 'utf8')).toBe(broken);
 		expect(forced.stderr).toContain(`kept as ${join(dir, backups[0] ?? '')}`);
-		expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).all()).toEqual({apiKey: 'sk_repaired_key_4444'});
+		expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).all()).toEqual({apiKey: 'sk_repaired_key_4444', rotation: {keySetAt: expect.any(String) as unknown}});
 	});
 
 	it('keys set --force on a sound file changes only the key', async () => {
@@ -126,13 +126,13 @@ describe('a config folder that cannot be used', () => {
 describe('a base URL that is not a URL', () => {
 	it('names the setting it came from', async () => {
 		const {dir} = dirWith();
-		const result = await runCommand(keysRotate, {flags: {yes: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: 'not a url', PLATFORM_API_KEY: 'sk_any_key_6666', PLATFORM_APP_ID: 'app'}});
+		const result = await runCommand(keysRotate, {flags: {yes: true}, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: 'not a url', PLATFORM_API_KEY: 'sk_any_key_6666', PLATFORM_APP_ID: 'app', PLATFORM_USER_ID: 'user', PLATFORM_COMPANY_ID: 'company', PLATFORM_ASSISTANT_ID: 'assistant'}});
 		expect(result.code).toBe(1);
 		expect(result.error).toBeInstanceOf(SettingInvalidError);
 		expect((result.error as SettingInvalidError).data).toMatchObject({name: 'baseUrl', source: 'env', env: 'PLATFORM_BASE_URL'});
 		expect(worded(result.error)).toContain('PLATFORM_BASE_URL is not an http(s) address: "not a url".');
 
-		const flag = await runCommand(keysRotate, {flags: {yes: true, baseUrl: 'ftp://x'}, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: 'sk_any_key_6666', PLATFORM_APP_ID: 'app'}});
+		const flag = await runCommand(keysRotate, {flags: {yes: true, baseUrl: 'ftp://x'}, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: 'sk_any_key_6666', PLATFORM_APP_ID: 'app', PLATFORM_USER_ID: 'user', PLATFORM_COMPANY_ID: 'company', PLATFORM_ASSISTANT_ID: 'assistant'}});
 		expect(worded(flag.error)).toContain('--base-url is not an http(s) address: "ftp://x".');
 	});
 });

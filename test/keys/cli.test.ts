@@ -40,6 +40,7 @@ describe('platform-tui keys (built CLI)', () => {
 			PLATFORM_APP_ID: platform.appId,
 			PLATFORM_USER_ID: platform.userId,
 			PLATFORM_COMPANY_ID: platform.companyId,
+			PLATFORM_ASSISTANT_ID: platform.assistantId,
 		};
 	});
 
@@ -123,8 +124,9 @@ describe('platform-tui keys (built CLI)', () => {
 			const lines = rotated.stdout.trim().split('\n');
 			expect(lines[0]).toBe(`Rotating the API key …${oldKey.slice(-4)} (stored) at ${platform.baseUrl}`);
 			expect(lines[1]).toBe(`Rotated: the new key is …${newKey.slice(-4)}`);
-			expect(lines[2]).toBe(`Stored the new key …${newKey.slice(-4)} in ${store.path} (mode 0600)`);
-			expect(lines[3]).toMatch(new RegExp(`^The previous key …${oldKey.slice(-4)} keeps working until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC( \\(.+\\))?, (59 min \\d\\d s|1 h 00 min) from now\\.$`));
+			expect(lines[2]).toBe(`Checked: the platform accepts the new key …${newKey.slice(-4)}`);
+			expect(lines[3]).toBe(`Stored the new key …${newKey.slice(-4)} in ${store.path} (mode 0600)`);
+			expect(lines[4]).toMatch(new RegExp(`^The previous key …${oldKey.slice(-4)} keeps working until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC( \\(.+\\))?, (59 min \\d\\d s|1 h 00 min) from now\\.$`));
 			expect(rotated.stderr).toBe('');
 
 			// The rotation call itself: the old key as bearer, JSON content type.
@@ -156,7 +158,8 @@ describe('platform-tui keys (built CLI)', () => {
 			const again = await cli(['keys', 'rotate', '--yes', '--json'], {env});
 			expect(again.code).toBe(0);
 			fullKeys.add(platform.apiKey);
-			expect(platform.requests.slice(second).map(request => bearerOf(request.headers))).toEqual([newKey]);
+			// The rotate call with the stored key, then the check of the key it issued.
+			expect(platform.requests.slice(second).map(request => bearerOf(request.headers))).toEqual([newKey, platform.apiKey]);
 			const object = JSON.parse(again.stdout) as Record<string, unknown>;
 			expect(object).toMatchObject({
 				type: 'rotated',
@@ -193,7 +196,7 @@ describe('platform-tui keys (built CLI)', () => {
 		const short = (await startPlatform({keyOverlapMs: 200})).platform;
 		try {
 			const dir = configDir();
-			const env = {PLATFORM_BASE_URL: short.baseUrl, PLATFORM_APP_ID: short.appId, PLATFORM_TUI_CONFIG_DIR: dir};
+			const env = {PLATFORM_BASE_URL: short.baseUrl, PLATFORM_APP_ID: short.appId, PLATFORM_USER_ID: short.userId, PLATFORM_COMPANY_ID: short.companyId, PLATFORM_ASSISTANT_ID: short.assistantId, PLATFORM_TUI_CONFIG_DIR: dir};
 			const oldKey = short.apiKey;
 			fullKeys.add(oldKey);
 			expect((await cli(['keys', 'rotate', '--yes'], {env: {...env, PLATFORM_API_KEY: oldKey}})).code).toBe(0);
@@ -225,7 +228,7 @@ describe('platform-tui keys (built CLI)', () => {
 		const baseUrl = gone.baseUrl;
 		await gone.close();
 		const dir = configDir();
-		const result = await cli(['keys', 'rotate', '--yes', '--base-url', baseUrl, '--app-id', 'app'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: 'sk_unreachable_key_5555'}});
+		const result = await cli(['keys', 'rotate', '--yes', '--base-url', baseUrl, '--app-id', 'app'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: 'sk_unreachable_key_5555', PLATFORM_USER_ID: 'user', PLATFORM_COMPANY_ID: 'company', PLATFORM_ASSISTANT_ID: 'assistant'}});
 		fullKeys.add('sk_unreachable_key_5555');
 		expect(result.code).toBe(1);
 		expect(result.stderr).toContain(`could not reach ${baseUrl}`);

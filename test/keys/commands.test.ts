@@ -81,7 +81,7 @@ describe('run', () => {
 
 	it('keys set, show and rotate --yes: the chain of keys, masked output, exit codes', async () => {
 		const dir = freshDir();
-		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId};
+		const env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId};
 		const oldKey = platform.apiKey;
 		const set = await runCommand(keysSet, {env, stdin: oldKey});
 		expect(set.stdout).toContain(`Stored API key …${oldKey.slice(-4)}`);
@@ -113,7 +113,7 @@ describe('keys rotate answered 500', () => {
 	});
 
 	it('does not claim the key is unchanged: says a key may have been issued and what to check', async () => {
-		const env = {PLATFORM_TUI_CONFIG_DIR: freshDir(), PLATFORM_BASE_URL: baseUrl, PLATFORM_APP_ID: 'app'};
+		const env = {PLATFORM_TUI_CONFIG_DIR: freshDir(), PLATFORM_BASE_URL: baseUrl, PLATFORM_APP_ID: 'app', PLATFORM_USER_ID: 'user', PLATFORM_COMPANY_ID: 'company', PLATFORM_ASSISTANT_ID: 'assistant'};
 		await new ConfigStore(env).set('apiKey', 'sk_current_key_7777');
 		const result = await runCommand(keysRotate, {flags: {yes: true}, env});
 		expect(result.code).toBe(1);

@@ -89,6 +89,7 @@ describe('rotateApiKey against the local platform', () => {
 			previousKeyExpiresAt: outcome.expiresAt,
 			previousKeyMasked: `…${oldKey.slice(-4)}`,
 			lastRotatedAt: rotatedAt.toISOString(),
+			keySetAt: rotatedAt.toISOString(),
 		});
 		expect(JSON.stringify(onDisk.all())).not.toContain(oldKey);
 		expect(statSync(store.path).mode & 0o777).toBe(0o600);
@@ -306,6 +307,9 @@ describe('keyStatus', () => {
 			lastRotatedAt: '2030-01-01T11:00:00.000Z',
 			previousKey: {masked: '…OLD1', expiresAt: '2030-01-01T12:00:00.000Z', valid: true, remainingMs: 30 * 60 * 1000},
 			envHoldsPreviousKey: false,
+			// A file from before key ages were kept: the last rotation put this key there.
+			keySetAt: '2030-01-01T11:00:00.000Z',
+			ageMs: 30 * 60 * 1000,
 		});
 		const later = keyStatus({env, store, now: () => new Date('2030-01-01T12:00:01.000Z')});
 		expect(later.previousKey).toMatchObject({valid: false, remainingMs: 0});
@@ -348,7 +352,7 @@ describe('storeApiKey', () => {
 		const stored = await storeApiKey({key: '  sk_after_2222\n', store, env});
 		expect(stored).toEqual({masked: '…2222', path: store.path, changed: true, envOverride: false});
 		expect(store.get('apiKey')).toBe('sk_after_2222');
-		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z'});
+		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z', keySetAt: expect.any(String) as unknown});
 		expect(statSync(store.path).mode & 0o777).toBe(0o600);
 		expect(await storeApiKey({key: 'sk_after_2222', store, env: {PLATFORM_API_KEY: 'x'}})).toMatchObject({changed: false, envOverride: true});
 	});
@@ -367,7 +371,7 @@ describe('storeApiKey', () => {
 		// Read before the rotation, the key would have looked unchanged and the rotated key kept.
 		expect(stored).toEqual({masked: '…4444', path: store.path, changed: true, envOverride: false});
 		expect(store.get('apiKey')).toBe('sk_given_4444');
-		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z'});
+		expect(store.rotation()).toEqual({lastRotatedAt: '2030-01-01T11:00:00.000Z', keySetAt: expect.any(String) as unknown});
 	});
 
 	it.each(['', '   \n', 'two words', 'line\nbreak'])('refuses %j without storing it', async key => {

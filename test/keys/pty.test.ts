@@ -33,6 +33,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 			PLATFORM_APP_ID: platform.appId,
 			PLATFORM_USER_ID: platform.userId,
 			PLATFORM_COMPANY_ID: platform.companyId,
+			PLATFORM_ASSISTANT_ID: platform.assistantId,
 		}});
 		try {
 			const confirm = await session.waitFor('Rotate now?');
@@ -73,7 +74,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const key = platform.apiKey;
 		await store.set('apiKey', key);
 		const before = platform.requests.length;
-		const session = runInPty(['keys', 'rotate'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		const session = runInPty(['keys', 'rotate'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
 		try {
 			await session.waitFor('Rotate now?');
 			session.write('n');
@@ -92,7 +93,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		const oldKey = platform.apiKey;
 		await store.set('apiKey', oldKey);
-		const session = runInPty(['keys', 'rotate', '--yes'], {columns: 60, rows: 15, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		const session = runInPty(['keys', 'rotate', '--yes'], {columns: 60, rows: 15, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
 		try {
 			const {code, output} = await session.exit();
 			expect(code).toBe(0);
@@ -114,7 +115,7 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		const dir = configDir();
 		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		await store.set('apiKey', platform.apiKey);
-		const session = runInPty(['keys', 'rotate'], {columns: 30, rows: 40, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		const session = runInPty(['keys', 'rotate'], {columns: 30, rows: 40, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
 		try {
 			await session.waitFor('Rotate now?');
 			session.write('y');

@@ -38,7 +38,7 @@ describe('concurrent key rotations (built CLI)', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'platform-tui-keys-race-'));
 		store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
 		await store.set('apiKey', platform.apiKey);
-		env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId};
+		env = {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId};
 	});
 
 	afterAll(async () => {

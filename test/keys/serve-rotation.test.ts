@@ -67,6 +67,7 @@ describe('a running serve during a key rotation made by another process', () => 
 			PLATFORM_APP_ID: platform.appId,
 			PLATFORM_USER_ID: platform.userId,
 			PLATFORM_COMPANY_ID: platform.companyId,
+			PLATFORM_ASSISTANT_ID: platform.assistantId,
 			PLATFORM_ENDPOINT_SECRET: platform.endpointSecret,
 		};
 		serve = await startServe(env);

@@ -199,7 +199,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		expect(firstCalls.at(-1)?.headers.authorization).toBe(`Bearer ${oldKey}`);
 
 		// Another process rotates the key and stores the new one.
-		const rotated = await runCli(['keys', 'rotate', '--yes', '--json'], {env: {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId}});
+		const rotated = await runCli(['keys', 'rotate', '--yes', '--json'], {env: {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
 		expect(rotated.code).toBe(0);
 		const newKey = new ConfigStore(process.env).get('apiKey');
 		expect(newKey).toBe(platform.apiKey);

@@ -49,7 +49,7 @@ const command: Command<SetOptions> = {
 
 		const expected = settingProblem(name, value);
 		if (expected) {
-			throw new UsageError('setting-invalid', `${name} must be ${expected} such as https://api.example.com/public; got ${JSON.stringify(value)}.`);
+			throw new UsageError('setting-invalid', `${name} must be ${expected}${settingSpecs[name].example ? ` such as ${settingSpecs[name].example}` : ''}; got ${JSON.stringify(value)}.`);
 		}
 
 		return {name, value};

@@ -1,20 +1,30 @@
 import {CancelledError, UserError} from '../../errors.js';
 import {mask} from '../../format/secret.js';
+import {resolve} from 'node:path';
+import {formatCompactDuration} from '../../format/duration.js';
 import {currentApiKey} from '../../keys/current.js';
-import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../keys/rotate.js';
+import {rotateApiKey, rotateApiKeyIfOlder, type RotateOptions as CoreRotateOptions, type RotationEvent, type RotationOutcome, type RotationSkipped} from '../../keys/rotate.js';
 import type {RotateScreenResult} from '../../ui/keys/RotateScreen.js';
-import {envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, unsavedKeyLines} from '../../ui/keys/outcome-text.js';
+import {envFileFailedMessage, envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, skippedLine, unsavedKeyLines, unverifiedMessage} from '../../ui/keys/outcome-text.js';
 import {noArguments} from '../define.js';
 import type {Deps} from '../deps.js';
 import type {Command} from '../types.js';
-import {booleanFlag, UsageError} from '../validators.js';
+import {booleanFlag, durationFlag, stringFlag, UsageError} from '../validators.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;
 
-export type RotateOptions = {yes: boolean};
+export type RotateOptions = {
+	yes: boolean;
+	/** --if-older-than: rotate only a key older than this (ms); never prompts. */
+	ifOlderThanMs?: number;
+	/** --env-file: a dotenv file that also gets the new key (an absolute path). */
+	envFile?: string;
+};
 
-type Rotate = (onEvent?: (event: RotationEvent) => void) => Promise<RotationOutcome>;
+type Rotate = (onEvent?: (event: RotationEvent) => void) => Promise<RotationOutcome | RotationSkipped>;
+
+const dayMs = 86_400_000;
 
 /** What follows the result on stderr: the unsaved key in full, an unknown expiry, the env override. */
 function writeWarnings(deps: Deps, outcome: RotationOutcome): void {
@@ -30,6 +40,35 @@ function writeWarnings(deps: Deps, outcome: RotationOutcome): void {
 	if (outcome.envOverride) {
 		stderr.write(`${envWarning(outcome)}\n`);
 	}
+
+	if (outcome.verifyError) {
+		stderr.write(`Warning: ${unverifiedMessage(outcome)}.\n`);
+	}
+
+	if (outcome.envFileError) {
+		stderr.write(`Error: ${envFileFailedMessage(outcome)}.\n`);
+	}
+}
+
+/** `--if-older-than` found the key young enough: one line (or object), and the key-age policy's warning. */
+function reportSkipped(deps: Deps, skipped: RotationSkipped): number {
+	if (deps.context.json) {
+		deps.writeJson({
+			type: 'rotation',
+			rotated: false,
+			key: skipped.keyMasked,
+			source: skipped.source,
+			keySetAt: skipped.setAt,
+			ageSeconds: Math.floor(skipped.ageMs / 1000),
+			olderThan: formatCompactDuration(skipped.olderThanMs),
+		});
+	} else {
+		deps.context.stdout.write(`${skippedLine(skipped)}\n`);
+	}
+
+	// The key stays in use: the policy may still find it too old.
+	deps.warnKeyAge();
+	return 0;
 }
 
 /** Non-interactive: plain lines (or one JSON object) and no full key, except when storing failed. */
@@ -41,9 +80,9 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 
 	context.signal.throwIfAborted();
 	context.signal.addEventListener('abort', onAbort, {once: true});
-	let outcome: RotationOutcome;
+	let result: RotationOutcome | RotationSkipped;
 	try {
-		outcome = await rotate(event => {
+		result = await rotate(event => {
 			if (!context.json) {
 				context.stdout.write(`${eventLine(event)}\n`);
 			}
@@ -52,10 +91,16 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 		context.signal.removeEventListener('abort', onAbort);
 	}
 
+	if (!result.rotated) {
+		return reportSkipped(deps, result);
+	}
+
+	const outcome = result;
 	const now = new Date(deps.clock.now());
 	if (context.json) {
 		deps.writeJson({
 			type: 'rotated',
+			rotated: true,
 			key: outcome.newKeyMasked,
 			previousKey: outcome.previousKeyMasked,
 			expiresAt: outcome.expiresAt ?? null,
@@ -64,6 +109,8 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 			stored: outcome.stored,
 			path: outcome.configPath,
 			envOverride: outcome.envOverride,
+			verified: outcome.verified,
+			...(outcome.envFile ? {envFile: outcome.envFile, envFileWritten: !outcome.envFileError} : {}),
 		});
 	} else {
 		context.stdout.write(`${expiryLine(outcome, now)}\n`);
@@ -74,7 +121,7 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 }
 
 /** Interactive: the Ink screen, then the result as ordinary output. */
-async function runScreen(deps: Deps, options: {currentKeyMasked: string; source: 'env' | 'stored'; baseUrl: string; yes: boolean; rotate: Rotate}): Promise<number> {
+async function runScreen(deps: Deps, options: {currentKeyMasked: string; source: 'env' | 'stored'; baseUrl: string; yes: boolean; rotate: () => Promise<RotationOutcome>}): Promise<number> {
 	const {context} = deps;
 	let result: RotateScreenResult | undefined;
 	let pending: Promise<RotationOutcome> | undefined;
@@ -131,38 +178,68 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 const command: Command<RotateOptions> = {
 	name: ['keys', 'rotate'],
 	summary: 'Rotate the API key; the old key keeps working until it expires',
-	usage: 'platform-tui keys rotate [--yes]',
-	description: 'Rotate the API key: the platform issues a new key and the old one keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored.',
+	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--env-file PATH]',
+	description: 'Rotate the API key: the platform issues a new key, one call checks that it works, and it is stored; the old key keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored. With --if-older-than (for cron and systemd timers) it never prompts and rotates only a key older than that.',
 	flags: {
 		yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking, and finish without waiting for a key (required when not on a terminal)'},
+		ifOlderThan: {type: 'string', description: 'Rotate only when the key is older than this (e.g. 30d); otherwise change nothing and exit 0. Never prompts', placeholder: 'DURATION'},
+		envFile: {type: 'string', description: 'Also write PLATFORM_API_KEY=<new key> into this dotenv file (other lines kept; mode 0600)', placeholder: 'PATH'},
 	},
-	examples: ['platform-tui keys rotate', 'platform-tui keys rotate --yes', 'platform-tui keys rotate --yes --json'],
+	examples: [
+		'platform-tui keys rotate',
+		'platform-tui keys rotate --yes --json',
+		'platform-tui keys rotate --if-older-than 30d',
+		'platform-tui keys rotate --if-older-than 30d --env-file /etc/platform-tui/receiver.env',
+	],
 	parse(input) {
 		noArguments(input, command);
-
-		return {yes: booleanFlag(input.flags, 'yes')};
+		const ifOlderThanMs = input.flags.ifOlderThan === undefined ? undefined : durationFlag(input.flags, 'ifOlderThan', {min: 60_000, max: 3650 * dayMs, fallbackMs: 0});
+		const envFile = stringFlag(input.flags, 'envFile');
+		return {
+			yes: booleanFlag(input.flags, 'yes'),
+			...(ifOlderThanMs === undefined ? {} : {ifOlderThanMs}),
+			...(envFile ? {envFile: resolve(envFile)} : {}),
+		};
 	},
 	async run(options, deps) {
 		const {context} = deps;
-		const screen = context.interactive && Boolean(context.stdin.isTTY);
-		if (!screen && !options.yes) {
+		// --if-older-than is for timers: it never asks, so it needs no --yes.
+		const unattended = options.ifOlderThanMs !== undefined;
+		const screen = context.interactive && Boolean(context.stdin.isTTY) && !unattended;
+		if (!screen && !options.yes && !unattended) {
 			throw new UsageError('not-interactive', 'keys rotate asks for confirmation, and this is not an interactive terminal; pass --yes to rotate without asking: platform-tui keys rotate --yes');
 		}
 
-		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'keys rotate');
+		// The new key is checked with one Get space call, made for the configured user and company.
+		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId'], 'keys rotate');
 		const store = deps.store();
 		const current = currentApiKey({env: context.env, store}) ?? {key: settings.apiKey, source: 'stored' as const};
-		const client = deps.client(settings);
-		const rotate: Rotate = async onEvent => rotateApiKey({
+		// Rotating is the fix the key-age warning names; a skipped rotation prints it instead.
+		const client = deps.client(settings, {}, {warnKeyAge: false});
+		const verify = async (newKey: string) => {
+			const checker = deps.client(settings, {apiKey: newKey, timeoutMs: rotateTimeoutMs}, {warnKeyAge: false});
+			try {
+				await checker.getSpace(settings.assistantId);
+			} finally {
+				await checker.close();
+			}
+		};
+
+		const core = (onEvent?: (event: RotationEvent) => void): CoreRotateOptions => ({
 			client,
 			store,
 			env: context.env,
+			now: () => new Date(deps.clock.now()),
 			call: {timeoutMs: rotateTimeoutMs},
+			verify,
+			...(options.envFile ? {envFile: options.envFile} : {}),
 			...(onEvent ? {onEvent} : {}),
 		});
+		const {ifOlderThanMs} = options;
+		const rotate: Rotate = async onEvent => (ifOlderThanMs === undefined ? rotateApiKey(core(onEvent)) : rotateApiKeyIfOlder({...core(onEvent), olderThanMs: ifOlderThanMs}));
 		try {
 			if (screen) {
-				return await runScreen(deps, {currentKeyMasked: mask(current.key), source: current.source, baseUrl: client.baseUrl, yes: options.yes, rotate});
+				return await runScreen(deps, {currentKeyMasked: mask(current.key), source: current.source, baseUrl: client.baseUrl, yes: options.yes, rotate: async () => rotateApiKey(core())});
 			}
 
 			return await runPlain(deps, rotate);

@@ -117,7 +117,7 @@ const command: Command<SetOptions> = {
 			key = await readKeyFromStdin(context);
 		}
 
-		report(deps, await storeApiKey({key, store: deps.store(), env: context.env, fresh: problem !== undefined}));
+		report(deps, await storeApiKey({key, store: deps.store(), env: context.env, fresh: problem !== undefined, now: () => new Date(deps.clock.now())}));
 		return 0;
 	},
 };

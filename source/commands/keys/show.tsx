@@ -1,6 +1,8 @@
 import {keyStatus} from '../../keys/status.js';
+import {formatCompactDuration} from '../../format/duration.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
+import {policyMaxAgeMs} from '../key-age-warning.js';
 import type {Command} from '../types.js';
 import {noArguments} from '../define.js';
 
@@ -8,7 +10,7 @@ const command: Command<Record<string, never>> = {
 	name: ['keys', 'show'],
 	summary: 'Show the API key (masked), its source and rotation state',
 	usage: 'platform-tui keys show [--json]',
-	description: 'Show the API key (masked), where it comes from, the last rotation and the previous key\'s expiry',
+	description: 'Show the API key (masked), where it comes from, its age, the next rotation due under keyMaxAge, the last rotation and the previous key\'s remaining overlap',
 	flags: {},
 	examples: ['platform-tui keys show', 'platform-tui keys show --json'],
 	parse(input) {
@@ -19,7 +21,8 @@ const command: Command<Record<string, never>> = {
 	run(_options, deps) {
 		const {context} = deps;
 		const now = new Date(deps.clock.now());
-		const status = keyStatus({env: context.env, store: deps.store(), now: () => now});
+		const maxAgeMs = policyMaxAgeMs(deps.resolved());
+		const status = keyStatus({env: context.env, store: deps.store(), now: () => now, ...(maxAgeMs === undefined ? {} : {maxAgeMs})});
 		if (context.json) {
 			deps.writeJson({
 				type: 'key',
@@ -28,6 +31,11 @@ const command: Command<Record<string, never>> = {
 				storedKey: status.storedKeyMasked ?? null,
 				path: status.configPath,
 				lastRotatedAt: status.lastRotatedAt ?? null,
+				keySetAt: status.keySetAt ?? null,
+				ageSeconds: status.ageMs === undefined ? null : Math.floor(status.ageMs / 1000),
+				maxAge: status.maxAgeMs === undefined ? null : formatCompactDuration(status.maxAgeMs),
+				nextRotationDueAt: status.rotationDueAt ?? null,
+				rotationOverdue: status.rotationDueAt === undefined ? null : Date.parse(status.rotationDueAt) <= now.getTime(),
 				previousKey: status.previousKey
 					? {
 						key: status.previousKey.masked ?? null,

@@ -1,5 +1,6 @@
 /** Every domain's wording table, merged: one lookup by error code. */
 import {configMessages} from './config.js';
+import {fixtureMessages} from './fixture.js';
 import {journalMessages} from './journal.js';
 import {keysMessages} from './keys.js';
 import {localMessages} from './local.js';
@@ -11,7 +12,7 @@ import {workflowMessages} from './workflow.js';
 
 export type {ErrorWording, MessageTable} from './types.js';
 
-export const errorTables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, journalMessages, redisMessages, localMessages];
+export const errorTables: readonly MessageTable[] = [platformMessages, configMessages, keysMessages, workflowMessages, receiverMessages, journalMessages, redisMessages, localMessages, fixtureMessages];
 
 /** The wording for `code`, or undefined when no table knows it. */
 export function wordingFor(code: string, data: Record<string, unknown>): ErrorWording | undefined {

@@ -3,6 +3,7 @@
  * outcomes that produced a key but not cleanly (not stored, expiry unknown).
  */
 import {formatSeconds} from '../../format/duration.js';
+import {formatUtc} from '../../keys/time.js';
 import type {RotationErrorData} from '../../keys/errors.js';
 import type {ErrorWording, MessageTable} from './types.js';
 
@@ -64,6 +65,15 @@ function unreachable(data: RotationErrorData): ErrorWording {
 	};
 }
 
+/** The platform issued a key and refused it on the check call: the old key is kept. */
+function newKeyRefused(data: RotationErrorData): ErrorWording {
+	const until = data.previousKeyExpiresAt ? `, where it works until ${formatUtc(new Date(data.previousKeyExpiresAt))}` : '';
+	return {
+		message: `The platform issued a new key ${data.newKeyMasked ?? ''} but refused it on the call that checks it (HTTP ${data.status ?? '?'}: ${data.platformMessage ?? 'refused'})${request(data)}; the new key was not stored, and ${key(data)} stays ${data.source === 'env' ? 'in use (PLATFORM_API_KEY)' : 'stored'}${until}.`,
+		next: `Check that the app id and the user and company ids belong to the key, then rotate again before the old key expires; if it is refused again, give the platform operator the request id.`,
+	};
+}
+
 export const keysMessages: MessageTable = {
 	'key-missing': () => ({
 		message: 'No API key is set, so there is nothing to rotate.',
@@ -76,6 +86,7 @@ export const keysMessages: MessageTable = {
 	'rotation-refused': refused,
 	'rotation-failed': failed,
 	'rotation-unreachable': unreachable,
+	'rotation-new-key-refused': newKeyRefused,
 	'rotation-malformed': (data: RotationErrorData) => ({
 		message: `The platform's answer to POST /v2/keys/rotate is malformed (${data.detail ?? 'unreadable'})${request(data)}; no new key could be read from it, so none was stored and ${key(data)} is still the key in use.`,
 		next: `${maybeIssued(data)}; report the answer to the platform operator.`,

@@ -1,7 +1,7 @@
 import {Box, Text, useApp, useInput} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useLayoutEffect, useReducer} from 'react';
-import {mask, settingNames, settingSpecs} from '../../config/settings.js';
+import {mask, connectionSettingNames, settingSpecs, type SettingName} from '../../config/settings.js';
 import {errorMessage} from '../../format/value.js';
 import type {Space} from '../../platform/types.js';
 import {TextInput} from '../components/text-input.js';
@@ -18,7 +18,7 @@ export type InitFormProps = {
 	onDone: (outcome: InitOutcome) => void;
 };
 
-function shown(name: (typeof settingNames)[number], values: InitValues): string {
+function shown(name: SettingName, values: InitValues): string {
 	const value = values[name];
 	if (!value) {
 		return '(skipped)';
@@ -85,8 +85,8 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 		}
 	}, [outcome, onDone, exit]);
 
-	const answered = settingNames.slice(0, phase.kind === 'asking' ? phase.index : state.asked);
-	const asking = phase.kind === 'asking' ? settingNames[phase.index] : undefined;
+	const answered = connectionSettingNames.slice(0, phase.kind === 'asking' ? phase.index : state.asked);
+	const asking = phase.kind === 'asking' ? connectionSettingNames[phase.index] : undefined;
 	const hint = asking ? (settingSpecs[asking].secret ? (current[asking] ? mask(current[asking]) : undefined) : (current[asking] ?? settingSpecs[asking].defaultValue)) : undefined;
 
 	return (

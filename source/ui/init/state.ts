@@ -1,5 +1,5 @@
 /** The `init` form's state and its pure transitions (no Ink, no I/O): tested without a screen. */
-import {settingNames, settingProblem, settingSpecs, type SettingName} from '../../config/settings.js';
+import {connectionSettingNames, settingProblem, settingSpecs, type SettingName} from '../../config/settings.js';
 import type {Space} from '../../platform/types.js';
 
 export type InitValues = Partial<Record<SettingName, string>>;
@@ -40,7 +40,7 @@ export const initialState: InitState = {phase: {kind: 'asking', index: 0}, value
 
 function submit(state: InitState, typed: string, current: InitValues): InitState {
 	const {phase} = state;
-	const name = phase.kind === 'asking' ? settingNames[phase.index] : undefined;
+	const name = phase.kind === 'asking' ? connectionSettingNames[phase.index] : undefined;
 	if (phase.kind !== 'asking' || !name) {
 		return state;
 	}
@@ -55,7 +55,7 @@ function submit(state: InitState, typed: string, current: InitValues): InitState
 		return {...state, problem: 'The base URL must start with http:// or https://.'};
 	}
 
-	const next = phase.index + 1 < settingNames.length ? {kind: 'asking' as const, index: phase.index + 1} : {kind: 'checking' as const};
+	const next = phase.index + 1 < connectionSettingNames.length ? {kind: 'asking' as const, index: phase.index + 1} : {kind: 'checking' as const};
 	return {...state, problem: undefined, values: {...state.values, ...(value ? {[name]: value} : {})}, asked: phase.index + 1, phase: next};
 }
 

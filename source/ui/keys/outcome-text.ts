@@ -4,13 +4,19 @@
  * unindented, so a mouse copy takes exactly the key at any terminal width.
  */
 import {describeValue} from '../../format/describe.js';
-import {formatCountdown} from '../../format/duration.js';
-import type {RotationEvent, RotationOutcome} from '../../keys/rotate.js';
+import {formatCompactDuration, formatCountdown} from '../../format/duration.js';
+import type {RotationEvent, RotationOutcome, RotationSkipped} from '../../keys/rotate.js';
 import {formatUtc, formatUtcAndLocal} from '../../keys/time.js';
 
 /** One plain line per rotation event. */
 export function eventLine(event: RotationEvent): string {
 	switch (event.type) {
+		case 'due': {
+			return event.ageMs === undefined
+				? `The age of the key ${event.currentKeyMasked} is not recorded (stored before ages were kept, or PLATFORM_API_KEY holds another key); rotating it`
+				: `The key ${event.currentKeyMasked} is ${formatCountdown(event.ageMs)} old, older than ${formatCompactDuration(event.olderThanMs)}; rotating it`;
+		}
+
 		case 'rotating': {
 			return `Rotating the API key ${event.currentKeyMasked} (${event.source === 'env' ? 'from PLATFORM_API_KEY' : 'stored'}) at ${event.baseUrl}`;
 		}
@@ -19,8 +25,16 @@ export function eventLine(event: RotationEvent): string {
 			return `Rotated: the new key is ${event.newKeyMasked}`;
 		}
 
+		case 'verified': {
+			return `Checked: the platform accepts the new key ${event.newKeyMasked}`;
+		}
+
 		case 'stored': {
 			return `Stored the new key ${event.newKeyMasked} in ${event.path} (mode 0600)`;
+		}
+
+		case 'env-file': {
+			return `Wrote PLATFORM_API_KEY=${event.newKeyMasked} into ${event.path} (mode 0600)`;
 		}
 
 		case 'store-failed': {
@@ -80,7 +94,25 @@ export function screenResultLines(outcome: RotationOutcome, now: Date): string[]
 	return [`Rotated the API key ${outcome.previousKeyMasked} → ${outcome.newKeyMasked}, ${stored}.`, expiryLine(outcome, now)];
 }
 
-/** The exit code of a rotation that produced a key: 0 only when it is stored and the expiry is known. */
+/** The one line of `--if-older-than` finding the key young enough. */
+export function skippedLine(skipped: RotationSkipped): string {
+	return `Not rotated: the key ${skipped.keyMasked} was set ${formatUtc(new Date(skipped.setAt))}, ${formatCountdown(skipped.ageMs)} ago, not older than ${formatCompactDuration(skipped.olderThanMs)}.`;
+}
+
+/** The sentence for a new key stored without its check call. */
+export function unverifiedMessage(outcome: RotationOutcome): string {
+	return `The new key ${outcome.newKeyMasked} is stored, but the call that checks it could not be made (${outcome.verifyError ?? 'unknown error'}); run a command that uses it (\`platform-tui upload\`, say) to see that it works before ${outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the previous key expires'}`;
+}
+
+/** The sentence for a dotenv file that did not get the new key. */
+export function envFileFailedMessage(outcome: RotationOutcome): string {
+	return `The new key ${outcome.newKeyMasked} could not be written to ${outcome.envFile ?? 'the env file'} (${outcome.envFileError ?? 'unknown error'}); it is in ${outcome.configPath} (field apiKey): copy it into that file before ${outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the previous key expires'}`;
+}
+
+/**
+ * The exit code of a rotation that produced a key: 0 only when it is stored, checked, in the env
+ * file when one was named, and the expiry is known.
+ */
 export function outcomeCode(outcome: RotationOutcome): number {
-	return outcome.stored && outcome.expiresAt ? 0 : 1;
+	return outcome.stored && outcome.expiresAt && outcome.verified && !outcome.envFileError ? 0 : 1;
 }

@@ -13,6 +13,8 @@ import type {ReceiverCounters} from '../../receiver/events.js';
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
 	keyMasked: string;
+	/** `env`: the key came from PLATFORM_API_KEY, so a rotation stored in the config file is not picked up. */
+	source?: 'env' | 'stored';
 	previousKeyMasked?: string;
 	/** ISO time the previous key stops working. */
 	previousKeyExpiresAt?: string;
@@ -75,7 +77,7 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	const address: StatusItem[] = [
 		{text: input.url, tone: 'bold'},
 		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
-		{text: `key ${key.keyMasked}`, tone: 'bold'},
+		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];
 	if (Number.isFinite(expiresAt) && expiresAt > input.now) {
 		address.push({text: `previous key ${key.previousKeyMasked ?? ''} valid for ${formatCountdown(expiresAt - input.now)}`, tone: 'yellow'});

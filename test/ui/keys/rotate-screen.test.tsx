@@ -13,6 +13,7 @@ const fixedNow = new Date('2030-01-01T10:00:00.000Z');
 
 function outcome(overrides: Partial<RotationOutcome> = {}): RotationOutcome {
 	return {
+		rotated: true,
 		newKey,
 		newKeyMasked: '…WXYZ',
 		previousKeyMasked: '…OLD1',
@@ -22,6 +23,7 @@ function outcome(overrides: Partial<RotationOutcome> = {}): RotationOutcome {
 		stored: true,
 		configPath: '/tmp/platform-tui/config.json',
 		envOverride: false,
+		verified: true,
 		...overrides,
 	};
 }

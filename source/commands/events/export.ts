@@ -1,0 +1,63 @@
+/** `platform-tui events export <id>`: a stored event's body, exactly as received, to stdout or a file (a fixture for `trigger --body`). */
+import {writeFile} from 'node:fs/promises';
+import {resolve} from 'node:path';
+import {UserError} from '../../errors.js';
+import {errorMessage} from '../../format/value.js';
+import type {Command} from '../types.js';
+import {stringFlag} from '../validators.js';
+import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
+
+export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};
+
+const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR | --redis URL]';
+
+const command: Command<ExportOptions> = {
+	name: ['events', 'export'],
+	summary: 'Print a journaled event\'s body (or write it to a file) as a fixture',
+	usage,
+	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',
+	flags: {
+		output: {type: 'string', shortFlag: 'o', description: 'Write the body to this file instead of stdout (byte for byte)', placeholder: 'FILE'},
+		...storeFlags,
+	},
+	examples: [
+		'platform-tui events export evt_0123456789abcdef01234567 > fixture.json',
+		'platform-tui events export evt_0123456789abcdef01234567 --output fixture.json',
+	],
+	parse({argv, flags, env}) {
+		const output = stringFlag(flags, 'output');
+		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
+	},
+	async run(options, deps) {
+		const {backend, directory} = await openStore(options, 'read', deps.context.env);
+		let body: string;
+		try {
+			body = (await storedEvent(backend, options.id, directory)).body;
+		} finally {
+			await backend.close();
+		}
+
+		if (!options.output) {
+			// The body as received; a line end only when it has none, so a terminal prompt starts on its own line.
+			deps.context.stdout.write(body.endsWith('\n') ? body : `${body}\n`);
+			return 0;
+		}
+
+		try {
+			await writeFile(options.output, body, {mode: 0o600});
+		} catch (error) {
+			throw new UserError('export-write-failed', `Could not write ${options.output}: ${errorMessage(error)}; choose another --output`, {cause: error});
+		}
+
+		const bytes = Buffer.byteLength(body);
+		if (options.json) {
+			deps.writeJson({type: 'exported', id: options.id, path: options.output, bytes});
+		} else {
+			deps.context.stdout.write(`Wrote the body of ${options.id} (${bytes} bytes) to ${options.output}\n`);
+		}
+
+		return 0;
+	},
+};
+
+export default command;
