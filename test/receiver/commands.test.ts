@@ -28,7 +28,7 @@ function usageError(run: () => unknown): string {
 
 describe('serve: parse', () => {
 	it('reads the flags and defaults', () => {
-		expect(parseServe({}, {PLATFORM_TUI_DATA_DIR: undefined})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000});
+		expect(parseServe({}, {PLATFORM_TUI_DATA_DIR: undefined})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000, adminHost: '127.0.0.1', maxBacklog: 10_000, forwardRetries: 5});
 		expect(parseServe({port: 0, dataDir: '/tmp/events', retention: '3d', maxEvents: 5000, redis: 'rediss://user:pw@redis.example:6380/1'})).toMatchObject({
 			port: 0,
 			dataDir: '/tmp/events',
