@@ -4,12 +4,13 @@
  * conversation. Enter sends; an empty line or Ctrl+D ends (exit 0); Ctrl+C during a reply stops
  * waiting for it, Ctrl+C at the prompt leaves (exit 130).
  */
-import {Box, Static, Text, useApp, useInput} from 'ink';
+import {Box, Static, Text, useInput} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useRef, useState} from 'react';
 import {formatElapsed} from '../../format/duration.js';
 import {TextInput} from '../components/text-input.js';
 import {useTerminalSize} from '../use-terminal-size.js';
+import {useExitAfterFrame} from '../use-exit-after-frame.js';
 import {wrapParagraphs} from '../wrap.js';
 import {asked, ended, failed, initialChatState, replied, stopped, stoppedNote, streamed, type ChatItem, type ChatViewState} from './state.js';
 
@@ -77,7 +78,6 @@ export function ChatApp({chatId, ask, describe, banner, onEnd, clock = Date.now}
 	const [state, setState] = useState<ChatViewState>(() => initialChatState(chatId, banner));
 	const waiting = useRef<AbortController | undefined>(undefined);
 	const [now, setNow] = useState(clock());
-	const {exit} = useApp();
 	const {columns, rows} = useTerminalSize();
 	const width = Math.max(20, (columns ?? 80) - 1);
 
@@ -97,17 +97,9 @@ export function ChatApp({chatId, ask, describe, banner, onEnd, clock = Date.now}
 	useEffect(() => {
 		if (state.exitCode !== undefined) {
 			onEnd(state.exitCode);
-			// Let the last frame be drawn, then release the terminal.
-			const timer = setTimeout(() => {
-				exit();
-			}, 0);
-			return () => {
-				clearTimeout(timer);
-			};
 		}
-
-		return undefined;
-	}, [state.exitCode, exit, onEnd]);
+	}, [state.exitCode, onEnd]);
+	useExitAfterFrame(state.exitCode !== undefined);
 
 	const submit = (value: string): void => {
 		const question = value.trim();

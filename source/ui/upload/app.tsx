@@ -1,10 +1,11 @@
-import {Box, Static, Text, useApp, useInput, useStdin} from 'ink';
+import {Box, Static, Text, useInput, useStdin} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useState} from 'react';
 import {plural} from '../../format/text.js';
 import {formatCountdown} from '../../format/duration.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
 import {useTerminalSize} from '../use-terminal-size.js';
+import {useExitAfterFrame} from '../use-exit-after-frame.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
 import {countFiles, hiddenSummary, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
@@ -197,20 +198,7 @@ export function UploadApp({model, onCancel, maxUpdatesPerSecond = 10, rows}: Upl
 	const now = useClock(model, !state.done);
 	const terminalRows = useTerminalSize().rows;
 	const {isRawModeSupported} = useStdin();
-	const {exit} = useApp();
-	useEffect(() => {
-		if (state.done) {
-			// Let the last frame be drawn, then release the terminal.
-			const timer = setTimeout(() => {
-				exit();
-			}, 0);
-			return () => {
-				clearTimeout(timer);
-			};
-		}
-
-		return undefined;
-	}, [state.done, exit]);
+	useExitAfterFrame(state.done);
 	const width = nameWidth(state);
 	return (
 		<>
