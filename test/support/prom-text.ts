@@ -20,7 +20,9 @@ function parseValue(text: string, line: number): number {
 		return Number.NEGATIVE_INFINITY;
 	}
 
-	if (text === 'NaN') {
+	// Prometheus reads values with Go's ParseFloat, which takes NaN in any case (prom-client writes
+	// `Nan`, e.g. for the event-loop lag before its first sample).
+	if (text.toLowerCase() === 'nan') {
 		return Number.NaN;
 	}
 
