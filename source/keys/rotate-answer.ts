@@ -33,24 +33,27 @@ export function rotationFailure(error: unknown, context: {baseUrl: string; curre
 	}
 
 	if (error instanceof PlatformResponseError) {
-		const request = error.requestId ? {requestId: error.requestId} : {};
 		// The answer was not JSON, or its new_key is absent or not a string (the wire decoding says which).
-		const detail = error.detail === 'the body is not JSON' ? 'not JSON' : error.detail;
-		const requestPart = error.requestId ? ` (request id ${error.requestId})` : '';
-		return new KeyRotationError({...base, ...request, kind: 'malformed', maybeIssued: true, detail}, `The platform's answer to POST /v2/keys/rotate is malformed (${detail})${requestPart}; no new key could be read, so the key ${context.currentKeyMasked} is unchanged`, error);
+		return malformedAnswer(base, error.detail === 'the body is not JSON' ? 'not JSON' : error.detail, error.requestId, error);
 	}
 
 	return error;
 }
 
 /** The issued key, checked against the key-format rules (the wire decoding made sure it is a string). */
-export function readNewKey(answer: KeyRotation, currentKeyMasked: string, base: {keyMasked: string; source: KeySource; baseUrl: string}): string {
+export function readNewKey(answer: KeyRotation, base: {keyMasked: string; source: KeySource; baseUrl: string}): string {
 	const newKey = answer.new_key.trim();
 	const problem = keyProblem(newKey);
 	if (problem) {
-		const detail = `new_key: ${problem}`;
-		throw new KeyRotationError({...base, kind: 'malformed', maybeIssued: true, detail}, `The platform's answer to POST /v2/keys/rotate is malformed (${detail}); no new key could be read, so the key ${currentKeyMasked} is unchanged`);
+		throw malformedAnswer(base, `new_key: ${problem}`);
 	}
 
 	return newKey;
+}
+
+/** An answer no new key could be read from: the current key (`base.keyMasked`) stays. */
+function malformedAnswer(base: {keyMasked: string; source: KeySource; baseUrl: string}, detail: string, requestId?: string, cause?: unknown): KeyRotationError {
+	const request = requestId ? {requestId} : {};
+	const requestPart = requestId ? ` (request id ${requestId})` : '';
+	return new KeyRotationError({...base, ...request, kind: 'malformed', maybeIssued: true, detail}, `The platform's answer to POST /v2/keys/rotate is malformed (${detail})${requestPart}; no new key could be read, so the key ${base.keyMasked} is unchanged`, cause);
 }

@@ -150,7 +150,7 @@ async function rotateHeld(transaction: ConfigTransaction, options: RotateOptions
 		throw rotationFailure(error, {baseUrl: client.baseUrl, currentKeyMasked, source: current.source});
 	}
 
-	const newKey = readNewKey(answer, currentKeyMasked, base);
+	const newKey = readNewKey(answer, base);
 	const rawExpiry = answer.old_key_expires_at;
 	const expiry = parseIsoTimestamp(rawExpiry);
 	const newKeyMasked = mask(newKey);
