@@ -21,6 +21,11 @@ import {startRecordingServer, type RecordedRequest, type RecordingServer} from '
 
 const seed = Number(process.env.PLATFORM_TUI_FC_SEED ?? 20_261_123);
 const settings = {seed, numRuns: 60, endOnFailure: true} as const;
+/**
+ * Each property is bounded by its run count, not by time: 60 runs of a few loopback calls take
+ * about a second on a quiet machine, so the hang limit is set far past what a loaded one needs.
+ */
+const hangLimit = {timeout: 180_000};
 /** A served answer: a JSON value, or no body at all. */
 const emptyBody = Symbol('empty body');
 type Served = unknown;
@@ -227,7 +232,7 @@ function responseError(error: unknown): PlatformResponseError | undefined {
 // ---- properties ------------------------------------------------------------------------------
 
 describe('generated answers the rule accepts', () => {
-	it('the upload workflow ends with the reply, never an error', async () => {
+	it('the upload workflow ends with the reply, never an error', hangLimit, async () => {
 		await fc.assert(fc.asyncProperty(uploadAnswers(`${server.url}/blob/one`), async run => {
 			const {reply, error} = await upload(run);
 			expect(error).toBeUndefined();
@@ -236,7 +241,7 @@ describe('generated answers the rule accepts', () => {
 		}), settings);
 	});
 
-	it('the chosen-module job writes the completion, never the apology', async () => {
+	it('the chosen-module job writes the completion, never the apology', hangLimit, async () => {
 		await fc.assert(fc.asyncProperty(jobAnswers, async run => {
 			const {outcome, writtenText} = await answerJob(run);
 			expect(outcome).toMatchObject({ok: true});
@@ -254,7 +259,7 @@ describe('generated answers missing a required field', () => {
 		{operation: 'getChatMessages', path: ['messages'], field: 'messages'},
 	];
 
-	it('the upload workflow stops at that answer with the error naming the operation and the field', async () => {
+	it('the upload workflow stops at that answer with the error naming the operation and the field', hangLimit, async () => {
 		const arbitrary = fc.tuple(uploadAnswers(`${server.url}/blob/one`), fc.constantFrom(...uploadBreaks), brokenId);
 		await fc.assert(fc.asyncProperty(arbitrary, async ([run, target, value]) => {
 			const {error} = await upload({...run, [target.operation]: breakField(run[target.operation], target.path, value)});
@@ -270,7 +275,7 @@ describe('generated answers missing a required field', () => {
 		{operation: 'chatCompletion', path: ['choices', 0, 'message', 'content'], field: 'choices[0].message.content', next: 'updateMessageLog'},
 	];
 
-	it('the chosen-module job takes the failure path naming the error, and no later step of the answer', async () => {
+	it('the chosen-module job takes the failure path naming the error, and no later step of the answer', hangLimit, async () => {
 		const arbitrary = fc.tuple(jobAnswers, fc.constantFrom(...jobBreaks)).chain(([run, target]) => (target.field === 'id' ? brokenId : broken).map(value => [run, target, value] as const));
 		await fc.assert(fc.asyncProperty(arbitrary, async ([run, target, value]) => {
 			const {outcome, writtenText} = await answerJob({...run, [target.operation]: breakField(run[target.operation], target.path, value)});
