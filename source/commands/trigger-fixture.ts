@@ -6,6 +6,7 @@
 import {readFile} from 'node:fs/promises';
 import {UserError} from '../errors.js';
 import {errorCode, errorMessage} from '../format/value.js';
+import {bodyText} from '../receiver/body.js';
 import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../receiver/fixture.js';
 import {openStore, storedEvent, type StoreOptions} from './events/shared.js';
 import {UsageError} from './validators.js';
@@ -47,7 +48,7 @@ async function readSource(source: FixtureSource, env: NodeJS.ProcessEnv): Promis
 
 	const {backend, directory} = await openStore(source.store, 'read', env);
 	try {
-		return {text: (await storedEvent(backend, source.id, directory)).body, name: `event ${source.id}`};
+		return {text: bodyText(await storedEvent(backend, source.id, directory)), name: `event ${source.id}`};
 	} finally {
 		await backend.close();
 	}

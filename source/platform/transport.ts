@@ -18,7 +18,8 @@ export type BodyWriter = (write: (chunk: Uint8Array) => Promise<void>) => Promis
 export type TransportRequest = {
 	method: string;
 	headers: Record<string, string>;
-	body?: string | BodyWriter | undefined;
+	/** Text (sent as UTF-8), exact bytes, or a streamed body. */
+	body?: string | Uint8Array | BodyWriter | undefined;
 	signal: AbortSignal;
 };
 
@@ -61,7 +62,7 @@ async function routeFor(url: URL, agents: Agents): Promise<Route> {
 function send(url: URL, init: TransportRequest, agent: http.Agent, options: TransportOptions, request: typeof http.request): Promise<TransportResponse> {
 	return new Promise<TransportResponse>((resolve, reject) => {
 		const {body, signal} = init;
-		const headers = typeof body === 'string' ? {...init.headers, 'content-length': String(Buffer.byteLength(body))} : init.headers;
+		const headers = typeof body === 'string' || body instanceof Uint8Array ? {...init.headers, 'content-length': String(Buffer.byteLength(body))} : init.headers;
 		const outgoing = request(url, {method: init.method, headers, agent, signal});
 		let connectTimer: NodeJS.Timeout | undefined;
 		const done = () => {
@@ -96,7 +97,7 @@ function send(url: URL, init: TransportRequest, agent: http.Agent, options: Tran
 				resolve({statusCode: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8')});
 			});
 		});
-		if (body === undefined || typeof body === 'string') {
+		if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
 			outgoing.end(body);
 			return;
 		}

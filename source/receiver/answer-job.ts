@@ -8,6 +8,7 @@ import {errorMessage, isRecord} from '../format/value.js';
 import {answerChosenEvent, type FailureCleanup, type JobOutcome, type StageUpdate} from './answer.js';
 import type {AnswerPort} from './answer-port.js';
 import type {JobHandle, JobHandler, JobResult} from './backend.js';
+import {bodyText} from './body.js';
 import {parseChosenEvent, type ChosenJob} from './chosen-event.js';
 import type {JobStage, ReceiverCounters, StageEvent} from './events.js';
 
@@ -40,7 +41,7 @@ export async function answerStoredEvent(handle: JobHandle, options: {port: Answe
 	const {event, signal, recordStep} = handle;
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(event.body) as unknown;
+		parsed = JSON.parse(bodyText(event)) as unknown;
 	} catch (error) {
 		return {status: 'failed', error: `the stored body is not JSON: ${errorMessage(error)}`};
 	}

@@ -31,8 +31,14 @@ export type NewEvent = {
 	event: string;
 	/** ISO 8601: when the delivery arrived. */
 	receivedAt: string;
-	/** The raw body as received (UTF-8). */
+	/**
+	 * The raw body, byte for byte: its text when the bytes are valid UTF-8 (a leading byte-order
+	 * mark kept), else their base64 (`bodyEncoding: 'base64'`). Read it through `bodyBytes` or
+	 * `bodyText` (body.ts).
+	 */
 	body: string;
+	/** `base64` when the body is not valid UTF-8; undefined (or absent, in records written before it existed) for text. */
+	bodyEncoding?: 'base64';
 	/** The delivery headers that matter (signature, created-at, event id, user agent), lower-case names. */
 	headers: Record<string, string>;
 	/** The chat the event is about, when it names one. */

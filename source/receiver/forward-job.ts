@@ -4,6 +4,7 @@
  * as answer-job.ts does for the built-in answer.
  */
 import type {JobHandler} from './backend.js';
+import {bodyText} from './body.js';
 import type {ForwardAttempt, ReceiverCounters, StageEvent} from './events.js';
 import {createForwarder, type ForwardOptions, type Forwarder} from './forward.js';
 
@@ -38,7 +39,7 @@ export function forwardJobs(options: ForwardOptions, context: ForwardJobContext)
 			lastAttempt.set(event.id, attempt);
 			if (attempt.retryInMs !== undefined) {
 				context.onRetry?.();
-				context.emit({type: 'stage', at: context.now(), eventId: event.id, chatId: event.chatId ?? chatOf(event.body), stage: 'forwarding', eventType: event.event, forward: attempt});
+				context.emit({type: 'stage', at: context.now(), eventId: event.id, chatId: event.chatId ?? chatOf(bodyText(event)), stage: 'forwarding', eventType: event.event, forward: attempt});
 			}
 
 			options.onAttempt?.(event, attempt);
@@ -47,7 +48,7 @@ export function forwardJobs(options: ForwardOptions, context: ForwardJobContext)
 	const handler: JobHandler = async job => {
 		const {event} = job;
 		track(event.id);
-		const chatId = event.chatId ?? chatOf(event.body);
+		const chatId = event.chatId ?? chatOf(bodyText(event));
 		const result = await forwarder.handler(job).catch((error: unknown) => ({status: 'failed' as const, error: error instanceof Error ? error.message : String(error)}));
 		const durationMs = Math.round(performance.now() - (open.get(event.id) ?? performance.now()));
 		open.delete(event.id);

@@ -15,6 +15,7 @@ import {signWebhookBody, webhookHeaders} from '../platform/webhook-signature.js'
 import {createTransport, type Transport} from '../platform/transport.js';
 import {userAgent} from '../version.js';
 import type {JobHandle, JobHandler, JobResult, StepRecord, StoredEvent} from './backend.js';
+import {bodyBytes, bodyText} from './body.js';
 import type {ForwardAttempt} from './events.js';
 
 export const forwardSteps = {failed: 'forward-failed', forwarded: 'forwarded'} as const;
@@ -41,17 +42,17 @@ export type ForwardOptions = {
 export type Forwarder = {handler: JobHandler; close(): Promise<void>};
 
 /** The headers the handler gets: the platform's, from the stored delivery and body, signed now. */
-export function forwardHeaders(event: Pick<StoredEvent, 'id' | 'body' | 'headers'>, secret: string, nowSeconds: number): Record<string, string> {
+export function forwardHeaders(event: Pick<StoredEvent, 'id' | 'body' | 'bodyEncoding' | 'headers'>, secret: string, nowSeconds: number, bytes = bodyBytes(event)): Record<string, string> {
 	const headers: Record<string, string> = {
 		'content-type': 'application/json',
 		'user-agent': event.headers['user-agent'] ?? userAgent,
 		[webhookHeaders.id]: event.headers[webhookHeaders.id] ?? event.id,
-		[webhookHeaders.signature]: signWebhookBody(event.body, secret),
+		[webhookHeaders.signature]: signWebhookBody(bytes, secret),
 		[webhookHeaders.createdAt]: String(nowSeconds),
 	};
 	let body: unknown;
 	try {
-		body = JSON.parse(event.body) as unknown;
+		body = JSON.parse(bodyText(event)) as unknown;
 	} catch {
 		body = undefined;
 	}
@@ -82,7 +83,9 @@ export function forwardBackoff(attempt: number, options: {baseMs: number; capMs:
 async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, options: ForwardOptions, signal: AbortSignal): Promise<{status?: number; error?: string}> {
 	const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
 	try {
-		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000)), body: event.body, signal: AbortSignal.any([signal, timeout])});
+		// The exact bytes received, so the handler can check them against the signature as the platform made it.
+		const bytes = bodyBytes(event);
+		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000), bytes), body: bytes, signal: AbortSignal.any([signal, timeout])});
 		return {status: response.statusCode};
 	} catch (error) {
 		return {error: timeout.aborted ? `no answer within ${options.timeoutMs ?? 10_000} ms` : errorMessage(error)};

@@ -3,11 +3,14 @@ import {writeFile} from 'node:fs/promises';
 import {resolve} from 'node:path';
 import {UserError} from '../../errors.js';
 import {errorMessage} from '../../format/value.js';
+import {bodyBytes} from '../../receiver/body.js';
 import type {Command} from '../types.js';
 import {stringFlag} from '../validators.js';
 import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 
 export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};
+
+const newline = Buffer.from('\n');
 
 const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR | --redis URL]';
 
@@ -30,16 +33,17 @@ const command: Command<ExportOptions> = {
 	},
 	async run(options, deps) {
 		const {backend, directory} = await openStore(options, 'read', deps.context.env);
-		let body: string;
+		let body: Buffer;
 		try {
-			body = (await storedEvent(backend, options.id, directory)).body;
+			// The exact bytes received (a body that is not UTF-8 included), so it still matches its signature.
+			body = bodyBytes(await storedEvent(backend, options.id, directory));
 		} finally {
 			await backend.close();
 		}
 
 		if (!options.output) {
 			// The body as received; a line end only when it has none, so a terminal prompt starts on its own line.
-			deps.context.stdout.write(body.endsWith('\n') ? body : `${body}\n`);
+			deps.context.stdout.write(body.at(-1) === 0x0A ? body : Buffer.concat([body, newline]));
 			return 0;
 		}
 
@@ -49,7 +53,7 @@ const command: Command<ExportOptions> = {
 			throw new UserError('export-write-failed', `Could not write ${options.output}: ${errorMessage(error)}; choose another --output`, {cause: error});
 		}
 
-		const bytes = Buffer.byteLength(body);
+		const bytes = body.length;
 		if (options.json) {
 			deps.writeJson({type: 'exported', id: options.id, path: options.output, bytes});
 		} else {

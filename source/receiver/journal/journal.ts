@@ -245,6 +245,7 @@ export class JournalBackend implements EventBackend {
 			event: event.event,
 			receivedAt: event.receivedAt,
 			body: event.body,
+			bodyEncoding: event.bodyEncoding,
 			headers: event.headers,
 			chatId: event.chatId,
 			status: event.status,

@@ -5,6 +5,7 @@ import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
 import {formatTable} from '../../format/table.js';
 import {plural} from '../../format/text.js';
+import {bodyText} from '../../receiver/body.js';
 import {shortType} from '../serve/format.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
@@ -82,18 +83,25 @@ function parsedBody(body: string): {value: unknown} | undefined {
 
 /**
  * The `events show --json` object: everything, the signature masked, and `body` as the JSON it
- * holds (the raw text only when it is not JSON), so `jq .body.payload` works.
+ * holds (the raw text only when it is not JSON), so `jq .body.payload` works. A body that is not
+ * valid UTF-8 is read with U+FFFD for its bad bytes, and its exact bytes come in `bodyBase64`.
  */
-export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body'> & {body: unknown} {
-	const parsed = parsedBody(event.body);
-	return {...event, headers: maskedHeaders(event.headers), body: parsed ? parsed.value : event.body};
+export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bodyEncoding'> & {body: unknown; bodyBase64?: string} {
+	const {bodyEncoding, ...rest} = event;
+	const text = bodyText(event);
+	const parsed = parsedBody(text);
+	return {...rest, headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
 }
 
-/** A JSON body indented by two spaces; anything else as it is. */
-export function prettyBody(body: string): string {
-	const parsed = parsedBody(body);
-	return parsed ? JSON.stringify(parsed.value, null, 2) : body;
+/** A JSON body indented by two spaces; anything else as it is (bytes that are not UTF-8 as U+FFFD). */
+export function prettyBody(event: Pick<StoredEvent, 'body' | 'bodyEncoding'>): string {
+	const text = bodyText(event);
+	const parsed = parsedBody(text);
+	return parsed ? JSON.stringify(parsed.value, null, 2) : text;
 }
+
+/** Said under a body that is not valid UTF-8: what is shown is not what was received. */
+export const notUtf8Note = '(not valid UTF-8: bad bytes shown as U+FFFD; `events export` writes the exact bytes)';
 
 function stepLine(step: StepRecord): string {
 	const parts = [formatClock(step.at), step.name];
@@ -131,7 +139,11 @@ export function formatEventDetail(event: StoredEvent): string[] {
 	const headers = Object.entries(maskedHeaders(event.headers));
 	const width = Math.max(0, ...headers.map(([name]) => name.length));
 	lines.push('', 'Headers', ...headers.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`));
-	lines.push('', 'Body', ...prettyBody(event.body).split('\n').map(line => `  ${line}`));
+	lines.push('', 'Body', ...prettyBody(event).split('\n').map(line => `  ${line}`));
+	if (event.bodyEncoding === 'base64') {
+		lines.push(`  ${notUtf8Note}`);
+	}
+
 	lines.push('', event.steps.length === 0 ? 'Steps     none recorded' : 'Steps', ...event.steps.map(step => stepLine(step)));
 	return lines;
 }

@@ -39,7 +39,7 @@ export function detailLines(row: LogRow, event: StoredEvent | undefined, width: 
 			wrap(`${clock(step.at)}  ${step.name}${step.error ? `  error: ${step.error}` : ''}`);
 		}
 
-		for (const line of prettyBody(event.body).split('\n')) {
+		for (const line of prettyBody(event).split('\n')) {
 			lines.push(cutCodePoints(line, width));
 		}
 	}
