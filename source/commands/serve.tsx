@@ -4,7 +4,7 @@ import {formatCompactDuration} from '../format/duration.js';
 import {mask, maskUrl} from '../format/secret.js';
 import {plural} from '../format/text.js';
 import {errorCode} from '../format/value.js';
-import type {EventBackend} from '../receiver/backend.js';
+import type {EventBackend, StoreDurability} from '../receiver/backend.js';
 import {defaultDataDir, openBackend} from '../receiver/open-backend.js';
 import {createReceiver} from '../receiver/server.js';
 import {createService} from '../receiver/service.js';
@@ -18,6 +18,7 @@ import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
 import {healthRecord, healthText} from './messages/health.js';
+import {durabilityWarning} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
 
@@ -41,6 +42,11 @@ function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'
 	}
 
 	return error instanceof Error ? error : new UserError('listen-failed', `Cannot listen on ${options.host}:${options.port}`);
+}
+
+/** `on`, `off` or `unknown`: Redis persistence as the listening line and the warning's code name it. */
+function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' {
+	return durability.state === 'persistent' ? 'on' : (durability.state === 'volatile' ? 'off' : 'unknown');
 }
 
 function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
@@ -84,6 +90,7 @@ const command: Command<ServeOptions> = {
 			directory,
 			maxAgeMs: options.retentionMs,
 			maxEntries: options.maxEvents,
+			...(options.redisUrl ? {checkDurability: true} : {}),
 			...(options.redisUrl && rate !== undefined ? {limiter: {max: Math.max(1, Math.round(rate)), durationMs: Math.round(callsPerAnswer * 1000 * Math.max(1, Math.round(rate)) / rate)}} : {}),
 		});
 		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
@@ -109,6 +116,8 @@ const command: Command<ServeOptions> = {
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
+		// Said once at start-up: on the screen's status box, as a log line, as an NDJSON record.
+		const warning = options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
 		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
 		// for the screen or the log, which attach a moment later.
 		const events = replayingSource(receiver);
@@ -152,6 +161,7 @@ const command: Command<ServeOptions> = {
 					url={url}
 					secretCount={secrets.length}
 					store={store}
+					{...(warning ? {warnings: [warning]} : {})}
 					drainTimeoutMs={options.drainTimeoutMs}
 					keyStatus={keyStatus}
 					health={statusText}
@@ -186,7 +196,7 @@ const command: Command<ServeOptions> = {
 				toleranceSeconds: options.toleranceSeconds,
 				drainTimeoutMs: options.drainTimeoutMs,
 				backend: backend.kind,
-				...(options.redisUrl ? {redis: maskUrl(options.redisUrl)} : {dataDir: directory}),
+				...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability)} : {})} : {dataDir: directory}),
 				retention: formatCompactDuration(options.retentionMs),
 				maxEvents: options.maxEvents,
 				maxBacklog: options.maxBacklog,
@@ -194,6 +204,10 @@ const command: Command<ServeOptions> = {
 				...(rate === undefined ? {} : {platformRate: rate}),
 				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
 			});
+			if (warning && backend.durability) {
+				deps.writeJson({type: 'warning', at: new Date().toISOString(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
+			}
+
 			events.on('event', event => {
 				log.line(JSON.stringify(event));
 			});
@@ -203,6 +217,10 @@ const command: Command<ServeOptions> = {
 			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
 			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
 			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
+			if (warning) {
+				context.stdout.write(`${clock(new Date().toISOString())}  warning: ${warning}\n`);
+			}
+
 			events.on('event', event => {
 				log.line(plainLine(event));
 			});

@@ -120,6 +120,13 @@ export type WriteState = {
 	since: string;
 };
 
+/**
+ * Whether the store keeps acknowledged events across its own restart, as checked when it was
+ * opened (Redis: AOF or RDB snapshots on). `volatile`: a restart or wipe of the store loses them;
+ * `unknown`: it could not be checked (a managed Redis that forbids CONFIG), with the reason.
+ */
+export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string};
+
 /** Unfinished events (received or processing) and when the oldest of them arrived. */
 export type Backlog = {count: number; oldestReceivedAt?: string};
 
@@ -170,6 +177,8 @@ export type EventBackend = {
 	 */
 	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
+	/** Redis: whether it persists its data, checked once when opened (serve warns when it does not). */
+	readonly durability?: StoreDurability;
 	/** Whether the store can take events now (checked by `/readyz` and the status; cheap). */
 	health?(): Promise<BackendHealth>;
 	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */

@@ -6,7 +6,7 @@
  */
 import {collectDefaultMetrics, Counter, Gauge, Histogram, Registry} from 'prom-client';
 import {eventTypes} from '../platform/types.js';
-import type {BackendStats, Backlog} from './backend.js';
+import type {BackendStats, Backlog, StoreDurability} from './backend.js';
 import type {ReceiverEvent, RejectionReason} from './events.js';
 
 const prefix = 'platform_tui_';
@@ -29,6 +29,8 @@ export type MetricsSources = {
 	/** 1 when ready, else 0; and each dependency's state. */
 	ready?: () => {ready: boolean; dependencies: Record<string, boolean>};
 	maxBacklog?: number;
+	/** Redis: whether it persists its data, as checked at start-up. */
+	durability?: StoreDurability['state'];
 };
 
 type Child = {inc(value?: number): void};
@@ -113,6 +115,14 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 	}});
 	if (sources.maxBacklog !== undefined) {
 		new Gauge({name: `${prefix}backlog_limit_events`, help: 'Unfinished events above which deliveries get 503 (--max-backlog)', registers}).set(sources.maxBacklog);
+	}
+
+	if (sources.durability !== undefined) {
+		const persistence = new Gauge({name: `${prefix}redis_persistence`, help: 'Whether Redis persists its data (AOF or RDB snapshots), checked at start-up: 1 on the state found (on, off, or unknown when CONFIG was refused)', labelNames: ['state'], registers});
+		const found = {persistent: 'on', volatile: 'off', unknown: 'unknown'}[sources.durability];
+		for (const state of ['on', 'off', 'unknown']) {
+			persistence.labels(state).set(state === found ? 1 : 0);
+		}
 	}
 
 	if (sources.stats) {

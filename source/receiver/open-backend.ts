@@ -22,6 +22,8 @@ export type BackendChoice = {
 	mode?: JournalMode;
 	/** Redis: BullMQ's limiter shared by the replicas (at most `max` jobs started per `durationMs`). */
 	limiter?: {max: number; durationMs: number};
+	/** Redis: check whether it persists its data (serve does, to warn when it does not). */
+	checkDurability?: boolean;
 };
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
@@ -45,7 +47,7 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	};
 	if (choice.redisUrl) {
 		const {openRedisBackend} = await load(async () => import('./redis/index.js'), 'redis');
-		return openRedisBackend({url: choice.redisUrl, ...retention, ...(choice.limiter ? {limiter: choice.limiter} : {})});
+		return openRedisBackend({url: choice.redisUrl, ...retention, ...(choice.limiter ? {limiter: choice.limiter} : {}), ...(choice.checkDurability ? {checkDurability: true} : {})});
 	}
 
 	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');

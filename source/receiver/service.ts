@@ -55,6 +55,7 @@ export function createService(options: ServiceOptions): Service {
 	});
 	const metrics = createServeMetrics({
 		backendKind: backend.kind,
+		...(backend.durability ? {durability: backend.durability.state} : {}),
 		...(backend.backlog ? {backlog: async () => backend.backlog?.() ?? {count: 0}} : {}),
 		stats: async () => backend.stats(),
 		...(options.maxBacklog === undefined ? {} : {maxBacklog: options.maxBacklog}),

@@ -113,17 +113,22 @@ export type StartRedisOptions = {
 	port?: number;
 	/** Only TLS (`rediss://`), with a self-signed certificate; clients need not present one. */
 	tls?: boolean;
+	/** AOF on (`appendonly yes`, in a temp dir) instead of no persistence at all. */
+	appendonly?: boolean;
+	/** More server arguments (e.g. `--rename-command CONFIG ""`, as managed Redis services do). */
+	args?: string[];
 };
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
-	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true;
+	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true || options.appendonly === true || options.args !== undefined;
 	if (externalRedisUrl !== undefined && (!needsOwn || !hasRedisServer)) {
 		return {url: externalRedisUrl, queueName: uniqueQueue, stop: async () => Promise.resolve()};
 	}
 
 	const port = options.port ?? await freePort();
 	const certificate = options.tls === true ? makeCertificate() : undefined;
-	const args = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'];
+	const dataDir = options.appendonly === true ? mkdtempSync(join(tmpdir(), 'platform-tui-redis-data-')) : undefined;
+	const args = ['--save', '', '--appendonly', dataDir === undefined ? 'no' : 'yes', '--bind', '127.0.0.1', ...(dataDir === undefined ? [] : ['--dir', dataDir]), ...(options.args ?? [])];
 	if (certificate === undefined) {
 		args.push('--port', String(port));
 	} else {
@@ -171,6 +176,10 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 
 			if (certificate !== undefined) {
 				rmSync(certificate.dir, {recursive: true, force: true});
+			}
+
+			if (dataDir !== undefined) {
+				rmSync(dataDir, {recursive: true, force: true});
 			}
 		},
 	};

@@ -2,6 +2,7 @@
  * The sentences for the Redis backend's error codes (source/receiver/redis/errors.ts). The URL in
  * the data is already masked.
  */
+import type {StoreDurability} from '../../receiver/backend.js';
 import type {RedisErrorData} from '../../receiver/redis/errors.js';
 import type {MessageTable} from './types.js';
 
@@ -19,3 +20,23 @@ export const redisMessages: MessageTable = {
 		next: 'Put the right credentials in the URL (redis://user:password@host:port), e.g. through PLATFORM_REDIS_URL so they stay out of shell history.',
 	}),
 };
+
+/**
+ * serve's start-up warning about a Redis that may lose acknowledged events (no persistence, or
+ * persistence that could not be checked); undefined when Redis persists its data. `url` is masked.
+ */
+export function durabilityWarning(durability: StoreDurability | undefined, url: string): string | undefined {
+	switch (durability?.state) {
+		case 'volatile': {
+			return `Redis at ${url} has persistence off (${durability.detail ?? 'appendonly no, save ""'}): acknowledged events still in it are lost if Redis restarts or is wiped. Turn on AOF (appendonly yes) or RDB snapshots (save), or run a Redis replica.`;
+		}
+
+		case 'unknown': {
+			return `Could not check whether Redis at ${url} persists its data (${durability.reason ?? 'no answer'}); unless AOF or RDB snapshots are on, acknowledged events still in it are lost if Redis restarts.`;
+		}
+
+		default: {
+			return undefined;
+		}
+	}
+}

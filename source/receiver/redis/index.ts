@@ -5,6 +5,7 @@
 import type {BackendHealth, EventBackend} from '../backend.js';
 import {maskUrl} from '../../format/index.js';
 import {type ConnectOptions, connect, disconnect} from './connection.js';
+import {checkPersistence} from './persistence.js';
 import {createEventQueue} from './queue.js';
 import {type EventWorker, startWorker} from './worker.js';
 
@@ -43,6 +44,8 @@ export type RedisBackendOptions = {
 	limiter?: {max: number; durationMs: number};
 	/** Connection errors after start-up (Redis went away); the backend keeps reconnecting. */
 	onError?: (error: Error) => void;
+	/** Check whether Redis persists its data (`durability` on the backend); serve does. */
+	checkDurability?: boolean;
 };
 
 /**
@@ -63,11 +66,13 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		holdIdMs: minRetentionMs,
 		maskedUrl: maskUrl(options.url),
 	});
+	const durability = options.checkDurability ? await checkPersistence(producer) : undefined;
 	let worker: EventWorker | undefined;
 	let workerConnection: Awaited<ReturnType<typeof connect>> | undefined;
 
 	return {
 		kind: 'redis',
+		...(durability ? {durability} : {}),
 		accept: async event => events.accept(event),
 		async start(handler, {concurrency}) {
 			if (worker !== undefined) {

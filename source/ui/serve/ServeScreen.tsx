@@ -23,6 +23,8 @@ export type ServeScreenProps = {
 	secretCount: number;
 	/** Where events are kept, e.g. `journal /home/me/.local/share/platform-tui` or `redis redis://…`. */
 	store?: string;
+	/** Said in the status box for as long as serve runs (a Redis without persistence). */
+	warnings?: string[];
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
 	/** serve's status in a few words (ready, degraded …, draining) with the admin address; read every second. */
@@ -64,7 +66,7 @@ const maxPendingRows = 500;
  * <Static>, one line each), the jobs still running with their stage, the selected row and its
  * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, url, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
@@ -236,6 +238,7 @@ export function ServeScreen({source, url, secretCount, store, drainTimeoutMs, ke
 		url,
 		secretCount,
 		...(store ? {store} : {}),
+		...(warnings && warnings.length > 0 ? {warnings} : {}),
 		keyStatus: key,
 		now: clockNow,
 		counters,

@@ -9,6 +9,7 @@ import {formatCountdown, formatMs} from '../../format/duration.js';
 import {oneLine, plural} from '../../format/text.js';
 import type {BackendStats} from '../../receiver/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
+import {wrapParagraphs} from '../wrap.js';
 
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
@@ -34,6 +35,8 @@ export type StatusSection = {
 	path?: boolean;
 	/** The first line starts with a spinner (2 columns). */
 	spinner?: boolean;
+	/** Sentences: each item is wrapped at spaces onto lines of its own, never cut. */
+	wrap?: boolean;
 };
 
 export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner?: boolean};
@@ -42,6 +45,8 @@ export type StatusInput = {
 	url: string;
 	secretCount: number;
 	store?: string;
+	/** Start-up warnings (a Redis without persistence), one item each. */
+	warnings?: string[];
 	keyStatus: KeyStatus;
 	now: number;
 	counters: ReceiverCounters;
@@ -86,6 +91,10 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	const sections: StatusSection[] = [{key: 'address', items: address}];
 	if (input.store) {
 		sections.push({key: 'store', items: [{text: `events in ${input.store}`}], tone: 'dim', path: true});
+	}
+
+	if (input.warnings) {
+		sections.push({key: 'warnings', tone: 'yellow', wrap: true, items: input.warnings.map(text => ({text: `warning: ${text}`}))});
 	}
 
 	if (input.health) {
@@ -164,6 +173,17 @@ export function statusLines(sections: StatusSection[], width: number): StatusLin
 			current = [];
 			used = 0;
 		};
+
+		if (section.wrap) {
+			for (const item of section.items) {
+				for (const part of wrapParagraphs(item.text, width).split('\n')) {
+					current = [{...item, text: part}];
+					push();
+				}
+			}
+
+			continue;
+		}
 
 		for (const item of section.items) {
 			const length = Array.from(item.text).length;

@@ -48,6 +48,14 @@ describe('the serve status box', () => {
 		expect(store && lineText(store)).toMatch(/^events in journal \/home.*…/);
 	});
 
+	it.each([40, 80])('shows a start-up warning whole at %i columns, wrapped at spaces, in yellow', width => {
+		const warning = 'Redis at redis://127.0.0.1:6379 has persistence off (appendonly no, save ""): acknowledged events still in it are lost if Redis restarts or is wiped.';
+		const lines = statusPanelContent({...input, warnings: [warning]}, width).filter(line => line.key === 'warnings');
+		expect(lines.length).toBeGreaterThan(1);
+		expect(lines.every(line => line.tone === 'yellow' && Array.from(lineText(line)).length <= statusInnerWidth(width))).toBe(true);
+		expect(lines.map(line => lineText(line)).join(' ')).toBe(`warning: ${warning}`);
+	});
+
 	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {
 		const footer = (value: StatusInput) => statusPanelContent(value, 80).filter(line => line.key === 'footer');
 		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · q or Ctrl+C to stop · running jobs get 25 s to finish');
