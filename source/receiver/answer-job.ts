@@ -11,6 +11,7 @@ import type {JobHandle, JobHandler, JobResult} from './backend.js';
 import {bodyText} from './body.js';
 import {parseChosenEvent, type ChosenJob} from './chosen-event.js';
 import type {JobStage, ReceiverCounters, StageEvent} from './events.js';
+import {OpenJobs} from './open-jobs.js';
 
 export type AnswerJobContext = {
 	port: AnswerPort;
@@ -77,23 +78,18 @@ export function storedEventJob(port: AnswerPort, model: string): JobHandler {
 export type AnswerJobs = {
 	handler: JobHandler;
 	/** Counts an event accepted for processing (once per id) and notes when, for its duration. */
-	track(eventId: string): void;
+	track(eventId: string, chatId?: string): void;
+	/** The events counted in `processing`. */
+	open: OpenJobs;
 };
 
 /** serve's job handler: the stored answer, with its stages reported and the counters kept. */
 export function answerJobs(context: AnswerJobContext): AnswerJobs {
 	const {counters} = context;
-	/** Chosen events counted in `processing`, with when they were accepted (ms, performance clock). */
-	const open = new Map<string, number>();
+	/** Chosen events counted in `processing`, with when they were accepted. */
+	const open = new OpenJobs(counters);
 	/** Events counted in `failed`: a replay that fails again is still one failed event. */
 	const failedIds = new Set<string>();
-	const track = (eventId: string) => {
-		if (!open.has(eventId)) {
-			counters.processing++;
-			open.set(eventId, performance.now());
-		}
-	};
-
 	const stage = (job: ChosenJob, stageName: JobStage, extra: Omit<StageEvent, 'type' | 'at' | 'eventId' | 'chatId' | 'stage'> = {}) => {
 		context.emit({type: 'stage', at: context.now(), eventId: job.eventId, chatId: job.chatId, stage: stageName, ...extra});
 	};
@@ -106,7 +102,7 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 			// A later attempt (resumed after a restart, taken over from another replica, replayed) was
 			// not accepted by this process just now: it is counted here, and its row starts here.
 			const again = !open.has(job.eventId) && handle.event.attempts > 1;
-			track(job.eventId);
+			open.start(job.eventId);
 			if (again) {
 				stage(job, 'queued');
 			}
@@ -119,26 +115,28 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 			}
 		},
 		onEnd(job, outcome) {
-			const durationMs = Math.round(performance.now() - (open.get(job.eventId) ?? performance.now()));
-			open.delete(job.eventId);
-			counters.processing--;
+			const durationMs = open.end(job.eventId);
+			// Redis lost the job's record while it ran (a wipe): it ended from this replica's copy.
+			const lost = handle.storeLost?.() === true ? {storeLost: true} : {};
 			if (outcome.ok) {
 				counters.answered++;
 				if (failedIds.delete(job.eventId)) {
 					counters.failed--;
 				}
 
-				stage(job, 'answered', {documents: outcome.documents, durationMs});
+				stage(job, 'answered', {documents: outcome.documents, durationMs, ...lost});
 			} else {
 				if (!failedIds.has(job.eventId)) {
 					failedIds.add(job.eventId);
 					counters.failed++;
 				}
 
-				stage(job, 'failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup});
+				stage(job, 'failed', {durationMs, reason: outcome.reason, cleanup: outcome.cleanup, ...lost});
 			}
 		},
 	});
 
-	return {handler, track};
+	return {handler, track: (eventId, chatId) => {
+		open.track(eventId, chatId);
+	}, open};
 }

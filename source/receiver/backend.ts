@@ -82,6 +82,11 @@ export type JobHandle = {
 	signal: AbortSignal;
 	/** Persists one step; resolves once it is stored, before the next platform call. */
 	recordStep: (step: StepRecord) => Promise<void>;
+	/**
+	 * Redis: true once the job's record was found gone while it ran (FLUSHALL, a restart of a Redis
+	 * without persistence). Its steps are then no longer stored; the job goes on from this copy.
+	 */
+	storeLost?: () => boolean;
 };
 
 export type JobHandler = (job: JobHandle) => Promise<JobResult>;
@@ -179,6 +184,11 @@ export type EventBackend = {
 	stats(): Promise<BackendStats>;
 	/** Redis: whether it persists its data, checked once when opened (serve warns when it does not). */
 	readonly durability?: StoreDurability;
+	/**
+	 * Redis: whether the id is still held as an exactly-once key (its event may be gone, removed by
+	 * the count bound after it finished); false once Redis lost its data.
+	 */
+	holds?(id: string): Promise<boolean>;
 	/** Whether the store can take events now (checked by `/readyz` and the status; cheap). */
 	health?(): Promise<BackendHealth>;
 	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */

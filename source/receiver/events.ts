@@ -19,7 +19,11 @@ export type RejectionReason =
 	| 'method-not-allowed';
 
 /** Where a chosen-module job stands. */
-export type JobStage = 'queued' | 'searching' | 'generating' | 'forwarding' | 'answered' | 'failed';
+export type JobStage = 'queued' | 'searching' | 'generating' | 'forwarding' | 'answered' | 'failed'
+	/** Redis: ended on another replica (`finalStatus`), or removed after it ended there. */
+	| 'elsewhere'
+	/** Redis: its record was lost with the Redis data (a wipe) before any replica was seen ending it. */
+	| 'lost';
 
 export type ReceiverCounters = {
 	/** Requests other than GET /health. */
@@ -114,6 +118,10 @@ export type StageEvent = Base & {
 	eventType?: string;
 	/** With --forward-to: the last forward attempt (its number, the handler's status code or error, its time). */
 	forward?: ForwardAttempt;
+	/** On 'elsewhere': how the other replica ended it (undefined when its record was already removed). */
+	finalStatus?: string;
+	/** On 'answered' or 'failed': Redis lost the job's record while it ran here; it ended from this replica's copy. */
+	storeLost?: boolean;
 };
 
 /** One POST of an event to the developer's handler. */

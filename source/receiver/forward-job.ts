@@ -7,6 +7,7 @@ import type {JobHandler} from './backend.js';
 import {bodyText} from './body.js';
 import type {ForwardAttempt, ReceiverCounters, StageEvent} from './events.js';
 import {createForwarder, type ForwardOptions, type Forwarder} from './forward.js';
+import {OpenJobs} from './open-jobs.js';
 
 export type ForwardJobContext = {
 	counters: ReceiverCounters;
@@ -15,7 +16,7 @@ export type ForwardJobContext = {
 	onRetry?: () => void;
 };
 
-export type ForwardJobs = {handler: JobHandler; track(eventId: string): void; close(): Promise<void>};
+export type ForwardJobs = {handler: JobHandler; track(eventId: string, chatId?: string): void; open: OpenJobs; close(): Promise<void>};
 
 function chatOf(body: string): string {
 	const found = /"chat[iI]d"\s*:\s*"([^"]*)"/.exec(body);
@@ -24,14 +25,8 @@ function chatOf(body: string): string {
 
 export function forwardJobs(options: ForwardOptions, context: ForwardJobContext): ForwardJobs {
 	const {counters} = context;
-	const open = new Map<string, number>();
+	const open = new OpenJobs(counters);
 	const lastAttempt = new Map<string, ForwardAttempt>();
-	const track = (eventId: string) => {
-		if (!open.has(eventId)) {
-			counters.processing++;
-			open.set(eventId, performance.now());
-		}
-	};
 
 	const forwarder: Forwarder = createForwarder({
 		...options,
@@ -47,15 +42,13 @@ export function forwardJobs(options: ForwardOptions, context: ForwardJobContext)
 	});
 	const handler: JobHandler = async job => {
 		const {event} = job;
-		track(event.id);
+		open.start(event.id);
 		const chatId = event.chatId ?? chatOf(bodyText(event));
 		const result = await forwarder.handler(job).catch((error: unknown) => ({status: 'failed' as const, error: error instanceof Error ? error.message : String(error)}));
-		const durationMs = Math.round(performance.now() - (open.get(event.id) ?? performance.now()));
-		open.delete(event.id);
+		const durationMs = open.end(event.id);
 		const last = lastAttempt.get(event.id);
 		lastAttempt.delete(event.id);
-		counters.processing--;
-		const base = {type: 'stage' as const, at: context.now(), eventId: event.id, chatId, eventType: event.event, durationMs};
+		const base = {type: 'stage' as const, at: context.now(), eventId: event.id, chatId, eventType: event.event, durationMs, ...(job.storeLost?.() === true ? {storeLost: true} : {})};
 		if (result.status === 'answered') {
 			counters.answered++;
 			context.emit({...base, stage: 'answered', ...(last ? {forward: last} : {})});
@@ -67,5 +60,7 @@ export function forwardJobs(options: ForwardOptions, context: ForwardJobContext)
 		return result;
 	};
 
-	return {handler, track, close: async () => forwarder.close()};
+	return {handler, track: (eventId, chatId) => {
+		open.track(eventId, chatId);
+	}, open, close: async () => forwarder.close()};
 }

@@ -18,7 +18,7 @@ export const rejectionReasons: readonly RejectionReason[] = [
 ];
 
 const knownTypes: readonly string[] = [eventTypes.externalModuleChosen, eventTypes.userMessageCreated];
-const finalStatuses = ['answered', 'failed', 'logged', 'ignored'] as const;
+const finalStatuses = ['answered', 'failed', 'logged', 'ignored', 'lost'] as const;
 type FinalStatus = typeof finalStatuses[number];
 
 /** What the scrape reads from the store and the status. */
@@ -184,6 +184,9 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 					if (event.stage === 'answered' || event.stage === 'failed') {
 						countEvent(event.eventType ?? eventTypes.externalModuleChosen, event.stage);
 						processing.observe((event.durationMs ?? 0) / 1000);
+					} else if (event.stage === 'lost') {
+						// Lost with the Redis data before any replica ended it (another replica counts what it ends).
+						countEvent(event.eventType ?? eventTypes.externalModuleChosen, 'lost');
 					}
 
 					break;

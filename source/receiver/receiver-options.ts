@@ -55,6 +55,12 @@ export type ReceiverOptions = {
 	callWatcher?: CallWatcher;
 	/** Told of each 200 (with the request's arrival, performance clock) and each store write (ms). */
 	observer?: ReceiverObserver;
+	/**
+	 * Redis: how often the events accepted here and not running here are looked for in the store,
+	 * so those another replica ended, or that were lost with the Redis data, stop counting as
+	 * processing. Default 5000 ms.
+	 */
+	lostSweepMs?: number;
 };
 
 /** Timings of the delivery path; called on it, so they must be cheap. */
@@ -71,7 +77,7 @@ export type CloseResult = {
 	counters: ReceiverCounters;
 };
 
-export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher'>>;
+export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs'>>;
 
 export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
 	const dedupeTtl = isRecord(options.dedupe) && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs;

@@ -17,6 +17,8 @@ import {isoNow} from './clock.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {forwardJobs} from './forward-job.js';
+import {startLostSweep} from './lost-sweep.js';
+import type {OpenJobs} from './open-jobs.js';
 import {platformPort} from './platform-port.js';
 import {watchedPort} from './platform-probe.js';
 import {defaultBackend, resolveOptions, type CloseResult, type ReceiverObserver, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
@@ -27,7 +29,7 @@ export {DrainTimeoutError} from './memory-backend.js';
 export type {ListenOptions, ListenResult} from './transport.js';
 export type {CloseResult, ReceiverObserver, ReceiverOptions} from './receiver-options.js';
 
-type Jobs = {handler: JobHandler; track(eventId: string): void; close?: () => Promise<void>};
+type Jobs = {handler: JobHandler; track(eventId: string, chatId?: string): void; open: OpenJobs; close?: () => Promise<void>};
 
 /** The id intake gives an event that names none; replaced at once by the body's hash. */
 const noIdPlaceholder = 'no-id';
@@ -55,10 +57,13 @@ export class WebhookReceiver {
 	private readonly observer: ReceiverObserver | undefined;
 	/** Forwarding: every verified event is stored for processing (handed to the developer's handler). */
 	private readonly forwarding: boolean;
+	/** How often events accepted here are looked for in the store (Redis), ms. */
+	private readonly sweepMs: number;
 	private requestCount = 0;
 	private readonly createdAt = isoNow();
 	private draining = false;
 	private started: Promise<void> | undefined;
+	private stopSweep: (() => void) | undefined;
 	private closing: Promise<CloseResult> | undefined;
 
 	constructor(options: ReceiverOptions) {
@@ -70,6 +75,7 @@ export class WebhookReceiver {
 		this.options = resolveOptions(options);
 		this.observer = options.observer;
 		this.forwarding = options.forward !== undefined;
+		this.sweepMs = options.lostSweepMs ?? 5000;
 		const emitStage = (event: ReceiverEvent) => {
 			this.emit(event);
 		};
@@ -129,6 +135,13 @@ export class WebhookReceiver {
 	/** Starts the backend's processing (resuming what a previous process left unfinished). */
 	async start(): Promise<void> {
 		this.backlogLimit?.start();
+		if (this.backend.kind === 'redis' && this.stopSweep === undefined) {
+			// Events accepted here may end on another replica, or be lost with the Redis data.
+			this.stopSweep = startLostSweep({backend: this.backend, open: this.jobs.open, intervalMs: this.sweepMs, now: isoNow, emit: event => {
+				this.emit(event);
+			}});
+		}
+
 		this.started ??= this.backend.start(this.jobs.handler, {concurrency: this.options.concurrency});
 		return this.started;
 	}
@@ -171,6 +184,7 @@ export class WebhookReceiver {
 		const {cutOff} = this.started ? await this.backend.stop(drainTimeoutMs) : {cutOff: 0};
 		await closingServer.finish(deadline);
 		this.backlogLimit?.stop();
+		this.stopSweep?.();
 		await this.backend.close();
 		await this.jobs.close?.();
 		const counters = this.counters();
@@ -329,7 +343,7 @@ export class WebhookReceiver {
 		}
 
 		if (event.status === 'received') {
-			this.jobs.track(event.id);
+			this.jobs.track(event.id, event.chatId);
 			this.backlogLimit?.accepted();
 		}
 

@@ -98,6 +98,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		list: async filter => events.list(filter),
 		get: async id => events.get(id),
 		near: async id => events.near(id),
+		holds: async id => events.holds(id),
 		// Redis re-queues the event for the replicas: the handler of this process is not used.
 		replay: async id => events.replay(id),
 		stats: async () => events.stats(),

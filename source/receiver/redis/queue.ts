@@ -47,6 +47,8 @@ export type EventQueue = {
 	get(id: string): Promise<StoredEvent | undefined>;
 	near(id: string): Promise<string[]>;
 	replay(id: string): Promise<ReplayResult>;
+	/** Whether the id is still held: by its job, or by the key that holds it 24 h. */
+	holds(id: string): Promise<boolean>;
 	stats(): Promise<BackendStats>;
 	backlog(): Promise<Backlog>;
 	close(): Promise<void>;
@@ -125,6 +127,10 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			return toStoredEvent(job, await job.getState());
 		},
 		near,
+		async holds(id) {
+			const jobId = jobIdOf(id);
+			return await options.producer.exists(queue.toKey(jobId), queue.toKey(`id:${jobId}`)) > 0;
+		},
 		async replay(id) {
 			const job = await queue.getJob(jobIdOf(id));
 			if (job?.data === undefined) {

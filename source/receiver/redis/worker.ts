@@ -47,6 +47,11 @@ export function replicaName(): string {
 	return `${hostname()}:${process.pid}`;
 }
 
+/** Whether BullMQ refused a job command because the job is no longer in Redis. */
+function isMissingJob(error: unknown): boolean {
+	return error instanceof Error && error.message.startsWith('Missing key for job');
+}
+
 /** The failure step a job that BullMQ failed on its own gets, so the answer runs its failure path. */
 function failingStep(reason: string): StepRecord {
 	return {name: 'failing', at: new Date().toISOString(), error: reason};
@@ -58,6 +63,8 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	const handled = new WeakSet<Error>();
 	/** Failure paths running for jobs BullMQ failed without the processor (stalled too often). */
 	const cleanups = new Set<Promise<unknown>>();
+	/** Jobs Redis lost while they ran here: BullMQ's complaints about them (no key, no lock) are expected for a while. */
+	const lostJobs = new Set<string>();
 	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
 		if (job.data.status !== 'received') {
 			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
@@ -65,6 +72,8 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		}
 
 		active++;
+		/** Set once Redis is found to have lost the job. */
+		const record = {lost: false};
 		try {
 			const event = toStoredEvent(job, 'active');
 			const steps: StepRecord[] = [...event.steps];
@@ -73,8 +82,25 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 				signal: signal ?? new AbortController().signal,
 				async recordStep(step) {
 					steps.push(step);
-					await job.updateProgress(progressOf(steps));
+					if (record.lost) {
+						return;
+					}
+
+					try {
+						await job.updateProgress(progressOf(steps));
+					} catch (error) {
+						if (!isMissingJob(error)) {
+							throw error;
+						}
+
+						// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
+						// everything the answer needs: it goes on from its copy rather than apologising
+						// for an answer it can still give; nothing of it can be stored any more.
+						record.lost = true;
+						lostJobs.add(job.id ?? '');
+					}
 				},
+				storeLost: () => record.lost,
 			});
 			if (result.status === 'failed') {
 				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
@@ -86,6 +112,9 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 			return result;
 		} finally {
 			active--;
+			if (record.lost) {
+				setTimeout(() => lostJobs.delete(job.id ?? ''), 60_000).unref();
+			}
 		}
 	};
 
@@ -101,6 +130,11 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),
 	});
 	worker.on('error', error => {
+		const lostJob = /^(?:Missing (?:key|lock) for job|could not renew lock for job) (\S+?)\.?(?: |$)/.exec(error.message);
+		if (lostJob && [...lostJobs].some(id => lostJob[1]?.endsWith(id))) {
+			return;
+		}
+
 		options.onError?.(error);
 	});
 	// A job BullMQ failed on its own (taken over more than `maxTakeovers` times: "job stalled more

@@ -46,7 +46,12 @@ export function forwardText(forward: NonNullable<StageEvent['forward']>): string
 }
 
 /** The live stage of a chosen-module job, in words. */
-export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward'>): string {
+export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus' | 'storeLost'>): string {
+	const text = stageWords(event);
+	return event.storeLost ? `${text}; its record was lost with the Redis data while it ran (finished from this replica's copy)` : text;
+}
+
+function stageWords(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus'>): string {
 	if (event.forward && event.stage !== 'failed') {
 		return event.stage === 'answered' ? `forwarded: ${forwardText(event.forward)}` : forwardText(event.forward);
 	}
@@ -67,6 +72,14 @@ export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durat
 
 		case 'answered': {
 			return `answered in ${formatMs(event.durationMs ?? 0)}`;
+		}
+
+		case 'elsewhere': {
+			return event.finalStatus ? `${event.finalStatus} by another replica` : 'ended on another replica';
+		}
+
+		case 'lost': {
+			return 'lost with the Redis data (FLUSHALL, or a restart of Redis without persistence) before it was answered here; not processed';
 		}
 
 		case 'failed': {

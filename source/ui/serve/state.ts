@@ -134,8 +134,8 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 
 			row.stage = event.stage;
 			row.detail = stageText(event);
-			if (event.stage === 'answered' || event.stage === 'failed') {
-				row.tone = event.stage === 'answered' ? 'ok' : 'error';
+			if (event.stage === 'answered' || event.stage === 'failed' || event.stage === 'elsewhere' || event.stage === 'lost') {
+				row.tone = event.stage === 'answered' ? 'ok' : (event.stage === 'elsewhere' ? 'info' : 'error');
 				state.live.delete(event.eventId);
 				finish(state, {...row, key: nextKey('finished')});
 			}
