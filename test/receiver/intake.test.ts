@@ -36,7 +36,7 @@ describe('the intake, without sockets (spec §4.2 order)', () => {
 		const body = JSON.stringify({...userMessageEvent({text: 'case'}), createdAt: nowSeconds});
 		const signature = signWebhookBody(body, secret);
 		expect(decide(body, headersFor(body, {signature: signature.toUpperCase()}))).toMatchObject({kind: 'accept'});
-		const mixed = [...signature].map((character, index) => index % 2 === 0 ? character.toUpperCase() : character).join('');
+		const mixed = signature.replaceAll(/[a-f]/g, (digit, index: number) => index % 2 === 0 ? digit.toUpperCase() : digit);
 		expect(decide(body, headersFor(body, {signature: mixed}))).toMatchObject({kind: 'accept'});
 		// 'İ' (U+0130) and a full-width 'ａ' end in the byte of a hex digit: still not digits.
 		for (const bad of [`${signature.slice(0, 62)}\u0130a`, `${signature.slice(0, 63)}\uFF41`, `${signature.slice(0, 63)}g`, signature.slice(0, 62)]) {
