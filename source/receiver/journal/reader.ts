@@ -26,6 +26,7 @@ export type ReaderTask =
 export type ReaderMessage =
 	| {t: 'counts'; counts: Record<string, number>}
 	| {t: 'try'; key: TimeKey}
+	| {t: 'lost'; key: TimeKey; message: string}
 	| {t: 'event'; key: TimeKey; value: EventRecord}
 	| {t: 'steps'; id: string; entries: Array<[StepKey, StepRecord]>}
 	| {t: 'seen'; entries: Array<[string, number]>}
@@ -60,7 +61,7 @@ function send(message) {
 }
 try {
 	const {open} = require(lmdbPath);
-	const root = open({path: folder, maxDbs: 8, readOnly: true});
+	const root = open({path: folder, maxDbs: 8, noSubdir: false, readOnly: true});
 	const db = name => root.openDB({name, useVersions: name === 'claims'});
 	const highest = Number.MAX_SAFE_INTEGER;
 	const sendSteps = (steps, id) => {
@@ -107,7 +108,15 @@ try {
 		const steps = db('steps');
 		for (const key of task.keys) {
 			send({t: 'try', key});
-			const value = events.get(key);
+			let value;
+			try {
+				value = events.get(key);
+			} catch (error) {
+				send({t: 'lost', key, message: String(error && error.message || error)});
+				// A failed read leaves its read transaction unusable: the next lookup gets a new one.
+				try { root.resetReadTxn(); } catch {}
+				continue;
+			}
 			if (value !== undefined) {
 				send({t: 'event', key, value});
 				sendSteps(steps, key[1]);
@@ -150,12 +159,12 @@ function framer(onMessage: (message: ReaderMessage) => void): (chunk: Buffer) =>
  */
 export async function readInChild(folder: string, task: ReaderTask, onMessage: (message: ReaderMessage) => void, timeoutMs = 10 * 60_000): Promise<ReaderEnd> {
 	const child = spawn(process.execPath, ['-e', childSource, lmdbEntry(), folder, JSON.stringify(task)], {stdio: ['ignore', 'pipe', 'pipe']});
-	let ended = false;
+	const state = {ended: false};
 	let failure: string | undefined;
 	let stderr = '';
 	child.stdout.on('data', framer(message => {
 		if (message.t === 'end') {
-			ended = true;
+			state.ended = true;
 		} else if (message.t === 'error') {
 			failure = `reading it failed: ${message.message}`;
 		} else {
@@ -177,7 +186,7 @@ export async function readInChild(folder: string, task: ReaderTask, onMessage: (
 	}).finally(() => {
 		clearTimeout(timer);
 	});
-	if (ended && code === 0) {
+	if (state.ended && code === 0) {
 		return {complete: true};
 	}
 
