@@ -88,28 +88,6 @@ export function processAlive(pid: number): boolean {
 	}
 }
 
-async function socketAccepts(file: string): Promise<boolean> {
-	return new Promise(resolve => {
-		const connection = createConnection(file);
-		const done = (alive: boolean) => {
-			clearTimeout(timer);
-			connection.destroy();
-			resolve(alive);
-		};
-
-		// No answer in time: a process is there (the kernel queued the connection), busy.
-		const timer = setTimeout(done, connectTimeoutMs, true);
-		connection.once('connect', () => {
-			done(true);
-		});
-		connection.once('error', (error: Error) => {
-			// ECONNREFUSED (nobody listens: the holder died) or ENOENT (released).
-			const code = errorCode(error);
-			done(!(code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ENOTSOCK'));
-		});
-	});
-}
-
 /** Whether the process `holder` names is alive (see the top of this file). */
 export async function holderAlive(holder: Holder, journalFolder: string): Promise<boolean> {
 	if (liveTokens.has(holder.token)) {
@@ -117,14 +95,18 @@ export async function holderAlive(holder: Holder, journalFolder: string): Promis
 	}
 
 	if (typeof holder.socket === 'string') {
-		return socketAccepts(path.resolve(journalFolder, holder.socket));
+		return (await socketPid(path.resolve(journalFolder, holder.socket))) !== undefined;
 	}
 
 	// An old record: its pid, unless it is ours (then it is a dead process's with the same pid).
 	return holder.pid !== process.pid && processAlive(holder.pid);
 }
 
-/** The pid a holder's socket answers with (0 when it does not say in time), or undefined when nobody listens. */
+/**
+ * The pid a holder's socket answers with, or undefined when nobody listens (ECONNREFUSED: the
+ * holder died; ENOENT: released). No answer in time: a process is there (the kernel queued the
+ * connection), busy: 0.
+ */
 async function socketPid(file: string): Promise<number | undefined> {
 	return new Promise(resolve => {
 		const connection = createConnection(file);
