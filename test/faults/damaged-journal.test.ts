@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {closeSync, existsSync, openSync, readdirSync, rmSync, statSync, truncateSync, writeSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
@@ -101,6 +101,47 @@ function recover(directory: string): Recovered {
 	expect(listed.stdout.trim().split('\n').filter(Boolean)).toHaveLength(result.events);
 	return result;
 }
+
+/** The root page of the free-page list, as the newer meta page names it. */
+function freeListRoot(file: string): bigint {
+	const fd = openSync(file, 'r');
+	const metas = [0, 1].map(index => {
+		const meta = Buffer.alloc(0xA0);
+		readSync(fd, meta, 0, meta.length, index * page);
+		return {txnId: meta.readBigUInt64LE(0x98), freeRoot: meta.readBigUInt64LE(0x30 + 40)};
+	});
+	closeSync(fd);
+	const [first, second] = metas;
+	return (second && first && second.txnId > first.txnId ? second : first)?.freeRoot ?? 0n;
+}
+
+describe('a damaged free-page list (which no read touches)', () => {
+	it('is refused by serve before its first write aborts it, read by events list, and mended by events recover', async () => {
+		const directory = tempDataDir();
+		const file = path.join(directory, 'journal', 'data.mdb');
+		const journal = await openJournal({directory, flushBeforeAck: false});
+		// Commits one after another free the pages they replace: the free list has entries.
+		for (let round = 0; round < 10; round++) {
+			await Promise.all(Array.from({length: total / 10}, async () => journal.accept(newEvent({status: 'ignored', body: 'x'.repeat(300)}))));
+		}
+
+		await journal.close();
+		const root = freeListRoot(file);
+		expect(root).toBeLessThan(2n ** 63n);
+		overwrite(file, (Number(root) * page) + 24, randomBytes(page - 24, 11));
+
+		const refused = await openJournal({directory}).catch((error: unknown) => error);
+		expect(refused).toMatchObject({code: 'journal-damaged', data: {file}});
+		const listed = cli(['events', 'list', '--json', '--limit', '1000', '--data-dir', directory]);
+		expect(listed.status, listed.stderr).toBe(0);
+		expect(listed.stdout.trim().split('\n')).toHaveLength(total);
+
+		expect(recover(directory)).toMatchObject({events: total, unreadable: [], failures: []});
+		const reopened = await openJournal({directory});
+		await reopened.accept(newEvent({status: 'ignored'}));
+		await reopened.close();
+	});
+});
 
 describe('events recover', () => {
 	const holders: Holder[] = [];

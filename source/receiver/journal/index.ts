@@ -74,20 +74,20 @@ function writable(folder: string): boolean {
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
+	const readOnly = existsSync(folder) && !writable(folder);
+	if (readOnly && mode !== 'read') {
+		throw journalError('journal-read-only', {directory: options.directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	}
+
 	if (existsSync(folder)) {
 		checkJournal(folder, options.directory);
 		if (journalExists(folder) && options.verify !== false) {
-			await verifyJournal(folder, options.directory);
+			await verifyJournal(folder, options.directory, mode !== 'read');
 		}
 	}
 
 	if (mode !== 'serve' && !journalExists(folder)) {
 		return emptyJournal();
-	}
-
-	const readOnly = existsSync(folder) && !writable(folder);
-	if (readOnly && mode !== 'read') {
-		throw journalError('journal-read-only', {directory: options.directory, folder}, `the journal in ${folder} cannot be written by this user`);
 	}
 
 	let stores: Stores;

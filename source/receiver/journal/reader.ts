@@ -18,7 +18,7 @@ import type {EventRecord, StepKey, TimeKey} from './store.js';
 
 /** What a reading child does. */
 export type ReaderTask =
-	| {t: 'verify'}
+	| {t: 'verify'; write: boolean}
 	| {t: 'events'; reverse: boolean; after?: TimeKey}
 	| {t: 'seen'; reverse: boolean}
 	| {t: 'lookup'; keys: TimeKey[]};
@@ -81,6 +81,23 @@ try {
 				count++;
 			}
 			counts[name] = count;
+		}
+		if (task.write) {
+			// A write reads the free-page list, which no read touches: allocate pages in a write
+			// transaction and abort it, so the file is left as it was.
+			root.close();
+			const writer = open({path: folder, maxDbs: 8, noSubdir: false, overlappingSync: false});
+			const meta = writer.openDB({name: 'meta'});
+			const abort = new Error('abort');
+			try {
+				writer.transactionSync(() => {
+					meta.put('\u0000probe', Buffer.alloc(256 * 1024));
+					for (let index = 0; index < 64; index++) meta.put('\u0000probe' + index, Buffer.alloc(1000));
+					throw abort;
+				});
+			} catch (error) {
+				if (error !== abort) throw error;
+			}
 		}
 		send({t: 'counts', counts});
 	} else if (task.t === 'events') {

@@ -12,10 +12,15 @@ import {journalError} from './errors.js';
 import {readInChild} from './reader.js';
 import {dataFile} from './store.js';
 
-/** Reads the whole journal in `folder` in a child; throws `journal-damaged` when that fails. Returns each database's entry count. */
-export async function verifyJournal(folder: string, dataDirectory: string): Promise<Record<string, number>> {
+/**
+ * Reads the whole journal in `folder` in a child; throws `journal-damaged` when that fails. Returns
+ * each database's entry count. `write` (a process that will write it): the child also allocates
+ * pages in a write transaction it aborts, which reads the free-page list (a damaged one passes
+ * every read and aborts the first write).
+ */
+export async function verifyJournal(folder: string, dataDirectory: string, write: boolean): Promise<Record<string, number>> {
 	let counts: Record<string, number> = {};
-	const end = await readInChild(folder, {t: 'verify'}, message => {
+	const end = await readInChild(folder, {t: 'verify', write}, message => {
 		if (message.t === 'counts') {
 			counts = message.counts;
 		}
