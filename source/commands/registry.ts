@@ -31,6 +31,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => loadLater('./events/show.js')},
 	{words: ['events', 'export'], summary: 'Print a journaled event\'s body (or write it to a file) as a fixture', load: async () => import('./events/export.js')},
 	{words: ['events', 'replay'], summary: 'Process a journaled event again', load: async () => loadLater('./events/replay.js')},
+	{words: ['events', 'recover'], summary: 'Copy every readable event of a damaged journal into a fresh one', load: async () => import('./events/recover.js')},
 	{words: ['keys', 'set'], summary: 'Store the API key (masked prompt, or stdin)', load: async () => import('./keys/set.js')},
 	{words: ['keys', 'show'], summary: 'Show the API key (masked), its source and rotation state', load: async () => import('./keys/show.js')},
 	{words: ['keys', 'rotate'], summary: 'Rotate the API key; the old key keeps working until it expires', load: async () => import('./keys/rotate.js')},

@@ -18,7 +18,19 @@ export const journalMessages: MessageTable = {
 	}),
 	'journal-damaged': (data: JournalErrorData['journal-damaged']) => ({
 		message: `The event journal file ${data.file} is damaged (${data.reason}), so it was not opened.`,
-		next: `Restore it from a backup, or move the folder ${dirname(data.file)} aside to start an empty journal (the events and ids in it are then no longer known).`,
+		next: `Run \`platform-tui events recover --data-dir ${data.directory}\` to copy every readable event into a fresh journal (the damaged file is kept beside it), or restore the file from a backup.`,
+	}),
+	'journal-read-only': (data: JournalErrorData['journal-read-only']) => ({
+		message: `The event journal in ${data.folder} cannot be written by this user, so it was not opened for writing.`,
+		next: 'Run this as the user that owns the journal, or give that folder write permission; `events list` and `events show` read it as it is.',
+	}),
+	'journal-in-use': (data: JournalErrorData['journal-in-use']) => ({
+		message: `The event journal in ${data.directory} is in use by process ${data.pid}, so it was not recovered.`,
+		next: 'Stop that serve (or events replay) first, then run `platform-tui events recover` again.',
+	}),
+	'journal-unrecoverable': (data: JournalErrorData['journal-unrecoverable']) => ({
+		message: `No event could be read from the journal file ${data.file} (${data.reason}); nothing was changed.`,
+		next: `Restore the file from a backup, or move the folder ${dirname(data.file)} aside to start an empty journal (the events and ids in it are then no longer known).`,
 	}),
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,

@@ -6,6 +6,9 @@ export type JournalErrorData = {
 	'journal-open-failed': {directory: string; reason: string};
 	'journal-missing': {directory: string};
 	'journal-damaged': {directory: string; file: string; reason: string};
+	'journal-read-only': {directory: string; folder: string};
+	'journal-in-use': {directory: string; pid: number};
+	'journal-unrecoverable': {directory: string; file: string; reason: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};

@@ -4,7 +4,7 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {existsSync, mkdirSync} from 'node:fs';
+import {accessSync, constants, existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
@@ -15,7 +15,8 @@ import {JournalBackend} from './journal.js';
 import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
-import {journalExists, openStores, type Stores} from './store.js';
+import {dataFile, journalExists, openStores, type Stores} from './store.js';
+import {verifyJournal} from './verify.js';
 
 export {defaultDataDir, journalDirectory} from './location.js';
 export {JournalError, type JournalErrorCode, type JournalErrorData} from './errors.js';
@@ -47,6 +48,8 @@ export type JournalOptions = {
 	 * OS holds the commit: safe against a process crash, not against an OS crash or power cut.
 	 */
 	flushBeforeAck?: boolean;
+	/** Read the whole journal in a child before mapping it here (verify.ts). Default true. */
+	verify?: boolean;
 	/** Makes `accept` fail as an unwritable journal does (tests). */
 	failWrites?: () => boolean;
 };
@@ -54,11 +57,33 @@ export type JournalOptions = {
 export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
 export const defaultMaxEntries = 100_000;
 
+/** Whether this user may write the journal's folder and its files (a read-only journal is read, not written). */
+function writable(folder: string): boolean {
+	try {
+		accessSync(folder, constants.W_OK);
+		if (journalExists(folder)) {
+			accessSync(dataFile(folder), constants.W_OK);
+		}
+
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
+	const readOnly = existsSync(folder) && !writable(folder);
+	if (readOnly && mode !== 'read') {
+		throw journalError('journal-read-only', {directory: options.directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	}
+
 	if (existsSync(folder)) {
 		checkJournal(folder, options.directory);
+		if (journalExists(folder) && options.verify !== false) {
+			await verifyJournal(folder, options.directory, mode !== 'read');
+		}
 	}
 
 	if (mode !== 'serve' && !journalExists(folder)) {
@@ -68,7 +93,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	let stores: Stores;
 	try {
 		mkdirSync(folder, {recursive: true});
-		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true});
+		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly});
 		if (mode === 'serve') {
 			recordIdentity(folder);
 		}

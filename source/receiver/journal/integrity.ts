@@ -35,6 +35,27 @@ function readMeta(fd: number, offset: number): Meta | undefined {
 	return {pageSize: buffer.readUInt32LE(at.pageSize), lastPage: Number(buffer.readBigUInt64LE(at.lastPage)), txnId: Number(buffer.readBigUInt64LE(at.txnId))};
 }
 
+/** The two meta pages, when both are LMDB's, with a page size LMDB uses. */
+function metaPages(fd: number): {first: Meta; second: Meta} | {problem: string} {
+	const first = readMeta(fd, 0);
+	if (!first || first.pageSize < 512 || first.pageSize > 65_536 || (first.pageSize & (first.pageSize - 1)) !== 0) {
+		return {problem: 'its first meta page is not an LMDB meta page'};
+	}
+
+	const second = readMeta(fd, first.pageSize);
+	return second ? {first, second} : {problem: 'its second meta page is not an LMDB meta page'};
+}
+
+/** Whether the data file's meta pages are both LMDB's (else LMDB cannot open it at all). */
+export function metaPagesReadable(file: string): boolean {
+	const fd = openSync(file, 'r');
+	try {
+		return !('problem' in metaPages(fd));
+	} finally {
+		closeSync(fd);
+	}
+}
+
 /** Why the data file cannot be opened safely, or undefined when it looks whole. */
 function problemOf(file: string): string | undefined {
 	const {size} = statSync(file);
@@ -44,16 +65,12 @@ function problemOf(file: string): string | undefined {
 
 	const fd = openSync(file, 'r');
 	try {
-		const first = readMeta(fd, 0);
-		if (!first || first.pageSize < 512 || first.pageSize > 65_536 || (first.pageSize & (first.pageSize - 1)) !== 0) {
-			return 'its first meta page is not an LMDB meta page';
+		const metas = metaPages(fd);
+		if ('problem' in metas) {
+			return metas.problem;
 		}
 
-		const second = readMeta(fd, first.pageSize);
-		if (!second) {
-			return 'its second meta page is not an LMDB meta page';
-		}
-
+		const {first, second} = metas;
 		const newest = second.txnId > first.txnId ? second : first;
 		const needed = (newest.lastPage + 1) * first.pageSize;
 		if (size < needed) {

@@ -11,7 +11,7 @@
  * (written by an older version, or a path too long for a socket) falls back to the process id.
  */
 import {randomBytes} from 'node:crypto';
-import {mkdirSync, rmSync} from 'node:fs';
+import {mkdirSync, readdirSync, rmSync} from 'node:fs';
 import {createConnection, createServer, type Server} from 'node:net';
 import path from 'node:path';
 import {errorCode} from '../../format/value.js';
@@ -88,28 +88,6 @@ export function processAlive(pid: number): boolean {
 	}
 }
 
-async function socketAccepts(file: string): Promise<boolean> {
-	return new Promise(resolve => {
-		const connection = createConnection(file);
-		const done = (alive: boolean) => {
-			clearTimeout(timer);
-			connection.destroy();
-			resolve(alive);
-		};
-
-		// No answer in time: a process is there (the kernel queued the connection), busy.
-		const timer = setTimeout(done, connectTimeoutMs, true);
-		connection.once('connect', () => {
-			done(true);
-		});
-		connection.once('error', (error: Error) => {
-			// ECONNREFUSED (nobody listens: the holder died) or ENOENT (released).
-			const code = errorCode(error);
-			done(!(code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ENOTSOCK'));
-		});
-	});
-}
-
 /** Whether the process `holder` names is alive (see the top of this file). */
 export async function holderAlive(holder: Holder, journalFolder: string): Promise<boolean> {
 	if (liveTokens.has(holder.token)) {
@@ -117,11 +95,60 @@ export async function holderAlive(holder: Holder, journalFolder: string): Promis
 	}
 
 	if (typeof holder.socket === 'string') {
-		return socketAccepts(path.resolve(journalFolder, holder.socket));
+		return (await socketPid(path.resolve(journalFolder, holder.socket))) !== undefined;
 	}
 
 	// An old record: its pid, unless it is ours (then it is a dead process's with the same pid).
 	return holder.pid !== process.pid && processAlive(holder.pid);
+}
+
+/**
+ * The pid a holder's socket answers with, or undefined when nobody listens (ECONNREFUSED: the
+ * holder died; ENOENT: released). No answer in time: a process is there (the kernel queued the
+ * connection), busy: 0.
+ */
+async function socketPid(file: string): Promise<number | undefined> {
+	return new Promise(resolve => {
+		const connection = createConnection(file);
+		let answer = '';
+		const done = (pid: number | undefined) => {
+			clearTimeout(timer);
+			connection.destroy();
+			resolve(pid);
+		};
+
+		const timer = setTimeout(done, connectTimeoutMs, 0);
+		connection.setEncoding('utf8').on('data', (chunk: string) => {
+			answer += chunk;
+		});
+		connection.once('end', () => {
+			let pid: unknown;
+			try {
+				pid = (JSON.parse(answer) as {pid?: unknown}).pid;
+			} catch {
+				pid = 0;
+			}
+
+			done(typeof pid === 'number' ? pid : 0);
+		});
+		connection.once('error', (error: Error) => {
+			const code = errorCode(error);
+			done(code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'ENOTSOCK' ? undefined : 0);
+		});
+	});
+}
+
+/** The pids of the processes whose holder sockets in `<journal>/holders` still accept (they have the journal open). */
+export async function liveHolders(journalFolder: string): Promise<number[]> {
+	let names: string[];
+	try {
+		names = readdirSync(path.join(journalFolder, 'holders')).filter(name => name.endsWith('.sock'));
+	} catch {
+		return [];
+	}
+
+	const pids = await Promise.all(names.map(async name => socketPid(path.join(journalFolder, 'holders', name))));
+	return pids.filter(pid => pid !== undefined);
 }
 
 export function isHolder(value: unknown): value is Holder {

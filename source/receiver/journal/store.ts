@@ -47,26 +47,42 @@ export function journalExists(directory: string): boolean {
 }
 
 /**
- * Opened read-write in every mode: LMDB's read-only open cannot create the named databases' handles.
+ * Opened read-write, unless `readOnly` (a journal this user may not write, read by the `events`
+ * commands): LMDB then opens the file and its lock file read-only, and the named databases must
+ * exist already (a journal `serve` opened once has them all).
  * `flushBeforeAck` (default): each commit is flushed to disk before its writes resolve, with
  * LMDB's plain synchronous commit; lmdb-js's default "overlapping sync" measured slower here
  * (receiver bench: ~30% more CPU per event, half the throughput) for the same guarantee. Without it
  * (`noSync`), a commit resolves once the OS holds it: a process crash loses nothing, an OS crash
  * or power cut may lose what the OS had not yet written back.
  */
-export function openStores(directory: string, options: {flushBeforeAck?: boolean} = {}): Stores {
-	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
-	return {
-		directory,
-		root,
-		seen: root.openDB<number, string>({name: 'seen'}),
-		marks: root.openDB<number, string>({name: 'marks'}),
-		events: root.openDB<EventRecord, TimeKey>({name: 'events'}),
-		queue: root.openDB<true, TimeKey>({name: 'queue'}),
-		steps: root.openDB<StepRecord, StepKey>({name: 'steps'}),
-		claims: root.openDB<Holder, string>({name: 'claims', useVersions: true}),
-		meta: root.openDB<Holder, string>({name: 'meta'}),
+export function openStores(directory: string, options: {flushBeforeAck?: boolean; readOnly?: boolean} = {}): Stores {
+	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
+	const named = <V, K extends string | number | TimeKey | StepKey>(name: string, useVersions = false): Database<V, K> => {
+		const database = root.openDB<V, K>({name, useVersions}) as Database<V, K> | undefined;
+		if (!database) {
+			throw new Error(`the journal has no ${name} database`);
+		}
+
+		return database;
 	};
+
+	try {
+		return {
+			directory,
+			root,
+			seen: named<number, string>('seen'),
+			marks: named<number, string>('marks'),
+			events: named<EventRecord, TimeKey>('events'),
+			queue: named<true, TimeKey>('queue'),
+			steps: named<StepRecord, StepKey>('steps'),
+			claims: named<Holder, string>('claims', true),
+			meta: named<Holder, string>('meta'),
+		};
+	} catch (error) {
+		void root.close();
+		throw error;
+	}
 }
 
 /** The record under `key`, when the journal still holds it. */

@@ -1,0 +1,68 @@
+/**
+ * `platform-tui events recover`: copies every readable event of a damaged journal (with its steps
+ * and state) and its exactly-once ids into a fresh journal, keeping the damaged one beside it.
+ * Exit 0 when something was recovered, 1 when nothing could be read.
+ */
+import {plural} from '../../format/text.js';
+import {defaultDataDir} from '../../receiver/open-backend.js';
+import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover.js';
+import type {Command} from '../types.js';
+import {parseStore, storeFlags, type StoreOptions} from './shared.js';
+
+export type RecoverOptions = StoreOptions & {json: boolean};
+
+/** Ids are listed when there are at most this many. */
+const fewIds = 10;
+
+function idList(ids: string[]): string {
+	return ids.length <= fewIds ? `: ${ids.join(', ')}` : '';
+}
+
+function lines(result: RecoverResult): string[] {
+	const out = [`Recovered ${plural(result.events, 'event')} and ${plural(result.ids, 'event id')} from ${result.file} into a fresh journal in ${result.journal}.`];
+	if (result.newMetaPages) {
+		out.push('Its meta pages were lost: it was read through new ones written into a copy.');
+	}
+
+	if (result.unreadable.length > 0) {
+		out.push(`Could not read ${plural(result.unreadable.length, 'event')}${idList(result.unreadable)} (their ids stay known, so redeliveries are still taken as duplicates).`);
+	}
+
+	if (result.withoutSteps.length > 0) {
+		out.push(`Copied ${plural(result.withoutSteps.length, 'event')} without steps (they could not be read)${idList(result.withoutSteps)}.`);
+	}
+
+	if (result.failures.length > 0) {
+		out.push(`Damage met while reading: ${[...new Set(result.failures)].join('; ')}; events in a damaged region that no index names cannot be counted.`);
+	} else if (result.unreadable.length === 0) {
+		out.push('Every event could be read.');
+	}
+
+	out.push(`The old journal is kept in ${result.kept}; remove it once you no longer need it.`);
+	return out;
+}
+
+const command: Command<RecoverOptions> = {
+	name: ['events', 'recover'],
+	summary: 'Copy every readable event of a damaged journal into a fresh one',
+	usage: 'platform-tui events recover [--json] [--data-dir DIR]',
+	description: 'Read a damaged event journal (in child processes, so damage cannot crash this one) and copy every readable event, with its steps and state, and every known event id into a fresh journal; the old journal folder is kept beside it as journal.damaged-<time>. Refused while serve or events replay has the journal open.',
+	flags: {dataDir: storeFlags.dataDir},
+	examples: ['platform-tui events recover', 'platform-tui events recover --data-dir /var/lib/platform-tui --json'],
+	parse({flags, env}) {
+		const store = parseStore(flags, env);
+		return {...(store.dataDir ? {dataDir: store.dataDir} : {}), json: flags.json === true};
+	},
+	async run(options, deps) {
+		const result = await recoverJournal(options.dataDir ?? defaultDataDir(deps.context.env));
+		if (options.json) {
+			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, ids: result.ids, unreadable: result.unreadable, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages});
+		} else {
+			deps.context.stdout.write(`${lines(result).join('\n')}\n`);
+		}
+
+		return 0;
+	},
+};
+
+export default command;
