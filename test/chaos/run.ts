@@ -1,0 +1,134 @@
+/**
+ * `npm run chaos`: steady signed deliveries to `serve` while it is SIGKILLed at random moments
+ * (journal mode: one serve, restarted on its data directory; Redis mode: replicas, one killed and
+ * another started each round), then a report of what the platform and the store hold: acked,
+ * lost, answered twice, orphan logs. Not part of `npm test`; bounded by --rounds and --max-minutes.
+ *
+ *   npm run chaos -- [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
+ */
+import {mkdtempSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {parseArgs} from 'node:util';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {hasRedisServer, startRedis} from '../support/redis.js';
+import {Deliveries, type Planned} from './deliveries.js';
+import {Fleet} from './fleet.js';
+import {printReport, storedEvents, tally, type ModeReport} from './report.js';
+import {planEvents, startWorld, type World} from './world.js';
+
+const {values} = parseArgs({options: {
+	rounds: {type: 'string', default: '50'},
+	mode: {type: 'string', default: 'both'},
+	'per-round': {type: 'string', default: '12'},
+	'max-minutes': {type: 'string', default: '15'},
+	seed: {type: 'string'},
+}});
+const rounds = Number(values.rounds);
+const perRound = Number(values['per-round']);
+const deadline = Date.now() + (Number(values['max-minutes']) * 60_000);
+let seed = Number(values.seed ?? Date.now() % 100_000);
+console.log(`chaos: seed ${seed} (--seed ${seed} repeats the kill times)`);
+
+/** A small seeded generator, so a run's kill times can be repeated. */
+function random(): number {
+	seed = (seed * 16_807) % 2_147_483_647;
+	return (seed - 1) / 2_147_483_646;
+}
+
+type Mode = {name: string; store: string[]; replicas: number; drainMs: number};
+
+async function runMode(world: World, mode: Mode): Promise<ModeReport> {
+	const startedAt = Date.now();
+	const batches = await planEvents(world, rounds, perRound);
+	const {platform} = world;
+	const env = {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
+	const fleet = new Fleet({env, store: mode.store});
+	const deliveries = new Deliveries(platform.endpointSecret, () => fleet.target());
+	const sent: Planned[] = [];
+	world.model.setDelay(40);
+	let kills = 0;
+	let done = 0;
+	try {
+		await Promise.all(Array.from({length: mode.replicas}, async () => fleet.start()));
+		for (const batch of batches) {
+			if (Date.now() > deadline) {
+				console.log(`  ${mode.name}: --max-minutes reached after ${done} rounds`);
+				break;
+			}
+
+			sent.push(...batch);
+			const delivering = deliveries.deliver(batch, 8, deadline + 120_000);
+			await sleep(20 + (random() * 400));
+			const live = fleet.live();
+			const victim = live[Math.floor(random() * live.length)];
+			if (victim !== undefined) {
+				await fleet.kill(victim);
+				kills++;
+			}
+
+			await fleet.start();
+			// The platform also redelivers events whose ack it missed: two acked events of earlier rounds.
+			const earlier = sent.filter(event => deliveries.ackedIds.has(event.id));
+			await Promise.all([0, 1].map(async () => {
+				const again = earlier[Math.floor(random() * earlier.length)];
+				return again === undefined ? undefined : deliveries.resend(again, deadline + 120_000);
+			}));
+			await delivering;
+			done++;
+			if (done % 10 === 0) {
+				console.log(`  ${mode.name}: ${done}/${rounds} rounds, ${kills} kills`);
+			}
+		}
+
+		// Every acked chosen event ends (answered or failed) on some process before the count.
+		const chosen = sent.filter(event => event.kind === 'chosen' && deliveries.ackedIds.has(event.id));
+		const drainEnd = Date.now() + mode.drainMs;
+		while (Date.now() < drainEnd) {
+			const ended = new Set(fleet.lines().filter(line => line.type === 'stage' && (line.stage === 'answered' || line.stage === 'failed')).map(line => String(line.eventId)));
+			if (chosen.every(event => ended.has(event.id))) {
+				break;
+			}
+
+			await sleep(200);
+		}
+	} finally {
+		await fleet.stop();
+	}
+
+	const stored = await storedEvents(mode.store, env);
+	const duplicates = fleet.lines().filter(line => line.type === 'duplicate').length;
+	return tally({mode: mode.name, rounds: done, kills, events: sent, deliveries, platform, stored, duplicates, startedAt});
+}
+
+const world = await startWorld();
+let met = true;
+try {
+	const modes: Mode[] = [];
+	if (values.mode === 'journal' || values.mode === 'both') {
+		modes.push({name: 'journal', store: ['--data-dir', mkdtempSync(path.join(tmpdir(), 'platform-tui-chaos-'))], replicas: 1, drainMs: 60_000});
+	}
+
+	const redis = (values.mode === 'redis' || values.mode === 'both') && hasRedisServer ? await startRedis({appendonly: true}) : undefined;
+	if (values.mode !== 'journal' && redis === undefined) {
+		console.log('redis mode: skipped, redis-server is not installed');
+	}
+
+	if (redis !== undefined) {
+		// A killed replica's job is taken over once its lock expires (15 s) at the next stall check.
+		modes.push({name: 'redis (3 replicas)', store: ['--redis', redis.url], replicas: 3, drainMs: 120_000});
+	}
+
+	try {
+		for (const mode of modes) {
+			const report = await runMode(world, mode);
+			met = printReport(report) && met;
+		}
+	} finally {
+		await redis?.stop();
+	}
+} finally {
+	await world.close();
+}
+
+process.exitCode = met ? 0 : 1;
