@@ -21,7 +21,8 @@ export const answerText = 'The keeper writes the weather down every night.';
 
 export async function startWorld(): Promise<World> {
 	const model = await startModel({content: answerText, delayMs: 0});
-	const test = await startPlatform({llmUrl: model.url});
+	// Every request is kept: the report counts each message's writes from the platform's log.
+	const test = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 10_000_000}});
 	return {
 		platform: test.platform,
 		test,
