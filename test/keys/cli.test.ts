@@ -1,11 +1,10 @@
 import {mkdtempSync, statSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, type CliResult} from '../support/cli.js';
@@ -193,7 +192,9 @@ describe('platform-tui keys (built CLI)', () => {
 	});
 
 	it('exits 1 with a clear message when the key was refused (expired after a short overlap)', async () => {
-		const short = (await startPlatform({keyOverlapMs: 200})).platform;
+		// The overlap passes when the test moves the platform's clock.
+		const clock = new ManualClock();
+		const short = (await startPlatform({keyOverlapMs: 200, clock})).platform;
 		try {
 			const dir = configDir();
 			const env = {PLATFORM_BASE_URL: short.baseUrl, PLATFORM_APP_ID: short.appId, PLATFORM_USER_ID: short.userId, PLATFORM_COMPANY_ID: short.companyId, PLATFORM_ASSISTANT_ID: short.assistantId, PLATFORM_TUI_CONFIG_DIR: dir};
@@ -202,9 +203,7 @@ describe('platform-tui keys (built CLI)', () => {
 			expect((await cli(['keys', 'rotate', '--yes'], {env: {...env, PLATFORM_API_KEY: oldKey}})).code).toBe(0);
 			fullKeys.add(short.apiKey);
 			const expiresAt = Date.parse(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).rotation().previousKeyExpiresAt ?? '');
-			while (Date.now() <= expiresAt + 20) {
-				await sleep(50);
-			}
+			clock.advance(expiresAt + 1 - clock.now());
 
 			const refused = await cli(['keys', 'rotate', '--yes'], {env: {...env, PLATFORM_API_KEY: oldKey}});
 			expect(refused.code).toBe(1);
