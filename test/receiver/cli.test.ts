@@ -134,7 +134,9 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 
 		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 		expect(sent.code).toBe(0);
-		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
+		// Piped: the receiver's answer alone on stdout, what was sent on stderr.
+		expect(sent.stdout).toBe('200 {"success":true}\n');
+		expect(sent.stderr).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n$/);
 		const accepted = await waitFor(() => serve?.events().find(event => event.type === 'accepted'), {until: event => event !== undefined, what: 'the accepted event'});
 		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
 
@@ -260,9 +262,11 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const run = startCli(['serve', '--port', '0'], {env: envFor(platform)});
 		const {child, closed: exited} = run;
 		try {
-			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], {until: value => value !== undefined, what: 'the listening line'}));
-			expect(run.stdout()).toContain('secrets 1 ok');
-			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
+			// Piped: the start-up banner on stderr, the event log alone on stdout.
+			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())?.[1], {until: value => value !== undefined, what: 'the listening line'}));
+			expect(run.stderr()).toContain('secrets 1 ok');
+			expect(run.stderr()).toContain(`key …${platform.apiKey.slice(-4)}`);
+			expect(run.stdout()).not.toContain('Listening on');
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);
 			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), what: 'the event line'});

@@ -67,7 +67,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis
 		const port = redis.port ?? 0;
 		const run = startCli(['serve', '--redis', redis.url, '--port', '0'], {env: platform.env()});
 		try {
-			const line = await waitFor(() => /Listening on (\S+)/.exec(run.stdout()), {what: `serve to listen (stderr: ${run.stderr()})`});
+			const line = await waitFor(() => /Listening on (\S+)/.exec(run.stderr()), {what: `serve to listen (stderr: ${run.stderr()})`});
 			const url = `${line[1] ?? ''}/webhook`;
 			const {platform: local} = platform;
 			const deliver = async (): Promise<number> => {

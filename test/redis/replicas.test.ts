@@ -39,7 +39,7 @@ type Replica = {child: CliProcess['child']; url: string; exited: Promise<unknown
 /** A built-CLI `serve --redis` (the replica keeps no job state of its own). */
 async function startReplica(redisUrl: string, env: Record<string, string | undefined>): Promise<Replica> {
 	const run = startCli(['serve', '--redis', redisUrl, '--port', '0', '--concurrency', String(concurrency)], {env});
-	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stdout()), {what: `a replica to listen (stderr: ${run.stderr()})`});
+	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stderr()), {what: `a replica to listen (stderr: ${run.stderr()})`});
 	return {child: run.child, url: `${line[1] ?? ''}/webhook`, exited: run.closed};
 }
 
