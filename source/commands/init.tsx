@@ -72,7 +72,7 @@ const command: Command<InitOptions> = {
 					summary = lines;
 				}}
 			/>
-		));
+		), {hideTyping: true});
 		await waitForApp(app, context.signal);
 		// Printed after the form is gone, as ordinary output: the terminal wraps it, and the last line
 		// ends with a newline however tall the form's last frame was. The result goes to stdout; a
