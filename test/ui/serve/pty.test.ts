@@ -109,9 +109,13 @@ async function deliver(port: number, event: ReturnType<typeof buildTestEvent>): 
 	expect(answer.status).toBe(200);
 }
 
-/** Waits until the terminal's screen (what is visible now) satisfies `check`. */
+/**
+ * Waits until the terminal's screen (what is visible now) satisfies `check` with a whole frame on
+ * it: a frame can arrive in pieces, and the status box's bottom border is always its last line.
+ */
 async function screenShows(session: PtySession, check: (screen: string[]) => boolean, what: string): Promise<string[]> {
-	return waitFor(() => session.terminal().screen(), {until: check, what});
+	const whole = (screen: string[]) => /^╰─+╯$/.test(screen.filter(line => line.trim() !== '').at(-1) ?? '');
+	return waitFor(() => session.terminal().screen(), {until: screen => check(screen) && whole(screen), what: `${what} (a whole frame)`});
 }
 
 const has = (text: string) => (screen: string[]) => screen.some(line => line.includes(text));
