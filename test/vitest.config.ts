@@ -5,8 +5,10 @@ export default defineConfig({
 		root: new URL('..', import.meta.url).pathname,
 		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
 		pool: 'forks',
-		testTimeout: 30_000,
-		hookTimeout: 30_000,
+		// Hang limits, not speed limits: a test waits on events, and these only end one that hangs
+		// (far past what the slowest test needs on a loaded 2-core machine).
+		testTimeout: 300_000,
+		hookTimeout: 120_000,
 		setupFiles: ['test/setup.ts'],
 	},
 });

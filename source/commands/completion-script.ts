@@ -16,6 +16,8 @@ export type CompletionCommand = {
 	summary: string;
 	/** The described (visible) flags, camelCase, own and shared. */
 	flags: readonly string[];
+	/** The flags that take a value, camelCase: the word after one is that value, not a command word. */
+	valueFlags: readonly string[];
 };
 
 export type CompletionSpec = {
@@ -46,6 +48,12 @@ function groups(spec: CompletionSpec): string[] {
 	return [...new Set(spec.commands.filter(command => command.words.length > 1).map(command => command.words[0] ?? ''))];
 }
 
+/** Every flag that takes a value in some command, as a case pattern (`--data-dir|--redis`). */
+function valueFlagPattern(spec: CompletionSpec): string {
+	const names = [...new Set(spec.commands.flatMap(command => command.valueFlags))].sort();
+	return names.length === 0 ? '--no-such-flag' : names.map(name => `--${kebab(name)}`).join('|');
+}
+
 function quote(text: string): string {
 	return `'${text.replaceAll('\'', '\'\\\'\'')}'`;
 }
@@ -58,10 +66,23 @@ function bash(spec: CompletionSpec): string {
 _${program.replace('-', '_')}() {
 	local cur="\${COMP_WORDS[COMP_CWORD]}"
 	local -a positional=()
-	local word
+	local word skip=""
 	for word in "\${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-		[[ $word == -* ]] || positional+=("$word")
+		if [[ -n $skip ]]; then
+			skip=""
+			continue
+		fi
+		case "$word" in
+			${valueFlagPattern(spec)}) skip=1 ;;
+			-*) ;;
+			*) positional+=("$word") ;;
+		esac
 	done
+	# The word typed is a flag's value (a path, a URL, a number): left to the shell's default.
+	if [[ -n $skip ]]; then
+		COMPREPLY=()
+		return
+	fi
 	local first="\${positional[0]}" second="\${positional[1]}" words_here="" flags=""
 	if [[ \${#positional[@]} -eq 0 ]]; then
 		words_here=${quote(firstWords(spec).join(' '))}
@@ -103,10 +124,23 @@ function zsh(spec: CompletionSpec): string {
 # zsh completion for ${program}; install with: ${program} completion zsh > "\${fpath[1]}/_${program}"
 _${program.replace('-', '_')}() {
 	local -a positional flags
-	local word
+	local word skip=0
 	for word in "\${(@)words[2,CURRENT-1]}"; do
-		[[ $word == -* ]] || positional+=("$word")
+		if (( skip )); then
+			skip=0
+			continue
+		fi
+		case $word in
+			(${valueFlagPattern(spec)}) skip=1 ;;
+			(-*) ;;
+			(*) positional+=("$word") ;;
+		esac
 	done
+	# The word typed is a flag's value (a path, a URL, a number).
+	if (( skip )); then
+		_files
+		return
+	fi
 	local name="\${positional[1]}"
 	(( \${#positional} >= 2 )) && name="\${positional[1]} \${positional[2]}"
 	case "$name" in
@@ -139,36 +173,38 @@ fi
 }
 
 function fish(spec: CompletionSpec): string {
-	const lines = [`# fish completion for ${program}; install with: ${program} completion fish > ~/.config/fish/completions/${program}.fish`, `complete -c ${program} -f`];
+	// No file names where a command or subcommand name or an event id is expected (-f); a command's
+	// own arguments (upload's folder) and flag values (-r) complete files as usual.
+	const lines = [`# fish completion for ${program}; install with: ${program} completion fish > ~/.config/fish/completions/${program}.fish`];
 	const topLevel = firstWords(spec);
 	const noCommand = `not __fish_seen_subcommand_from ${topLevel.join(' ')}`;
 	for (const word of topLevel) {
 		const one = spec.commands.find(command => command.words.length === 1 && command.words[0] === word);
 		const description = one?.summary ?? (word === 'help' ? 'Help about a command' : `${word} commands`);
-		lines.push(`complete -c ${program} -n ${quote(noCommand)} -a ${word} -d ${quote(description)}`);
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -a ${word} -d ${quote(description)}`);
 	}
 
 	for (const group of groups(spec)) {
 		const subs = subcommands(spec, group);
 		for (const sub of subs) {
 			const description = spec.commands.find(command => command.words[0] === group && command.words[1] === sub)?.summary ?? '';
-			lines.push(`complete -c ${program} -n ${quote(`__fish_seen_subcommand_from ${group}; and not __fish_seen_subcommand_from ${subs.join(' ')}`)} -a ${sub} -d ${quote(description)}`);
+			lines.push(`complete -c ${program} -n ${quote(`__fish_seen_subcommand_from ${group}; and not __fish_seen_subcommand_from ${subs.join(' ')}`)} -f -a ${sub} -d ${quote(description)}`);
 		}
 	}
 
 	for (const command of spec.commands) {
 		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
 		for (const flag of command.flags) {
-			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}`);
+			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${command.valueFlags.includes(flag) ? ' -r' : ''}`);
 		}
 
 		if (eventIdCommands.has(command.words.join(' '))) {
-			lines.push(`complete -c ${program} -n ${quote(condition)} -a ${quote(`(${program} completion --event-ids -- (commandline -opc)[2..-1] 2>/dev/null)`)}`);
+			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${quote(`(${program} completion --event-ids -- (commandline -opc)[2..-1] 2>/dev/null)`)}`);
 		}
 	}
 
 	for (const flag of spec.topFlags) {
-		lines.push(`complete -c ${program} -n ${quote(noCommand)} -l ${kebab(flag)}`);
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -l ${kebab(flag)}`);
 	}
 
 	return `${lines.join('\n')}\n`;

@@ -6,7 +6,7 @@
  */
 import {describedFlagNames, registry, sharedFlags} from './registry.js';
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
-import type {Command} from './types.js';
+import type {Command, FlagSpec} from './types.js';
 import {UsageError} from './validators.js';
 
 type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]};
@@ -28,14 +28,20 @@ function typedFlag(words: readonly string[], name: string): string | undefined {
 	return undefined;
 }
 
+/** The flags that take a value (`--data-dir DIR`): the word after one is no command word. */
+function valueFlagNames(flags: Record<string, FlagSpec>): string[] {
+	return Object.entries(flags).filter(([, spec]) => spec.type !== 'boolean').map(([name]) => name);
+}
+
 async function commandsForCompletion(): Promise<CompletionCommand[]> {
 	const loaded = await Promise.all(registry.map(async entry => {
 		try {
 			const module = await entry.load();
-			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames({...module.default.flags, ...sharedFlags}), 'help']};
+			const flags = {...module.default.flags, ...sharedFlags};
+			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags)};
 		} catch {
 			// A command that cannot load still completes by name.
-			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags)};
+			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags), valueFlags: valueFlagNames(sharedFlags)};
 		}
 	}));
 	return loaded;

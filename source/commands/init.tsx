@@ -35,6 +35,7 @@ const command: Command<InitOptions> = {
 		}
 
 		let outcome: InitOutcome = {saved: false, cancelled: true};
+		let summary: string[] = [];
 		const check = async (values: InitValues) => {
 			try {
 				return await verifySettings(values as ConnectionSettings, {signal: context.signal});
@@ -66,12 +67,20 @@ const command: Command<InitOptions> = {
 				current={current}
 				check={check}
 				save={save}
-				onDone={result => {
+				onDone={(result, lines) => {
 					outcome = result;
+					summary = lines;
 				}}
 			/>
-		));
+		), {hideTyping: true});
 		await waitForApp(app, context.signal);
+		// Printed after the form is gone, as ordinary output: the terminal wraps it, and the last line
+		// ends with a newline however tall the form's last frame was. The result goes to stdout; a
+		// cancel or a refusal to save is a diagnostic.
+		if (summary.length > 0) {
+			(outcome.saved ? context.stdout : context.stderr).write(`${summary.join('\n')}\n`);
+		}
+
 		if (outcome.cancelled) {
 			return context.signal.reason === 'SIGTERM' ? 143 : 130;
 		}

@@ -216,11 +216,10 @@ const command: Command<ServeOptions> = {
 			const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
 			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
 			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
-			context.stdout.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n`);
-			if (warning) {
-				context.stdout.write(`${clock(new Date().toISOString())}  warning: ${warning}\n`);
-			}
-
+			// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
+			// the event log is serve's output (stdout).
+			const warningLine = warning ? `${clock(new Date().toISOString())}  warning: ${warning}\n` : '';
+			context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
 			events.on('event', event => {
 				log.line(plainLine(event));
 			});

@@ -227,7 +227,12 @@ const command: Command<TriggerOptions> = {
 
 			deps.writeJson({type: 'response', url: url.href, event: delivery.event, eventId: delivery.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
 		} else {
-			context.stdout.write(`Sent ${delivery.event} ${delivery.id} to ${url.href}\n${status} ${body.trim()}\n${note ? `${note}\n` : ''}`);
+			// The receiver's answer is the result (stdout); what was sent and the note are diagnostics.
+			context.stderr.write(`Sent ${delivery.event} ${delivery.id} to ${url.href}\n`);
+			context.stdout.write(`${status} ${body.trim()}\n`);
+			if (note) {
+				context.stderr.write(`${note}\n`);
+			}
 		}
 
 		if (!ok) {

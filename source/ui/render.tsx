@@ -16,9 +16,17 @@ function inkStreams(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>
  * it can cancel cleanly; live rows re-render at most `maxFps` times a second. On a terminal Ink
  * writes through a LiveTerminal, which keeps the scrollback intact when the window is narrowed.
  */
-export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>, element: ReactElement, options: {maxFps?: number} = {}): Instance {
+export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>, element: ReactElement, options: {maxFps?: number; hideTyping?: boolean} = {}): Instance {
 	const {stdout, stdin, stderr} = inkStreams(context);
 	const live = stdout.isTTY ? new LiveTerminal(stdout) : undefined;
+	// For a prompt that reads secrets: the terminal stops echoing before the first frame shows. Ink
+	// turns echo off only once its input hook has run, after that frame, so a key pasted as soon as
+	// the prompt appears would otherwise be echoed in the clear. Keys typed meanwhile wait unread.
+	const hidden = options.hideTyping === true && stdin.isTTY && typeof stdin.setRawMode === 'function';
+	if (hidden) {
+		stdin.setRawMode(true);
+	}
+
 	const instance = render(element, {
 		stdout: (live as unknown as NodeJS.WriteStream | undefined) ?? stdout,
 		stdin,
@@ -27,12 +35,15 @@ export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'st
 		patchConsole: false,
 		maxFps: options.maxFps ?? 15,
 	});
-	if (live) {
-		void instance.waitUntilExit().then(() => {
-			live.dispose();
-		}, () => {
-			live.dispose();
-		});
+	if (live || hidden) {
+		const release = () => {
+			live?.dispose();
+			if (hidden) {
+				stdin.setRawMode(false);
+			}
+		};
+
+		void instance.waitUntilExit().then(release, release);
 	}
 
 	return instance;

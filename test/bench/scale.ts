@@ -43,7 +43,7 @@ type Replica = {child: CliProcess['child']; url: string; exited: Promise<unknown
 /** A built-CLI `serve --redis` replica with `slots` slots. */
 async function startReplica(redisUrl: string, env: Record<string, string | undefined>): Promise<Replica> {
 	const run = startCli(['serve', '--redis', redisUrl, '--port', '0', '--concurrency', String(slots)], {env});
-	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stdout()), {timeoutMs: 20_000, what: `a replica to listen (stderr: ${run.stderr()})`});
+	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stderr()), {timeoutMs: 20_000, what: `a replica to listen (stderr: ${run.stderr()})`});
 	return {child: run.child, url: `${line[1] ?? ''}/webhook`, exited: run.closed};
 }
 

@@ -1,6 +1,6 @@
-import {readFileSync, statSync} from 'node:fs';
+import {mkdtempSync, readFileSync, statSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
@@ -16,9 +16,12 @@ afterAll(async () => {
 	await platform.close();
 });
 
+/**
+ * Answers once the question shows. No pause is needed: the form keeps one input for every question,
+ * and keys typed before the terminal is in raw mode arrive as one line that the input submits.
+ */
 async function answer(session: PtySession, question: string, value: string) {
 	await session.waitFor(question);
-	await sleep(100);
 	session.write(`${value}\r`);
 }
 
@@ -60,4 +63,35 @@ describe('platform-tui init in a terminal', () => {
 		const spaceCalls = platform.requests.filter(request => request.method === 'GET' && request.path === `/space/${platform.assistantId}`);
 		expect(spaceCalls).toHaveLength(1);
 	});
+
+	for (const [columns, rows] of [[80, 24], [60, 15]] as const) {
+		it(`at ${columns}×${rows} ends with the result as ordinary output and a trailing newline`, async () => {
+			const session = runInPty(['init'], {columns, rows, env: {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-init-'))}});
+			try {
+				for (const [question, value] of [
+					['PLATFORM_BASE_URL', platform.baseUrl],
+					['PLATFORM_API_KEY', platform.apiKey],
+					['PLATFORM_APP_ID', platform.appId],
+					['PLATFORM_USER_ID', platform.userId],
+					['PLATFORM_COMPANY_ID', platform.companyId],
+					['PLATFORM_ASSISTANT_ID', platform.assistantId],
+					['PLATFORM_ENDPOINT_SECRET', platform.endpointSecret],
+					['PLATFORM_MODEL', ''],
+				] as const) {
+					await answer(session, question, value);
+				}
+
+				const {code, output} = await session.exit();
+				expect(code).toBe(0);
+				// The last line ends with a newline, so the shell's prompt starts on a line of its own.
+				expect(output).toMatch(/Next: platform-tui upload <folder> "<question>"\r?\n$/);
+				const screen = session.terminal().text();
+				expect(screen.some(line => line.startsWith('✔ Saved to '))).toBe(true);
+				expect(screen.some(line => line.startsWith('✔ Found the space'))).toBe(true);
+				expect(screen.filter(line => line.includes('Next: platform-tui upload'))).toHaveLength(1);
+			} finally {
+				session.kill('SIGKILL');
+			}
+		});
+	}
 });

@@ -189,3 +189,17 @@ describe('completion', () => {
 		expect(none).toMatchObject({code: 0, stdout: '', stderr: ''});
 	});
 });
+
+describe('streams: results on stdout, diagnostics on stderr when piped', () => {
+	it('events export --output leaves stdout empty (the file is the result) and confirms on stderr', async () => {
+		const file = path.join(mkdtempSync(path.join(tmpdir(), 'platform-tui-export-')), 'event.json');
+		const result = await runCliInProcess(['events', 'export', 'evt_user000000000000000000000001', '--data-dir', dataDir, '--output', file]);
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe('');
+		expect(result.stderr).toMatch(/^Wrote the body of evt_user000000000000000000000001 \(\d+ bytes\) to .+event\.json\n$/);
+		// Without --output the body is the result, on stdout alone.
+		const body = await runCliInProcess(['events', 'export', 'evt_user000000000000000000000001', '--data-dir', dataDir]);
+		expect(body.stdout).toBe('{"id":"evt_user000000000000000000000001","payload":{"text":"hi"}}\n');
+		expect(body.stderr).toBe('');
+	});
+});

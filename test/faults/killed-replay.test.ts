@@ -25,7 +25,7 @@ async function serve(directory: string): Promise<EventBackend> {
 }
 
 async function answered(backend: EventBackend, id: string): Promise<StoredEvent> {
-	return waitFor(async () => backend.get(id), {until: event => event?.status === 'answered', timeoutMs: 15_000, what: `event ${id} answered`}) as Promise<StoredEvent>;
+	return waitFor(async () => backend.get(id), {until: event => event?.status === 'answered', what: `event ${id} answered`}) as Promise<StoredEvent>;
 }
 
 describe('an events replay killed mid-way', () => {

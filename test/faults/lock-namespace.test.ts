@@ -39,7 +39,7 @@ describe.runIf(runs)('the owner lock across PID namespaces', () => {
 	it('a serve that ran as pid 1 of another namespace: refused while it lives, taken over once it was killed', async () => {
 		const directory = tempDataDir();
 		const other = inNamespace(directory);
-		await waitFor(() => other.output().includes('"ready":true'), {timeoutMs: 20_000, what: 'the serve in its own namespace'});
+		await waitFor(() => other.output().includes('"ready":true'), {what: 'the serve in its own namespace'});
 		expect(JSON.parse(other.output().split('\n')[0] ?? '{}')).toMatchObject({pid: 1});
 
 		const refused = await openJournal({directory}).catch((error: unknown) => error);

@@ -19,7 +19,7 @@ async function replicaDiesWith(url: string, queue: string, id: string): Promise<
 	});
 	const exited = new Promise(resolve => child.once('exit', resolve));
 	try {
-		await waitFor(() => output.includes(`step ${id}`), {timeoutMs: 20_000, what: `a replica to take ${id}`});
+		await waitFor(() => output.includes(`step ${id}`), {what: `a replica to take ${id}`});
 	} finally {
 		child.kill('SIGKILL');
 		await exited;
@@ -63,7 +63,7 @@ describe.skipIf(redisSkipReason !== undefined)('redis: a job whose replica dies 
 		const survivor = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
 		open.push(survivor);
 		await survivor.start(handler, {concurrency: 1});
-		await waitFor(async () => (await survivor.get('evt_stalls'))?.steps.some(step => step.name === 'message-written'), {timeoutMs: 30_000, what: 'the failure path'});
+		await waitFor(async () => (await survivor.get('evt_stalls'))?.steps.some(step => step.name === 'message-written'), {what: 'the failure path'});
 		expect(await statusOf(survivor, 'evt_stalls')).toBe('failed');
 		expect(given).toHaveLength(1);
 		const failing = given[0]?.find(step => step.name === 'failing');

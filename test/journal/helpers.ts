@@ -56,7 +56,7 @@ export async function startHolder(directory: string, action: 'serve' | 'replay' 
 	};
 
 	try {
-		await waitFor(() => out.includes('\n') || child.exitCode !== null, {timeoutMs: 20_000});
+		await waitFor(() => out.includes('\n') || child.exitCode !== null);
 	} catch (error) {
 		await kill();
 		throw new Error(`holder did not get ready: ${errors}`, {cause: error});

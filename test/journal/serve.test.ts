@@ -32,7 +32,7 @@ async function startServe(dataDir: string): Promise<Serve> {
 	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
 	const serve: Serve = {...run, url: '', events};
 	running.push(serve);
-	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, timeoutMs: 15_000, what: 'serve to listen'});
+	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
 	if (first?.type !== 'listening') {
 		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
 	}
@@ -72,7 +72,7 @@ describe('durable serve', () => {
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'What does the keeper write?'});
 		const history = await user.getChatMessages(chat.id);
 		const messageId = history.messages.find(message => message.role === 'ASSISTANT')?.id ?? '';
-		await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {timeoutMs: 15_000, what: 'the built-in answer'});
+		await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {what: 'the built-in answer'});
 		const logsBefore = platform.messageLogs(messageId).length;
 		const requestsBefore = platform.requests.length;
 
@@ -84,7 +84,7 @@ describe('durable serve', () => {
 		const acked = await post(`${first.url}/webhook`, delivery.body, delivery.headers);
 		expect(acked.status).toBe(200);
 		const callsBefore = model.calls;
-		await waitFor(() => model.active, {until: active => active > 0, timeoutMs: 15_000, what: 'the completion call'});
+		await waitFor(() => model.active, {until: active => active > 0, what: 'the completion call'});
 		first.child.kill('SIGKILL');
 		await first.closed;
 		const leftRunning = platform.messageLogs(messageId).slice(logsBefore);
@@ -92,7 +92,7 @@ describe('durable serve', () => {
 
 		model.setDelay(0);
 		const second = await startServe(dataDir);
-		await waitFor(() => second.events().some(line => line.type === 'stage' && line.stage === 'answered' && line.eventId === event.id), {timeoutMs: 15_000, what: 'the answer after the restart'});
+		await waitFor(() => second.events().some(line => line.type === 'stage' && line.stage === 'answered' && line.eventId === event.id), {what: 'the answer after the restart'});
 		expect(platform.message(messageId)?.text).toBe(answerText);
 		expect(platform.message(messageId)?.stoppedStreamingAt).toBeTruthy();
 		// The answer ends with the logs closed (give the last log update its moment after the message).

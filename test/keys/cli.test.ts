@@ -1,11 +1,10 @@
 import {mkdtempSync, statSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, type CliResult} from '../support/cli.js';
@@ -121,13 +120,14 @@ describe('platform-tui keys (built CLI)', () => {
 			expect(newKey).not.toBe(oldKey);
 			expect(store.get('apiKey')).toBe(newKey);
 			expect(statSync(store.path).mode & 0o777).toBe(0o600);
-			const lines = rotated.stdout.trim().split('\n');
+			// Piped: the progress on stderr, the result alone on stdout.
+			const lines = rotated.stderr.trim().split('\n');
 			expect(lines[0]).toBe(`Rotating the API key …${oldKey.slice(-4)} (stored) at ${platform.baseUrl}`);
 			expect(lines[1]).toBe(`Rotated: the new key is …${newKey.slice(-4)}`);
 			expect(lines[2]).toBe(`Checked: the platform accepts the new key …${newKey.slice(-4)}`);
 			expect(lines[3]).toBe(`Stored the new key …${newKey.slice(-4)} in ${store.path} (mode 0600)`);
-			expect(lines[4]).toMatch(new RegExp(`^The previous key …${oldKey.slice(-4)} keeps working until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC( \\(.+\\))?, (59 min \\d\\d s|1 h 00 min) from now\\.$`));
-			expect(rotated.stderr).toBe('');
+			expect(lines).toHaveLength(4);
+			expect(rotated.stdout).toMatch(new RegExp(`^The previous key …${oldKey.slice(-4)} keeps working until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC( \\(.+\\))?, (59 min \\d\\d s|1 h 00 min) from now\\.\\n$`));
 
 			// The rotation call itself: the old key as bearer, JSON content type.
 			const rotateCall = platform.requests.slice(seen).find(request => request.path === '/v2/keys/rotate');
@@ -182,7 +182,7 @@ describe('platform-tui keys (built CLI)', () => {
 		const result = await cli(['keys', 'rotate', '--yes'], {env: {...platformEnv, PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: oldKey}});
 		fullKeys.add(platform.apiKey);
 		expect(result.code).toBe(0);
-		expect(result.stdout).toContain('(from PLATFORM_API_KEY)');
+		expect(result.stderr).toContain('(from PLATFORM_API_KEY)');
 		expect(result.stderr).toMatch(/Warning: PLATFORM_API_KEY is set in the environment and overrides the stored key; update it .* before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
 		expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).get('apiKey')).toBe(platform.apiKey);
 
@@ -193,7 +193,9 @@ describe('platform-tui keys (built CLI)', () => {
 	});
 
 	it('exits 1 with a clear message when the key was refused (expired after a short overlap)', async () => {
-		const short = (await startPlatform({keyOverlapMs: 200})).platform;
+		// The overlap passes when the test moves the platform's clock.
+		const clock = new ManualClock();
+		const short = (await startPlatform({keyOverlapMs: 200, clock})).platform;
 		try {
 			const dir = configDir();
 			const env = {PLATFORM_BASE_URL: short.baseUrl, PLATFORM_APP_ID: short.appId, PLATFORM_USER_ID: short.userId, PLATFORM_COMPANY_ID: short.companyId, PLATFORM_ASSISTANT_ID: short.assistantId, PLATFORM_TUI_CONFIG_DIR: dir};
@@ -202,9 +204,7 @@ describe('platform-tui keys (built CLI)', () => {
 			expect((await cli(['keys', 'rotate', '--yes'], {env: {...env, PLATFORM_API_KEY: oldKey}})).code).toBe(0);
 			fullKeys.add(short.apiKey);
 			const expiresAt = Date.parse(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).rotation().previousKeyExpiresAt ?? '');
-			while (Date.now() <= expiresAt + 20) {
-				await sleep(50);
-			}
+			clock.advance(expiresAt + 1 - clock.now());
 
 			const refused = await cli(['keys', 'rotate', '--yes'], {env: {...env, PLATFORM_API_KEY: oldKey}});
 			expect(refused.code).toBe(1);
@@ -217,7 +217,11 @@ describe('platform-tui keys (built CLI)', () => {
 			expect(refused.stderr).toContain(`The platform refused the current key …${oldKey.slice(-4)} (PLATFORM_API_KEY) with HTTP 401`);
 			expect(refused.stderr).toContain('expired or been revoked');
 			expect(refused.stderr).toContain('platform-tui keys set');
-			expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+			// The progress line, then the error in one sentence.
+			const errorLines = refused.stderr.trim().split('\n');
+			expect(errorLines).toHaveLength(2);
+			expect(errorLines[0]).toMatch(/^Rotating the API key …/);
+			expect(refused.stdout).toBe('');
 		} finally {
 			await short.close();
 		}

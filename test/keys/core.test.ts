@@ -1,7 +1,6 @@
 import {mkdtempSync, statSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore, type ConfigTransaction} from '../../source/config/store.js';
@@ -19,7 +18,7 @@ import {
 	type RotationEvent,
 	type RotationOutcome,
 } from '../../source/keys/index.js';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
@@ -106,7 +105,9 @@ describe('rotateApiKey against the local platform', () => {
 	});
 
 	it('keeps the old key working inside the overlap and refuses it after', async () => {
-		const short = (await startPlatform({keyOverlapMs: 300})).platform;
+		// The overlap passes when the test moves the platform's clock, not while the calls inside it run.
+		const clock = new ManualClock();
+		const short = (await startPlatform({keyOverlapMs: 300, clock})).platform;
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
@@ -119,9 +120,8 @@ describe('rotateApiKey against the local platform', () => {
 			await expect(withNewKey.getSpace(short.assistantId)).resolves.toMatchObject({name: expect.any(String) as unknown});
 			// After the announced expiry: the old key is refused, the new one still works.
 			const expiresAt = Date.parse(outcome.expiresAt ?? '');
-			while (Date.now() <= expiresAt + 20) {
-				await sleep(Math.min(100, Math.max(1, expiresAt + 25 - Date.now())));
-			}
+			expect(expiresAt).toBe(clock.now() + 300);
+			clock.advance(expiresAt + 1 - clock.now());
 
 			const refused = await withOldKey.getSpace(short.assistantId).then(() => undefined, (error: unknown) => error);
 			expect(refused).toBeInstanceOf(PlatformApiError);
@@ -133,15 +133,14 @@ describe('rotateApiKey against the local platform', () => {
 	});
 
 	it('maps a 401 (an expired key) to a clear "refused" error and stores nothing', async () => {
-		const short = (await startPlatform({keyOverlapMs: 100})).platform;
+		const clock = new ManualClock();
+		const short = (await startPlatform({keyOverlapMs: 100, clock})).platform;
 		try {
 			const {store, env} = freshStore();
 			const oldKey = short.apiKey;
 			await store.set('apiKey', oldKey);
 			const first = await rotateApiKey({client: track(clientFor(short, {apiKey: oldKey, retries: 0})), store, env});
-			while (Date.now() <= Date.parse(first.expiresAt ?? '') + 20) {
-				await sleep(30);
-			}
+			clock.advance(Date.parse(first.expiresAt ?? '') + 1 - clock.now());
 
 			// Put the expired key back, as if the rotation had happened elsewhere.
 			await store.setMany({apiKey: oldKey, rotation: {}});

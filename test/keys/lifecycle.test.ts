@@ -166,7 +166,7 @@ describe('key lifecycle against the local platform', () => {
 		writeFileSync(envFile, before, {mode: 0o644});
 		const result = await runCommand(keysRotate, {flags: {yes: true, envFile}, env});
 		expect(result.code).toBe(0);
-		expect(result.stdout).toContain(`Wrote PLATFORM_API_KEY=…${platform.apiKey.slice(-4)} into ${envFile} (mode 0600)`);
+		expect(result.stderr).toContain(`Wrote PLATFORM_API_KEY=…${platform.apiKey.slice(-4)} into ${envFile} (mode 0600)`);
 		expect(result.stdout).not.toContain(platform.apiKey);
 		expect(readFileSync(envFile, 'utf8')).toBe(before.replace('sk_stale_key_0000', platform.apiKey));
 		expect(statSync(envFile).mode & 0o777).toBe(0o600);

@@ -134,6 +134,20 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 		}
 	});
 
+	it('keys set: Ctrl+C as soon as the prompt shows cancels and stores nothing', async () => {
+		const dir = configDir();
+		const session = runInPty(['keys', 'set'], {env: {PLATFORM_TUI_CONFIG_DIR: dir}});
+		try {
+			await session.waitFor('API key:');
+			session.write('\u0003');
+			const {code} = await session.exit();
+			expect(code).toBe(130);
+			expect(new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir}).get('apiKey')).toBeUndefined();
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
 	it('keys set: a masked prompt that never shows the key', async () => {
 		const dir = configDir();
 		const key = 'sk_typed_into_the_prompt_Zx81';

@@ -18,12 +18,11 @@ import {startPlatform} from '../support/platform.js';
 import {PlatformApiError} from '../../source/platform/errors.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli} from '../support/cli.js';
+import {hangLimitMs} from '../support/wait.js';
 
 const processes = 6;
 const rounds = Number(process.env.RACE_ROUNDS ?? 3);
 const overlapMs = 400;
-/** A hang, not a slow machine: each process gets this long, and they may all queue for the lock. */
-const perProcessMs = 20_000;
 
 type Rotated = {type: string; key: string; previousKey: string; stored: boolean; expiresAt: string};
 
@@ -48,7 +47,7 @@ describe('concurrent key rotations (built CLI)', () => {
 	for (let round = 1; round <= rounds; round++) {
 		it(`round ${round}: ${processes} rotations at once leave a stored key that works after the overlap`, async () => {
 			const first = store.get('apiKey') ?? '';
-			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: processes * perProcessMs})));
+			const results = await Promise.all(Array.from({length: processes}, async () => runCli(['keys', 'rotate', '--yes', '--json'], {env, timeoutMs: processes * hangLimitMs})));
 			for (const result of results) {
 				expect(result.stderr).toBe('');
 				expect(result.code).toBe(0);
@@ -82,6 +81,6 @@ describe('concurrent key rotations (built CLI)', () => {
 				await withStored.close();
 				await withFirst.close();
 			}
-		}, processes * perProcessMs + 10_000);
+		}, processes * hangLimitMs + 10_000);
 	}
 });

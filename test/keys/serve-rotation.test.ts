@@ -5,7 +5,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore} from '../../source/config/store.js';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
+import {systemClock, type LocalPlatform, type PlatformClock} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {runCli, startCli, type CliProcess} from '../support/cli.js';
@@ -19,16 +19,19 @@ const bearerOf = (headers: Record<string, string>) => headers.authorization?.rep
 
 type Serve = CliProcess & {url: string};
 
-/** Starts the built `platform-tui serve --port 0 --json` and waits for its `listening` line. */
+/**
+ * Starts the built `platform-tui serve --port 0 --json` and waits for its `listening` line. Its
+ * tolerance takes the platform's clock moved past the overlap (events signed an hour ahead).
+ */
 async function startServe(env: Record<string, string>): Promise<Serve> {
-	const serve = startCli(['serve', '--port', '0', '--json', '--drain-timeout', '2'], {env});
+	const serve = startCli(['serve', '--port', '0', '--json', '--drain-timeout', '2', '--tolerance', '86400'], {env});
 	const line = await waitFor(() => {
 		if (serve.child.exitCode !== null) {
 			throw new Error(`serve exited with ${serve.child.exitCode}: ${serve.stderr()}`);
 		}
 
 		return serve.stdout().split('\n').find(candidate => candidate.includes('"listening"'));
-	}, {what: 'serve to listen', timeoutMs: 20_000, intervalMs: 25});
+	}, {what: 'serve to listen', intervalMs: 25});
 	const {url} = JSON.parse(line) as {url: string};
 	return {...serve, url};
 }
@@ -36,10 +39,14 @@ async function startServe(env: Record<string, string>): Promise<Serve> {
 describe('a running serve during a key rotation made by another process', () => {
 	let platform: LocalPlatform;
 	let serve: Serve | undefined;
-	const overlapMs = 2500;
+	// The overlap ends when the test moves the platform's clock past it, never while the steps
+	// before run on a loaded machine: an hour no test run comes near, then a jump of an hour.
+	const overlapMs = 3_600_000;
+	const moved = {ms: 0};
+	const clock: PlatformClock = {now: () => Date.now() + moved.ms, sleep: async (ms, signal) => systemClock.sleep(ms, signal)};
 
 	beforeAll(async () => {
-		platform = (await startPlatform({keyOverlapMs: overlapMs, assistantStepMs: 5})).platform;
+		platform = (await startPlatform({keyOverlapMs: overlapMs, assistantStepMs: 5, clock})).platform;
 	});
 
 	afterAll(async () => {
@@ -94,7 +101,7 @@ describe('a running serve during a key rotation made by another process', () => 
 		try {
 			// Before: a few events answered with the first key.
 			const before = await Promise.all([1, 2, 3].map(async index => ask(`before ${index}`)));
-			await waitFor(() => before.every(id => answered(id)), {what: 'the first answers', timeoutMs: 15_000, intervalMs: 25});
+			await waitFor(() => before.every(id => answered(id)), {what: 'the first answers', intervalMs: 25});
 
 			// During: keep events coming while a second process rotates the key.
 			const phase = {rotating: true};
@@ -117,15 +124,16 @@ describe('a running serve during a key rotation made by another process', () => 
 			expect(secondKey).not.toBe(firstKey);
 			expect(store.get('apiKey')).toBe(secondKey);
 
-			// After: past the overlap the first key is dead; events must still be answered.
+			// Every event of the overlap answered, then the clock moves past it: the first key is dead,
+			// and events must still be answered.
+			await waitFor(() => assistantMessages.every(id => answered(id)), {what: 'the answers during the rotation', intervalMs: 25});
 			const expiresAt = Date.parse(store.rotation().previousKeyExpiresAt ?? '');
 			expect(expiresAt).toBeGreaterThan(0);
-			while (Date.now() <= expiresAt + 50) {
-				await sleep(50);
-			}
+			moved.ms += expiresAt + 1 - clock.now();
+			expect(clock.now()).toBeGreaterThan(expiresAt);
 
 			const after = await Promise.all([1, 2, 3].map(async index => ask(`after ${index}`)));
-			await waitFor(() => assistantMessages.every(id => answered(id)), {what: 'every answer', timeoutMs: 20_000, intervalMs: 25});
+			await waitFor(() => assistantMessages.every(id => answered(id)), {what: 'every answer', intervalMs: 25});
 
 			// Every event got the receiver's answer: both logs COMPLETED, nothing FAILED.
 			for (const id of assistantMessages) {
@@ -165,5 +173,5 @@ describe('a running serve during a key rotation made by another process', () => 
 		} finally {
 			await user.close();
 		}
-	}, 90_000);
+	});
 });

@@ -134,8 +134,9 @@ describe('total time', () => {
 		const error = await client({timeoutMs: 100, totalTimeoutMs: 350, retries: 50}).getSpace('a').catch((error_: unknown) => error_) as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.code).toBe('platform-no-answer');
-		// Each attempt lasts its 100 ms at least, so 350 ms hold four at most, whatever the retry count.
-		expect(error.attempts).toBeGreaterThanOrEqual(2);
+		// Each attempt lasts its 100 ms at least, so 350 ms hold four at most, whatever the retry count
+		// (a loaded machine may fit fewer: how many is not the point, the bound is).
+		expect(error.attempts).toBeGreaterThanOrEqual(1);
 		expect(error.attempts).toBeLessThanOrEqual(4);
 		expect(fixture.server.requests).toHaveLength(error.attempts);
 		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a'});
@@ -163,7 +164,8 @@ describe('total time', () => {
 
 	it('a Retry-After longer than the time left ends the operation with the last answer', async () => {
 		fixture.server.setFallback(() => ({status: 503, body: {error: 'busy'}, headers: {'retry-after': '30'}}));
-		const error = await client({timeoutMs: 500, totalTimeoutMs: 1000}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
+		// Time limits far past what one loopback answer needs: the 30 s Retry-After is what is too long.
+		const error = await client({timeoutMs: 20_000, totalTimeoutMs: 25_000}).getSpace('a').catch((error_: unknown) => error_) as PlatformApiError;
 		expect(error).toBeInstanceOf(PlatformApiError);
 		expect(error.status).toBe(503);
 		expect(fixture.server.requests).toHaveLength(1);

@@ -10,7 +10,8 @@ import {runCli, startCli} from '../support/cli.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {runInPty} from '../support/pty.js';
-import {waitFor} from '../support/wait.js';
+import {hangLimitMs, waitFor} from '../support/wait.js';
+import {startModel} from './helpers.js';
 
 /** The built `serve` running as a child process, its stdout read line by line. */
 type ServeChild = {
@@ -36,7 +37,7 @@ async function startServe(args: string[], env: Record<string, string | undefined
 		lines.push(...parts);
 	});
 	const parse = () => lines.filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const first = await waitFor<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr()}), {until: value => value !== undefined, timeoutMs: 15_000, what: 'serve to listen'});
+	const first = await waitFor<Record<string, unknown> | undefined>(() => parse()[0] ?? (child.exitCode === null ? undefined : {failed: stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
 	if (first?.type !== 'listening') {
 		throw new Error(`serve did not start: ${JSON.stringify(first)} ${stderr()}`);
 	}
@@ -133,7 +134,9 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 
 		const sent = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--text', 'Hello receiver', '--chat-id', 'chat_cli'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 		expect(sent.code).toBe(0);
-		expect(sent.stdout).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n200 \{"success":true\}\n$/);
+		// Piped: the receiver's answer alone on stdout, what was sent on stderr.
+		expect(sent.stdout).toBe('200 {"success":true}\n');
+		expect(sent.stderr).toMatch(/^Sent platform\.chat\.user-message\.created evt_[0-9a-f]{24} to http:\/\/127\.0\.0\.1:\d+\/webhook\n$/);
 		const accepted = await waitFor(() => serve?.events().find(event => event.type === 'accepted'), {until: event => event !== undefined, what: 'the accepted event'});
 		expect(accepted).toMatchObject({eventType: 'platform.chat.user-message.created', chatId: 'chat_cli', text: 'Hello receiver', handling: 'logged'});
 
@@ -193,7 +196,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const oldKey = platform.apiKey;
 		const chat = await user.createChat({title: 'CLI chosen', assistantId: platform.assistantId});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Is anybody there?'});
-		const first = await waitFor(async () => user.getLatestMessage(chat.id), {until: message => Boolean(message.stoppedStreamingAt), timeoutMs: 15_000, what: 'the first answer'});
+		const first = await waitFor(async () => user.getLatestMessage(chat.id), {until: message => Boolean(message.stoppedStreamingAt), what: 'the first answer'});
 		expect(first.text).not.toBe(apologyText);
 		const firstCalls = platform.requests.filter(request => request.path === '/message-log');
 		expect(firstCalls.at(-1)?.headers.authorization).toBe(`Bearer ${oldKey}`);
@@ -209,7 +212,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		const second = await user.createChat({title: 'After rotation', assistantId: platform.assistantId});
 		const userClient = clientFor(platform);
 		await userClient.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Still there?'});
-		await waitFor(async () => userClient.getLatestMessage(second.id), {until: message => Boolean(message.stoppedStreamingAt), timeoutMs: 15_000, what: 'the second answer'});
+		await waitFor(async () => userClient.getLatestMessage(second.id), {until: message => Boolean(message.stoppedStreamingAt), what: 'the second answer'});
 		await userClient.close();
 		const receiverCalls = platform.requests.slice(before).filter(request => request.path === '/message-log' || request.path === '/search/search' || request.path === '/openai/chat/completions');
 		expect(receiverCalls.length).toBeGreaterThanOrEqual(4);
@@ -221,35 +224,49 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		expect(await serve.exit()).toBe(0);
 	});
 
-	it('SIGTERM during a slow completion (platform latency) leaves no log RUNNING, writes the apology and exits 0', async () => {
-		serve = await startServe(['--drain-timeout', '0.2'], envFor(platform));
-		platform.setWebhookUrl(`${serve.url}/webhook`);
-		const chat = await user.createChat({title: 'Slow', assistantId: platform.assistantId});
-		platform.setFaults({latencyMs: 400});
-		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Take your time'});
-		const history = await user.getChatMessages(chat.id);
-		const assistant = {id: defined(defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id, 'its id')};
-		// The completion call has arrived and is being held by the latency.
-		await waitFor(() => platform.requests.some(request => request.path === '/openai/chat/completions' && request.status === 0), {until: found => found, timeoutMs: 15_000, what: 'the completion call'});
-		serve.child.kill('SIGTERM');
-		expect(await serve.exit()).toBe(0);
-		const logs = platform.messageLogs(assistant.id);
-		expect(logs.length).toBeGreaterThan(0);
-		expect(logs.filter(log => log.status === 'RUNNING')).toEqual([]);
-		expect(logs.map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
-		expect(platform.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String) as unknown});
-		const stopped = serve.events().at(-1);
-		expect(stopped).toMatchObject({type: 'stopped', cutOff: 1});
-		expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain') as unknown});
+	it('SIGTERM during a held completion leaves no log RUNNING, writes the apology and exits 0', async () => {
+		// A model that answers only long after the hang limit: the completion is still held when the
+		// drain ends, however slow the machine.
+		const model = await startModel({delayMs: 10 * hangLimitMs});
+		const slow = (await startPlatform({llmUrl: model.url})).platform;
+		const slowUser = clientFor(slow);
+		try {
+			await new ConfigStore(process.env).set('apiKey', slow.apiKey);
+			serve = await startServe(['--drain-timeout', '0.2'], envFor(slow));
+			slow.setWebhookUrl(`${serve.url}/webhook`);
+			const chat = await slowUser.createChat({title: 'Slow', assistantId: slow.assistantId});
+			await slowUser.createSpaceMessage({assistantId: slow.assistantId, chatId: chat.id, text: 'Take your time'});
+			const history = await slowUser.getChatMessages(chat.id);
+			const assistant = {id: defined(defined(history.messages.find(message => message.role === 'ASSISTANT'), 'the assistant message').id, 'its id')};
+			// The completion call has arrived and is being held by the model.
+			await waitFor(() => model.active, {until: active => active > 0, what: 'the completion call'});
+			serve.child.kill('SIGTERM');
+			expect(await serve.exit()).toBe(0);
+			const logs = slow.messageLogs(assistant.id);
+			expect(logs.length).toBeGreaterThan(0);
+			expect(logs.filter(log => log.status === 'RUNNING')).toEqual([]);
+			expect(logs.map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
+			expect(slow.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String) as unknown});
+			const stopped = serve.events().at(-1);
+			expect(stopped).toMatchObject({type: 'stopped', cutOff: 1});
+			expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain') as unknown});
+		} finally {
+			await new ConfigStore(process.env).set('apiKey', platform.apiKey);
+			await slowUser.close();
+			await slow.close();
+			await model.close();
+		}
 	});
 
 	it('prints one plain line per event without a TTY', async () => {
 		const run = startCli(['serve', '--port', '0'], {env: envFor(platform)});
 		const {child, closed: exited} = run;
 		try {
-			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], {until: value => value !== undefined, timeoutMs: 15_000, what: 'the listening line'}));
-			expect(run.stdout()).toContain('secrets 1 ok');
-			expect(run.stdout()).toContain(`key …${platform.apiKey.slice(-4)}`);
+			// Piped: the start-up banner on stderr, the event log alone on stdout.
+			const url = defined(await waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr())?.[1], {until: value => value !== undefined, what: 'the listening line'}));
+			expect(run.stderr()).toContain('secrets 1 ok');
+			expect(run.stderr()).toContain(`key …${platform.apiKey.slice(-4)}`);
+			expect(run.stdout()).not.toContain('Listening on');
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'plain please'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);
 			await waitFor(() => run.stdout(), {until: text => text.includes('plain please'), what: 'the event line'});

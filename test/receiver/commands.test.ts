@@ -92,12 +92,13 @@ describe('serve and trigger: run in-process with the journal', () => {
 		const stop = new AbortController();
 		const running = start(serve, {flags: {port: 0, dataDir}, env: local.env(), signal: stop.signal});
 		try {
-			const listening = await waitFor(() => running.stdout(), {until: text => text.includes('"listening"') || running.stderr() !== '', timeoutMs: 15_000, what: 'serve to listen'});
+			const listening = await waitFor(() => running.stdout(), {until: text => text.includes('"listening"') || running.stderr() !== '', what: 'serve to listen'});
 			const first = JSON.parse(listening.split('\n')[0] ?? '{}') as {url: string; backend: string; dataDir: string; retention: string};
 			expect(first).toMatchObject({backend: 'journal', dataDir, retention: '7d'});
 			const sent = await runCommand(trigger, {argv: ['external-module-chosen'], flags: {url: `${first.url}/webhook`}, env: local.env()});
 			expect(sent.code).toBe(0);
-			expect(sent.stdout).toContain('the answer cannot land; pass --chat-id and --message-id');
+			expect(sent.stderr).toContain('the answer cannot land; pass --chat-id and --message-id');
+			expect(sent.stdout).toBe('200 {"success":true}\n');
 			const second = await runCommand(serve, {flags: {port: 0, dataDir}, env: local.env()});
 			expect(second.code).toBe(1);
 			const text = describeError(second.error);

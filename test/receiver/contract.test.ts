@@ -29,7 +29,7 @@ type Running = {stop(): Promise<void>};
 async function startServe(platform: LocalPlatform, args: string[]): Promise<Running> {
 	const run: CliProcess = startCli(['serve', '--port', '0', '--json', ...args], {env: platformEnv(platform)});
 	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, timeoutMs: 30_000, what: 'serve to listen'});
+	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
 	if (first?.type !== 'listening') {
 		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
 	}
@@ -79,7 +79,7 @@ async function assistantMessage(user: PlatformClient, platform: LocalPlatform, c
 async function askAndWait(platform: LocalPlatform, user: PlatformClient, question: string): Promise<string> {
 	const chat = await user.createChat({title: question, assistantId: platform.assistantId});
 	const messageId = await assistantMessage(user, platform, chat.id, question);
-	await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {until: Boolean, timeoutMs: 30_000, what: `the answer to ${messageId}`});
+	await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {until: Boolean, what: `the answer to ${messageId}`});
 	return messageId;
 }
 

@@ -124,7 +124,7 @@ describe('fixtures against a running serve (built CLI)', () => {
 		const result = await runCommand(trigger, {argv, env: {PLATFORM_ENDPOINT_SECRET: secret}, flags: {url: `${serve.url}/webhook`, dataDir, ...flags}, json: true});
 		expect(result.stderr).toBe('');
 		const eventId = (JSON.parse(result.stdout) as {eventId: string}).eventId;
-		const event = await waitFor(() => received().slice(before).find(entry => entry.eventId === eventId), {until: entry => entry !== undefined, timeoutMs: 10_000, what: 'serve to log the delivery'});
+		const event = await waitFor(() => received().slice(before).find(entry => entry.eventId === eventId), {until: entry => entry !== undefined, what: 'serve to log the delivery'});
 		return {...result, eventId, event};
 	}
 
@@ -141,7 +141,7 @@ describe('fixtures against a running serve (built CLI)', () => {
 		const env = {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: secret};
 		const run = startCli(['serve', '--port', '0', '--json', '--data-dir', dataDir], {env});
 		const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-		const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, timeoutMs: 15_000, what: 'serve to listen'});
+		const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
 		if (first?.type !== 'listening') {
 			throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
 		}

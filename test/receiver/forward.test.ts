@@ -98,7 +98,7 @@ describe('serve --forward-to', () => {
 				await run.closed;
 			});
 			const lines = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-			const listening = await waitFor(() => lines()[0], {timeoutMs: 15_000, what: 'serve to listen'});
+			const listening = await waitFor(() => lines()[0], {what: 'serve to listen'});
 			return {...run, url: String(listening.url), lines};
 		};
 

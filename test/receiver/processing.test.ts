@@ -76,7 +76,7 @@ async function ask(h: Harness, chatId: string, text: string): Promise<{assistant
 }
 
 async function answered(h: Harness, chatId: string): Promise<Message> {
-	return waitFor(async () => h.user.getLatestMessage(chatId), {until: message => Boolean(message.stoppedStreamingAt), timeoutMs: 15_000, what: `the answer in ${chatId}`});
+	return waitFor(async () => h.user.getLatestMessage(chatId), {until: message => Boolean(message.stoppedStreamingAt), what: `the answer in ${chatId}`});
 }
 
 const stagesOf = (events: ReceiverEvent[], chatId: string) => events.filter((event): event is StageEvent => event.type === 'stage' && event.chatId === chatId);
@@ -103,7 +103,7 @@ describe('chosen-module processing against the local platform', () => {
 		const content = await h.user.upsertContent({input, chatId: chat.id});
 		await h.user.putBlob(defined(content.writeUrl, 'writeUrl'), {filePath, contentType: 'text/markdown'});
 		await h.user.finalizeContent({input: {...input, byteSize: (await stat(filePath)).size}, chatId: chat.id, fileUrl: defined(content.readUrl, 'readUrl')});
-		await waitFor(async () => h.user.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}), {until: found => found[0]?.ingestionState === 'FINISHED', timeoutMs: 10_000, what: 'ingestion'});
+		await waitFor(async () => h.user.searchContent({where: {id: {equals: content.id}}, chatId: chat.id, includeFailedContent: true}), {until: found => found[0]?.ingestionState === 'FINISHED', what: 'ingestion'});
 
 		const question = 'How far does the harbour lighthouse lamp reach?';
 		// What the search gives for this question, to compute the expected context independently.
@@ -246,7 +246,7 @@ describe('the failure path', () => {
 		await answered(h, chat.id);
 		const event = chosenEvent({chatId: chat.id, text: '', assistantMessageId, userId: h.platform.userId, companyId: h.platform.companyId});
 		await sendSigned(`${defined(h.receiver.url)}/webhook`, event, h.platform.endpointSecret);
-		await waitFor(() => stagesOf(defined(h).events, chat.id).filter(stage => stage.stage === 'failed').length, {until: count => count === 1, timeoutMs: 10_000, what: 'the failure'});
+		await waitFor(() => stagesOf(defined(h).events, chat.id).filter(stage => stage.stage === 'failed').length, {until: count => count === 1, what: 'the failure'});
 		const logs = h.platform.messageLogs(assistantMessageId);
 		expect(logs.slice(2).map(log => [log.order, log.status, log.text])).toEqual([[1, 'FAILED', 'Searching the knowledge base…']]);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText});
@@ -274,7 +274,7 @@ describe('bounded queue and drain', () => {
 		}
 
 		// Every chosen delivery was answered 200 while the model was still holding completions.
-		await waitFor(() => current.platform.deliveries.filter(record => record.event === 'platform.chat.external-module.chosen' && record.state === 'delivered').length, {until: count => count === 4, timeoutMs: 10_000, what: 'four acknowledged chosen events'});
+		await waitFor(() => current.platform.deliveries.filter(record => record.event === 'platform.chat.external-module.chosen' && record.state === 'delivered').length, {until: count => count === 4, what: 'four acknowledged chosen events'});
 		expect(current.receiver.counters().answered).toBeLessThan(4);
 		await Promise.all(chats.map(async chat => answered(current, chat.id)));
 		expect(model.maxActive).toBe(2);
@@ -294,10 +294,10 @@ describe('bounded queue and drain', () => {
 			const first = await user.createChat({title: 'First', assistantId: platform.assistantId});
 			const second = await user.createChat({title: 'Second', assistantId: platform.assistantId});
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: first.id, text: 'One?'});
-			await waitFor(() => model?.calls, {until: calls => calls === 1, timeoutMs: 10_000, what: 'the first completion'});
+			await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the first completion'});
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Two?'});
 			for (const chat of [first, second]) {
-					const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), timeoutMs: 15_000, what: `the answer in ${chat.id}`});
+					const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), what: `the answer in ${chat.id}`});
 				expect(message.text).toBe('An answer from the test model.');
 			}
 
@@ -320,7 +320,7 @@ describe('bounded queue and drain', () => {
 		h = await harness({llmUrl: model.url});
 		const chat = await h.user.createChat({title: 'Drain', assistantId: h.platform.assistantId});
 		const {assistantMessageId} = await ask(h, chat.id, 'Is the lamp lit?');
-		await waitFor(() => model?.calls, {until: calls => calls === 1, timeoutMs: 10_000, what: 'the completion call'});
+		await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the completion call'});
 		const result = await h.receiver.close(10_000);
 		expect(result.cutOff).toBe(0);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: 'An answer from the test model.'});
@@ -334,8 +334,8 @@ describe('bounded queue and drain', () => {
 		const second = await h.user.createChat({title: 'Queued one', assistantId: h.platform.assistantId});
 		const running = await ask(h, first.id, 'Is the lamp lit?');
 		const queued = await ask(h, second.id, 'Is the lamp lit?');
-		await waitFor(() => model?.calls, {until: calls => calls === 1, timeoutMs: 10_000, what: 'the completion call'});
-		await waitFor(() => h?.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, {until: count => count === 1, timeoutMs: 10_000, what: 'the second job queued'});
+		await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the completion call'});
+		await waitFor(() => h?.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, {until: count => count === 1, what: 'the second job queued'});
 		const result = await h.receiver.close(50);
 		expect(result.cutOff).toBe(2);
 		for (const {assistantMessageId} of [running, queued]) {

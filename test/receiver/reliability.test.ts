@@ -71,12 +71,12 @@ describe('receiver reliability (real HTTP, local platform)', () => {
 	async function answeredChat(title: string): Promise<{chatId: string; assistantMessageId: string}> {
 		const chat = await user.createChat({title, assistantId: platform.assistantId});
 		await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Hello?'});
-		const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), timeoutMs: 15_000, what: 'the first answer'});
+		const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), what: 'the first answer'});
 		return {chatId: chat.id, assistantMessageId: defined(message.id, 'the answered message id')};
 	}
 
 	const failedStage = async (eventId: string): Promise<StageEvent> => {
-		const found = await waitFor(() => events.find((event): event is StageEvent => event.type === 'stage' && event.eventId === eventId && event.stage === 'failed'), {until: event => event !== undefined, timeoutMs: 10_000, what: `the failure of ${eventId}`});
+		const found = await waitFor(() => events.find((event): event is StageEvent => event.type === 'stage' && event.eventId === eventId && event.stage === 'failed'), {until: event => event !== undefined, what: `the failure of ${eventId}`});
 		if (!found) {
 			throw new Error(`no failure of ${eventId}`);
 		}

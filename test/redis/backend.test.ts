@@ -64,7 +64,7 @@ describe.skipIf(redisSkipReason !== undefined)('redis backend', () => {
 		});
 		const exited = new Promise(resolve => child.once('exit', resolve));
 		try {
-			await waitFor(() => output.includes('ready'), {timeoutMs: 15_000, what: 'the replica to start'});
+			await waitFor(() => output.includes('ready'), {what: 'the replica to start'});
 			const survivor = await backend(queue);
 			expect(await survivor.accept(newEvent('evt_resume'))).toBe('stored');
 			await waitFor(() => output.includes('step evt_resume'), {what: 'the first step'});
@@ -74,7 +74,7 @@ describe.skipIf(redisSkipReason !== undefined)('redis backend', () => {
 
 			const seen: Seen[] = [];
 			await survivor.start(recordingHandler(seen), {concurrency: 1});
-			await waitFor(async () => (await statusOf(survivor, 'evt_resume')) === 'answered', {timeoutMs: 15_000, what: 'the takeover'});
+			await waitFor(async () => (await statusOf(survivor, 'evt_resume')) === 'answered', {what: 'the takeover'});
 			// The survivor got the dead replica's step, and continued after it.
 			expect(seen).toHaveLength(1);
 			expect(seen[0]?.steps.map(step => step.name)).toEqual(['log-created']);

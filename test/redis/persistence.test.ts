@@ -19,7 +19,8 @@ type Started = {stdout: string; stderr: string; metrics?: string};
 async function serveOnce(platform: TestPlatform, url: string, json: boolean): Promise<Started> {
 	const run = startCli(['serve', '--redis', url, '--port', '0', ...(json ? ['--json', '--admin-port', '0'] : [])], {env: platform.env()});
 	try {
-		const listening = await waitFor(() => run.stdout().split('\n').find(line => /"listening"|Listening on/.test(line)), {timeoutMs: 20_000, what: `serve to listen (stderr: ${run.stderr()})`});
+		// NDJSON on stdout; the plain start-up line (and a start-up warning, written with it) on stderr.
+		const listening = await waitFor(() => (json ? run.stdout() : run.stderr()).split('\n').find(line => /"listening"|Listening on/.test(line)), {what: `serve to listen (stderr: ${run.stderr()})`});
 		let metrics: string | undefined;
 		if (json) {
 			const admin = (JSON.parse(listening) as {adminUrl: string}).adminUrl;
@@ -84,12 +85,13 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('Redis persist
 		await withRedis({args: ['--rename-command', 'CONFIG', '']}, async url => {
 			expect(await durability(url)).toMatchObject({state: 'unknown', reason: expect.stringContaining('CONFIG GET was refused') as unknown});
 		});
-	}, 60_000);
+	});
 
 	it('serve warns once, plain and NDJSON and in /metrics, when Redis has persistence off', async () => {
 		await withRedis({}, async url => {
 			const plain = await serveOnce(platform, url, false);
-			const warnings = plain.stdout.split('\n').filter(line => line.includes('warning:'));
+			const warnings = plain.stderr.split('\n').filter(line => line.includes('warning:'));
+			expect(plain.stdout).not.toContain('warning:');
 			expect(warnings).toHaveLength(1);
 			expect(warnings[0]).toContain(`Redis at ${maskUrl(url)} has persistence off (appendonly no, save ""): acknowledged events still in it are lost if Redis restarts or is wiped`);
 
@@ -101,12 +103,12 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('Redis persist
 			expect(json.metrics).toContain('platform_tui_redis_persistence{state="off"} 1');
 			expect(json.metrics).toContain('platform_tui_redis_persistence{state="on"} 0');
 		});
-	}, 60_000);
+	});
 
 	it('serve says nothing with AOF on, and "could not check" (still starting) when CONFIG is forbidden', async () => {
 		await withRedis({appendonly: true}, async url => {
 			const plain = await serveOnce(platform, url, false);
-			expect(plain.stdout).not.toContain('warning:');
+			expect(plain.stderr).not.toContain('warning:');
 			const json = await serveOnce(platform, url, true);
 			expect(records(json.stdout).find(line => line.type === 'listening')).toMatchObject({redisPersistence: 'on'});
 			expect(records(json.stdout).filter(line => line.type === 'warning')).toEqual([]);
@@ -114,9 +116,9 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('Redis persist
 		});
 		await withRedis({args: ['--rename-command', 'CONFIG', '']}, async url => {
 			const plain = await serveOnce(platform, url, false);
-			expect(plain.stdout).toContain(`warning: Could not check whether Redis at ${maskUrl(url)} persists its data (CONFIG GET was refused:`);
+			expect(plain.stderr).toContain(`warning: Could not check whether Redis at ${maskUrl(url)} persists its data (CONFIG GET was refused:`);
 			const json = await serveOnce(platform, url, true);
 			expect(records(json.stdout).find(line => line.type === 'warning')).toMatchObject({code: 'redis-persistence-unknown'});
 		});
-	}, 90_000);
+	});
 });

@@ -31,5 +31,5 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('raw body byte
 		for (const {id, body} of [latin1, bom]) {
 			expect((await exportedBytes(id, {redis: redis.url})).file.equals(body)).toBe(true);
 		}
-	}, 30_000);
+	});
 });

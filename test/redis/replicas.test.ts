@@ -39,7 +39,7 @@ type Replica = {child: CliProcess['child']; url: string; exited: Promise<unknown
 /** A built-CLI `serve --redis` (the replica keeps no job state of its own). */
 async function startReplica(redisUrl: string, env: Record<string, string | undefined>): Promise<Replica> {
 	const run = startCli(['serve', '--redis', redisUrl, '--port', '0', '--concurrency', String(concurrency)], {env});
-	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stdout()), {timeoutMs: 20_000, what: `a replica to listen (stderr: ${run.stderr()})`});
+	const line = await waitFor(() => /Listening on (\S+)/.exec(run.stderr()), {what: `a replica to listen (stderr: ${run.stderr()})`});
 	return {child: run.child, url: `${line[1] ?? ''}/webhook`, exited: run.closed};
 }
 
@@ -81,7 +81,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 			return history.messages.filter(message => message.role === 'ASSISTANT').map(message => ({chatId: chat.id, messageId: defined(message.id, 'the assistant message id')}));
 		}))).flat();
 		expect(targets).toHaveLength(eventCount);
-		await waitFor(() => targets.every(target => local.message(target.messageId)?.stoppedStreamingAt), {timeoutMs: 20_000, what: 'the built-in answers'});
+		await waitFor(() => targets.every(target => local.message(target.messageId)?.stoppedStreamingAt), {what: 'the built-in answers'});
 		const writesBefore = local.requests.length;
 		model.setDelay(400);
 
@@ -108,7 +108,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 		const finished = await waitFor(async () => {
 			const listed = await fourth.list({});
 			return listed.length === eventCount && listed.every(event => event.status === 'answered' || event.status === 'failed') ? listed : undefined;
-		}, {timeoutMs: 60_000, intervalMs: 200, what: 'every event to finish'});
+		}, {intervalMs: 200, what: 'every event to finish'});
 		const takeoverMs = Date.now() - killedAt;
 		console.log(`redis replicas: ${String(eventCount)} events answered; the killed replica's jobs were taken over and all finished ${String(Math.round(takeoverMs / 100) / 10)} s after the kill (lock ${String(defaultLockDurationMs / 1000)} s, stalled check every ${String(defaultStalledIntervalMs / 1000)} s)`);
 
@@ -166,5 +166,5 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 
 		await Promise.all(survivors.map(async replica => replica.exited));
 		await user.close();
-	}, 90_000);
+	});
 });

@@ -137,7 +137,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('a Redis wipe 
 		model.release();
 
 		const stages = () => replica.events.filter((event): event is StageEvent => event.type === 'stage');
-		await waitFor(() => replica.receiver.counters().processing, {until: count => count === 0, timeoutMs: 20_000, what: 'processing back to 0'});
+		await waitFor(() => replica.receiver.counters().processing, {until: count => count === 0, what: 'processing back to 0'});
 		const ends = await waitFor(() => {
 			const found = stages().filter(event => ['answered', 'failed', 'lost'].includes(event.stage));
 			return found.length === 3 ? found : undefined;
@@ -163,7 +163,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('a Redis wipe 
 		// The replica keeps working on what Redis now holds: a new event is answered, and the
 		// figures count it alone.
 		expect((await send(defined(after))).status).toBe(200);
-		await waitFor(async () => (await replica.receiver.event(defined(after).id))?.status, {until: status => status === 'answered', timeoutMs: 20_000, what: 'an event after the wipe'});
+		await waitFor(async () => (await replica.receiver.event(defined(after).id))?.status, {until: status => status === 'answered', what: 'an event after the wipe'});
 		expect(await replica.receiver.backendStats()).toEqual({count: 1, queue: {waiting: 0, active: 0, completed: 1, failed: 0}});
 		expect(replica.receiver.counters()).toMatchObject({processing: 0, answered: 2});
 	}
@@ -179,7 +179,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('a Redis wipe 
 
 			return redis;
 		});
-	}, 60_000);
+	});
 
 	it('a restart of a redis-server without persistence mid-job', async () => {
 		await run(async redis => {
@@ -187,5 +187,5 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('a Redis wipe 
 			await redis.stop();
 			return startRedis({port});
 		});
-	}, 60_000);
+	});
 });

@@ -3,6 +3,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {withTestDirs} from './env.js';
+import {hangLimitMs} from './wait.js';
 
 /** The built CLI entry (npm test builds first). */
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -67,7 +68,7 @@ export function startCli(args: string[], options: {env?: Record<string, string |
 export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
 	const run = startCli(args, options);
 	run.child.stdin.end(options.input ?? '');
-	const timeoutMs = options.timeoutMs ?? 20_000;
+	const timeoutMs = options.timeoutMs ?? hangLimitMs;
 	let timer: NodeJS.Timeout | undefined;
 	const timedOut = new Promise<never>((_resolve, reject) => {
 		timer = setTimeout(() => {

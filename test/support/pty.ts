@@ -6,6 +6,7 @@ import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {childEnv, cliPath} from './cli.js';
 import {VirtualTerminal} from './terminal.js';
+import {hangLimitMs} from './wait.js';
 
 /** Strips ANSI escape sequences so assertions read plain text. */
 export function stripAnsi(text: string): string {
@@ -70,7 +71,7 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 		write(data) {
 			child.stdin.write(data);
 		},
-		async waitFor(pattern, timeoutMs = 15_000) {
+		async waitFor(pattern, timeoutMs = hangLimitMs) {
 			const deadline = Date.now() + timeoutMs;
 			while (Date.now() < deadline) {
 				const plain = stripAnsi(output);
@@ -87,7 +88,7 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 
 			throw new Error(`Timed out waiting for ${String(pattern)}; the terminal showed:\n${stripAnsi(output)}`);
 		},
-		async exit(timeoutMs = 15_000) {
+		async exit(timeoutMs = hangLimitMs) {
 			const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
 			const code = await exited;
 			clearTimeout(timer);

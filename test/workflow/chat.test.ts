@@ -110,7 +110,7 @@ describe('platform-tui chat', () => {
 		// Ink never cleared the terminal or its scrollback.
 		expect(session.output()).not.toContain('\u001B[2J');
 		expect(session.output()).not.toContain('\u001B[3J');
-	}, 60_000);
+	});
 
 	describe('Ctrl+C during a reply', () => {
 		let module: RecordingServer;
@@ -138,7 +138,7 @@ describe('platform-tui chat', () => {
 			session.write('\u0004');
 			const {code} = await session.exit();
 			expect(code).toBe(0);
-		}, 60_000);
+		});
 
 		it('one-shot: Ctrl+C (SIGINT) stops waiting with exit 130 and says so', async () => {
 			const controller = new AbortController();

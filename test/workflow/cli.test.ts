@@ -5,7 +5,7 @@ import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {runCli, startCli} from '../support/cli.js';
 import {runInPty} from '../support/pty.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
-import {waitFor} from '../support/wait.js';
+import {hangLimitMs, waitFor} from '../support/wait.js';
 import {makeFolder} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
@@ -91,7 +91,7 @@ describe('platform-tui upload (built CLI)', () => {
 	});
 
 	it('runs with --local and no configuration, answering through the webhook receiver', async () => {
-		const result = await runCli(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}, timeoutMs: 30_000});
+		const result = await runCli(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}});
 		expect(result.stderr).not.toContain('Error');
 		expect(result.code).toBe(0);
 		expect(result.stderr).toMatch(/^Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver at http:\/\/127\.0\.0\.1:\d+\/webhook$/m);
@@ -100,18 +100,19 @@ describe('platform-tui upload (built CLI)', () => {
 	});
 
 	it('exits 130 on SIGINT, aborting the requests in flight', async () => {
-		platform.setFaults({latencyMs: 10_000});
+		// Requests held far past the hang limit: the run ends only by aborting them.
+		platform.setFaults({latencyMs: 10 * hangLimitMs});
 		try {
 			const run = startCli(['upload', docs.dir, 'q'], {env: envFor(platform)});
 			const {child, closed} = run;
-			await waitFor(() => run.stderr().includes('Files: 2'), {timeoutMs: 10_000, what: 'the run to start'});
-			await waitFor(() => platform.requests.some(record => record.status === 0), {timeoutMs: 10_000, what: 'a request in flight'});
+			await waitFor(() => run.stderr().includes('Files: 2'), {what: 'the run to start'});
+			await waitFor(() => platform.requests.some(record => record.status === 0), {what: 'a request in flight'});
 			child.kill('SIGINT');
 			const code = await Promise.race([closed, new Promise<string>(resolve => {
 				setTimeout(() => {
 					child.kill('SIGKILL');
 					resolve('still running');
-				}, 8000);
+				}, hangLimitMs);
 			})]);
 			expect(code).toBe(130);
 			expect(run.stderr()).toContain('Cancelled');
@@ -122,7 +123,7 @@ describe('platform-tui upload (built CLI)', () => {
 
 	it('shows the live screen in a terminal with --local and ends with the reply', async () => {
 		const session = runInPty(['upload', '--local', sampleDocs, 'How long is the warranty?', '--poll-interval', '0.1'], {env: {}});
-		const {code, output} = await session.exit(30_000);
+		const {code, output} = await session.exit();
 		expect(code).toBe(0);
 		expect(output).toMatch(/Local platform: http:\/\/127\.0\.0\.1:\d+, answers through the webhook receiver/);
 		expect(output).toContain('Local Assistant');
@@ -141,7 +142,7 @@ describe('platform-tui upload (built CLI)', () => {
 		const broken = makeFolder({'broken.pdf': '%PDF-1.7\nnot a real pdf\n%%EOF\n'});
 		try {
 			const session = runInPty(['upload', broken.dir, 'q', '--poll-interval', '0.05'], {env: envFor(platform), columns: 220});
-			const {code, output} = await session.exit(20_000);
+			const {code, output} = await session.exit();
 			expect(code).toBe(1);
 			expect(output).toMatch(/Error: Ingestion failed for content cont_\w+ \(broken\.pdf\) with state FAILED_PARSING/);
 			expect(output).toMatch(/✖ broken\.pdf\s+\d+ B\s+FAILED_PARSING/);
@@ -155,13 +156,13 @@ describe('platform-tui upload (built CLI)', () => {
 	});
 
 	it('cancels cleanly on q in a terminal and exits 130', async () => {
-		platform.setFaults({latencyMs: 10_000});
+		platform.setFaults({latencyMs: 10 * hangLimitMs});
 		try {
 			const session = runInPty(['upload', docs.dir, 'q'], {env: envFor(platform)});
-			await session.waitFor('q or Ctrl+C to cancel', 15_000);
-			await waitFor(() => platform.requests.some(record => record.status === 0), {timeoutMs: 10_000, what: 'a request in flight'});
+			await session.waitFor('q or Ctrl+C to cancel');
+			await waitFor(() => platform.requests.some(record => record.status === 0), {what: 'a request in flight'});
 			session.write('q');
-			const {code, output} = await session.exit(10_000);
+			const {code, output} = await session.exit();
 			expect(code).toBe(130);
 			expect(output).toContain('Cancelled; in-flight requests were aborted.');
 		} finally {

@@ -57,7 +57,8 @@ const command: Command<ExportOptions> = {
 		if (options.json) {
 			deps.writeJson({type: 'exported', id: options.id, path: options.output, bytes});
 		} else {
-			deps.context.stdout.write(`Wrote the body of ${options.id} (${bytes} bytes) to ${options.output}\n`);
+			// The file is the result; the confirmation is a diagnostic, so stdout stays empty.
+			deps.context.stderr.write(`Wrote the body of ${options.id} (${bytes} bytes) to ${options.output}\n`);
 		}
 
 		return 0;

@@ -82,9 +82,10 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 	context.signal.addEventListener('abort', onAbort, {once: true});
 	let result: RotationOutcome | RotationSkipped;
 	try {
+		// Progress on stderr, the result on stdout: `keys rotate --yes > out` holds the result only.
 		result = await rotate(event => {
 			if (!context.json) {
-				context.stdout.write(`${eventLine(event)}\n`);
+				context.stderr.write(`${eventLine(event)}\n`);
 			}
 		});
 	} finally {

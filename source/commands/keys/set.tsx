@@ -33,7 +33,7 @@ async function promptForKey(context: CommandContext): Promise<string> {
 	let result: KeyPromptResult | undefined;
 	const instance = renderApp(context, <KeyPrompt label='API key' onDone={value => {
 		result = value;
-	}}/>);
+	}}/>, {hideTyping: true});
 	await waitForApp(instance, context.signal, () => {
 		result ??= {kind: 'interrupted'};
 	});

@@ -5,7 +5,7 @@ import {mask, connectionSettingNames, settingSpecs, type SettingName} from '../.
 import {errorMessage} from '../../format/value.js';
 import type {Space} from '../../platform/types.js';
 import {TextInput} from '../components/text-input.js';
-import {initialState, initReducer, requiredSettings, type InitOutcome, type InitValues} from './state.js';
+import {initialState, initReducer, initSummary, requiredSettings, type InitOutcome, type InitValues} from './state.js';
 
 export type {InitOutcome, InitValues} from './state.js';
 
@@ -15,7 +15,8 @@ export type InitFormProps = {
 	check: (values: InitValues) => Promise<Space>;
 	/** Stores the answers; resolves with the file's path. */
 	save: (values: InitValues) => Promise<string> | string;
-	onDone: (outcome: InitOutcome) => void;
+	/** The outcome, and the lines to print once the form is gone (initSummary). */
+	onDone: (outcome: InitOutcome, summary: string[]) => void;
 };
 
 function shown(name: SettingName, values: InitValues): string {
@@ -76,14 +77,14 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 	}, [phase.kind, values, save]);
 
 	const outcome = phase.kind === 'done' ? phase.outcome : undefined;
-	// A layout effect: the outcome is reported in the same commit that shows the final frame.
+	// A layout effect: the outcome is reported in the same commit that shows the final frame (the
+	// answers only); the command prints the summary as ordinary output once the form is unmounted.
 	useLayoutEffect(() => {
-		// Report, then exit once the final frame (saved / nothing saved) has rendered.
 		if (outcome) {
-			onDone(outcome);
+			onDone(outcome, initSummary(state));
 			exit();
 		}
-	}, [outcome, onDone, exit]);
+	}, [outcome, state, onDone, exit]);
 
 	const answered = connectionSettingNames.slice(0, phase.kind === 'asking' ? phase.index : state.asked);
 	const asking = phase.kind === 'asking' ? connectionSettingNames[phase.index] : undefined;
@@ -111,8 +112,8 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 					</Text>
 					<Box>
 						<Text>{'  '}</Text>
+						{/* One input for every question (no remount), so keys typed right after a question shows are never lost. */}
 						<TextInput
-							key={asking}
 							mask={settingSpecs[asking].secret}
 							onSubmit={typed => {
 								dispatch({type: 'submit', typed, current});
@@ -134,16 +135,6 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 					<Text>Press <Text bold>s</Text> to save anyway, <Text bold>e</Text> to edit the answers, <Text bold>q</Text> to quit without saving.</Text>
 				</Box>
 			) : null}
-			{outcome?.saved ? (
-				<Box flexDirection="column">
-					<Text color="green">✔ Saved to {state.savedPath}</Text>
-					{state.found ? (
-						<Text color="green">✔ Found the space {state.found.name ? `"${state.found.name}"` : values.assistantId}{state.found.languageModel ? ` (model ${state.found.languageModel})` : ''}</Text>
-					) : <Text color="yellow">The settings were not checked; review them with platform-tui config list.</Text>}
-					<Text>Next: <Text bold>platform-tui upload {'<folder>'} &quot;{'<question>'}&quot;</Text></Text>
-				</Box>
-			) : null}
-			{outcome && !outcome.saved ? <Text color="yellow">{outcome.cancelled ? 'Cancelled; nothing was saved.' : 'Nothing was saved.'}</Text> : null}
 		</Box>
 	);
 }

@@ -99,3 +99,21 @@ export function initReducer(state: InitState, action: InitAction): InitState {
 		}
 	}
 }
+
+/**
+ * What `init` prints once the form is gone, as ordinary output (the terminal wraps it, and the last
+ * line ends with a newline at any window size): where the settings went, the space the check found
+ * and the command to run next; or that nothing was saved.
+ */
+export function initSummary(state: InitState): string[] {
+	const {phase, values} = state;
+	if (phase.kind !== 'done' || !phase.outcome.saved) {
+		return [phase.kind === 'done' && !phase.outcome.cancelled ? 'Nothing was saved.' : 'Cancelled; nothing was saved.'];
+	}
+
+	const {found} = state;
+	const space = found
+		? `✔ Found the space ${found.name ? `"${found.name}"` : values.assistantId ?? ''}${found.languageModel ? ` (model ${found.languageModel})` : ''}`
+		: 'The settings were not checked; review them with platform-tui config list.';
+	return [`✔ Saved to ${state.savedPath ?? ''}`, space, 'Next: platform-tui upload <folder> "<question>"'];
+}

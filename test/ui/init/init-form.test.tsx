@@ -27,6 +27,7 @@ describe('init form', () => {
 		const checked: InitValues[] = [];
 		let saved: InitValues | undefined;
 		let outcome: InitOutcome | undefined;
+		let summary: string[] = [];
 		const {stdin, lastFrame} = render(
 			<InitForm
 				current={{model: 'AZURE_GPT_4o_2024_1120'}}
@@ -38,8 +39,9 @@ describe('init form', () => {
 					saved = values;
 					return '/tmp/config.json';
 				}}
-				onDone={result => {
+				onDone={(result, lines) => {
 					outcome = result;
+					summary = lines;
 				}}
 			/>,
 		);
@@ -54,8 +56,10 @@ describe('init form', () => {
 		await answer(stdin, lastFrame, 'PLATFORM_ASSISTANT_ID', 'assistant_1');
 		await answer(stdin, lastFrame, 'PLATFORM_ENDPOINT_SECRET', '');
 		await answer(stdin, lastFrame, 'PLATFORM_MODEL', '');
-		const frame = await waitForFrame(lastFrame, 'Saved to /tmp/config.json');
-		expect(frame).not.toContain('sk_live_supersecret_7777');
+		await waitFor(() => outcome, {what: 'the outcome'});
+		expect(summary[0]).toBe('✔ Saved to /tmp/config.json');
+		expect(lastFrame()).not.toContain('sk_live_supersecret_7777');
+		expect(summary.join('\n')).not.toContain('sk_live_supersecret_7777');
 		expect(checked).toHaveLength(1);
 		expect(saved).toEqual({
 			baseUrl: 'http://127.0.0.1:4010',
@@ -80,6 +84,7 @@ describe('init form', () => {
 	it('shows a failed check in red and lets the user quit without saving', async () => {
 		let saved = false;
 		let outcome: InitOutcome | undefined;
+		let summary: string[] = [];
 		const {stdin, lastFrame} = render(
 			<InitForm
 				current={{baseUrl: 'http://127.0.0.1:1', apiKey: 'sk_old_1111', appId: 'a', userId: 'u', companyId: 'c', assistantId: 's'}}
@@ -88,8 +93,9 @@ describe('init form', () => {
 					saved = true;
 					return 'x';
 				}}
-				onDone={result => {
+				onDone={(result, lines) => {
 					outcome = result;
+					summary = lines;
 				}}
 			/>,
 		);
@@ -102,7 +108,8 @@ describe('init form', () => {
 		expect(frame).toContain('to save anyway');
 		await effectsFlushed();
 		stdin.write('q');
-		await waitForFrame(lastFrame, 'Nothing was saved.');
+		await waitFor(() => outcome, {what: 'the outcome'});
+		expect(summary).toEqual(['Nothing was saved.']);
 		expect(saved).toBe(false);
 		expect(outcome).toEqual({saved: false, cancelled: false});
 	});
@@ -110,34 +117,43 @@ describe('init form', () => {
 
 describe('init form: the end of the form', () => {
 	it('on success names the space and its model, and the command to run next', async () => {
-		const {stdin, lastFrame} = render(<InitForm current={{}} check={() => Promise.resolve(space)} save={() => '/tmp/config.json'} onDone={() => undefined}/>);
+		let summary: string[] = [];
+		const {stdin, lastFrame} = render(<InitForm current={{}} check={() => Promise.resolve(space)} save={() => '/tmp/config.json'} onDone={(_outcome, lines) => {
+			summary = lines;
+		}}/>);
 		for (const [env, value] of [['PLATFORM_BASE_URL', 'http://127.0.0.1:4010'], ['PLATFORM_API_KEY', 'sk_1234'], ['PLATFORM_APP_ID', 'a'], ['PLATFORM_USER_ID', 'u'], ['PLATFORM_COMPANY_ID', 'c'], ['PLATFORM_ASSISTANT_ID', 's'], ['PLATFORM_ENDPOINT_SECRET', ''], ['PLATFORM_MODEL', '']] as const) {
 			await answer(stdin, lastFrame, env, value);
 		}
 
-		const frame = await waitForFrame(lastFrame, 'Saved to /tmp/config.json');
-		expect(frame).toContain('Found the space "Support space" (model AZURE_GPT_4o_2024_1120)');
-		expect(frame).toContain('Next: platform-tui upload <folder> "<question>"');
+		await waitFor(() => summary.length > 0, {what: 'the summary'});
+		// The result is printed by the command once the form is gone; the last frame holds the answers.
+		expect(summary).toEqual(['✔ Saved to /tmp/config.json', '✔ Found the space "Support space" (model AZURE_GPT_4o_2024_1120)', 'Next: platform-tui upload <folder> "<question>"']);
+		const frame = lastFrame() ?? '';
+		expect(frame).not.toContain('Saved to');
 		expect(frame).toContain('endpointSecret: (skipped)');
 		expect(frame).not.toContain('(not set)');
 	});
 
 	it('Esc leaves only the answered rows, no empty ones, and reports a cancel', async () => {
 		let outcome: InitOutcome | undefined;
+		let summary: string[] = [];
 		const {stdin, lastFrame} = render(
 			<InitForm
 				current={{}}
 				check={() => Promise.resolve(space)}
 				save={() => 'x'}
-				onDone={result => {
+				onDone={(result, lines) => {
 					outcome = result;
+					summary = lines;
 				}}
 			/>,
 		);
 		await answer(stdin, lastFrame, 'PLATFORM_BASE_URL', 'http://127.0.0.1:4010');
 		await waitForFrame(lastFrame, 'PLATFORM_API_KEY');
 		stdin.write('\u001B');
-		const frame = await waitForFrame(lastFrame, 'Cancelled; nothing was saved.');
+		await waitFor(() => outcome, {what: 'the outcome'});
+		expect(summary).toEqual(['Cancelled; nothing was saved.']);
+		const frame = lastFrame() ?? '';
 		expect(frame).toContain('baseUrl: http://127.0.0.1:4010');
 		expect(frame).not.toContain('(not set)');
 		for (const name of ['apiKey:', 'appId:', 'userId:', 'companyId:', 'assistantId:', 'model:']) {

@@ -109,9 +109,13 @@ async function deliver(port: number, event: ReturnType<typeof buildTestEvent>): 
 	expect(answer.status).toBe(200);
 }
 
-/** Waits until the terminal's screen (what is visible now) satisfies `check`. */
+/**
+ * Waits until the terminal's screen (what is visible now) satisfies `check` with a whole frame on
+ * it: a frame can arrive in pieces, and the status box's bottom border is always its last line.
+ */
 async function screenShows(session: PtySession, check: (screen: string[]) => boolean, what: string): Promise<string[]> {
-	return waitFor(() => session.terminal().screen(), {until: check, timeoutMs: 20_000, what});
+	const whole = (screen: string[]) => /^╰─+╯$/.test(screen.filter(line => line.trim() !== '').at(-1) ?? '');
+	return waitFor(() => session.terminal().screen(), {until: screen => check(screen) && whole(screen), what: `${what} (a whole frame)`});
 }
 
 const has = (text: string) => (screen: string[]) => screen.some(line => line.includes(text));
@@ -123,9 +127,9 @@ async function leaveUnfinished(dataDir: string): Promise<string> {
 	const port = await freePort();
 	const first = startCli(['serve', '--port', String(port), '--json', '--data-dir', dataDir], {env: env()});
 	try {
-		await waitFor(() => first.stdout().includes('"listening"') || first.child.exitCode !== null, {timeoutMs: 20_000, what: 'the first serve to listen'});
+		await waitFor(() => first.stdout().includes('"listening"') || first.child.exitCode !== null, {what: 'the first serve to listen'});
 		await deliver(port, event);
-		await waitFor(() => model.active > 0, {timeoutMs: 20_000, what: 'the held completion'});
+		await waitFor(() => model.active > 0, {what: 'the held completion'});
 	} finally {
 		first.child.kill('SIGKILL');
 		await first.closed;
@@ -150,7 +154,7 @@ describe('serve screen in a terminal', () => {
 			// The event resumed at start-up has a row and is counted.
 			await screenShows(session, has('answered 1'), 'the resumed event counted');
 			const text = () => session.terminal().text();
-			await waitFor(() => text().some(line => /---\s+resumed\b.*answered in/.test(line)), {timeoutMs: 20_000, what: `the resumed row for ${resumedId}`});
+			await waitFor(() => text().some(line => /---\s+resumed\b.*answered in/.test(line)), {what: `the resumed row for ${resumedId}`});
 
 			// A chosen event fails; r on a user message (it did not fail) says why nothing happened.
 			model.mode = 'fail';
@@ -158,7 +162,7 @@ describe('serve screen in a terminal', () => {
 			await screenShows(session, has('failed 1'), 'the failure counted');
 			const message = buildTestEvent('user-message', {text: 'Just saying hi', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
-			await waitFor(() => text().some(line => line.includes('logged')), {timeoutMs: 20_000, what: 'the logged message row'});
+			await waitFor(() => text().some(line => line.includes('logged')), {what: 'the logged message row'});
 			session.write('\u001B[A');
 			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('logged')), 'the message selected');
 			session.write('r');
@@ -169,7 +173,7 @@ describe('serve screen in a terminal', () => {
 			session.write('\u001B[A');
 			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('failed')), 'the failed row selected');
 			session.write('r');
-			await waitFor(() => text().some(line => /---\s+replay\b.*failed/.test(line)), {timeoutMs: 20_000, what: 'the replay row'});
+			await waitFor(() => text().some(line => /---\s+replay\b.*failed/.test(line)), {what: 'the replay row'});
 			const afterReplay = await screenShows(session, screen => screen.join(' ').includes('processing 0'), 'the replay finished');
 			expect(afterReplay.join(' ')).toContain('failed 1');
 			expect(afterReplay.join(' ')).not.toContain('failed 2');
@@ -216,7 +220,7 @@ describe('serve screen in a terminal', () => {
 			session.kill('SIGKILL');
 			model.mode = 'ok';
 		}
-	}, 90_000);
+	});
 
 	it.each([
 		{columns: 60, rows: 24},
@@ -230,11 +234,11 @@ describe('serve screen in a terminal', () => {
 			const message = buildTestEvent('user-message', {text: 'Before the resize', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
 			// A whole frame (the terminal may have read only part of a write): the row, then the box to its bottom.
-			const before = await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the logged row and the whole box'});
+			const before = await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')) && /^╰─+╯$/.test(text.at(-1) ?? ''), what: 'the logged row and the whole box'});
 			const rowsAbove = before.slice(0, before.findIndex(line => line.startsWith('╭')));
 			session.resize(columns, rows);
 			// The box is redrawn at the new width.
-			const after = await waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), timeoutMs: 20_000, what: 'the whole box at the new width'});
+			const after = await waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), what: 'the whole box at the new width'});
 			const terminal = session.terminal();
 			expect(terminal.clears).toBe(0);
 			expect(after[0]).toBe('printed before serve started');
@@ -272,5 +276,5 @@ describe('serve screen in a terminal', () => {
 		} finally {
 			session.kill('SIGKILL');
 		}
-	}, 60_000);
+	});
 });

@@ -25,7 +25,7 @@ async function runSized(args: string[], size: {cols: number; rows: number; resiz
 			session.resize(size.resizeTo.cols, size.resizeTo.rows);
 		}
 
-		const {code} = await session.exit(90_000);
+		const {code} = await session.exit();
 		const terminal = session.terminal();
 		return {code, raw: session.output(), lines: terminal.text(), clears: terminal.clears};
 	} finally {
@@ -70,5 +70,5 @@ describe('upload screen in a terminal with 60 files', () => {
 		expect(output.replaceAll(/\s*\n\s*/g, ' ')).toMatch(/Done: chat chat_\w+ · 60 files asked about/);
 		// The last line ends with a newline (after it only the cursor is shown again).
 		expect(output.endsWith('\n')).toBe(true);
-	}, 120_000);
+	});
 });
