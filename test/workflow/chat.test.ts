@@ -1,7 +1,8 @@
 /**
  * `platform-tui chat`: one-shot (plain, streaming, and --json) against the local platform, whose
  * built-in answer to a follow-up keeps to the earlier subject and streams; the interactive prompt
- * in a terminal (80×24): two questions, two replies, both in the scrollback; Ctrl+C mid-reply.
+ * in a terminal (80×24): two questions, two replies, both in the scrollback; `upload -i` going on
+ * into that prompt in the chat it filled; Ctrl+C mid-reply.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import chat from '../../source/commands/chat.js';
@@ -110,6 +111,33 @@ describe('platform-tui chat', () => {
 		// Ink never cleared the terminal or its scrollback.
 		expect(session.output()).not.toContain('\u001B[2J');
 		expect(session.output()).not.toContain('\u001B[3J');
+	});
+
+	it('upload -i goes on into the prompt after the first reply (80×24): the follow-up goes to the chat just filled, both replies in the scrollback', async () => {
+		const before = platform.requests.length;
+		const session = runInPty(['upload', docs.dir, 'What does the Aurora Mini warranty cover?', '-i', '--poll-interval', '0.05'], {env: platformEnv(platform), columns: 80, rows: 24});
+		await session.waitFor(/LED light engine[\s\S]*Ask a follow-up question/);
+		session.write('And how long does it last?\r');
+		await session.waitFor(/› And how long does it last\?[\s\S]*warranty lasts two years[\s\S]*Ask a follow-up question/);
+		session.write('\r');
+		const {code, output} = await session.exit();
+		expect(code).toBe(0);
+		const followUp = output.lastIndexOf('› And how long does it last?');
+		expect(output.indexOf('LED light engine')).toBeGreaterThan(-1);
+		expect(output.indexOf('LED light engine')).toBeLessThan(followUp);
+		expect(output.indexOf('warranty lasts two years', followUp)).toBeGreaterThan(followUp);
+		// Two questions asked, both in the one chat the upload created and filled.
+		const requests = platform.requests.slice(before);
+		const sends = requests.filter(request => request.method === 'POST' && request.path === '/space/message');
+		const chats = sends.map(request => (request.body as {chatId?: string} | undefined)?.chatId);
+		expect(sends.map(request => (request.body as {text?: string} | undefined)?.text)).toEqual(['What does the Aurora Mini warranty cover?', 'And how long does it last?']);
+		expect(chats[0]).toBeDefined();
+		expect(chats[0]).not.toBe(chatId);
+		expect(chats[1]).toBe(chats[0]);
+		const upserts = requests.filter(request => request.method === 'POST' && request.path === '/content/upsert');
+		expect(upserts.length).toBeGreaterThan(0);
+		expect(upserts.every(request => (request.body as {chatId?: string} | undefined)?.chatId === chats[0])).toBe(true);
+		expect(session.output()).not.toContain('\u001B[2J');
 	});
 
 	describe('Ctrl+C during a reply', () => {
