@@ -54,7 +54,7 @@ export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptio
 	return options;
 }
 
-function selectionOf(options: SyncCommandOptions): Selection {
+export function selectionOf(options: SyncCommandOptions): Selection {
 	return {recursive: options.recursive, include: options.include, exclude: options.exclude};
 }
 

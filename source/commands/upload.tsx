@@ -8,10 +8,10 @@ import {CancelledError, isAbortError} from '../errors.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
-import {scanFolder} from '../workflow/files.js';
+import {selectFiles} from '../workflow/select.js';
 import type {Deps} from './deps.js';
 import {configuredTarget, localBanner, localTarget, type Target} from './platform-target.js';
-import {parseSyncFlags, runDryRun, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
+import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
 import type {Command} from './types.js';
 import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
 
@@ -165,12 +165,10 @@ const command: Command<UploadCommandOptions> = {
 			throw new UsageError('not-interactive', '--interactive opens a prompt after the reply, which needs a terminal (and no --json); ask follow-ups with platform-tui chat <chat-id> "…" instead.');
 		}
 
-		// The folder is checked before anything starts (the local platform, a chat): a typo or an empty
-		// folder is one sentence, not a half-started run. (With --recursive the files may all be in
-		// subfolders; the workflow's own listing says so then.)
-		if (!options.sync.recursive) {
-			await scanFolder(options.folder);
-		}
+		// The folder is listed before anything starts (the local platform, a chat): a typo or an empty
+		// folder is one sentence, not a half-started run. The workflow takes this listing, so the
+		// folder is read once.
+		const listing = await selectFiles(options.folder, selectionOf(options.sync));
 
 		const retries = createRetryTracker();
 		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries, 'platform-tui upload');
@@ -189,6 +187,7 @@ const command: Command<UploadCommandOptions> = {
 			signal: AbortSignal.any([context.signal, cancel.signal]),
 			...(options.ingestionTimeoutMs === undefined ? {} : {ingestionTimeoutMs: options.ingestionTimeoutMs}),
 			...syncWorkflowOptions(options.sync, context.env, target.baseUrl),
+			listing,
 		};
 		try {
 			if (context.interactive) {

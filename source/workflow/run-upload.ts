@@ -3,7 +3,7 @@ import type {Space} from '../platform/types.js';
 import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
-import {checkReadable} from './files.js';
+import {checkReadable, type FolderScan} from './files.js';
 import {waitForIngestion} from './ingestion.js';
 import {SyncManifest} from './manifest.js';
 import {askAndWait} from './reply.js';
@@ -61,6 +61,11 @@ export type UploadOptions = {
 	chatId?: string;
 	/** Subfolders and include/exclude globs; none: the folder's own files (spec §4.3). */
 	selection?: Selection;
+	/**
+	 * The folder as the caller already listed it with `selectFiles(folder, selection)` (to fail before
+	 * starting anything); listed here when absent. The folder is read once either way.
+	 */
+	listing?: FolderScan;
 	/**
 	 * Sync: where the manifest of a chat lives (and the platform it describes). Without it (the
 	 * default upload) no manifest is read or written and every file is sent.
@@ -125,7 +130,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	const keepGoing = options.keepGoing ?? false;
 
 	// The folder and every file in it are checked before anything is created on the platform.
-	const {files, skipped} = await selectFiles(options.folder, options.selection);
+	const {files, skipped} = options.listing ?? await selectFiles(options.folder, options.selection);
 	await checkReadable(options.folder, files);
 	emit({
 		type: 'files-listed',

@@ -16,6 +16,7 @@ import {
 	runUpload,
 	type UploadOptions,
 } from '../../source/workflow/index.js';
+import {selectFiles} from '../../source/workflow/select.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
@@ -226,6 +227,19 @@ describe('runUpload against the local platform', () => {
 		const firstUpserts = upload.filter(record => isUpsert(record) && !isFinalize(record)).map(record => String(bodyOf(record).input?.key));
 		expect(new Set(firstUpserts.slice(0, 4))).toEqual(new Set(['file-0.txt', 'file-1.txt', 'file-2.txt', 'file-3.txt']));
 		expect(result.contentIds).toHaveLength(8);
+	});
+
+	it('takes the listing its caller made instead of reading the folder again', async () => {
+		const dir = folder(docs);
+		const listing = await selectFiles(dir);
+		// A file that appears after the caller listed the folder is not part of this run.
+		writeFileSync(path.join(dir, 'late.txt'), 'Added after the listing.\n');
+		const start = platform.requests.length;
+		const {onEvent, ofType} = recorder();
+		const result = await runUpload(options({folder: dir, listing}), onEvent);
+		expect(result.files.map(file => file.name)).toEqual(['faq.md', 'pricing.csv', 'warranty.txt']);
+		expect(ofType('files-listed')[0]?.files.map(file => file.name)).toEqual(['faq.md', 'pricing.csv', 'warranty.txt']);
+		expect(since(start).filter(isUpsert).map(record => bodyOf(record).input?.key)).not.toContain('late.txt');
 	});
 
 	it('warns and goes on when the space cannot be loaded', async () => {
