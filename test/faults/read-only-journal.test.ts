@@ -1,15 +1,9 @@
-import {spawn} from 'node:child_process';
-import {chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {chmodSync, readdirSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {newEvent, tempDataDir} from '../journal/helpers.js';
-import {childEnv, cliPath, collectOutput, type CliResult} from '../support/cli.js';
-
-/** Root writes anywhere, so as root the CLI runs as nobody instead. */
-const unprivileged = 65_534;
-const asRoot = process.getuid?.() === 0;
+import {asRoot, runUnprivileged} from '../support/unprivileged.js';
 
 /** Sets the mode of a folder and everything in it: folders `dirs`, files `files`. */
 function chmodTree(folder: string, dirs: number, files: number): void {
@@ -24,30 +18,8 @@ function chmodTree(folder: string, dirs: number, files: number): void {
 	}
 }
 
-async function runAsReader(args: string[]): Promise<CliResult> {
-	const home = mkdtempSync(path.join(tmpdir(), 'platform-tui-reader-'));
-	if (asRoot) {
-		chownSync(home, unprivileged, unprivileged);
-	}
-
-	const child = spawn(process.execPath, [cliPath, ...args], {
-		env: childEnv({HOME: home, PLATFORM_TUI_CONFIG_DIR: path.join(home, 'config'), PLATFORM_BASE_URL: 'http://127.0.0.1:9', PLATFORM_API_KEY: 'sk_test_readonly_0000', PLATFORM_APP_ID: 'app_1'}),
-		stdio: ['ignore', 'pipe', 'pipe'],
-		...(asRoot ? {uid: unprivileged, gid: unprivileged} : {}),
-	});
-	const output = collectOutput(child);
-	const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-	try {
-		const code = await new Promise<number | null>((resolve, reject) => {
-			child.on('error', reject);
-			child.on('close', resolve);
-		});
-		return {code, signal: child.signalCode, stdout: output.stdout(), stderr: output.stderr()};
-	} finally {
-		clearTimeout(timer);
-		rmSync(home, {recursive: true, force: true});
-	}
-}
+/** Settings `events replay` needs before it reaches the journal (the platform is never called). */
+const settings = {PLATFORM_BASE_URL: 'http://127.0.0.1:9', PLATFORM_API_KEY: 'sk_test_readonly_0000', PLATFORM_APP_ID: 'app_1'};
 
 describe(`events on a journal this user may not write (built CLI${asRoot ? ', run as nobody since the tests run as root' : ''})`, () => {
 	let directory: string;
@@ -77,20 +49,20 @@ describe(`events on a journal this user may not write (built CLI${asRoot ? ', ru
 	});
 
 	it('events list and events show read it', async () => {
-		const listed = await runAsReader(['events', 'list', '--json', '--data-dir', directory]);
+		const listed = await runUnprivileged(['events', 'list', '--json', '--data-dir', directory], settings);
 		expect(listed.signal).toBeNull();
 		expect(listed.code, listed.stderr).toBe(0);
 		const rows = listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {id: string});
 		expect(rows.map(row => row.id)).toEqual([...ids].reverse());
 
-		const shown = await runAsReader(['events', 'show', ids[0] ?? '', '--json', '--data-dir', directory]);
+		const shown = await runUnprivileged(['events', 'show', ids[0] ?? '', '--json', '--data-dir', directory], settings);
 		expect(shown.code, shown.stderr).toBe(0);
 		expect(JSON.parse(shown.stdout)).toMatchObject({id: ids[0], status: 'received'});
 	});
 
 	it('events replay and events recover refuse it with one sentence naming the folder', async () => {
 		for (const args of [['events', 'replay', ids[0] ?? ''], ['events', 'recover']]) {
-			const refused = await runAsReader([...args, '--data-dir', directory]);
+			const refused = await runUnprivileged([...args, '--data-dir', directory], settings);
 			expect(refused.signal).toBeNull();
 			expect(refused.code).toBe(1);
 			expect(refused.stderr).toContain(`The event journal in ${folder} cannot be written by this user`);

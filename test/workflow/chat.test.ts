@@ -92,30 +92,11 @@ describe('platform-tui chat', () => {
 		expect(noPrompt.stderr).toContain('needs a terminal');
 	});
 
-	it('opens a prompt in a terminal (80×24): two questions, two replies, both kept in the scrollback', async () => {
-		const session = runInPty(['chat', chatId, '--poll-interval', '0.05'], {env: platformEnv(platform), columns: 80, rows: 24});
-		await session.waitFor('Ask a follow-up question');
-		session.write('What does the Aurora Mini warranty cover?\r');
-		await session.waitFor(/LED light engine[\s\S]*Ask a follow-up question/);
-		session.write('And how long does it last?\r');
-		await session.waitFor(/› And how long does it last\?[\s\S]*warranty lasts two years[\s\S]*Ask a follow-up question/);
-		session.write('\r');
-		const {code, output} = await session.exit();
-		expect(code).toBe(0);
-		const plain = output;
-		expect(plain).toContain('› What does the Aurora Mini warranty cover?');
-		expect(plain).toContain('› And how long does it last?');
-		const followUp = plain.lastIndexOf('› And how long does it last?');
-		expect(plain.indexOf('LED light engine')).toBeLessThan(followUp);
-		expect(plain.indexOf('warranty lasts two years', followUp)).toBeGreaterThan(followUp);
-		// Ink never cleared the terminal or its scrollback.
-		expect(session.output()).not.toContain('\u001B[2J');
-		expect(session.output()).not.toContain('\u001B[3J');
-	});
-
-	it('upload -i goes on into the prompt after the first reply (80×24): the follow-up goes to the chat just filled, both replies in the scrollback', async () => {
-		const before = platform.requests.length;
-		const session = runInPty(['upload', docs.dir, 'What does the Aurora Mini warranty cover?', '-i', '--poll-interval', '0.05'], {env: platformEnv(platform), columns: 80, rows: 24});
+	/**
+	 * Once the first reply shows, asks the follow-up, waits for its reply and leaves with an empty
+	 * line; checks the exit and that both replies are in the scrollback, in order. Returns the output.
+	 */
+	async function followUpAndLeave(session: ReturnType<typeof runInPty>): Promise<string> {
 		await session.waitFor(/LED light engine[\s\S]*Ask a follow-up question/);
 		session.write('And how long does it last?\r');
 		await session.waitFor(/› And how long does it last\?[\s\S]*warranty lasts two years[\s\S]*Ask a follow-up question/);
@@ -126,6 +107,24 @@ describe('platform-tui chat', () => {
 		expect(output.indexOf('LED light engine')).toBeGreaterThan(-1);
 		expect(output.indexOf('LED light engine')).toBeLessThan(followUp);
 		expect(output.indexOf('warranty lasts two years', followUp)).toBeGreaterThan(followUp);
+		return output;
+	}
+
+	it('opens a prompt in a terminal (80×24): two questions, two replies, both kept in the scrollback', async () => {
+		const session = runInPty(['chat', chatId, '--poll-interval', '0.05'], {env: platformEnv(platform), columns: 80, rows: 24});
+		await session.waitFor('Ask a follow-up question');
+		session.write('What does the Aurora Mini warranty cover?\r');
+		const plain = await followUpAndLeave(session);
+		expect(plain).toContain('› What does the Aurora Mini warranty cover?');
+		// Ink never cleared the terminal or its scrollback.
+		expect(session.output()).not.toContain('\u001B[2J');
+		expect(session.output()).not.toContain('\u001B[3J');
+	});
+
+	it('upload -i goes on into the prompt after the first reply (80×24): the follow-up goes to the chat just filled, both replies in the scrollback', async () => {
+		const before = platform.requests.length;
+		const session = runInPty(['upload', docs.dir, 'What does the Aurora Mini warranty cover?', '-i', '--poll-interval', '0.05'], {env: platformEnv(platform), columns: 80, rows: 24});
+		await followUpAndLeave(session);
 		// Two questions asked, both in the one chat the upload created and filled.
 		const requests = platform.requests.slice(before);
 		const sends = requests.filter(request => request.method === 'POST' && request.path === '/space/message');

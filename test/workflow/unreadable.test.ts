@@ -1,46 +1,10 @@
-import {spawn} from 'node:child_process';
-import {chmodSync, chownSync, mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {chmodSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {childEnv, cliPath, collectOutput, type CliResult} from '../support/cli.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
+import {asRoot, runUnprivileged} from '../support/unprivileged.js';
 import {makeFolder} from './helpers.js';
-
-/** Root opens any file, so as root the CLI runs as this unprivileged user (nobody) instead. */
-const unprivileged = 65_534;
-const asRoot = process.getuid?.() === 0;
-
-/**
- * Runs the built CLI as a user who cannot read a mode-000 file: the test's own user, or nobody
- * when the tests run as root (as CI does). The child gets config and data dirs of its own that
- * it may write.
- */
-async function runUnprivileged(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
-	const home = mkdtempSync(path.join(tmpdir(), 'platform-tui-nobody-'));
-	if (asRoot) {
-		chownSync(home, unprivileged, unprivileged);
-	}
-
-	const child = spawn(process.execPath, [cliPath, ...args], {
-		env: childEnv({...env, HOME: home, PLATFORM_TUI_CONFIG_DIR: path.join(home, 'config'), PLATFORM_TUI_DATA_DIR: path.join(home, 'data')}),
-		stdio: ['ignore', 'pipe', 'pipe'],
-		...(asRoot ? {uid: unprivileged, gid: unprivileged} : {}),
-	});
-	const output = collectOutput(child);
-	const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-	try {
-		const code = await new Promise<number | null>((resolve, reject) => {
-			child.on('error', reject);
-			child.on('close', resolve);
-		});
-		return {code, signal: child.signalCode, stdout: output.stdout(), stderr: output.stderr()};
-	} finally {
-		clearTimeout(timer);
-		rmSync(home, {recursive: true, force: true});
-	}
-}
 
 describe(`upload: a file the process cannot open (built CLI${asRoot ? ', run as nobody since the tests run as root' : ''})`, () => {
 	let platform: LocalPlatform;
