@@ -1,13 +1,14 @@
 /**
  * serve's Prometheus metrics, through prom-client on a registry of their own (never the global
- * one). Per-delivery counters and histograms use children created once up front, so a delivery
- * costs a lookup in a small fixed table and an increment. Store figures (backlog, size, queue
- * counts) are read when scraped.
+ * one). The families a delivery touches are plain number tables read when scraped
+ * (metric-tables.ts), so a delivery costs an array write; store figures (backlog, size, queue
+ * counts) are read when scraped too.
  */
 import {collectDefaultMetrics, Counter, Gauge, Histogram, Registry} from 'prom-client';
 import {eventTypes} from '../platform/types.js';
 import type {BackendStats, Backlog, StoreDurability} from './backend.js';
 import type {ReceiverEvent, RejectionReason} from './events.js';
+import {TableCounter, TableHistogram} from './metric-tables.js';
 
 const prefix = 'platform_tui_';
 
@@ -56,36 +57,28 @@ export type ServeMetrics = {
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const durationBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120];
 
-function childTable<K extends string>(keys: readonly K[], make: (key: K) => Child): Record<K, Child> {
-	const table = {} as Record<K, Child>;
-	for (const key of keys) {
-		table[key] = make(key);
-	}
-
-	return table;
-}
-
 export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 	const registry = new Registry();
 	const registers = [registry];
 	collectDefaultMetrics({register: registry});
-	const deliveries = new Counter({name: `${prefix}deliveries_total`, help: 'Webhook deliveries by outcome: accepted, duplicate, or the reason of the error answer', labelNames: ['outcome'], registers});
-	const outcomes = childTable<RejectionReason | 'accepted' | 'duplicate'>(['accepted', 'duplicate', ...rejectionReasons], outcome => deliveries.labels(outcome));
-	const events = new Counter({name: `${prefix}events_total`, help: 'Events that reached a final status, by type', labelNames: ['type', 'status'], registers});
-	const typeLabel = (type: string) => knownTypes.includes(type) ? type : 'other';
-	const eventChildren = new Map<string, Record<FinalStatus, Child>>();
-	for (const type of [...knownTypes, 'other']) {
-		eventChildren.set(type, childTable(finalStatuses, status => events.labels(type, status)));
-	}
-
-	const countEvent = (type: string, status: FinalStatus) => {
-		eventChildren.get(typeLabel(type))?.[status].inc();
+	// The families a delivery touches are plain number tables (metric-tables.ts); the rest are prom-client's own.
+	const outcomeNames: ReadonlyArray<RejectionReason | 'accepted' | 'duplicate'> = ['accepted', 'duplicate', ...rejectionReasons];
+	const deliveries = new TableCounter(`${prefix}deliveries_total`, 'Webhook deliveries by outcome: accepted, duplicate, or the reason of the error answer', outcomeNames.map(outcome => ({outcome})), registry);
+	const outcomeSlot = Object.fromEntries(outcomeNames.map((outcome, slot) => [outcome, slot])) as Record<RejectionReason | 'accepted' | 'duplicate', number>;
+	const typeNames = [...knownTypes, 'other'];
+	const events = new TableCounter(`${prefix}events_total`, 'Events that reached a final status, by type', typeNames.flatMap(type => finalStatuses.map(status => ({type, status}))), registry);
+	const eventSlot = (type: string, status: FinalStatus) => {
+		const typeIndex = knownTypes.indexOf(type);
+		return ((typeIndex === -1 ? knownTypes.length : typeIndex) * finalStatuses.length) + finalStatuses.indexOf(status);
 	};
 
-	const ack = new Histogram({name: `${prefix}ack_latency_seconds`, help: 'Time from a delivery\'s arrival to its 200', buckets: latencyBuckets, registers});
+	const countEvent = (type: string, status: FinalStatus) => {
+		events.inc(eventSlot(type, status));
+	};
+
+	const ack = new TableHistogram(`${prefix}ack_latency_seconds`, 'Time from a delivery\'s arrival to its 200', latencyBuckets, registry);
 	const processing = new Histogram({name: `${prefix}processing_duration_seconds`, help: 'Time from acceptance to the end of an event\'s processing (answer or forward)', buckets: durationBuckets, registers});
-	const commit = new Histogram({name: `${prefix}store_commit_duration_seconds`, help: 'Time to store a verified event before its 200 (journal commit or Redis write)', labelNames: ['backend'], buckets: latencyBuckets, registers});
-	const commitChild: Observer = commit.labels(sources.backendKind ?? 'memory');
+	const commit = new TableHistogram(`${prefix}store_commit_duration_seconds`, 'Time to store a verified event before its 200 (journal commit or Redis write)', latencyBuckets, registry, {backend: sources.backendKind ?? 'memory'});
 	const calls = new Counter({name: `${prefix}platform_calls_total`, help: 'Platform calls by operation and status class', labelNames: ['operation', 'status_class'], registers});
 	const callDuration = new Histogram({name: `${prefix}platform_call_duration_seconds`, help: 'Platform call duration, retries included, by operation', labelNames: ['operation'], buckets: durationBuckets, registers});
 	const callChildren = new Map<string, {count: Map<string, Child>; duration: Observer}>();
@@ -162,7 +155,7 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 		onEvent(event) {
 			switch (event.type) {
 				case 'accepted': {
-					outcomes.accepted.inc();
+					deliveries.inc(outcomeSlot.accepted);
 					if (event.handling !== 'queued') {
 						countEvent(event.eventType, event.handling === 'invalid' ? 'failed' : (event.handling === 'logged' ? 'logged' : 'ignored'));
 					}
@@ -171,12 +164,12 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 				}
 
 				case 'duplicate': {
-					outcomes.duplicate.inc();
+					deliveries.inc(outcomeSlot.duplicate);
 					break;
 				}
 
 				case 'rejected': {
-					outcomes[event.reason].inc();
+					deliveries.inc(outcomeSlot[event.reason]);
 					break;
 				}
 
@@ -201,7 +194,7 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 			ack.observe((performance.now() - startedMs) / 1000);
 		},
 		stored(ms) {
-			commitChild.observe(ms / 1000);
+			commit.observe(ms / 1000);
 		},
 		platformCall(operation, statusClass, ms) {
 			let children = callChildren.get(operation);

@@ -1,7 +1,8 @@
 /**
  * Two builds of `serve` (journal on) side by side with the flush floor, for before/after figures
  * of a change to the receiver's hot path on a machine other work shares:
- * `node --import tsx test/bench/receiver-compare.ts <other build's dist/cli.js> [rounds] [requests]`.
+ * `node --import tsx test/bench/receiver-compare.ts <other build's dist/cli.js> [rounds] [requests] [this build's cli.js]`
+ * ("this" is this checkout's `dist/cli.js` unless a fourth argument names another).
  *
  * Builds an older commit with e.g. `git archive <commit> source tsconfig.json package.json | tar
  * -x -C <dir>`, `node_modules` linked in, `npx tsc -p <dir>/tsconfig.json`. Each round sends the
@@ -19,6 +20,7 @@ import {cliPath, deliveries, flushedAppendScript, fmt, load, median, startChild,
 const other = defined(process.argv[2], 'the other build\'s cli.js (argument 1)');
 const rounds = Number(process.argv[3] ?? 6);
 const requests = Number(process.argv[4] ?? 10_000);
+const thisCli = process.argv[5] ?? cliPath;
 const names = ['floor', 'this', 'other'] as const;
 type Name = (typeof names)[number];
 type Figures = {perSecond: number; p99: number; cpuUs: number; mainUs: number};
@@ -50,7 +52,7 @@ const platform = await startLocalPlatform();
 try {
 	const children: Record<Name, Child> = {
 		floor: await startChild(['-e', flushedAppendScript, path.join(configDir, 'flushed-append.bin')], process.env, path.join(configDir, 'floor.log')),
-		this: await startServe(platform, configDir, path.join(configDir, 'this.log'), [], [], cliPath),
+		this: await startServe(platform, configDir, path.join(configDir, 'this.log'), [], [], thisCli),
 		other: await startServe(platform, configDir, path.join(configDir, 'other.log'), [], [], other),
 	};
 	try {
