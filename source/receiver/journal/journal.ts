@@ -29,7 +29,8 @@ import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
-import {diskBytes, readEvent, stepsOf, toStored, type EventRecord, type Stores, type TimeKey} from './store.js';
+import {newEventTuple, fromStored} from './record-codec.js';
+import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type JournalSettings = {
 	maxAgeMs: number;
@@ -140,11 +141,12 @@ export class JournalBackend implements EventBackend {
 				break;
 			}
 
-			if (!matchesFilter(value, filter)) {
+			const record = fromStored(value);
+			if (!matchesFilter(record, filter)) {
 				continue;
 			}
 
-			found.push(toStored(value, stepsOf(this.stores, value.id, value.generation)));
+			found.push(toStored(record, stepsOf(this.stores, record.id, record.generation)));
 		}
 
 		return Promise.resolve(found);
@@ -238,28 +240,13 @@ export class JournalBackend implements EventBackend {
 		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
 		const key: TimeKey = [ms, event.id];
 		const received = event.status === 'received';
-		// One literal with every field the hot path writes (no spread): one hidden class, and one
-		// msgpackr record structure, for every stored event.
-		const record: EventRecord = {
-			id: event.id,
-			event: event.event,
-			receivedAt: event.receivedAt,
-			body: event.body,
-			bodyEncoding: event.bodyEncoding,
-			headers: event.headers,
-			chatId: event.chatId,
-			status: event.status,
-			note: event.note,
-			updatedAt: event.receivedAt,
-			attempts: 0,
-			generation: 0,
-		};
 		// One writer (the owner lock), and the id was found in neither the index nor memory: a plain
 		// put, resolved by its batch's commit once that is flushed. The id follows into the index in
 		// the next batch.
 		let committed: Promise<boolean>;
 		try {
-			committed = stores.events.put(key, record);
+			// The stored form straight from the event (record-codec.ts): one array literal, no record object.
+			committed = stores.events.put(key, newEventTuple(event));
 			if (received) {
 				// The same commit as the event: its failure is the event's, reported below.
 				stores.queue.put(key, true).catch(() => undefined);
@@ -343,7 +330,7 @@ export class JournalBackend implements EventBackend {
 			stores.queue.put(key, true).catch(() => undefined);
 		}
 
-		await stores.events.put(key, record);
+		await writeEvent(stores, key, record);
 		if (requeued && this.settings.writer) {
 			this.queued++;
 		}
@@ -366,7 +353,7 @@ export class JournalBackend implements EventBackend {
 		// One commit with the final state, whose failure is reported by the caller.
 		stores.queue.remove(key).catch(() => undefined);
 		stores.claims.remove(id).catch(() => undefined);
-		await stores.events.put(key, final);
+		await writeEvent(stores, key, final);
 		this.queued = Math.max(0, this.queued - 1);
 		return {outcome: 'done', result};
 	}

@@ -14,7 +14,8 @@ import {spawn} from 'node:child_process';
 import {createRequire} from 'node:module';
 import {deserialize} from 'node:v8';
 import type {StepRecord} from '../backend.js';
-import type {EventRecord, StepKey, TimeKey} from './store.js';
+import type {StoredRecord} from './record-codec.js';
+import type {StepKey, TimeKey} from './store.js';
 
 /** What a reading child does. */
 export type ReaderTask =
@@ -27,7 +28,7 @@ export type ReaderMessage =
 	| {t: 'counts'; counts: Record<string, number>}
 	| {t: 'try'; key: TimeKey}
 	| {t: 'lost'; key: TimeKey; message: string}
-	| {t: 'event'; key: TimeKey; value: EventRecord}
+	| {t: 'event'; key: TimeKey; value: StoredRecord}
 	| {t: 'steps'; id: string; entries: Array<[StepKey, StepRecord]>}
 	| {t: 'seen'; entries: Array<[string, number]>}
 	| {t: 'error'; message: string}

@@ -13,7 +13,7 @@ import {liveHolders} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {copyWithNewMeta} from './meta-rebuild.js';
 import {salvage, type Salvage} from './salvage.js';
-import {dataFile, openStores} from './store.js';
+import {dataFile, openStores, writeEvent} from './store.js';
 
 export type RecoverResult = {
 	/** The damaged data file that was read. */
@@ -63,7 +63,7 @@ async function writeFresh(folder: string, found: Salvage, nowMs: number): Promis
 
 		let latest = nowMs;
 		for (const {key, record, steps} of found.events.values()) {
-			pending.push(stores.events.put(key, record), stores.seen.put(record.id, key[0]));
+			pending.push(writeEvent(stores, key, record), stores.seen.put(record.id, key[0]));
 			if (record.status === 'received' || record.status === 'processing') {
 				pending.push(stores.queue.put(key, true));
 			}

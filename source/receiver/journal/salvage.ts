@@ -15,6 +15,7 @@
  */
 import type {StepRecord} from '../backend.js';
 import {readInChild, type ReaderMessage, type ReaderTask} from './reader.js';
+import {fromStored} from './record-codec.js';
 import type {EventRecord, StepKey, TimeKey} from './store.js';
 
 export type SalvagedEvent = {key: TimeKey; record: EventRecord; steps?: Array<[StepKey, StepRecord]>};
@@ -41,7 +42,7 @@ export async function salvage(folder: string): Promise<Salvage> {
 		if (message.t === 'event') {
 			last = message.key;
 			if (!found.events.has(keyText(message.key))) {
-				found.events.set(keyText(message.key), {key: message.key, record: message.value});
+				found.events.set(keyText(message.key), {key: message.key, record: fromStored(message.value)});
 			}
 		} else if (message.t === 'steps') {
 			const event = last && last[1] === message.id ? found.events.get(keyText(last)) : undefined;

@@ -5,8 +5,8 @@
  *             (at least 24 h) even when the count bound drops the event itself. Written in
  *             batches after the events themselves (id-index.ts).
  * - `marks`:  `unindexed-from` → the time from which events may still lack their `seen` entry.
- * - `events`: [received ms, id] → the event (raw body, headers, state). Time-ordered, so listing
- *             newest first and pruning oldest first are range reads.
+ * - `events`: [received ms, id] → the event (raw body, headers, state; record-codec.ts). Time-
+ *             ordered, so listing newest first and pruning oldest first are range reads.
  * - `queue`:  [received ms, id] → true while the event awaits or is in processing.
  * - `steps`:  [id, generation, n] → one recorded step; a replay starts a new generation.
  * - `claims`: event id → the process processing it (versioned: a claim is a conditional write).
@@ -17,6 +17,7 @@ import path from 'node:path';
 import {open, type Database, type RootDatabase} from 'lmdb';
 import type {StepRecord, StoredEvent} from '../backend.js';
 import type {Holder} from './liveness.js';
+import {fromStored, toTuple, type StoredRecord} from './record-codec.js';
 
 /** A stored event without its steps, plus the generation its steps are kept under. */
 export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};
@@ -28,7 +29,7 @@ export type Stores = {
 	root: RootDatabase;
 	seen: Database<number, string>;
 	marks: Database<number, string>;
-	events: Database<EventRecord, TimeKey>;
+	events: Database<StoredRecord, TimeKey>;
 	queue: Database<true, TimeKey>;
 	steps: Database<StepRecord, StepKey>;
 	claims: Database<Holder, string>;
@@ -73,7 +74,7 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 			root,
 			seen: named<number, string>('seen'),
 			marks: named<number, string>('marks'),
-			events: named<EventRecord, TimeKey>('events'),
+			events: named<StoredRecord, TimeKey>('events'),
 			queue: named<true, TimeKey>('queue'),
 			steps: named<StepRecord, StepKey>('steps'),
 			claims: named<Holder, string>('claims', true),
@@ -87,8 +88,13 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 
 /** The record under `key`, when the journal still holds it. */
 export function readEvent(stores: Stores, key: TimeKey | undefined): {key: TimeKey; record: EventRecord} | undefined {
-	const record = key ? stores.events.get(key) : undefined;
-	return key && record ? {key, record} : undefined;
+	const stored = key ? stores.events.get(key) : undefined;
+	return key && stored ? {key, record: fromStored(stored)} : undefined;
+}
+
+/** Writes the record under `key` (in the current batch of writes); resolves once committed. */
+export async function writeEvent(stores: Stores, key: TimeKey, record: EventRecord): Promise<boolean> {
+	return stores.events.put(key, toTuple(record));
 }
 
 export function stepsOf(stores: Stores, id: string, generation: number): StepRecord[] {

@@ -1,0 +1,186 @@
+/**
+ * How an event is kept in the `events` database: a positional array, tagged with its format.
+ *
+ * lmdb-js writes an object with its field names inline in every record (it shares no structures
+ * here), about 150 bytes of a 765-byte record for a 337-byte body. An array carries none. The
+ * common values are shortened too: a known event type is its number, `updatedAt` equal to
+ * `receivedAt` and an `x-platform-id` header equal to the id are left out. A record is then about
+ * 30 % smaller, which is fewer pages to write and flush in each commit before the 200.
+ *
+ * Records written as objects by earlier versions are read as they are: `fromStored` takes both.
+ * Absent values are null (msgpack writes one byte for null, three for undefined).
+ */
+import {eventTypes} from '../../platform/types.js';
+import type {EventStatus, NewEvent} from '../backend.js';
+import type {EventRecord} from './store.js';
+
+/** The format tag at index 0. */
+const format = 1;
+
+/** Event types kept as their index in this list (append only: the numbers are on disk). */
+const knownTypes: readonly string[] = [eventTypes.userMessageCreated, eventTypes.externalModuleChosen];
+
+const signatureHeader = 'x-platform-signature';
+const createdAtHeader = 'x-platform-created-at';
+const idHeader = 'x-platform-id';
+const userAgentHeader = 'user-agent';
+
+/** `idHeader` slot when the header equals the event id. */
+const sameAsId = 1;
+
+export type EventTuple = [
+	format: typeof format,
+	id: string,
+	event: string | number,
+	receivedAt: string,
+	body: string,
+	bodyEncoding: 'base64' | null,
+	signature: string | null,
+	createdAt: string | null,
+	headerId: string | typeof sameAsId | null,
+	userAgent: string | null,
+	otherHeaders: Record<string, string> | null,
+	chatId: string | null,
+	status: EventStatus,
+	note: string | null,
+	/** Null: the same as receivedAt. */
+	updatedAt: string | null,
+	finishedAt: string | null,
+	durationMs: number | null,
+	error: string | null,
+	attempts: number,
+	generation: number,
+];
+
+/** What the `events` database holds: this format, or an object written by an earlier version. */
+export type StoredRecord = EventTuple | EventRecord;
+
+function typeCode(type: string): string | number {
+	const code = knownTypes.indexOf(type);
+	return code === -1 ? type : code;
+}
+
+function headerIdSlot(headers: Record<string, string>, id: string): string | typeof sameAsId | null {
+	const value = headers[idHeader];
+	if (value === undefined) {
+		return null;
+	}
+
+	return value === id ? sameAsId : value;
+}
+
+function otherHeaders(headers: Record<string, string>): Record<string, string> | null {
+	let others: Record<string, string> | null = null;
+	for (const [name, value] of Object.entries(headers)) {
+		if (name !== signatureHeader && name !== createdAtHeader && name !== idHeader && name !== userAgentHeader) {
+			others ??= {};
+			others[name] = value;
+		}
+	}
+
+	return others;
+}
+
+/** A record as it is written. */
+export function toTuple(record: EventRecord): EventTuple {
+	const {headers} = record;
+	return [
+		format,
+		record.id,
+		typeCode(record.event),
+		record.receivedAt,
+		record.body,
+		record.bodyEncoding ?? null,
+		headers[signatureHeader] ?? null,
+		headers[createdAtHeader] ?? null,
+		headerIdSlot(headers, record.id),
+		headers[userAgentHeader] ?? null,
+		otherHeaders(headers),
+		record.chatId ?? null,
+		record.status,
+		record.note ?? null,
+		record.updatedAt === record.receivedAt ? null : record.updatedAt,
+		record.finishedAt ?? null,
+		record.durationMs ?? null,
+		record.error ?? null,
+		record.attempts,
+		record.generation,
+	];
+}
+
+/** A newly accepted event as it is written (the hot path: no record object in between). */
+export function newEventTuple(event: NewEvent): EventTuple {
+	const {headers} = event;
+	return [
+		format,
+		event.id,
+		typeCode(event.event),
+		event.receivedAt,
+		event.body,
+		event.bodyEncoding ?? null,
+		headers[signatureHeader] ?? null,
+		headers[createdAtHeader] ?? null,
+		headerIdSlot(headers, event.id),
+		headers[userAgentHeader] ?? null,
+		otherHeaders(headers),
+		event.chatId ?? null,
+		event.status,
+		event.note ?? null,
+		null,
+		null,
+		null,
+		null,
+		0,
+		0,
+	];
+}
+
+function headersOf(tuple: EventTuple): Record<string, string> {
+	const headers: Record<string, string> = {};
+	const [, id, , , , , signature, createdAt, headerId, userAgent, others] = tuple;
+	if (signature !== null) {
+		headers[signatureHeader] = signature;
+	}
+
+	if (createdAt !== null) {
+		headers[createdAtHeader] = createdAt;
+	}
+
+	if (headerId !== null) {
+		headers[idHeader] = headerId === sameAsId ? id : headerId;
+	}
+
+	if (userAgent !== null) {
+		headers[userAgentHeader] = userAgent;
+	}
+
+	return others ? Object.assign(headers, others) : headers;
+}
+
+const orUndefined = <T>(value: T | null): T | undefined => value ?? undefined;
+
+/** The record of a stored value, in either format. */
+export function fromStored(value: StoredRecord): EventRecord {
+	if (!Array.isArray(value)) {
+		return value;
+	}
+
+	const [, id, event, receivedAt, body, bodyEncoding, , , , , , chatId, status, note, updatedAt, finishedAt, durationMs, error, attempts, generation] = value;
+	return {
+		id,
+		event: typeof event === 'number' ? knownTypes[event] ?? `unknown type ${event}` : event,
+		receivedAt,
+		body,
+		bodyEncoding: orUndefined(bodyEncoding),
+		headers: headersOf(value),
+		chatId: orUndefined(chatId),
+		status,
+		note: orUndefined(note),
+		updatedAt: updatedAt ?? receivedAt,
+		finishedAt: orUndefined(finishedAt),
+		durationMs: orUndefined(durationMs),
+		error: orUndefined(error),
+		attempts,
+		generation,
+	};
+}
