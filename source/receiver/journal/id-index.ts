@@ -16,6 +16,7 @@
  * - other processes (`events show`, `replay`) find an id in `seen`, else among the events from the
  *   mark on (a short range: at most one flush interval of events).
  */
+import {IdFilter} from './id-filter.js';
 import type {Stores, TimeKey} from './store.js';
 
 const markKey = 'unindexed-from';
@@ -24,6 +25,11 @@ export type PendingEntry = {id: string; ms: number; committed: boolean; stored: 
 
 export class IdIndex {
 	private readonly pending = new Map<string, PendingEntry>();
+	/**
+	 * The writer's filter of every id in `seen` or accepted since it opened: an id it has not is
+	 * new without a read of `seen`. Undefined for other processes (they add no ids).
+	 */
+	private readonly filter: IdFilter | undefined;
 	/** The mark as this process last wrote it (committed or not); undefined: every event may lack its id. */
 	private mark: number | undefined;
 	/** The mark as its last committed write left it on disk (a failed write leaves it where it was). */
@@ -41,6 +47,11 @@ export class IdIndex {
 		this.mark = stores.marks.get(markKey);
 		this.durable = this.mark;
 		if (writer) {
+			this.filter = new IdFilter();
+			for (const id of stores.seen.getKeys({})) {
+				this.filter.add(id);
+			}
+
 			this.collectUnindexed();
 		}
 	}
@@ -52,6 +63,10 @@ export class IdIndex {
 
 	/** Whether `id` was indexed on disk (by this process or an earlier one). */
 	indexed(id: string): boolean {
+		if (this.filter && !this.filter.has(id)) {
+			return false;
+		}
+
 		return this.stores.seen.get(id) !== undefined;
 	}
 
@@ -63,6 +78,7 @@ export class IdIndex {
 	add(id: string, ms: number, stored: Promise<unknown>): PendingEntry {
 		const entry: PendingEntry = {id, ms, committed: false, stored};
 		this.pending.set(id, entry);
+		this.filter?.add(id);
 		// The mark on disk may be the committed one or one still being written: below either, lower
 		// it (never above the committed one, in case the pending write fails).
 		const highest = Math.max(this.mark ?? Number.NEGATIVE_INFINITY, this.durable ?? Number.NEGATIVE_INFINITY);
@@ -163,6 +179,7 @@ export class IdIndex {
 		for (const key of this.stores.events.getKeys({start: [this.mark ?? 0, '']})) {
 			if (!this.pending.has(key[1]) && this.stores.seen.get(key[1]) === undefined) {
 				this.pending.set(key[1], {id: key[1], ms: key[0], committed: true, stored: done});
+				this.filter?.add(key[1]);
 			}
 		}
 	}
