@@ -129,23 +129,37 @@ export class IdIndex {
 			await this.flushing;
 		}
 
-		const batch = [...this.pending].filter(([, entry]) => entry.committed);
+		// One pass: the committed entries go into the batch; the earliest of the others (not committed
+		// yet) bounds the next mark, as an event keyed earlier may still lack its entry.
+		const batch: PendingEntry[] = [];
+		let latest = Number.NEGATIVE_INFINITY;
+		let earliestWaiting = Number.POSITIVE_INFINITY;
+		for (const entry of this.pending.values()) {
+			if (entry.committed) {
+				batch.push(entry);
+				latest = Math.max(latest, entry.ms);
+			} else {
+				earliestWaiting = Math.min(earliestWaiting, entry.ms);
+			}
+		}
+
 		if (batch.length === 0 && this.mark !== undefined) {
 			return;
 		}
 
-		let latest = Number.NEGATIVE_INFINITY;
-		for (const [id, entry] of batch) {
+		for (const entry of batch) {
 			// Its failure is the batch's (one commit), handled below.
-			this.stores.seen.put(id, entry.ms).catch(() => undefined);
-			latest = Math.max(latest, entry.ms);
+			this.stores.seen.put(entry.id, entry.ms).catch(() => undefined);
 		}
 
-		// Set before the commit, so an event accepted meanwhile and keyed earlier lowers it again.
-		this.flushing = this.writeMark(this.nextMark(new Set(batch.map(([id]) => id)), latest)).then(() => {
-			for (const [id, entry] of batch) {
-				if (this.pending.get(id) === entry) {
-					this.pending.delete(id);
+		// The mark after the batch: the earliest time still waiting, else the latest time of the batch
+		// (events at that very millisecond may follow). Set before the commit, so an event accepted
+		// meanwhile and keyed earlier lowers it again.
+		const next = Math.min(Number.isFinite(latest) ? latest : (this.mark ?? Date.now()), earliestWaiting);
+		this.flushing = this.writeMark(next).then(() => {
+			for (const entry of batch) {
+				if (this.pending.get(entry.id) === entry) {
+					this.pending.delete(entry.id);
 				}
 			}
 		}, () => {
@@ -194,21 +208,5 @@ export class IdIndex {
 	private currentMark(): number | undefined {
 		// Another process may have moved the mark since this one read it.
 		return this.stores.marks.get(markKey) ?? this.mark;
-	}
-
-	/**
-	 * The mark after a batch: the earliest time of an entry still pending (not committed yet, or
-	 * added while the batch was written), else the latest time of the batch (events at that very
-	 * millisecond may follow).
-	 */
-	private nextMark(done: Set<string>, latest: number): number {
-		let next = Number.isFinite(latest) ? latest : (this.mark ?? Date.now());
-		for (const [id, entry] of this.pending) {
-			if (!done.has(id)) {
-				next = Math.min(next, entry.ms);
-			}
-		}
-
-		return next;
 	}
 }
