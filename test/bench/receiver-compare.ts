@@ -57,7 +57,7 @@ try {
 	};
 	try {
 		for (const name of names) {
-			await load(children[name].url, deliveries(3000));
+			await load(children[name].url, deliveries(10_000));
 		}
 
 		const results: Array<Record<Name, Figures>> = [];

@@ -13,8 +13,8 @@
  *      distance to it;
  *    - the built `platform-tui serve --json` with its journal on (every 200 waits for the event's
  *      flushed LMDB commit), its NDJSON log to a file.
- *    Each round runs all three (the order rotating); every ratio printed is the median of the
- *    rounds' own ratios. Goals against the floor: CPU per request ≤ 2.0×, throughput ≥ 0.6×,
+ *    After 10 000 warm-up deliveries each, eight rounds run all three (the order rotating); every
+ *    ratio printed is the median of the rounds' own ratios. Goals against the floor: CPU per request ≤ 2.0×, throughput ≥ 0.6×,
  *    p99 ≤ 2×. CPU time comes from /proc (the server process alone, every thread).
  * 2. Hidden classes V8 creates per delivery in a warm serve (`--log-maps`), goal 0.
  * 3. Memory: RssAnon after 100 000 deliveries within 30 MiB of RssAnon after 10 000; RssFile beside.
@@ -31,8 +31,11 @@ import {hiddenClassesPerDelivery, memoryGrowth, showMemory} from './receiver-foo
 import {bareServerScript, cliPath, connections, cpuMs, deliveries, flushedAppendScript, fmt, load, median, serveEnv, startChild, startServe, type Child, type LoadResult} from './receiver-harness.js';
 
 const requestCount = Number(process.env.BENCH_RECEIVER_REQUESTS ?? 10_000);
-const warmupCount = 3000;
-const rounds = 4;
+// A serve's CPU per delivery keeps falling over its first tens of thousands of deliveries (V8's
+// compilers, the heap, the journal's first pages), so each server is warmed with 10 000 first; and
+// the machine's slow spells move single rounds by a third, so eight rounds give the medians.
+const warmupCount = 10_000;
+const rounds = 8;
 
 type Round = LoadResult & {cpuUsPerRequest?: number};
 
