@@ -81,35 +81,8 @@ function otherHeaders(headers: Record<string, string>): Record<string, string> |
 	return others;
 }
 
-/** A record as it is written. */
-export function toTuple(record: EventRecord): EventTuple {
-	const {headers} = record;
-	return [
-		format,
-		record.id,
-		typeCode(record.event),
-		record.receivedAt,
-		record.body,
-		record.bodyEncoding ?? null,
-		headers[signatureHeader] ?? null,
-		headers[createdAtHeader] ?? null,
-		headerIdSlot(headers, record.id),
-		headers[userAgentHeader] ?? null,
-		otherHeaders(headers),
-		record.chatId ?? null,
-		record.status,
-		record.note ?? null,
-		record.updatedAt === record.receivedAt ? null : record.updatedAt,
-		record.finishedAt ?? null,
-		record.durationMs ?? null,
-		record.error ?? null,
-		record.attempts,
-		record.generation,
-	];
-}
-
-/** A newly accepted event as it is written (the hot path: no record object in between). */
-export function newEventTuple(event: NewEvent): EventTuple {
+/** The array of an event's fields and of its processing state (`updatedAt` null: the same as receivedAt). */
+function tupleOf(event: Omit<NewEvent, 'status'>, status: EventStatus, updatedAt: string | null, finishedAt: string | null, durationMs: number | null, error: string | null, attempts: number, generation: number): EventTuple {
 	const {headers} = event;
 	return [
 		format,
@@ -124,15 +97,26 @@ export function newEventTuple(event: NewEvent): EventTuple {
 		headers[userAgentHeader] ?? null,
 		otherHeaders(headers),
 		event.chatId ?? null,
-		event.status,
+		status,
 		event.note ?? null,
-		null,
-		null,
-		null,
-		null,
-		0,
-		0,
+		updatedAt,
+		finishedAt,
+		durationMs,
+		error,
+		attempts,
+		generation,
 	];
+}
+
+/** A record as it is written. */
+export function toTuple(record: EventRecord): EventTuple {
+	const updatedAt = record.updatedAt === record.receivedAt ? null : record.updatedAt;
+	return tupleOf(record, record.status, updatedAt, record.finishedAt ?? null, record.durationMs ?? null, record.error ?? null, record.attempts, record.generation);
+}
+
+/** A newly accepted event as it is written (the hot path: no record object in between). */
+export function newEventTuple(event: NewEvent): EventTuple {
+	return tupleOf(event, event.status, null, null, null, null, 0, 0);
 }
 
 function headersOf(tuple: EventTuple): Record<string, string> {
