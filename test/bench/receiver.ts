@@ -151,7 +151,7 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
  * same serve without it, CPU per request side by side (rounds rotate which goes first).
  */
 async function adminOverhead(platform: LocalPlatform, configDir: string): Promise<void> {
-	const rounds = 4;
+	const rounds = 8;
 	console.log(`Admin listener overhead: ${rounds} rounds of serve without and with --admin-port (/metrics scraped once a second), ${requestCount} deliveries each`);
 	const off = await startChild([cliPath, 'serve', '--port', '0', '--json'], serveEnv(platform, configDir), path.join(configDir, 'admin-off.log'));
 	const on = await startChild([cliPath, 'serve', '--port', '0', '--json', '--admin-port', '0'], serveEnv(platform, configDir), path.join(configDir, 'admin-on.log'));
