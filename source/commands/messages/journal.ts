@@ -32,6 +32,10 @@ export const journalMessages: MessageTable = {
 		message: `No event could be read from the journal file ${data.file} (${data.reason}); nothing was changed.`,
 		next: `Restore the file from a backup, or move the folder ${dirname(data.file)} aside to start an empty journal (the events and ids in it are then no longer known).`,
 	}),
+	'journal-record-format': (data: JournalErrorData['journal-record-format']) => ({
+		message: `Event ${data.id} is stored in the journal in record format ${data.format}, which this version of platform-tui cannot read: a later version wrote it.`,
+		next: 'Run the platform-tui version that wrote the journal (or a later one) against this data directory.',
+	}),
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,
 		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',

@@ -9,6 +9,7 @@ export type JournalErrorData = {
 	'journal-read-only': {directory: string; folder: string};
 	'journal-in-use': {directory: string; pid: number};
 	'journal-unrecoverable': {directory: string; file: string; reason: string};
+	'journal-record-format': {format: string; id: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};

@@ -8,17 +8,22 @@
  * 30 % smaller, which is fewer pages to write and flush in each commit before the 200.
  *
  * Records written as objects by earlier versions are read as they are: `fromStored` takes both.
+ * The other way round does not hold: an earlier version reads an array as a record without its
+ * fields, so a journal this version has written to is not for earlier versions (docs/serve.md).
  * Absent values are null (msgpack writes one byte for null, three for undefined).
  */
-import {eventTypes} from '../../platform/types.js';
 import type {EventStatus, NewEvent} from '../backend.js';
+import {journalError} from './errors.js';
 import type {EventRecord} from './store.js';
 
 /** The format tag at index 0. */
 const format = 1;
 
-/** Event types kept as their index in this list (append only: the numbers are on disk). */
-const knownTypes: readonly string[] = [eventTypes.userMessageCreated, eventTypes.externalModuleChosen];
+/**
+ * Event types kept as their index in this list. The numbers are on disk: append only, and written
+ * out here rather than taken from the platform's constants, so no change elsewhere moves them.
+ */
+const knownTypes: readonly string[] = ['platform.chat.user-message.created', 'platform.chat.external-module.chosen'];
 
 const signatureHeader = 'x-platform-signature';
 const createdAtHeader = 'x-platform-created-at';
@@ -144,10 +149,21 @@ function headersOf(tuple: EventTuple): Record<string, string> {
 
 const orUndefined = <T>(value: T | null): T | undefined => value ?? undefined;
 
-/** The record of a stored value, in either format. */
+/**
+ * The record of a stored value, in either format. A value tagged with another format (written by a
+ * later version) is refused, never read by position as this one.
+ */
 export function fromStored(value: StoredRecord): EventRecord {
 	if (!Array.isArray(value)) {
 		return value;
+	}
+
+	// What is on disk, whatever the type says: a later version may have written another format.
+	const tag: unknown = value[0];
+	const storedId: unknown = value[1];
+	if (tag !== format) {
+		const id = String(storedId);
+		throw journalError('journal-record-format', {format: String(tag), id}, `the journal holds event ${id} in record format ${String(tag)}, which this version cannot read`);
 	}
 
 	const [, id, event, receivedAt, body, bodyEncoding, , , , , , chatId, status, note, updatedAt, finishedAt, durationMs, error, attempts, generation] = value;
