@@ -4,7 +4,7 @@
  * B-tree lookup). `has` never answers false for an id that was added; it answers true for under
  * 0.1 % of other ids while fewer than 500 000 ids were added and about 2 % at a million (each true
  * answer is then looked up in the database, so only speed depends on it). Ids are never removed:
- * an id the retention drops stays a false positive until the next start.
+ * an id the retention drops stays in it until the index builds a new filter (`IdIndex.refreshFilter`).
  *
  * 2^23 bits (1 MiB), 7 probes per id, positions from two 32-bit FNV-1a-style hashes of the id's
  * UTF-16 code units (Kirsch–Mitzenmacher double hashing).
@@ -18,8 +18,15 @@ export class IdFilter {
 	/** The two hashes of the id last hashed (fields, so hashing allocates nothing). */
 	private first = 0;
 	private second = 0;
+	private count = 0;
+
+	/** Ids added so far (an id added twice counts twice). */
+	get added(): number {
+		return this.count;
+	}
 
 	add(id: string): void {
+		this.count++;
 		this.hash(id);
 		for (let probe = 0; probe < probes; probe++) {
 			const position = (this.first + Math.imul(probe, this.second)) & mask;

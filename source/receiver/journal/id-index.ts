@@ -29,7 +29,7 @@ export class IdIndex {
 	 * The writer's filter of every id in `seen` or accepted since it opened: an id it has not is
 	 * new without a read of `seen`. Undefined for other processes (they add no ids).
 	 */
-	private readonly filter: IdFilter | undefined;
+	private filter: IdFilter | undefined;
 	/** The mark as this process last wrote it (committed or not); undefined: every event may lack its id. */
 	private mark: number | undefined;
 	/** The mark as its last committed write left it on disk (a failed write leaves it where it was). */
@@ -47,13 +47,36 @@ export class IdIndex {
 		this.mark = stores.marks.get(markKey);
 		this.durable = this.mark;
 		if (writer) {
-			this.filter = new IdFilter();
-			for (const id of stores.seen.getKeys({})) {
-				this.filter.add(id);
-			}
-
+			this.filter = this.filledFilter();
 			this.collectUnindexed();
 		}
+	}
+
+	/** Ids the writer's filter took in since it was built (undefined for other processes). */
+	get filterAdditions(): number | undefined {
+		return this.filter?.added;
+	}
+
+	/**
+	 * Builds the writer's filter again from the ids in `seen` and those waiting, once it has taken in
+	 * at least twice as many ids as these number (and `minimum`): retention removed the others from
+	 * `seen`, but a filter forgets nothing, and one filled past its size answers "maybe" for every
+	 * id, each then read from `seen`. So a `serve` that runs for weeks rebuilds it about once per
+	 * doubling; one rebuild reads every key of `seen` (about a second for a million ids), in one
+	 * turn, so no id is added meanwhile. Called after each prune. Returns whether it rebuilt.
+	 */
+	refreshFilter(minimum = 200_000): boolean {
+		if (!this.filter) {
+			return false;
+		}
+
+		const live = this.stores.seen.getCount() + this.pending.size;
+		if (this.filter.added < Math.max(2 * live, minimum)) {
+			return false;
+		}
+
+		this.filter = this.filledFilter();
+		return true;
 	}
 
 	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
@@ -185,6 +208,20 @@ export class IdIndex {
 		clearInterval(this.timer);
 		this.timer = undefined;
 		await this.flush();
+	}
+
+	/** A filter of every id in `seen` and every id waiting to go there (ids in a batch being committed wait till it is). */
+	private filledFilter(): IdFilter {
+		const filter = new IdFilter();
+		for (const id of this.stores.seen.getKeys({})) {
+			filter.add(id);
+		}
+
+		for (const id of this.pending.keys()) {
+			filter.add(id);
+		}
+
+		return filter;
 	}
 
 	/** The events from the mark on that lack their index entry (left by a process that died) join the pending ids. */

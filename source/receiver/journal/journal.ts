@@ -222,7 +222,10 @@ export class JournalBackend implements EventBackend {
 		// Every id dropped by the count bound must be in the index first.
 		await this.index.flush();
 		this.queued = this.stores.queue.getCount();
-		return prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
+		const result = await prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
+		// Ids retention dropped from the index leave the exactly-once filter when it is rebuilt.
+		this.index.refreshFilter();
+		return result;
 	}
 
 	private store(event: NewEvent): Promise<AcceptResult> {
