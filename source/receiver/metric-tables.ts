@@ -6,7 +6,10 @@
  * delivery. Here a delivery costs an array write.
  *
  * Both are registered in a prom-client `Registry` (`register`) and exposed by it like its own
- * metrics: same text, same `# HELP` and `# TYPE` lines.
+ * metrics, in the same text format with the same `# HELP` and `# TYPE` lines. Two differences from
+ * prom-client's own: every label set is exposed from the start (at 0 until counted; prom-client
+ * shows a label set once it was first used), and `reset()` sets the numbers back to 0 rather than
+ * dropping the label sets.
  */
 import type {Metric, Registry} from 'prom-client';
 

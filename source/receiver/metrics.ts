@@ -12,11 +12,14 @@ import {TableCounter, TableHistogram} from './metric-tables.js';
 
 const prefix = 'platform_tui_';
 
-export const rejectionReasons: readonly RejectionReason[] = [
-	'body-too-large', 'missing-signature-headers', 'malformed-signature', 'signature-mismatch', 'malformed-timestamp',
-	'timestamp-outside-tolerance', 'invalid-json', 'not-an-object', 'event-too-old', 'busy', 'backlog-full',
-	'backend-unavailable', 'shutting-down', 'not-found', 'method-not-allowed',
-];
+/** Every reason, checked by the compiler: a reason added to the type and not here fails the build. */
+const everyReason = {
+	'body-too-large': true, 'missing-signature-headers': true, 'malformed-signature': true, 'signature-mismatch': true, 'malformed-timestamp': true,
+	'timestamp-outside-tolerance': true, 'invalid-json': true, 'not-an-object': true, 'event-too-old': true, busy: true, 'backlog-full': true,
+	'backend-unavailable': true, 'shutting-down': true, 'not-found': true, 'method-not-allowed': true,
+} satisfies Record<RejectionReason, true>;
+
+export const rejectionReasons = Object.keys(everyReason) as readonly RejectionReason[];
 
 const knownTypes: readonly string[] = [eventTypes.externalModuleChosen, eventTypes.userMessageCreated];
 const finalStatuses = ['answered', 'failed', 'logged', 'ignored', 'lost'] as const;
