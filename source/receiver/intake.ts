@@ -5,12 +5,11 @@
  * Exactly-once is the backend's (`accept` answers 'duplicate'). Tests call these without a server.
  */
 import {isUtf8} from 'node:buffer';
-import type {KeyObject} from 'node:crypto';
 import {formatBytes} from '../format/bytes.js';
 import {formatCompactDuration} from '../format/duration.js';
 import {isRecord} from '../format/value.js';
 import {eventTypes} from '../platform/types.js';
-import {verifyWebhookSignature} from '../platform/webhook-signature.js';
+import {verifyWebhookSignature, type PreparedSecret} from '../platform/webhook-signature.js';
 import type {NewEvent} from './backend.js';
 import {parseChosenEvent} from './chosen-event.js';
 import type {AcceptedEvent, RejectionReason} from './events.js';
@@ -45,7 +44,7 @@ export type Acceptance = {
 export type IntakeDecision = Rejection | Acceptance;
 
 export type IntakeConfig = {
-	keys: readonly KeyObject[];
+	keys: readonly PreparedSecret[];
 	toleranceSeconds: number;
 	maxBodyBytes: number;
 	/** Events whose body `createdAt` is older than this are refused: their id may be forgotten. */
