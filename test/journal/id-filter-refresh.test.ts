@@ -6,8 +6,9 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {IdIndex} from '../../source/receiver/journal/id-index.js';
 import {journalDirectory} from '../../source/receiver/journal/location.js';
+import {newEventTuple} from '../../source/receiver/journal/record-codec.js';
 import {openStores, type Stores} from '../../source/receiver/journal/store.js';
-import {newId, tempDataDir} from './helpers.js';
+import {newEvent, newId, tempDataDir} from './helpers.js';
 
 const opened: Stores[] = [];
 
@@ -23,7 +24,7 @@ function stores(): Stores {
 
 /** What `accept` does for a new id: the event's write, the index told in the same turn, settled on commit. */
 async function accept(journal: Stores, index: IdIndex, id: string, ms: number): Promise<void> {
-	const stored = journal.events.put([ms, id], [1]);
+	const stored = journal.events.put([ms, id], newEventTuple(newEvent({id})));
 	const entry = index.add(id, ms, stored);
 	await stored;
 	index.settle(entry, true);
