@@ -6,7 +6,7 @@
  * (exit 143 unless the command finishes cleanly, as serve and local do when they drain).
  */
 import process from 'node:process';
-import {runCli} from './commands/run-cli.js';
+import {runCli} from './cli/run-cli.js';
 
 if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') {
 	// Chalk (used by Ink) reads FORCE_COLOR; NO_COLOR wins over everything.

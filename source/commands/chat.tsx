@@ -7,10 +7,10 @@
 import {isAbortError} from '../errors.js';
 import {defaultPollIntervalMs, defaultReplyTimeoutMs} from '../workflow/run-upload.js';
 import {askInChat, checkChat, type ConversationOptions} from '../workflow/conversation.js';
-import type {Deps} from './deps.js';
+import type {Deps} from '../cli/deps.js';
 import {configuredTarget} from './platform-target.js';
-import type {Command} from './types.js';
-import {secondsFlag, UsageError} from './validators.js';
+import type {Command} from '../cli/types.js';
+import {secondsFlag, UsageError} from '../cli/validators.js';
 
 export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
 
@@ -23,7 +23,7 @@ export type ChatCommandOptions = {
 
 /** The interactive prompt over `conversation`, as `chat` and `upload --interactive` open it. */
 export async function openChatPrompt(deps: Deps, conversation: ConversationOptions, banner?: string): Promise<number> {
-	const [{runChatSession}, {describeError, joinText}] = await Promise.all([import('../ui/chat/session.js'), import('./error-message.js')]);
+	const [{runChatSession}, {describeError, joinText}] = await Promise.all([import('../ui/chat/session.js'), import('../cli/error-message.js')]);
 	return runChatSession(deps.context, {
 		chatId: conversation.chatId,
 		ask: async (question, signal, onText) => askInChat(conversation, question, AbortSignal.any([signal, deps.context.signal]), event => {

@@ -4,8 +4,8 @@ import {UserError} from '../errors.js';
 import {keyChange} from '../keys/set.js';
 import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
 import {renderApp, waitForApp} from '../ui/render.js';
-import {describeError, joinText} from './error-message.js';
-import type {Command} from './types.js';
+import {describeError, joinText} from '../cli/error-message.js';
+import type {Command} from '../cli/types.js';
 
 /** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
 type InitOptions = Record<string, never>;

@@ -11,11 +11,11 @@ import {
 	type LocalPlatformOptions,
 	type LocalPlatformSettings,
 } from '../local-platform/index.js';
-import {waitForAbort} from './abort.js';
-import type {Deps} from './deps.js';
+import {waitForAbort} from '../cli/abort.js';
+import type {Deps} from '../cli/deps.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
-import type {Command, CommandInput} from './types.js';
-import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from './validators.js';
+import type {Command, CommandInput} from '../cli/types.js';
+import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;

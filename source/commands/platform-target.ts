@@ -4,7 +4,7 @@
  */
 import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
 import type {RetryTracker} from '../workflow/retries.js';
-import {formatRequestLog, type Deps} from './deps.js';
+import {formatRequestLog, type Deps} from '../cli/deps.js';
 
 export type Target = {
 	client: PlatformClient;

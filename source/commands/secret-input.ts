@@ -7,8 +7,8 @@ import {readFile} from 'node:fs/promises';
 import {text} from 'node:stream/consumers';
 import {UserError} from '../errors.js';
 import {errorCode} from '../format/value.js';
-import type {CommandContext, FlagSpec} from './types.js';
-import {stringFlag, UsageError} from './validators.js';
+import type {CommandContext, FlagSpec} from '../cli/types.js';
+import {stringFlag, UsageError} from '../cli/validators.js';
 
 export const secretFileFlag = {
 	secretFile: {type: 'string', description: 'Read the endpoint secret from this file (- reads standard input) instead of PLATFORM_ENDPOINT_SECRET', placeholder: 'PATH'},

@@ -1,7 +1,7 @@
 /** `serve`'s flags and their parse (the command itself is serve.tsx). */
 import {parseStore, storeFlags} from './events/store-flags.js';
-import type {CommandInput, FlagSpec} from './types.js';
-import {badFlag, durationFlag, intFlag, portFlag, secondsFlag, stringFlag, urlFlag} from './validators.js';
+import type {CommandInput, FlagSpec} from '../cli/types.js';
+import {badFlag, durationFlag, intFlag, portFlag, secondsFlag, stringFlag, urlFlag} from '../cli/validators.js';
 
 export type ServeOptions = {
 	port: number;

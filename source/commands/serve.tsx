@@ -14,13 +14,13 @@ import {clock, plainLine} from '../ui/serve/format.js';
 import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
-import {waitForAbort} from './abort.js';
-import type {Deps} from './deps.js';
-import type {Command} from './types.js';
-import {healthRecord, healthText} from './messages/health.js';
-import {durabilityWarning} from './messages/redis.js';
+import {waitForAbort} from '../cli/abort.js';
+import type {Deps} from '../cli/deps.js';
+import type {Command} from '../cli/types.js';
+import {healthRecord, healthText} from '../cli/messages/health.js';
+import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
-import {secretListFlag} from './validators.js';
+import {secretListFlag} from '../cli/validators.js';
 
 export type {ServeOptions} from './serve-flags.js';
 

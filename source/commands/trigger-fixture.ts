@@ -9,7 +9,7 @@ import {errorCode, errorMessage} from '../format/value.js';
 import {bodyText} from '../receiver/body.js';
 import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../receiver/fixture.js';
 import {openStore, storedEvent, type StoreOptions} from './events/shared.js';
-import {UsageError} from './validators.js';
+import {UsageError} from '../cli/validators.js';
 
 export type FieldSet = {path: string; value: unknown};
 

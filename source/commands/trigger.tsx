@@ -9,8 +9,8 @@ import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} fr
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import {parseStore, storeFlags} from './events/store-flags.js';
 import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';
-import type {Command} from './types.js';
-import {booleanFlag, secondsFlag, stringFlag, UsageError, urlFlag} from './validators.js';
+import type {Command} from '../cli/types.js';
+import {booleanFlag, secondsFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';

@@ -8,9 +8,9 @@ import type {UploadEvent} from '../workflow/events.js';
 import {manifestPath} from '../workflow/manifest.js';
 import type {UploadOptions} from '../workflow/run-upload.js';
 import {isPlainSelection, type Selection} from '../workflow/select.js';
-import type {Deps} from './deps.js';
-import type {FlagSpec} from './types.js';
-import {booleanFlag, stringFlag, stringListFlag, UsageError} from './validators.js';
+import type {Deps} from '../cli/deps.js';
+import type {FlagSpec} from '../cli/types.js';
+import {booleanFlag, stringFlag, stringListFlag, UsageError} from '../cli/validators.js';
 
 export type SyncCommandOptions = {
 	chatId?: string;

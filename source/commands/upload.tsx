@@ -9,11 +9,11 @@ import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker} from '../workflow/retries.js';
 import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
 import {selectFiles} from '../workflow/select.js';
-import type {Deps} from './deps.js';
+import type {Deps} from '../cli/deps.js';
 import {configuredTarget, localBanner, localTarget, type Target} from './platform-target.js';
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
-import type {Command} from './types.js';
-import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from './validators.js';
+import type {Command} from '../cli/types.js';
+import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from '../cli/validators.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -40,7 +40,7 @@ function kebab(name: string): string {
 
 /** The sentence and next step for an error of this command, as error-message.ts words every error (loaded only when needed). */
 export async function describeUploadError(error: unknown): Promise<string> {
-	const {describeError, joinText} = await import('./error-message.js');
+	const {describeError, joinText} = await import('../cli/error-message.js');
 	return joinText(describeError(error, {offersLocal: true}));
 }
 
@@ -195,7 +195,7 @@ const command: Command<UploadCommandOptions> = {
 				const {runInteractive} = await import('../ui/upload/interactive.js');
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined);
 				if (outcome.error !== undefined && context.debug) {
-					const {debugStack} = await import('./error-message.js');
+					const {debugStack} = await import('../cli/error-message.js');
 					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
 				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
 					// The red box is on the terminal; a redirected stderr still gets the sentence.

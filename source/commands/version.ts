@@ -1,7 +1,7 @@
 /** `platform-tui version`: the same as `--version`, as gh and the Stripe CLI offer both. */
 import {version} from '../version.js';
-import {noArguments} from './define.js';
-import type {Command} from './types.js';
+import {noArguments} from '../cli/define.js';
+import type {Command} from '../cli/types.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['version'],

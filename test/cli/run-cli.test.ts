@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {CancelledError, UserError} from '../../source/errors.js';
-import {exitCodeFor, exitCodes, loadCommand} from '../../source/commands/run-cli.js';
+import {exitCodeFor, exitCodes, loadCommand} from '../../source/cli/run-cli.js';
 import {memoryStream} from '../support/run-command.js';
 import {runCliInProcess as run} from '../support/run-cli.js';
 

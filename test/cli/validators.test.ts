@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {durationFlag, intFlag, portFlag, secondsFlag, urlFlag, UsageError} from '../../source/commands/validators.js';
+import {durationFlag, intFlag, portFlag, secondsFlag, urlFlag, UsageError} from '../../source/cli/validators.js';
 
 function message(run: () => unknown): string {
 	try {

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest';
 import {apiKeySupplier, MissingSettingsError, requireSettings, resolveConfig} from '../../source/config/resolve.js';
 import {mask} from '../../source/config/settings.js';
 import {ConfigStore} from '../../source/config/store.js';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 
 function freshEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-config-')), ...extra};

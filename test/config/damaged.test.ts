@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSyn
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import configList from '../../source/commands/config/list.js';
 import configPath from '../../source/commands/config/path.js';
 import configSet from '../../source/commands/config/set.js';

@@ -5,7 +5,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {apiKeySupplier} from '../../source/config/resolve.js';
 import {ConfigStore, type ConfigTransaction} from '../../source/config/store.js';
 import {formatCountdown as formatDuration} from '../../source/format/duration.js';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import {CoreError} from '../../source/core-error.js';
 import {
 	currentApiKey,

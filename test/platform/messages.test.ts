@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {platformMessages} from '../../source/commands/messages/platform.js';
+import {platformMessages} from '../../source/cli/messages/platform.js';
 import {platformErrorCodes, type PlatformErrorData} from '../../source/platform/errors.js';
 
 const base: PlatformErrorData = {operation: 'createChat', method: 'POST', path: '/space/chat', attempts: 1, elapsedMs: 120};

@@ -7,9 +7,9 @@
  */
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
-import {unexpectedErrorCode} from '../../source/commands/error-message.js';
-import {errorTables} from '../../source/commands/messages/index.js';
-import {dispatchErrorCodes} from '../../source/commands/run-cli.js';
+import {unexpectedErrorCode} from '../../source/cli/error-message.js';
+import {errorTables} from '../../source/cli/messages/index.js';
+import {dispatchErrorCodes} from '../../source/cli/run-cli.js';
 import {platformErrorCodes} from '../../source/platform/errors.js';
 
 const sourceRoot = path.join(import.meta.dirname, '..', '..', 'source');

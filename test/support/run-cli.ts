@@ -3,7 +3,7 @@
  * with memory streams and an env of the test's own: help, unknown words and flags, parse errors,
  * error wording and exit codes without spawning a process.
  */
-import {runCli} from '../../source/commands/run-cli.js';
+import {runCli} from '../../source/cli/run-cli.js';
 import {memoryStream, testEnv} from './run-command.js';
 
 export type InProcessResult = {code: number; stdout: string; stderr: string};

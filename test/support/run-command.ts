@@ -5,10 +5,10 @@
  * error also gives exit code 1, worded on stderr as the CLI words it.
  */
 import {PassThrough, Readable} from 'node:stream';
-import {createDeps, type Clock} from '../../source/commands/deps.js';
-import {describeError, joinText} from '../../source/commands/error-message.js';
-import type {AnyCommand, CommandContext} from '../../source/commands/types.js';
-import {UsageError} from '../../source/commands/validators.js';
+import {createDeps, type Clock} from '../../source/cli/deps.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
+import type {AnyCommand, CommandContext} from '../../source/cli/types.js';
+import {UsageError} from '../../source/cli/validators.js';
 import {withTestDirs} from './env.js';
 
 export type MemoryStream = PassThrough & {isTTY?: boolean; columns?: number; rows?: number; text(): string};

@@ -4,7 +4,7 @@
  * a reply that never completes whatever its answers look like (the timeout names the chat).
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import uploadCommand from '../../source/commands/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {platformEnv, startPlatform} from '../support/platform.js';

@@ -1,5 +1,5 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import uploadCommand from '../../source/commands/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {defined} from '../support/defined.js';

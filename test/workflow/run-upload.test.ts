@@ -1,7 +1,7 @@
 import {symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {describeError, joinText} from '../../source/commands/error-message.js';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import {CancelledError} from '../../source/errors.js';
 import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
 import {

@@ -1,7 +1,7 @@
 import {isSettingName, mask, settingNames, settingSpecs, type SettingName} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
-import type {Command} from '../types.js';
-import {UsageError} from '../validators.js';
+import type {Command} from '../../cli/types.js';
+import {UsageError} from '../../cli/validators.js';
 
 export type GetOptions = {name: SettingName};
 

@@ -1,7 +1,7 @@
 import {formatTable, tableWidth} from '../../format/table.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
-import type {Command} from '../types.js';
-import {noArguments} from '../define.js';
+import type {Command} from '../../cli/types.js';
+import {noArguments} from '../../cli/define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['config', 'list'],

@@ -1,5 +1,5 @@
-import type {Command} from '../types.js';
-import {noArguments} from '../define.js';
+import type {Command} from '../../cli/types.js';
+import {noArguments} from '../../cli/define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['config', 'path'],

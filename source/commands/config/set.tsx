@@ -1,8 +1,8 @@
 import {text} from 'node:stream/consumers';
 import {isSettingName, mask, settingNames, settingProblem, settingSpecs, type SettingName} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
-import type {Command} from '../types.js';
-import {booleanFlag, UsageError} from '../validators.js';
+import type {Command} from '../../cli/types.js';
+import {booleanFlag, UsageError} from '../../cli/validators.js';
 
 /** The value is on the command line, or (for secrets) read from stdin when run. */
 export type SetOptions = {name: SettingName; value: string | undefined};

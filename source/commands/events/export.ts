@@ -4,8 +4,8 @@ import {resolve} from 'node:path';
 import {UserError} from '../../errors.js';
 import {errorMessage} from '../../format/value.js';
 import {bodyBytes} from '../../receiver/body.js';
-import type {Command} from '../types.js';
-import {stringFlag} from '../validators.js';
+import type {Command} from '../../cli/types.js';
+import {stringFlag} from '../../cli/validators.js';
 import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 
 export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};

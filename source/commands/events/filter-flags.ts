@@ -1,7 +1,7 @@
 /** The event filters `events list` and `events replay` share: --status, --type, --since. */
 import {eventStatuses, type EventStatus, type ListFilter} from '../../receiver/backend.js';
-import type {FlagSpec} from '../types.js';
-import {choiceFlag, durationFlag, stringFlag} from '../validators.js';
+import type {FlagSpec} from '../../cli/types.js';
+import {choiceFlag, durationFlag, stringFlag} from '../../cli/validators.js';
 
 export type FilterOptions = {status?: EventStatus; type?: string; sinceMs?: number};
 

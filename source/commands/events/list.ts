@@ -1,8 +1,8 @@
 /** `platform-tui events list`: the journaled events, newest first, as a table or NDJSON. */
 import {tableWidth} from '../../format/table.js';
 import {eventSummary, formatEventTable, formatListFooter} from '../../ui/events/format.js';
-import type {Command} from '../types.js';
-import {intFlag} from '../validators.js';
+import type {Command} from '../../cli/types.js';
+import {intFlag} from '../../cli/validators.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
 

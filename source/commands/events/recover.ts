@@ -6,7 +6,7 @@
 import {plural} from '../../format/text.js';
 import {defaultDataDir} from '../../receiver/open-backend.js';
 import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover.js';
-import type {Command} from '../types.js';
+import type {Command} from '../../cli/types.js';
 import {parseStore, storeFlags, type StoreOptions} from './shared.js';
 
 export type RecoverOptions = StoreOptions & {json: boolean};

@@ -10,7 +10,7 @@ import {eventTypes} from '../../platform/types.js';
 import type {EventBackend, JobHandler, ListFilter, StoredEvent} from '../../receiver/backend.js';
 import {replayMany, uniqueIds, type ReplayItem, type ReplaySummary} from '../../receiver/replay-many.js';
 import {eventSummary, formatEventTable} from '../../ui/events/format.js';
-import type {Deps} from '../deps.js';
+import type {Deps} from '../../cli/deps.js';
 
 export type BulkReplayOptions = {
 	ids: string[];

@@ -8,8 +8,8 @@ import {identityFile} from '../../receiver/journal/integrity.js';
 import {journalDirectory} from '../../receiver/journal/location.js';
 import type {JournalMode} from '../../receiver/journal/index.js';
 import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
-import type {CommandInput} from '../types.js';
-import {UsageError} from '../validators.js';
+import type {CommandInput} from '../../cli/types.js';
+import {UsageError} from '../../cli/validators.js';
 import {parseStore, type StoreOptions} from './store-flags.js';
 
 export {parseStore, storeFlags, type StoreOptions} from './store-flags.js';

@@ -1,6 +1,6 @@
 /** `platform-tui events show <id>`: one journaled event's headers (signature masked), body and steps. */
 import {eventDetail, formatEventDetail} from '../../ui/events/format.js';
-import type {Command} from '../types.js';
+import type {Command} from '../../cli/types.js';
 import {openStore, parseEventId, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
 
 export type ShowOptions = EventIdOptions;

@@ -2,8 +2,8 @@
  * Where `serve` and the `events` commands keep events: `--data-dir` (env PLATFORM_TUI_DATA_DIR) or
  * `--redis` (env PLATFORM_REDIS_URL). One parser for all of them; it loads no backend.
  */
-import type {FlagSpec} from '../types.js';
-import {stringFlag, urlFlag} from '../validators.js';
+import type {FlagSpec} from '../../cli/types.js';
+import {stringFlag, urlFlag} from '../../cli/validators.js';
 
 export type StoreOptions = {dataDir?: string; redisUrl?: string};
 

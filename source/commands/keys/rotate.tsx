@@ -6,10 +6,10 @@ import {currentApiKey} from '../../keys/current.js';
 import {rotateApiKey, rotateApiKeyIfOlder, type RotateOptions as CoreRotateOptions, type RotationEvent, type RotationOutcome, type RotationSkipped} from '../../keys/rotate.js';
 import type {RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {envFileFailedMessage, envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, skippedLine, unsavedKeyLines, unverifiedMessage} from '../../ui/keys/outcome-text.js';
-import {noArguments} from '../define.js';
-import type {Deps} from '../deps.js';
-import type {Command} from '../types.js';
-import {booleanFlag, durationFlag, stringFlag, UsageError} from '../validators.js';
+import {noArguments} from '../../cli/define.js';
+import type {Deps} from '../../cli/deps.js';
+import type {Command} from '../../cli/types.js';
+import {booleanFlag, durationFlag, stringFlag, UsageError} from '../../cli/validators.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;

@@ -5,9 +5,9 @@ import {maxKeyLength} from '../../keys/current.js';
 import {storeApiKey, type StoredKey} from '../../keys/set.js';
 import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import {renderApp, waitForApp} from '../../ui/render.js';
-import type {Deps} from '../deps.js';
-import type {Command, CommandContext} from '../types.js';
-import {booleanFlag, UsageError} from '../validators.js';
+import type {Deps} from '../../cli/deps.js';
+import type {Command, CommandContext} from '../../cli/types.js';
+import {booleanFlag, UsageError} from '../../cli/validators.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
 

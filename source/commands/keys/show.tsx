@@ -3,8 +3,8 @@ import {formatCompactDuration} from '../../format/duration.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
 import {policyMaxAgeMs} from '../key-age-warning.js';
-import type {Command} from '../types.js';
-import {noArguments} from '../define.js';
+import type {Command} from '../../cli/types.js';
+import {noArguments} from '../../cli/define.js';
 
 const command: Command<Record<string, never>> = {
 	name: ['keys', 'show'],

@@ -89,7 +89,7 @@ const command: Command<CompletionOptions> = {
 
 		// Completing must never print an error into the user's command line: any failure lists nothing.
 		try {
-			const [{openStore}, {parseStore}] = await Promise.all([import('./events/shared.js'), import('./events/store-flags.js')]);
+			const [{openStore}, {parseStore}] = await Promise.all([import('../commands/events/shared.js'), import('../commands/events/store-flags.js')]);
 			const dataDir = typedFlag(options.words, 'data-dir');
 			const redis = typedFlag(options.words, 'redis');
 			const store = parseStore({...(dataDir ? {dataDir} : {}), ...(redis ? {redis} : {})}, context.env);

@@ -7,7 +7,7 @@ import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, typ
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
-import {keyAgeWarning} from './key-age-warning.js';
+import {keyAgeWarning} from '../commands/key-age-warning.js';
 import type {CommandContext} from './types.js';
 
 export type Clock = {now(): number};
