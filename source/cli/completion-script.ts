@@ -1,10 +1,11 @@
 /**
  * The shell completion scripts, generated from the command registry and each command's flags, so
- * a command or flag added anywhere completes with no list to keep by hand. Event ids for
- * `events show` and `events replay` come at completion time from `platform-tui completion
- * --event-ids`, which reads the journal (or Redis) named by the words typed so far.
+ * a command or flag added anywhere completes with no list to keep by hand. Event ids — the
+ * argument of a command declared `complete: 'event-id'` (events show, replay, export) and the value
+ * of a flag so declared (trigger --from-event) — come at completion time from `platform-tui
+ * completion --event-ids`, which reads the journal (or Redis) named by the words typed so far.
  */
-import {kebab} from './help.js';
+import {kebab} from './kebab.js';
 
 export type CompletionShell = 'bash' | 'zsh' | 'fish';
 
@@ -18,6 +19,10 @@ export type CompletionCommand = {
 	flags: readonly string[];
 	/** The flags that take a value, camelCase: the word after one is that value, not a command word. */
 	valueFlags: readonly string[];
+	/** Its argument is a stored event id. */
+	eventIdArgument?: boolean;
+	/** The flags whose value is a stored event id, camelCase. */
+	eventIdFlags?: readonly string[];
 };
 
 export type CompletionSpec = {
@@ -26,10 +31,20 @@ export type CompletionSpec = {
 	topFlags: readonly string[];
 };
 
-/** The commands whose one argument is a stored event id. */
-const eventIdCommands = new Set(['events show', 'events replay']);
-
 const program = 'platform-tui';
+
+/** The names of the commands whose argument is a stored event id (`events show`). */
+function eventIdCommands(spec: CompletionSpec): string[] {
+	return spec.commands.filter(command => command.eventIdArgument).map(command => command.words.join(' '));
+}
+
+/** Every flag whose value is an event id, as a case pattern. */
+function eventIdFlagPattern(spec: CompletionSpec): string {
+	const names = [...new Set(spec.commands.flatMap(command => command.eventIdFlags ?? []))].sort();
+	return names.length === 0 ? '--no-such-flag' : names.map(name => `--${kebab(name)}`).join('|');
+}
+
+const idsCommand = (words: string) => `${program} completion --event-ids -- ${words} 2>/dev/null`;
 
 function flagWords(flags: readonly string[]): string {
 	return flags.map(flag => `--${kebab(flag)}`).join(' ');
@@ -61,7 +76,7 @@ function quote(text: string): string {
 function bash(spec: CompletionSpec): string {
 	const groupCases = groups(spec).map(group => `\t\t${group}) words_here=${quote(subcommands(spec, group).join(' '))} ;;`).join('\n');
 	const flagCases = spec.commands.map(command => `\t\t${quote(command.words.join(' '))}) flags=${quote(flagWords(command.flags))} ;;`).join('\n');
-	const idCases = [...eventIdCommands].map(name => quote(name)).join('|');
+	const idCases = eventIdCommands(spec).map(name => quote(name)).join('|') || '\'no such command\'';
 	return `# bash completion for ${program}; load with: source <(${program} completion bash)
 _${program.replace('-', '_')}() {
 	local cur="\${COMP_WORDS[COMP_CWORD]}"
@@ -73,14 +88,17 @@ _${program.replace('-', '_')}() {
 			continue
 		fi
 		case "$word" in
-			${valueFlagPattern(spec)}) skip=1 ;;
+			${valueFlagPattern(spec)}) skip="$word" ;;
 			-*) ;;
 			*) positional+=("$word") ;;
 		esac
 	done
-	# The word typed is a flag's value (a path, a URL, a number): left to the shell's default.
+	# The word typed is a flag's value: event ids for an event-id flag, else the shell's default.
 	if [[ -n $skip ]]; then
-		COMPREPLY=()
+		case "$skip" in
+			${eventIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur")) ;;
+			*) COMPREPLY=() ;;
+		esac
 		return
 	fi
 	local first="\${positional[0]}" second="\${positional[1]}" words_here="" flags=""
@@ -104,7 +122,7 @@ ${flagCases}
 	case "$name" in
 		${idCases})
 			if [[ \${#positional[@]} -eq 2 ]]; then
-				COMPREPLY=($(compgen -W "$(${program} completion --event-ids -- "\${COMP_WORDS[@]:1}" 2>/dev/null)" -- "$cur"))
+				COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur"))
 				return
 			fi ;;
 	esac
@@ -124,21 +142,24 @@ function zsh(spec: CompletionSpec): string {
 # zsh completion for ${program}; install with: ${program} completion zsh > "\${fpath[1]}/_${program}"
 _${program.replace('-', '_')}() {
 	local -a positional flags
-	local word skip=0
+	local word skip=""
 	for word in "\${(@)words[2,CURRENT-1]}"; do
-		if (( skip )); then
-			skip=0
+		if [[ -n $skip ]]; then
+			skip=""
 			continue
 		fi
 		case $word in
-			(${valueFlagPattern(spec)}) skip=1 ;;
+			(${valueFlagPattern(spec)}) skip="$word" ;;
 			(-*) ;;
 			(*) positional+=("$word") ;;
 		esac
 	done
-	# The word typed is a flag's value (a path, a URL, a number).
-	if (( skip )); then
-		_files
+	# The word typed is a flag's value: event ids for an event-id flag, else files.
+	if [[ -n $skip ]]; then
+		case $skip in
+			(${eventIdFlagPattern(spec)}) compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"} ;;
+			(*) _files ;;
+		esac
 		return
 	fi
 	local name="\${positional[1]}"
@@ -158,8 +179,8 @@ ${flagCases}
 ${groupCases}
 			*) _files ;;
 		esac
-	elif [[ $name == ${[...eventIdCommands].map(name => `"${name}"`).join(' || $name == ')} ]] && (( \${#positional} == 2 )); then
-		compadd -- \${(f)"$(${program} completion --event-ids -- "\${(@)words[2,-1]}" 2>/dev/null)"}
+	elif [[ ${eventIdCommands(spec).map(name => `$name == "${name}"`).join(' || ') || 'no'} ]] && (( \${#positional} == 2 )); then
+		compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"}
 	else
 		_files
 	fi
@@ -194,12 +215,14 @@ function fish(spec: CompletionSpec): string {
 
 	for (const command of spec.commands) {
 		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
+		const ids = quote(`(${idsCommand('(commandline -opc)[2..-1]')})`);
 		for (const flag of command.flags) {
-			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${command.valueFlags.includes(flag) ? ' -r' : ''}`);
+			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.valueFlags.includes(flag) ? ' -r' : '';
+			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${value}`);
 		}
 
-		if (eventIdCommands.has(command.words.join(' '))) {
-			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${quote(`(${program} completion --event-ids -- (commandline -opc)[2..-1] 2>/dev/null)`)}`);
+		if (command.eventIdArgument) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${ids}`);
 		}
 	}
 

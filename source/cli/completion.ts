@@ -37,8 +37,9 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 	const loaded = await Promise.all(registry.map(async entry => {
 		try {
 			const module = await entry.load();
-			const flags = {...module.default.flags, ...sharedFlags};
-			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags)};
+			const flags: Record<string, FlagSpec> = {...module.default.flags, ...sharedFlags};
+			const eventIdFlags = Object.entries(flags).filter(([, spec]) => spec.complete === 'event-id').map(([name]) => name);
+			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags), eventIdArgument: module.default.complete === 'event-id', eventIdFlags};
 		} catch {
 			// A command that cannot load still completes by name.
 			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags), valueFlags: valueFlagNames(sharedFlags)};
@@ -51,7 +52,7 @@ const command: Command<CompletionOptions> = {
 	name: ['completion'],
 	summary: 'Print a shell completion script (bash, zsh or fish)',
 	usage,
-	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events for events show and events replay',
+	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events where an event id goes (events show, replay, export, trigger --from-event)',
 	flags: {
 		eventIds: {type: 'boolean', default: false},
 	},

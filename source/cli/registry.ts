@@ -45,19 +45,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['version'], summary: 'Print the version of platform-tui', load: async () => import('../commands/version.js')},
 ];
 
-/** Flags every command accepts (gh's inherited flags): output mode and the connection settings. */
-export const sharedFlags: Record<string, FlagSpec> = {
-	json: {type: 'boolean', default: false, description: 'Print NDJSON events on stdout instead of a screen'},
-	debug: {type: 'boolean', default: false, description: 'Show stack traces and a request log (secrets masked)'},
-	baseUrl: {type: 'string', description: 'Platform base address (PLATFORM_BASE_URL)', placeholder: 'URL'},
-	appId: {type: 'string', description: 'Application id (PLATFORM_APP_ID)', placeholder: 'ID'},
-	userId: {type: 'string', description: 'User id (PLATFORM_USER_ID)', placeholder: 'ID'},
-	companyId: {type: 'string', description: 'Company id (PLATFORM_COMPANY_ID)', placeholder: 'ID'},
-	assistantId: {type: 'string', description: 'Space (assistant) id (PLATFORM_ASSISTANT_ID)', placeholder: 'ID'},
-	model: {type: 'string', description: 'Chat-completion model (PLATFORM_MODEL)', placeholder: 'NAME'},
-	help: {type: 'boolean', default: false, shortFlag: 'h'},
-	version: {type: 'boolean', default: false, shortFlag: 'v'},
-};
+export {sharedFlags} from './flags.js';
 
 /** The flags shown in help (those with a description), by name: what completion offers. */
 export function describedFlagNames(flags: Record<string, FlagSpec>): string[] {

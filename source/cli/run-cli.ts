@@ -6,9 +6,11 @@
  * when a command runs, so `--version` and `--help` stay fast.
  */
 import {isAbortError} from '../errors.js';
-import {findCommand, parseFlags, positionals, unknownFlag} from './argv.js';
+import {findCommand} from './argv.js';
+import {globalFlags, sharedFlags} from './flags.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
-import {sharedFlags, type LoadedCommand, type RegistryEntry} from './registry.js';
+import type {LoadedCommand, RegistryEntry} from './registry.js';
+import {tokenize, type TokenProblem} from './tokenize.js';
 import type {CommandContext} from './types.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
@@ -21,14 +23,11 @@ const usageHint = 'Run \'platform-tui --help\' for usage.';
 export const dispatchErrorCodes = {
 	unknownCommand: 'unknown-command',
 	unknownFlag: 'unknown-flag',
+	argumentLooksLikeFlag: 'argument-looks-like-flag',
+	flagValueMissing: 'flag-value-missing',
+	flagInvalid: 'flag-invalid',
 	commandLoadFailed: 'command-load-failed',
 } as const;
-
-function wantsFlag(argv: readonly string[], long: string, short?: string): boolean {
-	const end = argv.indexOf('--');
-	const flags = end === -1 ? argv : argv.slice(0, end);
-	return flags.includes(long) || (short !== undefined && flags.includes(short));
-}
 
 /**
  * A mistake caught before a command runs: the sentence and the hint on stderr, and with --json the
@@ -43,9 +42,32 @@ function refuse(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean, code: strin
 	return exitCodes.failure;
 }
 
-function flagMistake(io: CliIo, json: boolean, unknown: {flag: string; suggestion?: string}, hint: string): number {
-	const mean = unknown.suggestion ? ` Did you mean ${unknown.suggestion}?` : '';
-	return refuse(io, json, dispatchErrorCodes.unknownFlag, `Unknown flag ${unknown.flag}.${mean}`, hint);
+/** The sentence for a mistake the tokenizer met, with a line that passes where there is one. */
+function problemText(problem: TokenProblem, name: string, words: readonly string[]): {code: string; message: string} {
+	switch (problem.kind) {
+		case 'unknown-flag': {
+			return {code: dispatchErrorCodes.unknownFlag, message: `Unknown flag ${problem.flag}.${problem.suggestion ? ` Did you mean ${problem.suggestion}?` : ''}`};
+		}
+
+		case 'not-a-flag': {
+			const before = words.slice(0, words.indexOf(problem.token)).map(word => (/\s/.test(word) ? JSON.stringify(word) : word));
+			const example = [name, ...before, '--', JSON.stringify(problem.token)].join(' ');
+			return {code: dispatchErrorCodes.argumentLooksLikeFlag, message: `${JSON.stringify(problem.token)} starts with "-" but is not a flag; put arguments that start with "-" after "--", which ends the flags: ${example}`};
+		}
+
+		case 'missing-value': {
+			return {code: dispatchErrorCodes.flagValueMissing, message: `${problem.flag} needs a value, e.g. ${problem.flag} ${problem.placeholder} (or ${problem.flag}=${problem.placeholder}).`};
+		}
+
+		case 'bad-boolean': {
+			return {code: dispatchErrorCodes.flagInvalid, message: `${problem.flag} must be true or false (or given alone); got ${JSON.stringify(problem.value)}, e.g. ${problem.flag}=false.`};
+		}
+	}
+}
+
+function tokenMistake(io: CliIo, json: boolean, problem: TokenProblem, name: string, words: readonly string[], hint: string): number {
+	const {code, message} = problemText(problem, name, words);
+	return refuse(io, json, code, message, hint);
 }
 
 async function printVersion(io: CliIo): Promise<number> {
@@ -78,7 +100,7 @@ export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout'
 /** `platform-tui help [command words]`. */
 async function help(words: string[], io: CliIo): Promise<number> {
 	if (words.length === 0) {
-		io.stdout.write(mainHelp());
+		io.stdout.write(mainHelp(io.stdout.columns));
 		return exitCodes.ok;
 	}
 
@@ -97,7 +119,7 @@ async function help(words: string[], io: CliIo): Promise<number> {
 		return exitCodes.failure;
 	}
 
-	io.stdout.write(commandHelp(loaded));
+	io.stdout.write(commandHelp(loaded, io.stdout.columns));
 	return exitCodes.ok;
 }
 
@@ -112,25 +134,25 @@ export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-	const words = positionals(argv);
-	if (words[0] === 'help') {
-		return help(words.slice(1), io);
+	const leading = tokenize(argv, globalFlags, {lenient: true});
+	if (leading.positionals[0] === 'help') {
+		return help(leading.positionals.slice(1), io);
 	}
 
-	const json = wantsFlag(argv, '--json');
+	const json = leading.flags.json === true;
 	const found = findCommand(argv);
 	if (found.kind !== 'command') {
 		if (found.kind === 'unknown') {
 			return unknownCommand(io, json, found.words, found.suggestion);
 		}
 
-		// Before a command is named only the shared flags mean anything: `--jsn` or `-x` is a mistake.
-		const unknown = unknownFlag(argv, sharedFlags);
-		if (unknown) {
-			return flagMistake(io, json, unknown, usageHint);
+		// Before a command is named only the global flags mean anything: `--jsn` or `-x` is a mistake.
+		const strict = tokenize(argv, globalFlags);
+		if (strict.problem) {
+			return tokenMistake(io, json, strict.problem, 'platform-tui', strict.positionals, usageHint);
 		}
 
-		if (wantsFlag(argv, '--version', '-v')) {
+		if (strict.flags.version === true) {
 			return printVersion(io);
 		}
 
@@ -147,27 +169,33 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 	const name = `platform-tui ${entry.words.join(' ')}`;
 	const commandHint = `Run '${name} --help' for usage.`;
-	const allFlags = {...sharedFlags, ...loaded.flags};
-	const unknown = unknownFlag(rest, allFlags);
-	if (unknown) {
-		return flagMistake(io, json, unknown, commandHint);
+	const parsed = tokenize(rest, {...sharedFlags, ...loaded.flags});
+	const parsedJson = parsed.flags.json === true;
+	if (parsed.flags.help === true) {
+		io.stdout.write(commandHelp(loaded, io.stdout.columns));
+		return exitCodes.ok;
 	}
 
-	const parsed = await parseFlags(rest, allFlags);
-	if (parsed.flags.help === true) {
-		io.stdout.write(commandHelp(loaded));
-		return exitCodes.ok;
+	if (parsed.problem) {
+		return tokenMistake(io, parsedJson, parsed.problem, name, parsed.positionals, commandHint);
 	}
 
 	if (parsed.flags.version === true) {
 		return printVersion(io);
 	}
 
-	const debug = parsed.flags.debug === true;
+	return runCommand(loaded, {io, input: {argv: parsed.positionals, flags: parsed.flags}, json: parsedJson, commandHint});
+}
+
+type Invocation = {io: CliIo; input: {argv: string[]; flags: Record<string, unknown>}; json: boolean; commandHint: string};
+
+/** Parses and runs a found command; words any error it ends with. */
+async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}: Invocation): Promise<number> {
+	const debug = input.flags.debug === true;
 	const offersLocal = 'local' in loaded.flags;
 	const context: CommandContext = {
-		argv: parsed.input,
-		flags: parsed.flags,
+		argv: input.argv,
+		flags: input.flags,
 		env: io.env,
 		json,
 		debug,

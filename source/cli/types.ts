@@ -16,7 +16,13 @@ export type FlagSpec = {
 	description?: string;
 	/** Placeholder shown in help, e.g. `N` for `--port N`. */
 	placeholder?: string;
+	/** The environment variable read when the flag is absent (shown in help and docs/flags.md). */
+	env?: string;
+	/** What the shell offers for the value: files, folders, stored event ids, or a fixed set of words. */
+	complete?: FlagCompletion;
 };
+
+export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 
 /** The raw input of one invocation, after the shell split off the command words. */
 export type CommandInput = {
@@ -47,6 +53,8 @@ export type Command<Options = unknown> = {
 	usage: string;
 	description: string;
 	flags: Record<string, FlagSpec>;
+	/** What the shell offers for the command's argument (e.g. stored event ids for `events show`). */
+	complete?: FlagCompletion;
 	examples?: string[];
 	/** Validates the input into typed options; throws `UsageError` (validators.ts) with the one sentence. */
 	parse(input: CommandInput): Options;

@@ -4,7 +4,7 @@
  * Number-type flags arrive as the typed strings (the dispatcher reads them as strings), defaults as
  * numbers; so `abc` is shown as typed.
  */
-import {parseDuration} from '../format/duration.js';
+import {formatCompactDuration, parseDuration} from '../format/duration.js';
 
 /** A mistake in how the command was called; the CLI prints the sentence and exits 1. */
 export class UsageError extends Error {
@@ -27,10 +27,21 @@ function shown(value: unknown): string {
 	return typeof value === 'number' && Number.isNaN(value) ? '"NaN"' : JSON.stringify(String(value));
 }
 
-/** Throws the one-style sentence for a bad flag value. */
-export function badFlag(name: string, expected: string, value: unknown): never {
-	throw new UsageError('flag-invalid', `--${kebab(name)} must be ${expected}; got ${shown(value)}.`);
+/**
+ * Throws the one-style sentence for a bad flag value: the rule, a value that passes, what was given.
+ * `--concurrency must be a whole number from 1 to 64, e.g. --concurrency 4; got "abc".`
+ */
+export function badFlag(name: string, expected: string, value: unknown, example?: string | number): never {
+	const passing = example === undefined ? '' : `, e.g. --${kebab(name)} ${String(example)}`;
+	throw new UsageError('flag-invalid', `--${kebab(name)} must be ${expected}${passing}; got ${shown(value)}.`);
 }
+
+/** A value in [min, max] to show as passing: the default when it is in range, else the low end. */
+function inRange(fallback: number, min: number, max: number): number {
+	return fallback >= min && fallback <= max ? fallback : min;
+}
+
+const durationExamples: ReadonlyArray<[string, number]> = [['90s', 90_000], ['15m', 900_000], ['24h', 86_400_000], ['7d', 7 * 86_400_000], ['30d', 30 * 86_400_000]];
 
 function rawOf(flags: Record<string, unknown>, name: string): unknown {
 	const value = flags[name];
@@ -46,7 +57,7 @@ export function intFlag(flags: Record<string, unknown>, name: string, range: {mi
 
 	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN);
 	if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
-		badFlag(name, `a whole number from ${range.min} to ${range.max}`, raw);
+		badFlag(name, `a whole number from ${range.min} to ${range.max}`, raw, inRange(range.fallback, range.min, range.max));
 	}
 
 	return value;
@@ -68,7 +79,8 @@ export function secondsFlag(flags: Record<string, unknown>, name: string, range:
 	const min = range.min ?? 0;
 	const low = range.allowZero ? value >= min : value > min;
 	if (!Number.isFinite(value) || !low || value > range.max) {
-		badFlag(name, `a number of seconds ${range.allowZero ? 'from' : 'above'} ${min} ${range.allowZero ? 'to' : 'up to'} ${range.max}`, raw);
+		const example = range.fallbackSeconds > min && range.fallbackSeconds <= range.max ? range.fallbackSeconds : Math.min(range.max, min + 1);
+		badFlag(name, `a number of seconds ${range.allowZero ? 'from' : 'above'} ${min} ${range.allowZero ? 'to' : 'up to'} ${range.max}`, raw, example);
 	}
 
 	return Math.round(value * 1000);
@@ -83,7 +95,10 @@ export function durationFlag(flags: Record<string, unknown>, name: string, range
 
 	const ms = typeof raw === 'string' || typeof raw === 'number' ? parseDuration(String(raw)) : undefined;
 	if (ms === undefined || ms < range.min || ms > range.max) {
-		badFlag(name, 'a duration such as 90s, 15m, 24h or 7d', raw);
+		const example = durationExamples.find(([, candidate]) => candidate >= range.min && candidate <= range.max)?.[0] ?? formatCompactDuration(inRange(range.fallbackMs, range.min, range.max));
+		const bounds = range.min > 0 ? `from ${formatCompactDuration(range.min)} to ${formatCompactDuration(range.max)}` : `up to ${formatCompactDuration(range.max)}`;
+		const read = ms === undefined ? ' (a number and a unit: ms, s, m, h or d)' : '';
+		badFlag(name, `a duration ${bounds}${read}`, raw, example);
 	}
 
 	return ms;
@@ -101,7 +116,7 @@ export function urlFlag(flags: Record<string, unknown>, name: string, options: {
 	const value = typeof raw === 'string' ? raw.trim().replaceAll(/[\t\n\r]/g, '') : '';
 	const parsed = URL.canParse(value) ? new URL(value) : undefined;
 	if (!parsed || !protocols.includes(parsed.protocol) || !value.toLowerCase().startsWith(`${parsed.protocol}//`)) {
-		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw);
+		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw, `${protocols[0] ?? 'http:'}//127.0.0.1:${protocols[0]?.startsWith('redis') ? 6379 : 8080}`);
 	}
 
 	return value;
@@ -125,7 +140,7 @@ export function choiceFlag<T extends string>(flags: Record<string, unknown>, nam
 	}
 
 	if (!choices.includes(raw as T)) {
-		badFlag(name, `one of ${choices.join(', ')}`, raw);
+		badFlag(name, `one of ${choices.join(', ')}`, raw, choices[0]);
 	}
 
 	return raw as T;
@@ -151,7 +166,7 @@ export function booleanFlag(flags: Record<string, unknown>, name: string): boole
 
 /** A repeatable string flag (`isMultiple`): every value, trimmed; an empty one is refused. */
 export function stringListFlag(flags: Record<string, unknown>, name: string): string[] {
-	const raw = rawOf(flags, name);
+	const raw = flags[name];
 	if (raw === undefined) {
 		return [];
 	}

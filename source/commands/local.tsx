@@ -81,7 +81,7 @@ function rateFlag(flags: Record<string, unknown>, name: string): number | undefi
 
 	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN);
 	if (!Number.isFinite(value) || value < 0 || value > 1) {
-		badFlag(name, 'a number from 0 to 1', raw);
+		badFlag(name, 'a number from 0 to 1', raw, 0.1);
 	}
 
 	return value;
@@ -110,7 +110,7 @@ export function parseLocal(input: CommandInput): LocalOptions {
 	refuseSecretOnCommandLine(flags, 'endpointSecret');
 	const host = stringFlag(flags, 'host') ?? '127.0.0.1';
 	if (!isLoopbackHost(host)) {
-		badFlag('host', 'a loopback address (127.0.0.1, ::1 or localhost)', host);
+		badFlag('host', 'a loopback address (127.0.0.1, ::1 or localhost)', host, '127.0.0.1');
 	}
 
 	const platform: LocalOptions['platform'] = {

@@ -41,7 +41,7 @@ export const serveFlags = {
 	dataDir: storeFlags.dataDir,
 	retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
 	maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
-	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
+	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis'},
 	adminPort: {type: 'number', description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
 	adminHost: {type: 'string', default: '127.0.0.1', description: 'Address of the admin listener', placeholder: 'HOST'},
 	exitOnUnready: {type: 'number', description: 'Exit 1 after not being ready this long, so a supervisor restarts serve', placeholder: 'SECONDS'},
@@ -61,7 +61,7 @@ function rateFlag(flags: Record<string, unknown>): number | undefined {
 
 	const rate = Number(raw);
 	if (!Number.isFinite(rate) || rate <= 0 || rate > 100_000) {
-		badFlag('platformRate', 'a number of calls per second above 0 (e.g. 5 or 0.5)', raw);
+		badFlag('platformRate', 'a number of calls per second above 0 and up to 100000', raw, 5);
 	}
 
 	return rate;

@@ -93,7 +93,7 @@ const command: Command<TriggerOptions> = {
 		repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
 		timeout: {type: 'number', default: 10, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
 		body: {type: 'string', description: 'Send this JSON file as the body (a fixture; the kind is its "event")', placeholder: 'FILE'},
-		fromEvent: {type: 'string', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
+		fromEvent: {type: 'string', complete: 'event-id', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
 		set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value; repeatable', placeholder: 'PATH=JSON'},
 		keepId: {type: 'boolean', default: false, description: 'Keep the body\'s own id and createdAt (default: fresh ones, so a receiver takes it as a new event)'},
 		dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives (env PLATFORM_TUI_DATA_DIR)'},

@@ -7,7 +7,7 @@ import {defaultDataDir} from '../receiver/journal/location.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {manifestPath} from '../workflow/manifest.js';
 import type {UploadOptions} from '../workflow/run-upload.js';
-import {isPlainSelection, type Selection} from '../workflow/select.js';
+import {checkGlob, isPlainSelection, type Selection} from '../workflow/select.js';
 import type {Deps} from '../cli/deps.js';
 import type {FlagSpec} from '../cli/types.js';
 import {booleanFlag, stringFlag, stringListFlag, UsageError} from '../cli/validators.js';
@@ -23,8 +23,8 @@ export type SyncCommandOptions = {
 
 export const syncFlags: Record<string, FlagSpec> = {
 	chat: {type: 'string', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
-	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob; repeatable)', placeholder: 'GLOB'},
-	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob; repeatable)', placeholder: 'GLOB'},
+	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob)', placeholder: 'GLOB'},
+	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob)', placeholder: 'GLOB'},
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
 	dryRun: {type: 'boolean', default: false, description: 'Print what would be uploaded, replaced and skipped; make no platform call'},
 	interactive: {type: 'boolean', default: false, shortFlag: 'i', description: 'After the reply, keep asking follow-up questions in the chat'},
@@ -41,6 +41,15 @@ export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptio
 	};
 	if (chatId !== undefined) {
 		options.chatId = chatId;
+	}
+
+	for (const [name, globs] of [['include', options.include], ['exclude', options.exclude]] as const) {
+		for (const glob of globs) {
+			const problem = checkGlob(glob);
+			if (problem !== undefined) {
+				throw new UsageError('glob-invalid', `--${name} ${JSON.stringify(glob)} is not a valid glob (${problem}); write literal [ ] { } ( ) with a backslash before them, e.g. --${name} "\\[draft\\]*.md", or a glob such as --${name} "drafts/**".`);
+			}
+		}
 	}
 
 	if (options.dryRun && options.interactive) {

@@ -28,6 +28,13 @@ export class NotADirectoryError extends WorkflowError<'folder-missing' | 'folder
 	}
 }
 
+/** The folder has files, but --include / --exclude leave none of them. */
+export class NoFilesMatchError extends WorkflowError<'no-files-match', {folder: string; filtered: number; include: string[]; exclude: string[]}> {
+	constructor(readonly folder: string, filtered: number, include: readonly string[], exclude: readonly string[]) {
+		super('no-files-match', {folder, filtered, include: [...include], exclude: [...exclude]}, `--include/--exclude leave none of the ${filtered} files of ${folder}`);
+	}
+}
+
 /** The folder holds no eligible file (regular, name not starting with a dot). */
 export class NoFilesFoundError extends WorkflowError<'folder-empty', {folder: string}> {
 	constructor(readonly folder: string) {

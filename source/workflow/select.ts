@@ -7,7 +7,7 @@ import type {Dirent} from 'node:fs';
 import {readdir, stat} from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import {compareCodePoints, NoFilesFoundError} from './errors.js';
+import {compareCodePoints, NoFilesFoundError, NoFilesMatchError} from './errors.js';
 import {mimeTypeFor, readFolder, scanFolder, type FolderFile, type FolderScan, type SkippedEntry} from './files.js';
 
 export type Selection = {
@@ -25,6 +25,16 @@ export const maxWalkEntries = 100_000;
 /** True when the selection changes nothing of spec §4.3's file list. */
 export function isPlainSelection(selection: Selection): boolean {
 	return !selection.recursive && (selection.include ?? []).length === 0 && (selection.exclude ?? []).length === 0;
+}
+
+/** Why `glob` is not a valid glob (an unclosed `[`, `{` or `(`), or undefined when it is one. */
+export function checkGlob(glob: string): string | undefined {
+	try {
+		picomatch.makeRe(glob, {strictBrackets: true});
+		return undefined;
+	} catch (error) {
+		return (error as Error).message.replace(/ - use .*$/, '').replaceAll('"', '');
+	}
 }
 
 /** The predicate of `--include` / `--exclude` over keys. */
@@ -100,6 +110,10 @@ export async function selectFiles(folder: string, selection: Selection = {}): Pr
 	const files = scan.files.filter(file => keep(file.name));
 	const skipped = [...scan.skipped, ...scan.files.filter(file => !keep(file.name)).map(file => ({name: file.name, kind: 'filtered' as const}))];
 	if (files.length === 0) {
+		if (scan.files.length > 0) {
+			throw new NoFilesMatchError(folder, scan.files.length, selection.include ?? [], selection.exclude ?? []);
+		}
+
 		throw new NoFilesFoundError(folder);
 	}
 

@@ -56,6 +56,8 @@ function cases(): Array<[string, string[], string[]]> {
 		['platform-tui events show --d', ['--data-dir', '--debug'], []],
 		['platform-tui events show evt_', [...ids], [otherId]],
 		['platform-tui events replay evt_u', [ids[1]], [ids[0]]],
+		['platform-tui events export evt_', [...ids], [otherId]],
+		['platform-tui trigger --from-event evt_', [...ids], [otherId]],
 		[`platform-tui events show --data-dir ${otherDataDir} evt_`, [otherId], [...ids]],
 		[`platform-tui upload ${directory}/docs-f`, [`${directory}/docs-folder`], []],
 		// A flag's value is no command word: after --data-dir come paths, then the ids of that journal.

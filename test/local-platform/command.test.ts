@@ -120,13 +120,13 @@ describe('platform-tui local', () => {
 			{operation: '*', kind: 'empty-200'},
 		]);
 		const sentences: Array<[Record<string, unknown>, string]> = [
-			[{keyOverlap: 'soon'}, '--key-overlap must be a duration such as 90s, 15m, 24h or 7d; got "soon".'],
-			[{failRate: '1.5'}, '--fail-rate must be a number from 0 to 1; got "1.5".'],
-			[{latency: '-1'}, '--latency must be a whole number from 0 to 600000; got "-1".'],
-			[{port: '70000'}, '--port must be a whole number from 0 to 65535; got "70000".'],
-			[{port: 'abc'}, '--port must be a whole number from 0 to 65535; got "abc".'],
-			[{host: '0.0.0.0'}, '--host must be a loopback address (127.0.0.1, ::1 or localhost); got "0.0.0.0".'],
-			[{webhookUrl: 'ftp://127.0.0.1/x'}, '--webhook-url must be a URL starting with http:// or https://; got "ftp://127.0.0.1/x".'],
+			[{keyOverlap: 'soon'}, '--key-overlap must be a duration up to 365d (a number and a unit: ms, s, m, h or d), e.g. --key-overlap 90s; got "soon".'],
+			[{failRate: '1.5'}, '--fail-rate must be a number from 0 to 1, e.g. --fail-rate 0.1; got "1.5".'],
+			[{latency: '-1'}, '--latency must be a whole number from 0 to 600000, e.g. --latency 0; got "-1".'],
+			[{port: '70000'}, '--port must be a whole number from 0 to 65535, e.g. --port 4010; got "70000".'],
+			[{port: 'abc'}, '--port must be a whole number from 0 to 65535, e.g. --port 4010; got "abc".'],
+			[{host: '0.0.0.0'}, '--host must be a loopback address (127.0.0.1, ::1 or localhost), e.g. --host 127.0.0.1; got "0.0.0.0".'],
+			[{webhookUrl: 'ftp://127.0.0.1/x'}, '--webhook-url must be a URL starting with http:// or https://, e.g. --webhook-url http://127.0.0.1:8080; got "ftp://127.0.0.1/x".'],
 			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "createMessageLog:explode".'],
 			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "noSuchOperation:503".'],
 		];

@@ -123,7 +123,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 	it('refuses bad numbers with the flag named', async () => {
 		const result = await runCli(['serve', '--concurrency', '0'], {env: envFor(platform)});
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 1000; got "0".');
+		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 1000, e.g. --concurrency 8; got "0".');
 	});
 
 	it('receives signed test events from trigger, in NDJSON, and exits 0 on SIGTERM', async () => {

@@ -40,10 +40,10 @@ describe('serve: parse', () => {
 	});
 
 	it('refuses bad values in the one style', () => {
-		expect(usageError(() => parseServe({concurrency: 'abc'}))).toBe('--concurrency must be a whole number from 1 to 1000; got "abc".');
-		expect(usageError(() => parseServe({port: 70_000}))).toBe('--port must be a whole number from 0 to 65535; got "70000".');
-		expect(usageError(() => parseServe({retention: '1h'}))).toMatch(/^--retention must be a duration such as/);
-		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss://; got "http://127.0.0.1:6379".');
+		expect(usageError(() => parseServe({concurrency: 'abc'}))).toBe('--concurrency must be a whole number from 1 to 1000, e.g. --concurrency 8; got "abc".');
+		expect(usageError(() => parseServe({port: 70_000}))).toBe('--port must be a whole number from 0 to 65535, e.g. --port 8080; got "70000".');
+		expect(usageError(() => parseServe({retention: '1h'}))).toMatch(/^--retention must be a duration from 1d to 3650d, e\.g\. --retention 24h; got "1h"\.$/);
+		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss://, e.g. --redis redis://127.0.0.1:6379; got "http://127.0.0.1:6379".');
 		expect(usageError(() => parseServe({tolerance: 0}))).toMatch(/^--tolerance must be a number of seconds/);
 	});
 });

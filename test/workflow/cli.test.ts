@@ -47,7 +47,7 @@ describe('platform-tui upload (built CLI)', () => {
 	it('refuses a bad number with the flag named', async () => {
 		const result = await runCli(['upload', docs.dir, 'question', '--concurrency', '0'], {env: envFor(platform)});
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 64; got "0".');
+		expect(result.stderr).toContain('--concurrency must be a whole number from 1 to 64, e.g. --concurrency 16; got "0".');
 	});
 
 	it('prints NDJSON events ending with the result under --json', async () => {

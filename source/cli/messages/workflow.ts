@@ -25,6 +25,10 @@ export const workflowMessages: MessageTable = {
 		message: `${data.folder} is a file, not a folder, so nothing was started`,
 		next: 'Pass the folder whose files should be uploaded.',
 	}),
+	'no-files-match': (data: {folder: string; filtered: number; include: string[]; exclude: string[]}) => ({
+		message: `No file of ${data.folder} is left to upload: ${[...data.include.map(glob => `--include ${JSON.stringify(glob)}`), ...data.exclude.map(glob => `--exclude ${JSON.stringify(glob)}`)].join(' ')} leave out all ${plural(data.filtered, 'file')} (keys are paths relative to the folder${data.include.some(glob => glob.includes('/')) ? '; add --recursive for files in subfolders' : ''})`,
+		next: 'Check the globs with --dry-run, e.g. --include "*.md" or --include "**/*.md" --recursive.',
+	}),
 	'folder-empty': (data: {folder: string}) => ({
 		message: `The folder ${data.folder} has no files to upload, so nothing was started`,
 		next: 'Only regular files whose names do not begin with a dot are uploaded.',

@@ -16,6 +16,7 @@ const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR |
 
 const command: Command<ExportOptions> = {
 	name: ['events', 'export'],
+	complete: 'event-id',
 	summary: 'Print a journaled event\'s body (or write it to a file) as a fixture',
 	usage,
 	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',

@@ -37,6 +37,7 @@ function replayHandler(options: ReplayOptions, deps: Deps, client: ReturnType<De
 
 const command: Command<ReplayOptions> = {
 	name: ['events', 'replay'],
+	complete: 'event-id',
 	summary: 'Process a journaled event again',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',

@@ -9,6 +9,7 @@ const usage = 'platform-tui events show <id> [--json] [--data-dir DIR | --redis 
 
 const command: Command<ShowOptions> = {
 	name: ['events', 'show'],
+	complete: 'event-id',
 	summary: 'Show one journaled event: headers, body and steps',
 	usage,
 	description: 'Show a stored event: its state, the delivery headers (signature masked), the body pretty-printed, and each recorded step with its time and result or error.',
