@@ -14,23 +14,15 @@ export type RegistryEntry = {
 	load: () => Promise<{default: LoadedCommand}>;
 };
 
-/**
- * Loads a module the type checker cannot see yet (a command another change is adding); a missing
- * module fails at run time and the dispatcher words it.
- */
-async function loadLater(specifier: string): Promise<{default: LoadedCommand}> {
-	return import(specifier) as Promise<{default: LoadedCommand}>;
-}
-
 export const registry: readonly RegistryEntry[] = [
 	{words: ['upload'], summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question', load: async () => import('../commands/upload.js')},
 	{words: ['chat'], summary: 'Ask follow-up questions in an existing chat', load: async () => import('../commands/chat.js')},
 	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('../commands/serve.js')},
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('../commands/trigger.js')},
-	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => loadLater('../commands/events/list.js')},
-	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => loadLater('../commands/events/show.js')},
+	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => import('../commands/events/list.js')},
+	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => import('../commands/events/show.js')},
 	{words: ['events', 'export'], summary: 'Print a journaled event\'s body (or write it to a file) as a fixture', load: async () => import('../commands/events/export.js')},
-	{words: ['events', 'replay'], summary: 'Process a journaled event again', load: async () => loadLater('../commands/events/replay.js')},
+	{words: ['events', 'replay'], summary: 'Process a journaled event again', load: async () => import('../commands/events/replay.js')},
 	{words: ['events', 'recover'], summary: 'Copy every readable event of a damaged journal into a fresh one', load: async () => import('../commands/events/recover.js')},
 	{words: ['keys', 'set'], summary: 'Store the API key (masked prompt, or stdin)', load: async () => import('../commands/keys/set.js')},
 	{words: ['keys', 'show'], summary: 'Show the API key (masked), its source and rotation state', load: async () => import('../commands/keys/show.js')},
@@ -50,6 +42,19 @@ export {sharedFlags} from './flags.js';
 /** The flags shown in help (those with a description), by name: what completion offers. */
 export function describedFlagNames(flags: Record<string, FlagSpec>): string[] {
 	return Object.entries(flags).filter(([, spec]) => spec.description !== undefined).map(([name]) => name);
+}
+
+/**
+ * A command's words and summary, for its own module to spread into its definition: the registry
+ * entry is the one declaration (the modules load only when run, so the list of names lives here).
+ */
+export function commandInfo(words: string): {name: string[]; summary: string} {
+	const entry = registry.find(candidate => candidate.words.join(' ') === words);
+	if (!entry) {
+		throw new Error(`No command "${words}" in the registry`);
+	}
+
+	return {name: [...entry.words], summary: entry.summary};
 }
 
 /** The group words (`keys`, `config`, `events`). */

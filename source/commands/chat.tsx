@@ -11,6 +11,7 @@ import type {Deps} from '../cli/deps.js';
 import {configuredTarget} from './platform-target.js';
 import type {Command} from '../cli/types.js';
 import {secondsFlag, UsageError} from '../cli/validators.js';
+import {commandInfo} from '../cli/registry.js';
 
 export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
 
@@ -74,8 +75,7 @@ async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: st
 }
 
 const command: Command<ChatCommandOptions> = {
-	name: ['chat'],
-	summary: 'Ask follow-up questions in an existing chat',
+	...commandInfo('chat'),
 	usage: 'platform-tui chat <chat-id> [prompt] [options]',
 	description: 'Ask a question in an existing space chat and print the reply as it streams; without a prompt, open a prompt for one question after another',
 	flags: {

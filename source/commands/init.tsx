@@ -6,13 +6,13 @@ import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.
 import {renderApp, waitForApp} from '../ui/render.js';
 import {describeError, joinText} from '../cli/error-message.js';
 import type {Command} from '../cli/types.js';
+import {commandInfo} from '../cli/registry.js';
 
 /** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
 type InitOptions = Record<string, never>;
 
 const command: Command<InitOptions> = {
-	name: ['init'],
-	summary: 'Set up the settings interactively and check them against the platform',
+	...commandInfo('init'),
 	usage: 'platform-tui init',
 	description: 'Set up the settings interactively, check them with one Get space call and store them',
 	flags: {},

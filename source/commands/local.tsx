@@ -16,6 +16,7 @@ import type {Deps} from '../cli/deps.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import type {Command, CommandInput} from '../cli/types.js';
 import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
+import {commandInfo} from '../cli/registry.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;
@@ -209,8 +210,7 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 }
 
 const command: Command<LocalOptions> = {
-	name: ['local'],
-	summary: 'Run the local platform (a stand-in for the real service)',
+	...commandInfo('local'),
 	usage: 'platform-tui local [options]',
 	description: 'Run the local platform, a stand-in for the real service (in memory, loopback only)',
 	flags: {

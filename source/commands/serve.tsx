@@ -21,6 +21,7 @@ import {healthRecord, healthText} from '../cli/messages/health.js';
 import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from '../cli/validators.js';
+import {commandInfo} from '../cli/registry.js';
 
 export type {ServeOptions} from './serve-flags.js';
 
@@ -64,8 +65,7 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 }
 
 const command: Command<ServeOptions> = {
-	name: ['serve'],
-	summary: 'Run the webhook receiver with a live event log',
+	...commandInfo('serve'),
 	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: serveFlags,

@@ -11,6 +11,7 @@ import {parseStore, storeFlags} from './events/store-flags.js';
 import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';
 import type {Command} from '../cli/types.js';
 import {booleanFlag, secondsFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
+import {commandInfo} from '../cli/registry.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';
@@ -79,8 +80,7 @@ function builtDelivery(options: TriggerOptions, settings: Partial<Record<Setting
 }
 
 const command: Command<TriggerOptions> = {
-	name: ['trigger'],
-	summary: 'Send a signed test event to a receiver',
+	...commandInfo('trigger'),
 	usage,
 	description: 'Send a correctly signed test event to a webhook receiver and print its answer: one built from flags, a JSON body from a file (--body), or a stored event again (--from-event), with a fresh id and createdAt unless --keep-id and fields changed by --set. Every body is first checked as serve checks it; one serve would refuse is reported and not sent.',
 	flags: {

@@ -14,6 +14,7 @@ import {configuredTarget, localBanner, localTarget, type Target} from './platfor
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
 import type {Command} from '../cli/types.js';
 import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from '../cli/validators.js';
+import {commandInfo} from '../cli/registry.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -91,8 +92,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 }
 
 const command: Command<UploadCommandOptions> = {
-	name: ['upload'],
-	summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question',
+	...commandInfo('upload'),
 	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
 	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
 	flags: {

@@ -2,10 +2,10 @@
 import {version} from '../version.js';
 import {noArguments} from '../cli/define.js';
 import type {Command} from '../cli/types.js';
+import {commandInfo} from '../cli/registry.js';
 
 const command: Command<Record<string, never>> = {
-	name: ['version'],
-	summary: 'Print the version of platform-tui',
+	...commandInfo('version'),
 	usage: 'platform-tui version [--json]',
 	description: 'Print the version of platform-tui (the same as --version)',
 	flags: {},

@@ -2,12 +2,12 @@ import {isSettingName, mask, settingNames, settingSpecs, type SettingName} from 
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
+import {commandInfo} from '../../cli/registry.js';
 
 export type GetOptions = {name: SettingName};
 
 const command: Command<GetOptions> = {
-	name: ['config', 'get'],
-	summary: 'Print one setting',
+	...commandInfo('config get'),
 	usage: 'platform-tui config get <name> [--json]',
 	description: 'Print one setting (secrets masked)',
 	flags: {},

@@ -2,10 +2,10 @@ import {formatTable, tableWidth} from '../../format/table.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
+import {commandInfo} from '../../cli/registry.js';
 
 const command: Command<Record<string, never>> = {
-	name: ['config', 'list'],
-	summary: 'List every setting, its value (secrets masked) and where it comes from',
+	...commandInfo('config list'),
 	usage: 'platform-tui config list [--json]',
 	description: 'List every setting, its value (secrets masked) and where it comes from',
 	flags: {},

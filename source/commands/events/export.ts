@@ -7,6 +7,7 @@ import {bodyBytes} from '../../receiver/body.js';
 import type {Command} from '../../cli/types.js';
 import {stringFlag} from '../../cli/validators.js';
 import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
+import {commandInfo} from '../../cli/registry.js';
 
 export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};
 
@@ -15,9 +16,8 @@ const newline = Buffer.from('\n');
 const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR | --redis URL]';
 
 const command: Command<ExportOptions> = {
-	name: ['events', 'export'],
+	...commandInfo('events export'),
 	complete: 'event-id',
-	summary: 'Print a journaled event\'s body (or write it to a file) as a fixture',
 	usage,
 	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',
 	flags: {

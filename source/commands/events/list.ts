@@ -5,12 +5,12 @@ import type {Command} from '../../cli/types.js';
 import {intFlag} from '../../cli/validators.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
+import {commandInfo} from '../../cli/registry.js';
 
 export type ListOptions = StoreOptions & FilterOptions & {limit: number; json: boolean};
 
 const command: Command<ListOptions> = {
-	name: ['events', 'list'],
-	summary: 'List the events serve has journaled',
+	...commandInfo('events list'),
 	usage: 'platform-tui events list [--status received|processing|answered|failed|ignored] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]',
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
 	flags: {

@@ -12,6 +12,7 @@ import {intFlag, UsageError, urlFlag, secretListFlag} from '../../cli/validators
 import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
+import {commandInfo} from '../../cli/registry.js';
 
 export type ReplayOptions = StoreOptions & {
 	ids: string[];
@@ -36,9 +37,8 @@ function replayHandler(options: ReplayOptions, deps: Deps, client: ReturnType<De
 }
 
 const command: Command<ReplayOptions> = {
-	name: ['events', 'replay'],
+	...commandInfo('events replay'),
 	complete: 'event-id',
-	summary: 'Process a journaled event again',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',
 	flags: {

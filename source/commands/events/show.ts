@@ -2,15 +2,15 @@
 import {eventDetail, formatEventDetail} from '../../ui/events/format.js';
 import type {Command} from '../../cli/types.js';
 import {openStore, parseEventId, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
+import {commandInfo} from '../../cli/registry.js';
 
 export type ShowOptions = EventIdOptions;
 
 const usage = 'platform-tui events show <id> [--json] [--data-dir DIR | --redis URL]';
 
 const command: Command<ShowOptions> = {
-	name: ['events', 'show'],
+	...commandInfo('events show'),
 	complete: 'event-id',
-	summary: 'Show one journaled event: headers, body and steps',
 	usage,
 	description: 'Show a stored event: its state, the delivery headers (signature masked), the body pretty-printed, and each recorded step with its time and result or error.',
 	flags: {...storeFlags},

@@ -10,6 +10,7 @@ import {noArguments} from '../../cli/define.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command} from '../../cli/types.js';
 import {booleanFlag, durationFlag, stringFlag, UsageError} from '../../cli/validators.js';
+import {commandInfo} from '../../cli/registry.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;
@@ -177,8 +178,7 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 }
 
 const command: Command<RotateOptions> = {
-	name: ['keys', 'rotate'],
-	summary: 'Rotate the API key; the old key keeps working until it expires',
+	...commandInfo('keys rotate'),
 	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--env-file PATH]',
 	description: 'Rotate the API key: the platform issues a new key, one call checks that it works, and it is stored; the old key keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored. With --if-older-than (for cron and systemd timers) it never prompts and rotates only a key older than that.',
 	flags: {

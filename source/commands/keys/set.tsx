@@ -8,6 +8,7 @@ import {renderApp, waitForApp} from '../../ui/render.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
+import {commandInfo} from '../../cli/registry.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
 
@@ -81,8 +82,7 @@ function damage(deps: Deps): ConfigDamagedError | undefined {
 }
 
 const command: Command<SetOptions> = {
-	name: ['keys', 'set'],
-	summary: 'Store the API key (masked prompt, or stdin)',
+	...commandInfo('keys set'),
 	usage: `platform-tui keys set [--force]   (prompts on a terminal)   |   ${pipeHint}`,
 	description: 'Store the API key in the config file (mode 0600): a masked prompt on a terminal, otherwise read from standard input. When the config file is damaged, --force starts a fresh one and keeps the damaged file as a .bak copy beside it.',
 	flags: {
