@@ -84,7 +84,8 @@ const command: Command<CompletionOptions> = {
 	async run(options, deps) {
 		const {context} = deps;
 		if (options.kind === 'script') {
-			context.stdout.write(completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']}));
+			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']});
+			context.stdout.write(context.json ? `${JSON.stringify({type: 'completion-script', shell: options.shell, script})}\n` : script);
 			return 0;
 		}
 
@@ -97,7 +98,7 @@ const command: Command<CompletionOptions> = {
 			const {backend} = await openStore(store, 'read', context.env);
 			try {
 				const events = await backend.list({limit: 200});
-				context.stdout.write(events.map(event => `${event.id}\n`).join(''));
+				context.stdout.write(events.map(event => (context.json ? `${JSON.stringify({type: 'event-id', id: event.id})}\n` : `${event.id}\n`)).join(''));
 			} finally {
 				await backend.close();
 			}

@@ -35,7 +35,7 @@ export const dispatchErrorCodes = {
  */
 function refuse(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean, code: string, message: string, hint?: string): number {
 	if (json) {
-		io.stdout.write(`${JSON.stringify({type: 'error', code, message})}\n`);
+		io.stdout.write(`${JSON.stringify({type: 'error', code, message, next: hint ?? usageHint, chatIds: [], contentIds: [], eventIds: []})}\n`);
 	}
 
 	io.stderr.write(`${message}\n${hint ? `${hint}\n` : ''}`);
@@ -189,10 +189,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 type Invocation = {io: CliIo; input: {argv: string[]; flags: Record<string, unknown>}; json: boolean; commandHint: string};
 
-/** Parses and runs a found command; words any error it ends with. */
+/** Parses and runs a found command; words any error it ends with. With --json the run ends with one `result` or `error` line (json.ts). */
 async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}: Invocation): Promise<number> {
 	const debug = input.flags.debug === true;
 	const offersLocal = 'local' in loaded.flags;
+	const output = json ? (await import('./json.js')).createJsonOutput(io.stdout) : undefined;
 	const context: CommandContext = {
 		argv: input.argv,
 		flags: input.flags,
@@ -201,31 +202,38 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		debug,
 		interactive: Boolean(io.stdout.isTTY) && !io.env.CI && !json,
 		stdin: io.stdin,
-		stdout: io.stdout,
+		stdout: output?.stream ?? io.stdout,
 		stderr: io.stderr,
 		signal: io.signal,
 	};
+	const command = loaded.name.join(' ');
 	try {
 		const {createDeps} = await import('./deps.js');
 		const options: unknown = loaded.parse(context);
-		return await loaded.run(options, createDeps(context));
+		const code = await loaded.run(options, createDeps(context));
+		await (code === exitCodes.interrupted || code === exitCodes.terminated
+			? output?.finish({error: cancelledText(code)})
+			: output?.finish({exitCode: code, command}));
+		return code;
 	} catch (error) {
 		const code = exitCodeFor(error, io.signal);
 		if (code === exitCodes.interrupted || code === exitCodes.terminated) {
+			await output?.finish({error: cancelledText(code)});
 			io.stderr.write('Cancelled.\n');
 			return code;
 		}
 
 		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
 		const text = describeError(error, {offersLocal});
-		const message = joinText(text);
-		if (json) {
-			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message})}\n`);
-		}
-
+		const usage = error instanceof UsageError;
+		await output?.finish({error: {code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.')}});
 		const stack = debug ? debugStack(error) : undefined;
-		const body = `${message}${stack ? `\n\n${stack}` : ''}`;
-		io.stderr.write(error instanceof UsageError ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
+		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
+		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
 		return code;
 	}
+}
+
+function cancelledText(code: number): {code: string; message: string; next: string} {
+	return {code: 'cancelled', message: code === exitCodes.terminated ? 'Stopped by SIGTERM.' : 'Cancelled by Ctrl+C.', next: 'Run the command again; work already finished is kept.'};
 }

@@ -50,7 +50,7 @@ async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: st
 			}
 		});
 		if (context.json) {
-			deps.writeJson({type: 'result', chatId: conversation.chatId, reply: reply.text});
+			deps.writeJson({type: 'reply', chatId: conversation.chatId, reply: reply.text});
 		} else {
 			printer.finish(reply.text);
 		}

@@ -190,7 +190,7 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 	});
 	const settings = platform.settings();
 	if (context.json) {
-		write(context.stdout, JSON.stringify(settings));
+		write(context.stdout, JSON.stringify({type: 'local-platform', ...settings}));
 	} else {
 		write(context.stdout, `# Local platform on ${settings.baseUrl} — paste these lines into another shell, Ctrl+C stops it.`);
 		for (const line of exportLines(settings)) {

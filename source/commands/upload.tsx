@@ -57,9 +57,15 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 		}
 	}
 
+	let chatId: string | undefined;
 	const onEvent = (event: UploadEvent): void => {
+		if ('chatId' in event && typeof event.chatId === 'string') {
+			chatId = event.chatId;
+		}
+
 		if (context.json) {
-			deps.writeJson(event);
+			// The run's last line is the dispatcher's `result` (cli/json.ts); the workflow's result is the reply.
+			deps.writeJson(event.type === 'result' ? {...event, type: 'reply'} : event);
 			return;
 		}
 
@@ -80,7 +86,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
 			if (context.json) {
-				deps.writeJson({type: 'cancelled'});
+				deps.writeJson({type: 'cancelled', ...(chatId ? {chatId} : {})});
 			}
 
 			context.stderr.write('Cancelled; in-flight requests were aborted.\n');

@@ -28,7 +28,7 @@ describe('mistakes before a command runs', () => {
 	it('an unknown command with --json prints a JSON error too', async () => {
 		const result = await runCliInProcess(['uplaod', '--json']);
 		expect(result.code).toBe(1);
-		expect(JSON.parse(result.stdout)).toEqual({type: 'error', code: 'unknown-command', message: 'Unknown command "uplaod". Did you mean "upload"?'});
+		expect(JSON.parse(result.stdout)).toEqual({type: 'error', code: 'unknown-command', message: 'Unknown command "uplaod". Did you mean "upload"?', next: 'Run \'platform-tui --help\' for usage.', chatIds: [], contentIds: [], eventIds: []});
 		expect(result.stderr).toBe('Unknown command "uplaod". Did you mean "upload"?\nRun \'platform-tui --help\' for usage.\n');
 	});
 
@@ -161,7 +161,7 @@ describe('secrets and keys', () => {
 	it('keys show --json names the stored key whenever the source is the stored one', async () => {
 		const env = {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), 'platform-tui-config-'))};
 		expect((await runCommand(keysSet, {stdin: 'sk_stored_key_ABCD', env})).code).toBe(0);
-		const shown = JSON.parse((await runCliInProcess(['keys', 'show', '--json'], {env})).stdout) as Record<string, unknown>;
+		const shown = JSON.parse((await runCliInProcess(['keys', 'show', '--json'], {env})).stdout.split('\n')[0] ?? '') as Record<string, unknown>;
 		expect(shown).toMatchObject({key: '…ABCD', source: 'stored', storedKey: '…ABCD'});
 	});
 });

@@ -114,7 +114,7 @@ describe('durable serve', () => {
 
 		const shown = await runCli(['events', 'show', event.id, '--json', '--data-dir', dataDir], {env: serveEnv()});
 		expect(shown.code).toBe(0);
-		expect(JSON.parse(shown.stdout)).toMatchObject({id: event.id, status: 'answered', attempts: 2});
+		expect(JSON.parse(shown.stdout.split('\n')[0] ?? '')).toMatchObject({id: event.id, status: 'answered', attempts: 2});
 		second.child.kill('SIGTERM');
 		expect(await second.closed).toBe(0);
 	});

@@ -68,7 +68,7 @@ describe('platform-tui keys (built CLI)', () => {
 
 		const json = await cli(['keys', 'set', '--json'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_API_KEY: 'sk_env_override_0000'}, input: key});
 		expect(json.code).toBe(0);
-		expect(JSON.parse(json.stdout)).toEqual({type: 'stored', key: '…7Q2x', path: store.path, changed: false, envOverride: true});
+		expect(JSON.parse(json.stdout.split('\n')[0] ?? '')).toEqual({type: 'stored', key: '…7Q2x', path: store.path, changed: false, envOverride: true});
 		expect(json.stderr).toContain('PLATFORM_API_KEY is set in the environment and overrides the stored key');
 		fullKeys.add('sk_env_override_0000');
 	});
@@ -150,7 +150,7 @@ describe('platform-tui keys (built CLI)', () => {
 			expect(show.stdout).toMatch(/(59 min \d\d s|1 h 00 min) left/);
 
 			const showJson = await cli(['keys', 'show', '--json'], {env});
-			const status = JSON.parse(showJson.stdout) as Record<string, unknown>;
+			const status = JSON.parse(showJson.stdout.split('\n')[0] ?? '') as Record<string, unknown>;
 			expect(status).toMatchObject({type: 'key', key: `…${newKey.slice(-4)}`, source: 'stored', previousKey: {key: `…${oldKey.slice(-4)}`, valid: true}});
 			expect((status.previousKey as {remainingSeconds: number}).remainingSeconds).toBeGreaterThan(3500);
 
@@ -160,9 +160,9 @@ describe('platform-tui keys (built CLI)', () => {
 			fullKeys.add(platform.apiKey);
 			// The rotate call with the stored key, then the check of the key it issued.
 			expect(platform.requests.slice(second).map(request => bearerOf(request.headers))).toEqual([newKey, platform.apiKey]);
-			const object = JSON.parse(again.stdout) as Record<string, unknown>;
+			const object = JSON.parse(again.stdout.split('\n')[0] ?? '') as Record<string, unknown>;
 			expect(object).toMatchObject({
-				type: 'rotated',
+				type: 'rotation',
 				key: `…${platform.apiKey.slice(-4)}`,
 				previousKey: `…${newKey.slice(-4)}`,
 				stored: true,
@@ -170,7 +170,7 @@ describe('platform-tui keys (built CLI)', () => {
 				envOverride: false,
 			});
 			expect(Date.parse(object.expiresAt as string)).toBeGreaterThan(Date.now());
-			expect(again.stdout.trim().split('\n')).toHaveLength(1);
+			expect(again.stdout.trim().split('\n').map(line => (JSON.parse(line) as {type: string}).type)).toEqual(['rotation', 'result']);
 		} finally {
 			await client.close();
 		}

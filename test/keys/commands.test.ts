@@ -88,7 +88,7 @@ describe('run', () => {
 		const rotated = await runCommand(keysRotate, {flags: {yes: true}, env, json: true});
 		expect(rotated.code).toBe(0);
 		const answer = JSON.parse(rotated.stdout) as Record<string, unknown>;
-		expect(answer).toMatchObject({type: 'rotated', previousKey: `…${oldKey.slice(-4)}`, key: `…${platform.apiKey.slice(-4)}`, stored: true});
+		expect(answer).toMatchObject({type: 'rotation', previousKey: `…${oldKey.slice(-4)}`, key: `…${platform.apiKey.slice(-4)}`, stored: true});
 		expect(new ConfigStore(env).get('apiKey')).toBe(platform.apiKey);
 		expect(rotated.stdout).not.toContain(platform.apiKey);
 		const show = await runCommand(keysShow, {env});

@@ -83,7 +83,7 @@ describe('key lifecycle against the local platform', () => {
 		const old = await runCommand(keysRotate, {flags: {ifOlderThan: '30d'}, env, clock, json: true});
 		expect(old.code).toBe(0);
 		const rotated = JSON.parse(old.stdout) as Record<string, unknown>;
-		expect(rotated).toMatchObject({type: 'rotated', rotated: true, stored: true, verified: true, previousKey: `…${firstKey.slice(-4)}`});
+		expect(rotated).toMatchObject({type: 'rotation', rotated: true, stored: true, verified: true, previousKey: `…${firstKey.slice(-4)}`});
 		const secondKey = platform.apiKey;
 		expect(secondKey).not.toBe(firstKey);
 		const store = new ConfigStore(env);

@@ -54,8 +54,8 @@ describe('concurrent key rotations (built CLI)', () => {
 			}
 
 			// Each rotation rotated the key the one before it stored: one chain from the first key.
-			const rotated = results.map(result => JSON.parse(result.stdout.trim()) as Rotated);
-			expect(rotated.every(entry => entry.type === 'rotated' && entry.stored)).toBe(true);
+			const rotated = results.map(result => JSON.parse(result.stdout.split('\n')[0] ?? '') as Rotated);
+			expect(rotated.every(entry => entry.type === 'rotation' && entry.stored)).toBe(true);
 			const newKeys = new Set(rotated.map(entry => entry.key));
 			const previous = rotated.map(entry => entry.previousKey);
 			expect(newKeys.size).toBe(processes);

@@ -38,7 +38,7 @@ function input(flags: Record<string, unknown>): CommandInput {
 	return {argv: [], flags, env: {}};
 }
 
-const settingKeys = ['baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId', 'endpointSecret'];
+const settingKeys = ['type', 'baseUrl', 'apiKey', 'appId', 'userId', 'companyId', 'assistantId', 'endpointSecret'];
 
 describe('platform-tui local', () => {
 	it('with --json prints the settings as the first line, then NDJSON log lines, and stops cleanly on abort', async () => {

@@ -144,7 +144,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 		for (let round = 0; round < 2; round++) {
 			const repeated = await runCli(['trigger', 'user-message', '--url', `${serve.url}/webhook`, '--repeat-id', 'evt_repeat0123456789abcdef', '--json'], {env: {PLATFORM_ENDPOINT_SECRET: `${platform.endpointSecret},other`}});
 			expect(repeated.code).toBe(0);
-			expect(JSON.parse(repeated.stdout)).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
+			expect(JSON.parse(repeated.stdout.split('\n')[0] ?? '')).toMatchObject({type: 'response', eventId: 'evt_repeat0123456789abcdef', status: 200, body: {success: true}});
 		}
 
 		await waitFor(() => serve?.events().filter(event => event.type === 'duplicate').length, {until: count => count === 1, what: 'the duplicate'});
@@ -159,7 +159,8 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 
 		serve.child.kill('SIGTERM');
 		expect(await serve.exit()).toBe(0);
-		const last = serve.events().at(-1) as Extract<ReceiverEvent, {type: 'stopped'}>;
+		expect(serve.events().at(-1)).toMatchObject({type: 'result', command: 'serve', exitCode: 0});
+		const last = serve.events().at(-2) as Extract<ReceiverEvent, {type: 'stopped'}>;
 		expect(last).toMatchObject({type: 'stopped', cutOff: 0, counters: {received: 4, verified: 3, rejected: 1, duplicates: 1}});
 	});
 
@@ -247,7 +248,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			expect(logs.filter(log => log.status === 'RUNNING')).toEqual([]);
 			expect(logs.map(log => log.status)).toEqual(['COMPLETED', 'FAILED']);
 			expect(slow.message(assistant.id)).toMatchObject({text: apologyText, stoppedStreamingAt: expect.any(String) as unknown});
-			const stopped = serve.events().at(-1);
+			const stopped = serve.events().at(-2);
 			expect(stopped).toMatchObject({type: 'stopped', cutOff: 1});
 			expect(serve.events().find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({reason: expect.stringContaining('drain') as unknown});
 		} finally {

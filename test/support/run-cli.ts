@@ -3,16 +3,17 @@
  * with memory streams and an env of the test's own: help, unknown words and flags, parse errors,
  * error wording and exit codes without spawning a process.
  */
+import {Readable} from 'node:stream';
 import {runCli} from '../../source/cli/run-cli.js';
 import {memoryStream, testEnv} from './run-command.js';
 
 export type InProcessResult = {code: number; stdout: string; stderr: string};
 
 export async function runCliInProcess(argv: string[], options: {env?: Record<string, string | undefined>; stdin?: string; signal?: AbortSignal} = {}): Promise<InProcessResult> {
-	const stdin = memoryStream();
+	// A plain readable of the given text: no listener of ours drains it before the command reads it.
+	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
 	const stdout = memoryStream();
 	const stderr = memoryStream();
-	stdin.end(options.stdin ?? '');
 	const code = await runCli(argv, {
 		stdin,
 		stdout,

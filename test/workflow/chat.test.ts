@@ -75,7 +75,7 @@ describe('platform-tui chat', () => {
 		const progress = events.filter(event => event.type === 'reply-progress').map(event => event.text ?? '');
 		expect(progress.length).toBeGreaterThanOrEqual(2);
 		const last = defined(events.at(-1));
-		expect(last).toMatchObject({type: 'result', chatId});
+		expect(last).toMatchObject({type: 'reply', chatId});
 		for (const text of progress) {
 			expect(defined(last.reply).startsWith(text)).toBe(true);
 		}

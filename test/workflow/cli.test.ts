@@ -60,12 +60,14 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(types).toContain('space-loaded');
 		expect(types).toContain('chat-created');
 		expect(types).toContain('ingestion-complete');
-		const last = events.at(-1) ?? {};
-		expect(Object.keys(last)).toEqual(['type', 'chatId', 'contentIds', 'reply', 'failed']);
-		expect(last.type).toBe('result');
-		expect(last.chatId).toMatch(/^chat_/);
-		expect(last.contentIds).toHaveLength(2);
-		expect(String(last.reply)).toContain('two-year limited warranty');
+		const reply = events.at(-2) ?? {};
+		expect(Object.keys(reply)).toEqual(['type', 'chatId', 'contentIds', 'reply', 'failed']);
+		expect(reply.type).toBe('reply');
+		expect(reply.chatId).toMatch(/^chat_/);
+		expect(reply.contentIds).toHaveLength(2);
+		expect(String(reply.reply)).toContain('two-year limited warranty');
+		// The envelope's last line: the result, with the ids the run touched (docs/json.md).
+		expect(events.at(-1)).toEqual({type: 'result', command: 'upload', exitCode: 0, chatIds: [reply.chatId], contentIds: reply.contentIds, eventIds: []});
 		const chat = platform.requests.find(record => record.path === '/space/chat' && (record.body as {title?: string}).title === 'CLI run');
 		expect(chat).toBeDefined();
 	});
@@ -87,7 +89,7 @@ describe('platform-tui upload (built CLI)', () => {
 		expect(failed.stderr).toBe(`Error: The folder ${missing} does not exist, so nothing was started. Pass the folder whose files should be uploaded.\n`);
 		const json = await runCli(['upload', missing, 'q', '--json'], {env: envFor(platform)});
 		expect(json.code).toBe(1);
-		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'folder-missing', message: `The folder ${missing} does not exist, so nothing was started. Pass the folder whose files should be uploaded.`});
+		expect(JSON.parse(json.stdout.trim())).toEqual({type: 'error', code: 'folder-missing', message: `The folder ${missing} does not exist, so nothing was started.`, next: 'Pass the folder whose files should be uploaded.', chatIds: [], contentIds: [], eventIds: []});
 	});
 
 	it('runs with --local and no configuration, answering through the webhook receiver', async () => {

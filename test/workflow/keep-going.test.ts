@@ -71,7 +71,7 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env: platformEnv(platform)});
 		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; failed: unknown[]};
 		expect(json.code).toBe(1);
-		expect(last).toMatchObject({type: 'result', failed: [{name: 'broken.pdf', stage: 'ingestion', reason: 'FAILED_PARSING'}]});
+		expect(last).toMatchObject({type: 'reply', failed: [{name: 'broken.pdf', stage: 'ingestion', reason: 'FAILED_PARSING'}]});
 	});
 
 	it('with keep-going, leaves out files whose upload failed (a PUT refused, an upsert refused), asks about the rest and reports them', async () => {
@@ -98,7 +98,7 @@ describe('upload: --keep-going, skipped entries, unreadable files, retries, the 
 		const json = await runCommand(uploadCommand, {argv: [dir, 'q'], flags: {keepGoing: true, pollInterval: '0.05'}, json: true, env});
 		expect(json.code).toBe(1);
 		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; contentIds: unknown[]; failed: Array<{name: string}>};
-		expect(last.type).toBe('result');
+		expect(last.type).toBe('reply');
 		expect(last.contentIds).toHaveLength(1);
 		// With transfers in parallel the failures are listed as they happened.
 		expect(last.failed.sort((one, other) => one.name.localeCompare(other.name))).toEqual([

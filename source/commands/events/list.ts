@@ -36,7 +36,7 @@ const command: Command<ListOptions> = {
 			const events = await backend.list({...listFilter(options, deps.clock.now()), limit: options.limit});
 			if (options.json) {
 				for (const event of events) {
-					deps.writeJson(eventSummary(event));
+					deps.writeJson({type: 'event', ...eventSummary(event)});
 				}
 
 				return 0;

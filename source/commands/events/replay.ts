@@ -111,6 +111,7 @@ const command: Command<ReplayOptions> = {
 				case 'queued': {
 					if (options.json) {
 						deps.writeJson({type: 'replay', id: id, status: 'queued'});
+						deps.writeJson({type: 'summary', total: 1, done: 0, failed: 0, skipped: 0, queued: 1, notReplayable: 0});
 					} else {
 						deps.context.stdout.write(`Queued ${id} again; a serve replica will process it.\n`);
 					}
@@ -127,6 +128,8 @@ const command: Command<ReplayOptions> = {
 			const took = after?.durationMs === undefined ? '' : ` in ${formatMs(after.durationMs)}`;
 			if (options.json) {
 				deps.writeJson({type: 'replay', id: id, status: result.result.status, ...(after?.durationMs === undefined ? {} : {durationMs: after.durationMs}), ...(result.result.error ? {error: result.result.error} : {})});
+				const done = result.result.status === 'answered' ? 1 : 0;
+				deps.writeJson({type: 'summary', total: 1, done, failed: 1 - done, skipped: 0, queued: 0, notReplayable: 0});
 			} else if (result.result.status === 'answered') {
 				deps.context.stdout.write(`Replayed ${id}: answered${took}; the answer is written in chat ${stored.chatId ?? '(unknown)'}.\n`);
 			} else {

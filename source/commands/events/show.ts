@@ -21,7 +21,7 @@ const command: Command<ShowOptions> = {
 		try {
 			const event = await storedEvent(backend, options.id, directory);
 			if (options.json) {
-				deps.writeJson(eventDetail(event));
+				deps.writeJson({type: 'event', ...eventDetail(event)});
 			} else {
 				deps.context.stdout.write(`${formatEventDetail(event).join('\n')}\n`);
 			}

@@ -101,7 +101,7 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 	const now = new Date(deps.clock.now());
 	if (context.json) {
 		deps.writeJson({
-			type: 'rotated',
+			type: 'rotation',
 			rotated: true,
 			key: outcome.newKeyMasked,
 			previousKey: outcome.previousKeyMasked,
