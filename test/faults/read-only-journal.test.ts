@@ -52,12 +52,12 @@ describe(`events on a journal this user may not write (built CLI${asRoot ? ', ru
 		const listed = await runUnprivileged(['events', 'list', '--json', '--data-dir', directory], settings);
 		expect(listed.signal).toBeNull();
 		expect(listed.code, listed.stderr).toBe(0);
-		const rows = listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {id: string});
+		const rows = listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {type: string; id: string}).filter(row => row.type === 'event');
 		expect(rows.map(row => row.id)).toEqual([...ids].reverse());
 
 		const shown = await runUnprivileged(['events', 'show', ids[0] ?? '', '--json', '--data-dir', directory], settings);
 		expect(shown.code, shown.stderr).toBe(0);
-		expect(JSON.parse(shown.stdout)).toMatchObject({id: ids[0], status: 'received'});
+		expect(JSON.parse(shown.stdout.split('\n')[0] ?? '')).toMatchObject({type: 'event', id: ids[0], status: 'received'});
 	});
 
 	it('events replay and events recover refuse it with one sentence naming the folder', async () => {

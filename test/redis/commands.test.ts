@@ -100,7 +100,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('events comman
 	it('replays the failed event: re-queued, answered by the replica on its second attempt', async () => {
 		const result = await runCommand(replayCommand, {argv: [failingId], flags: {redis: redis.url, json: true}, env: platform.env()});
 		expect(result.code, result.stderr).toBe(0);
-		expect(JSON.parse(result.stdout)).toEqual({type: 'replay', id: failingId, status: 'queued'});
+		expect(result.stdout.trim().split('\n').map(line => JSON.parse(line) as unknown)).toEqual([{type: 'replay', id: failingId, status: 'queued'}, {type: 'summary', total: 1, done: 0, failed: 0, skipped: 0, queued: 1, notReplayable: 0}]);
 		await waitFor(async () => (await statusOf(replica, failingId)) === 'answered', {what: 'the replayed answer'});
 		expect(seen.map(item => item.id)).toEqual([failingId]);
 		const shown = await runCommand(showCommand, {argv: [failingId], flags: {redis: redis.url, json: true}});

@@ -5,13 +5,14 @@
  * child that opens the file read-only and reports each record as it goes; a signal there ends the
  * child only, and the parent knows the last record it got.
  *
- * The child is plain JavaScript (Node and lmdb only, no build step), given lmdb's path, the
- * journal folder and its task. Each message is one frame on its stdout: 4 bytes of length, then the
+ * The child is reader-child.ts, a compiled and linted module; it gets the journal folder and its
+ * task as JSON on stdin. Each message is one frame on its stdout: 4 bytes of length, then the
  * message in V8's serialization (every value lmdb decodes survives it). Frames are written with a
  * synchronous write, so a frame the parent got was complete when the child died.
  */
 import {spawn} from 'node:child_process';
-import {createRequire} from 'node:module';
+import {existsSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
 import {deserialize} from 'node:v8';
 import type {StepRecord} from '../backend.js';
 import type {StoredRecord} from './record-codec.js';
@@ -41,117 +42,13 @@ export type ReaderEnd = {
 	failure?: string;
 };
 
-const childSource = String.raw`'use strict';
-const fs = require('fs');
-const v8 = require('v8');
-const [lmdbPath, folder, taskText] = process.argv.slice(1);
-const task = JSON.parse(taskText);
-function send(message) {
-	const body = v8.serialize(message);
-	const frame = Buffer.alloc(4 + body.length);
-	frame.writeUInt32LE(body.length, 0);
-	body.copy(frame, 4);
-	let offset = 0;
-	while (offset < frame.length) {
-		try {
-			offset += fs.writeSync(1, frame, offset);
-		} catch (error) {
-			if (error.code !== 'EAGAIN') throw error;
-		}
-	}
-}
-try {
-	const {open} = require(lmdbPath);
-	const root = open({path: folder, maxDbs: 8, noSubdir: false, readOnly: true});
-	const db = name => root.openDB({name, useVersions: name === 'claims'});
-	const highest = Number.MAX_SAFE_INTEGER;
-	const sendSteps = (steps, id) => {
-		const entries = [];
-		for (const {key, value} of steps.getRange({start: [id, 0, 0], end: [id, highest]})) entries.push([key, value]);
-		send({t: 'steps', id, entries});
-	};
-	if (task.t === 'verify') {
-		const counts = {};
-		for (const name of [...root.getKeys({})]) {
-			if (typeof name !== 'string') continue;
-			const store = db(name);
-			if (!store) continue;
-			let count = 0;
-			for (const entry of store.getRange({})) {
-				if (entry.value === undefined) throw new Error('an entry of ' + name + ' has no value');
-				count++;
-			}
-			counts[name] = count;
-		}
-		if (task.write) {
-			// A write reads the free-page list, which no read touches: allocate pages in a write
-			// transaction and abort it, so the file is left as it was.
-			root.close();
-			const writer = open({path: folder, maxDbs: 8, noSubdir: false, overlappingSync: false});
-			const meta = writer.openDB({name: 'meta'});
-			const abort = new Error('abort');
-			try {
-				writer.transactionSync(() => {
-					meta.put('\u0000probe', Buffer.alloc(256 * 1024));
-					for (let index = 0; index < 64; index++) meta.put('\u0000probe' + index, Buffer.alloc(1000));
-					throw abort;
-				});
-			} catch (error) {
-				if (error !== abort) throw error;
-			}
-		}
-		send({t: 'counts', counts});
-	} else if (task.t === 'events') {
-		const events = db('events');
-		const steps = db('steps');
-		const range = task.reverse ? {reverse: true} : {};
-		if (task.after) range[task.reverse ? 'end' : 'start'] = task.after;
-		for (const {key, value} of events.getRange(range)) {
-			if (task.after && !task.reverse && key[0] === task.after[0] && key[1] === task.after[1]) continue;
-			send({t: 'event', key, value});
-			sendSteps(steps, key[1]);
-		}
-	} else if (task.t === 'seen') {
-		let entries = [];
-		for (const {key, value} of db('seen').getRange(task.reverse ? {reverse: true} : {})) {
-			entries.push([key, value]);
-			if (entries.length >= 100) {
-				send({t: 'seen', entries});
-				entries = [];
-			}
-		}
-		send({t: 'seen', entries});
-	} else if (task.t === 'lookup') {
-		const events = db('events');
-		const steps = db('steps');
-		for (const key of task.keys) {
-			send({t: 'try', key});
-			let value;
-			try {
-				value = events.get(key);
-			} catch (error) {
-				send({t: 'lost', key, message: String(error && error.message || error)});
-				// A failed read leaves its read transaction unusable: the next lookup gets a new one.
-				try { root.resetReadTxn(); } catch {}
-				continue;
-			}
-			if (value !== undefined) {
-				send({t: 'event', key, value});
-				sendSteps(steps, key[1]);
-			}
-		}
-	}
-	send({t: 'end'});
-	process.exit(0);
-} catch (error) {
-	send({t: 'error', message: String(error && error.message || error)});
-	process.exit(3);
-}
-`;
-
-/** Where lmdb's CommonJS entry is, for the child. */
-function lmdbEntry(): string {
-	return createRequire(import.meta.url).resolve('lmdb');
+/**
+ * How to start the child: the compiled reader-child.js beside this module, or (when this module
+ * runs from source, as in the tests) reader-child.ts through tsx.
+ */
+function childArgs(): string[] {
+	const compiled = fileURLToPath(new URL('reader-child.js', import.meta.url));
+	return existsSync(compiled) ? [compiled] : ['--import', 'tsx', fileURLToPath(new URL('reader-child.ts', import.meta.url))];
 }
 
 /** Splits the child's stdout into frames. */
@@ -176,7 +73,12 @@ function framer(onMessage: (message: ReaderMessage) => void): (chunk: Buffer) =>
  * Never rejects for what the file holds: a child that dies reports how in `failure`.
  */
 export async function readInChild(folder: string, task: ReaderTask, onMessage: (message: ReaderMessage) => void, timeoutMs = 10 * 60_000): Promise<ReaderEnd> {
-	const child = spawn(process.execPath, ['-e', childSource, lmdbEntry(), folder, JSON.stringify(task)], {stdio: ['ignore', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, childArgs(), {stdio: ['pipe', 'pipe', 'pipe']});
+	// The folder and the task go in on stdin: the child reads no argv.
+	child.stdin.on('error', () => {
+		// A child that died before reading its input is reported by its exit below.
+	});
+	child.stdin.end(JSON.stringify({folder, task}));
 	const state = {ended: false};
 	let failure: string | undefined;
 	let stderr = '';
