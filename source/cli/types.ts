@@ -5,6 +5,7 @@
  * `run(options, deps)`. `deps` comes from `createDeps` (deps.ts), so a test runs a command
  * in-process with memory streams, an env of its own and the local platform.
  */
+import type {CommandInput} from '../context.js';
 import type {Deps} from './deps.js';
 
 export type FlagSpec = {
@@ -24,27 +25,7 @@ export type FlagSpec = {
 
 export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 
-/** The raw input of one invocation, after the shell split off the command words. */
-export type CommandInput = {
-	/** Positional arguments after the command words. */
-	argv: string[];
-	/** Parsed flags, camelCased (the shared flags included). Numbers stay strings until `parse` reads them. */
-	flags: Record<string, unknown>;
-	env: NodeJS.ProcessEnv;
-};
-
-/** The streams, environment and signal of one invocation: process.* in the CLI, memory streams in tests. */
-export type CommandContext = CommandInput & {
-	json: boolean;
-	debug: boolean;
-	/** True when Ink may run: stdout is a TTY, CI is unset and --json was not given. */
-	interactive: boolean;
-	stdin: NodeJS.ReadableStream & {isTTY?: boolean; setRawMode?: (mode: boolean) => unknown};
-	stdout: NodeJS.WritableStream & {isTTY?: boolean; columns?: number; rows?: number};
-	stderr: NodeJS.WritableStream & {isTTY?: boolean};
-	/** Aborted on Ctrl+C (reason 'SIGINT') or SIGTERM (reason 'SIGTERM'). */
-	signal: AbortSignal;
-};
+export type {CommandContext, CommandInput} from '../context.js';
 
 export type Command<Options = unknown> = {
 	/** The words that name it, e.g. ['keys', 'rotate']. */

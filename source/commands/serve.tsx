@@ -144,14 +144,18 @@ const command: Command<ServeOptions> = {
 			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
 		};
 
-		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
+		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen; a second Ctrl+C on the
+		// screen (force) cuts the drain short. Either way the one shutdown path below runs.
 		const quit = new AbortController();
+		const forceQuit = new AbortController();
 		const stopped = waitForAbort(context.signal, quit.signal);
+		const now = () => new Date(deps.clock.now()).toISOString();
+		let exitCode = 0;
 		let app: ReturnType<typeof renderApp> | undefined;
 		const log = lineWriter(context.stdout);
 		const flushIntervalMs = 100;
 		const key = keyStatus();
-		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > Date.now();
+		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
 		if (context.interactive) {
 			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
 			const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
@@ -172,18 +176,17 @@ const command: Command<ServeOptions> = {
 							return;
 						}
 
-						// A second Ctrl+C: quit now, as the shell does on a second SIGINT.
-						const open = receiver.counters().processing;
-						app?.unmount();
-						context.stderr.write(`Quit without waiting: ${plural(open, 'job')} left unfinished; ${options.redisUrl ? 'another replica takes them over' : 'the next serve on this data directory resumes them'}.\n`);
-						process.exit(130);
+						// A second Ctrl+C: stop waiting for running jobs, as the shell does on a second SIGINT.
+						exitCode = 130;
+						forceQuit.abort();
+						quit.abort();
 					}}
 				/>
 			));
 		} else if (context.json) {
 			deps.writeJson({
 				type: 'listening',
-				at: new Date().toISOString(),
+				at: now(),
 				url,
 				webhookUrl: `${url}/webhook`,
 				healthUrl: `${url}/health`,
@@ -205,7 +208,7 @@ const command: Command<ServeOptions> = {
 				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
 			});
 			if (warning && backend.durability) {
-				deps.writeJson({type: 'warning', at: new Date().toISOString(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
+				deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
 			}
 
 			events.on('event', event => {
@@ -218,14 +221,13 @@ const command: Command<ServeOptions> = {
 			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
 			// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
 			// the event log is serve's output (stdout).
-			const warningLine = warning ? `${clock(new Date().toISOString())}  warning: ${warning}\n` : '';
+			const warningLine = warning ? `${clock(now())}  warning: ${warning}\n` : '';
 			context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
 			events.on('event', event => {
 				log.line(plainLine(event));
 			});
 		}
 
-		let exitCode = 0;
 		const showStatus = (state: ReturnType<typeof service.health.state>) => {
 			if (context.json) {
 				log.line(JSON.stringify(healthRecord(state)));
@@ -246,8 +248,9 @@ const command: Command<ServeOptions> = {
 		try {
 			await stopped;
 			cancelUnready();
-			await receiver.close(options.drainTimeoutMs);
+			await Promise.race([receiver.close(forceQuit.signal.aborted ? 0 : options.drainTimeoutMs), waitForAbort(forceQuit.signal)]);
 		} finally {
+			const left = forceQuit.signal.aborted ? receiver.counters().processing : 0;
 			events.dispose();
 			log.flush();
 			await attached.catch(() => undefined);
@@ -260,6 +263,10 @@ const command: Command<ServeOptions> = {
 				});
 				app.unmount();
 				await app.waitUntilExit();
+			}
+
+			if (forceQuit.signal.aborted) {
+				context.stderr.write(`Quit without waiting: ${plural(left, 'job')} left unfinished; ${options.redisUrl ? 'another replica takes them over' : 'the next serve on this data directory resumes them'}.\n`);
 			}
 		}
 

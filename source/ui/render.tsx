@@ -1,6 +1,6 @@
 import {render, type Instance} from 'ink';
 import type {ReactElement} from 'react';
-import type {CommandContext} from '../cli/types.js';
+import type {CommandContext} from '../context.js';
 import {LiveTerminal} from './live-terminal.js';
 
 /**

@@ -1,4 +1,4 @@
-import type {CommandContext} from '../../cli/types.js';
+import type {CommandContext} from '../../context.js';
 import {renderApp, waitForApp} from '../render.js';
 import {ChatApp, type Ask} from './app.js';
 

@@ -1,4 +1,4 @@
-import type {CommandContext} from '../../cli/types.js';
+import type {CommandContext} from '../../context.js';
 import {CancelledError, isAbortError} from '../../errors.js';
 import {runUpload, type UploadOptions} from '../../workflow/run-upload.js';
 import {renderApp} from '../render.js';
