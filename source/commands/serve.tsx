@@ -64,6 +64,77 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 	};
 }
 
+/** What a started serve tells its presenter: where it listens and with what. */
+type Started = {
+	options: ServeOptions;
+	url: string;
+	adminUrl?: string;
+	secrets: number;
+	key: KeyStatus;
+	previousValid: boolean;
+	model: string;
+	backend: EventBackend;
+	directory: string;
+	store: string;
+	warning?: string;
+	now: () => string;
+};
+
+type EventLog = ReturnType<typeof replayingSource>;
+
+/** The NDJSON presenter: a `listening` record, a start-up warning, then one record per event. */
+function presentJson(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
+	const {options, url, key, previousValid, model, backend, directory, adminUrl, warning, now} = started;
+	const rate = options.platformRate;
+	deps.writeJson({
+		type: 'listening',
+		at: now(),
+		url,
+		webhookUrl: `${url}/webhook`,
+		healthUrl: `${url}/health`,
+		secrets: started.secrets,
+		key: key.keyMasked,
+		keySource: key.source,
+		...(previousValid ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
+		model,
+		concurrency: options.concurrency,
+		toleranceSeconds: options.toleranceSeconds,
+		drainTimeoutMs: options.drainTimeoutMs,
+		backend: backend.kind,
+		...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability)} : {})} : {dataDir: directory}),
+		retention: formatCompactDuration(options.retentionMs),
+		maxEvents: options.maxEvents,
+		maxBacklog: options.maxBacklog,
+		...(adminUrl ? {adminUrl} : {}),
+		...(rate === undefined ? {} : {platformRate: rate}),
+		...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
+	});
+	if (warning && backend.durability) {
+		deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
+	}
+
+	events.on('event', event => {
+		log.line(JSON.stringify(event));
+	});
+}
+
+/** The plain presenter: the start-up banner on stderr, then one line per event on stdout. */
+function presentPlain(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
+	const {context} = deps;
+	const {options, url, key, previousValid, model, adminUrl, warning, store, now} = started;
+	const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
+	const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
+	const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
+	const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
+	// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
+	// the event log is serve's output (stdout).
+	const warningLine = warning ? `${clock(now())}  warning: ${warning}\n` : '';
+	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
+	events.on('event', event => {
+		log.line(plainLine(event));
+	});
+}
+
 const command: Command<ServeOptions> = {
 	...commandInfo('serve'),
 	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
@@ -156,6 +227,7 @@ const command: Command<ServeOptions> = {
 		const flushIntervalMs = 100;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
+		const started: Started = {options, url, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
 		if (context.interactive) {
 			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
 			const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
@@ -184,48 +256,9 @@ const command: Command<ServeOptions> = {
 				/>
 			));
 		} else if (context.json) {
-			deps.writeJson({
-				type: 'listening',
-				at: now(),
-				url,
-				webhookUrl: `${url}/webhook`,
-				healthUrl: `${url}/health`,
-				secrets: secrets.length,
-				key: key.keyMasked,
-				keySource: key.source,
-				...(previousValid ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
-				model,
-				concurrency: options.concurrency,
-				toleranceSeconds: options.toleranceSeconds,
-				drainTimeoutMs: options.drainTimeoutMs,
-				backend: backend.kind,
-				...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability)} : {})} : {dataDir: directory}),
-				retention: formatCompactDuration(options.retentionMs),
-				maxEvents: options.maxEvents,
-				maxBacklog: options.maxBacklog,
-				...(adminUrl ? {adminUrl} : {}),
-				...(rate === undefined ? {} : {platformRate: rate}),
-				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
-			});
-			if (warning && backend.durability) {
-				deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
-			}
-
-			events.on('event', event => {
-				log.line(JSON.stringify(event));
-			});
+			presentJson(deps, started, events, log);
 		} else {
-			const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
-			const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
-			const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
-			const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
-			// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
-			// the event log is serve's output (stdout).
-			const warningLine = warning ? `${clock(now())}  warning: ${warning}\n` : '';
-			context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${secrets.length} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
-			events.on('event', event => {
-				log.line(plainLine(event));
-			});
+			presentPlain(deps, started, events, log);
 		}
 
 		const showStatus = (state: ReturnType<typeof service.health.state>) => {
