@@ -90,7 +90,7 @@ describe('upload --chat resumes after SIGKILL', () => {
 			.sort();
 		expect(created).toEqual(keys.slice(30));
 		const result = JSON.parse(second.stdout.trim().split('\n').at(-1) ?? '{}') as {type: string; unchanged: string[]; contentIds: string[]};
-		expect(result.type).toBe('result');
+		expect(result.type).toBe('reply');
 		expect(result.unchanged).toEqual(keys.slice(0, 30));
 		expect(result.contentIds).toHaveLength(fileCount);
 		const after = JSON.parse(readFileSync(manifestFile, 'utf8')) as {files: Record<string, {contentId: string}>};

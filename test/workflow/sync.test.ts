@@ -100,7 +100,7 @@ describe('upload --chat (sync into an existing chat)', () => {
 		expect(plan.upload).toEqual([]);
 		expect(plan.replace).toEqual([]);
 		const result = defined(events.at(-1)) as {type: string; unchanged: string[]; contentIds: string[]; reply: string};
-		expect(result.type).toBe('result');
+		expect(result.type).toBe('reply');
 		expect(result.unchanged).toEqual(['battery.txt', 'notes.md', 'warranty.txt']);
 		expect(result.contentIds).toEqual(['battery.txt', 'notes.md', 'warranty.txt'].map(key => defined(manifest.files[key]).contentId));
 		expect(result.reply).toContain('two-year');
