@@ -154,7 +154,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 		if (existsSync(eventsListPath)) {
 			const listed = await runCli(['events', 'list', '--redis', redis.url, '--json', '--limit', String(eventCount * 2)]);
 			expect(listed.code, listed.stderr).toBe(0);
-			const ids = new Set(listed.stdout.trim().split('\n').map(line => String((JSON.parse(line) as {id: unknown}).id)));
+			const ids = new Set(listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {type: string; id: unknown}).filter(line => line.type === 'event').map(line => String(line.id)));
 			expect(ids.size).toBe(eventCount);
 		} else {
 			console.log('events list is not built yet: the listing was checked through the Redis backend only');
