@@ -32,8 +32,11 @@ export async function storedEvents(store: string[], env: Record<string, string>)
 	const found = new Map<string, string>();
 	for (const line of listed.stdout.split('\n')) {
 		if (line.startsWith('{')) {
-			const event = JSON.parse(line) as {id?: string; status?: string};
-			found.set(String(event.id), String(event.status));
+			const event = JSON.parse(line) as {type?: string; id?: string; status?: string};
+			// The run ends with the --json envelope's result line, which is no event.
+			if (event.type === 'event') {
+				found.set(String(event.id), String(event.status));
+			}
 		}
 	}
 
