@@ -4,6 +4,7 @@
  * cannot drift from what the parser, help and completion read.
  */
 import {sharedFlags, storeFlags} from './flags.js';
+import {flagRule} from './flag-rule.js';
 import {flagText} from './help.js';
 import {registry} from './registry.js';
 import type {FlagSpec} from './types.js';
@@ -24,9 +25,9 @@ function table(flags: Record<string, FlagSpec>): string {
 	const rows = Object.entries(flags).filter(([, spec]) => spec.description !== undefined).map(([name, spec]) => {
 		const value = spec.type === 'boolean' ? 'true/false' : spec.type;
 		const fallback = spec.default === undefined || spec.type === 'boolean' ? '' : `\`${String(spec.default)}\``;
-		return `| \`${cell(flagText(name, spec))}\` | ${value} | ${spec.isMultiple ? 'yes' : ''} | ${cell(fallback)} | ${spec.env ? `\`${spec.env}\`` : ''} | ${cell(completes(spec))} | ${cell(spec.description ?? '')} |`;
+		return `| \`${cell(flagText(name, spec))}\` | ${value} | ${spec.isMultiple ? 'yes' : ''} | ${cell(fallback)} | ${spec.range ? cell(flagRule(spec.range)) : ''} | ${spec.env ? `\`${spec.env}\`` : ''} | ${cell(completes(spec))} | ${cell(spec.description ?? '')} |`;
 	});
-	return ['| Flag | Value | Repeatable | Default | Environment | Completes | What it does |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+	return ['| Flag | Value | Repeatable | Default | Accepts | Environment | Completes | What it does |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** The markdown of docs/flags.md. */

@@ -20,7 +20,7 @@ export type Tokens = {
 	positionals: string[];
 	/** Where each positional stands in argv. */
 	positionalIndexes: number[];
-	/** Camel-cased names; a repeatable flag holds an array; defaults filled in. */
+	/** Camel-cased names; a repeatable flag holds an array; defaults filled in (not for a flag with an environment variable: flag-values.ts reads flag > env > default). */
 	flags: Record<string, unknown>;
 	/** The first mistake met (the rest of argv is still read). */
 	problem?: TokenProblem;
@@ -167,7 +167,7 @@ export function tokenize(argv: readonly string[], specs: Record<string, FlagSpec
 	}
 
 	for (const [name, spec] of Object.entries(specs)) {
-		if (tokens.flags[name] === undefined && spec.default !== undefined) {
+		if (tokens.flags[name] === undefined && spec.default !== undefined && spec.env === undefined) {
 			tokens.flags[name] = spec.default;
 		}
 	}

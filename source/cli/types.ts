@@ -21,7 +21,22 @@ export type FlagSpec = {
 	env?: string;
 	/** What the shell offers for the value: files, folders, stored event ids, or a fixed set of words. */
 	complete?: FlagCompletion;
+	/** The values accepted; a value outside is refused with the rule and an example (flag-values.ts). */
+	range?: FlagRange;
 };
+
+/**
+ * What a flag accepts. `int` and `number` read as numbers; `seconds` (a number of seconds, fractions
+ * allowed) and `duration` (`90s`, `7d`) read as milliseconds; `example` is the passing value a refusal
+ * shows when the flag has no default.
+ */
+export type FlagRange =
+	| {kind: 'int'; min: number; max: number; example?: number}
+	| {kind: 'number'; min: number; max: number; unit: string; aboveMin?: boolean; example: number}
+	| {kind: 'seconds'; min?: number; max: number; allowZero?: boolean; example?: number}
+	| {kind: 'duration'; min: number; max: number}
+	| {kind: 'url'; protocols: readonly string[]}
+	| {kind: 'choice'; choices: readonly string[]};
 
 export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 

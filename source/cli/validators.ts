@@ -5,6 +5,7 @@
  * numbers; so `abc` is shown as typed.
  */
 import {formatCompactDuration, parseDuration} from '../format/duration.js';
+import {flagRule} from './flag-rule.js';
 
 /** A mistake in how the command was called; the CLI prints the sentence and exits 1. */
 export class UsageError extends Error {
@@ -57,7 +58,7 @@ export function intFlag(flags: Record<string, unknown>, name: string, range: {mi
 
 	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN);
 	if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
-		badFlag(name, `a whole number from ${range.min} to ${range.max}`, raw, inRange(range.fallback, range.min, range.max));
+		badFlag(name, flagRule({kind: 'int', min: range.min, max: range.max}), raw, inRange(range.fallback, range.min, range.max));
 	}
 
 	return value;
@@ -80,7 +81,7 @@ export function secondsFlag(flags: Record<string, unknown>, name: string, range:
 	const low = range.allowZero ? value >= min : value > min;
 	if (!Number.isFinite(value) || !low || value > range.max) {
 		const example = range.fallbackSeconds > min && range.fallbackSeconds <= range.max ? range.fallbackSeconds : Math.min(range.max, min + 1);
-		badFlag(name, `a number of seconds ${range.allowZero ? 'from' : 'above'} ${min} ${range.allowZero ? 'to' : 'up to'} ${range.max}`, raw, example);
+		badFlag(name, flagRule({kind: 'seconds', min, max: range.max, ...(range.allowZero ? {allowZero: true} : {})}), raw, example);
 	}
 
 	return Math.round(value * 1000);
@@ -96,9 +97,8 @@ export function durationFlag(flags: Record<string, unknown>, name: string, range
 	const ms = typeof raw === 'string' || typeof raw === 'number' ? parseDuration(String(raw)) : undefined;
 	if (ms === undefined || ms < range.min || ms > range.max) {
 		const example = durationExamples.find(([, candidate]) => candidate >= range.min && candidate <= range.max)?.[0] ?? formatCompactDuration(inRange(range.fallbackMs, range.min, range.max));
-		const bounds = range.min > 0 ? `from ${formatCompactDuration(range.min)} to ${formatCompactDuration(range.max)}` : `up to ${formatCompactDuration(range.max)}`;
 		const read = ms === undefined ? ' (a number and a unit: ms, s, m, h or d)' : '';
-		badFlag(name, `a duration ${bounds}${read}`, raw, example);
+		badFlag(name, `${flagRule({kind: 'duration', min: range.min, max: range.max})}${read}`, raw, example);
 	}
 
 	return ms;
@@ -116,7 +116,7 @@ export function urlFlag(flags: Record<string, unknown>, name: string, options: {
 	const value = typeof raw === 'string' ? raw.trim().replaceAll(/[\t\n\r]/g, '') : '';
 	const parsed = URL.canParse(value) ? new URL(value) : undefined;
 	if (!parsed || !protocols.includes(parsed.protocol) || !value.toLowerCase().startsWith(`${parsed.protocol}//`)) {
-		badFlag(name, `a URL starting with ${protocols.map(protocol => `${protocol}//`).join(' or ')}`, raw, `${protocols[0] ?? 'http:'}//127.0.0.1:${protocols[0]?.startsWith('redis') ? 6379 : 8080}`);
+		badFlag(name, flagRule({kind: 'url', protocols}), raw, `${protocols[0] ?? 'http:'}//127.0.0.1:${protocols[0]?.startsWith('redis') ? 6379 : 8080}`);
 	}
 
 	return value;
@@ -140,7 +140,7 @@ export function choiceFlag<T extends string>(flags: Record<string, unknown>, nam
 	}
 
 	if (!choices.includes(raw as T)) {
-		badFlag(name, `one of ${choices.join(', ')}`, raw, choices[0]);
+		badFlag(name, flagRule({kind: 'choice', choices}), raw, choices[0]);
 	}
 
 	return raw as T;

@@ -1,7 +1,8 @@
 /** `serve`'s flags and their parse (the command itself is serve.tsx). */
 import {parseStore, storeFlags} from './events/store-flags.js';
 import type {CommandInput, FlagSpec} from '../cli/types.js';
-import {badFlag, durationFlag, intFlag, portFlag, secondsFlag, stringFlag, urlFlag} from '../cli/validators.js';
+import {readFlags} from '../cli/flag-values.js';
+import {receiverDefaults} from '../receiver/receiver-options.js';
 
 export type ServeOptions = {
 	port: number;
@@ -31,69 +32,50 @@ export type ServeOptions = {
 };
 
 const dayMs = 24 * 60 * 60 * 1000;
+const port = {kind: 'int', min: 0, max: 65_535} as const;
 
+/** Each flag once: its default, its range (the refusal's rule and example) and its help. */
 export const serveFlags = {
-	port: {type: 'number', default: 8080, description: 'Port to listen on; 0 picks a free one', placeholder: 'N'},
+	port: {type: 'number', default: 8080, range: port, description: 'Port to listen on; 0 picks a free one', placeholder: 'N'},
 	host: {type: 'string', default: '127.0.0.1', description: 'Address to listen on (0.0.0.0 for every interface)', placeholder: 'HOST'},
-	concurrency: {type: 'number', default: 8, description: 'Events processed at once', placeholder: 'N'},
-	tolerance: {type: 'number', default: 300, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
-	drainTimeout: {type: 'number', default: 25, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
+	concurrency: {type: 'number', default: receiverDefaults.concurrency, range: {kind: 'int', min: 1, max: 1000}, description: 'Events processed at once', placeholder: 'N'},
+	tolerance: {type: 'number', default: receiverDefaults.toleranceSeconds, range: {kind: 'seconds', max: 86_400}, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
+	drainTimeout: {type: 'number', default: receiverDefaults.drainTimeoutMs / 1000, range: {kind: 'seconds', max: 3600, allowZero: true}, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
 	dataDir: storeFlags.dataDir,
-	retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
-	maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
+	retention: {type: 'string', default: '7d', range: {kind: 'duration', min: dayMs, max: 3650 * dayMs}, description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
+	maxEvents: {type: 'number', default: 100_000, range: {kind: 'int', min: 1000, max: 100_000_000}, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis'},
-	adminPort: {type: 'number', description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
+	adminPort: {type: 'number', range: port, description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
 	adminHost: {type: 'string', default: '127.0.0.1', description: 'Address of the admin listener', placeholder: 'HOST'},
-	exitOnUnready: {type: 'number', description: 'Exit 1 after not being ready this long, so a supervisor restarts serve', placeholder: 'SECONDS'},
-	maxBacklog: {type: 'number', default: 10_000, description: 'Unfinished events (per cluster with --redis) above which deliveries get 503 and are not stored', placeholder: 'N'},
-	platformRate: {type: 'string', description: 'Most platform calls per second (per cluster with --redis); default unlimited', placeholder: 'N'},
-	forwardTo: {type: 'string', description: 'POST each event, signed again, to your own handler instead of answering it', placeholder: 'URL'},
-	forwardRetries: {type: 'number', default: 5, description: 'Retries of a forward that got no 2xx (exponential backoff with jitter)', placeholder: 'N'},
-	probeInterval: {type: 'number'},
-	forwardBackoff: {type: 'number'},
+	exitOnUnready: {type: 'number', range: {kind: 'seconds', max: 86_400, example: 60}, description: 'Exit 1 after not being ready this long, so a supervisor restarts serve', placeholder: 'SECONDS'},
+	maxBacklog: {type: 'number', default: 10_000, range: {kind: 'int', min: 1, max: 100_000_000}, description: 'Unfinished events (per cluster with --redis) above which deliveries get 503 and are not stored', placeholder: 'N'},
+	platformRate: {type: 'string', range: {kind: 'number', min: 0, aboveMin: true, max: 100_000, unit: 'calls per second', example: 5}, description: 'Most platform calls per second (per cluster with --redis); default unlimited', placeholder: 'N'},
+	forwardTo: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'POST each event, signed again, to your own handler instead of answering it', placeholder: 'URL'},
+	forwardRetries: {type: 'number', default: 5, range: {kind: 'int', min: 0, max: 100}, description: 'Retries of a forward that got no 2xx (exponential backoff with jitter)', placeholder: 'N'},
+	probeInterval: {type: 'number', range: {kind: 'int', min: 1, max: 3_600_000, example: 30_000}},
+	forwardBackoff: {type: 'number', range: {kind: 'int', min: 1, max: 60_000, example: 500}},
 } satisfies Record<string, FlagSpec>;
 
-function rateFlag(flags: Record<string, unknown>): number | undefined {
-	const raw = flags.platformRate;
-	if (raw === undefined) {
-		return undefined;
-	}
-
-	const rate = Number(raw);
-	if (!Number.isFinite(rate) || rate <= 0 || rate > 100_000) {
-		badFlag('platformRate', 'a number of calls per second above 0 and up to 100000', raw, 5);
-	}
-
-	return rate;
+/** Drops the keys whose value is undefined (the options type is exact-optional). */
+function defined<T extends Record<string, unknown>>(record: T): {[K in keyof T]: Exclude<T[K], undefined>} {
+	return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {[K in keyof T]: Exclude<T[K], undefined>};
 }
 
-export function parseServe({flags, env}: CommandInput): ServeOptions {
+export function parseServe(input: CommandInput): ServeOptions {
+	const flags = readFlags(serveFlags, input);
 	// Without --data-dir or PLATFORM_TUI_DATA_DIR, run uses the app's data folder.
-	const {dataDir, redisUrl} = parseStore(flags, env);
-	const adminPort = flags.adminPort === undefined ? undefined : portFlag(flags, 'adminPort', 0);
-	const exitOnUnreadyMs = flags.exitOnUnready === undefined ? undefined : secondsFlag(flags, 'exitOnUnready', {max: 86_400, fallbackSeconds: 0});
-	const platformRate = rateFlag(flags);
-	const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
-	const probeIntervalMs = flags.probeInterval === undefined ? undefined : intFlag(flags, 'probeInterval', {min: 1, max: 3_600_000, fallback: 30_000});
-	const forwardBackoffMs = flags.forwardBackoff === undefined ? undefined : intFlag(flags, 'forwardBackoff', {min: 1, max: 60_000, fallback: 500});
+	const {dataDir, redisUrl} = parseStore(input.flags, input.env);
 	return {
-		port: portFlag(flags, 'port', 8080),
-		host: stringFlag(flags, 'host') ?? '127.0.0.1',
-		concurrency: intFlag(flags, 'concurrency', {min: 1, max: 1000, fallback: 8}),
-		toleranceSeconds: secondsFlag(flags, 'tolerance', {max: 86_400, fallbackSeconds: 300}) / 1000,
-		drainTimeoutMs: secondsFlag(flags, 'drainTimeout', {max: 3600, fallbackSeconds: 25, allowZero: true}),
-		...(dataDir ? {dataDir} : {}),
-		retentionMs: durationFlag(flags, 'retention', {min: dayMs, max: 3650 * dayMs, fallbackMs: 7 * dayMs}),
-		maxEvents: intFlag(flags, 'maxEvents', {min: 1000, max: 100_000_000, fallback: 100_000}),
-		...(redisUrl ? {redisUrl} : {}),
-		...(adminPort === undefined ? {} : {adminPort}),
-		adminHost: stringFlag(flags, 'adminHost') ?? '127.0.0.1',
-		...(exitOnUnreadyMs === undefined ? {} : {exitOnUnreadyMs}),
-		maxBacklog: intFlag(flags, 'maxBacklog', {min: 1, max: 100_000_000, fallback: 10_000}),
-		...(platformRate === undefined ? {} : {platformRate}),
-		...(forwardTo ? {forwardTo} : {}),
-		forwardRetries: intFlag(flags, 'forwardRetries', {min: 0, max: 100, fallback: 5}),
-		...(probeIntervalMs === undefined ? {} : {probeIntervalMs}),
-		...(forwardBackoffMs === undefined ? {} : {forwardBackoffMs}),
+		port: flags.port,
+		host: flags.host,
+		concurrency: flags.concurrency,
+		toleranceSeconds: flags.tolerance / 1000,
+		drainTimeoutMs: flags.drainTimeout,
+		retentionMs: flags.retention,
+		maxEvents: flags.maxEvents,
+		adminHost: flags.adminHost,
+		maxBacklog: flags.maxBacklog,
+		forwardRetries: flags.forwardRetries,
+		...defined({dataDir, redisUrl, adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, forwardBackoffMs: flags.forwardBackoff}),
 	};
 }

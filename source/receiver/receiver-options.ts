@@ -79,13 +79,20 @@ export type CloseResult = {
 
 export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs'>>;
 
+/** The receiver's defaults, declared once: serve's flags show and use them. */
+export const receiverDefaults = {
+	toleranceSeconds: 300,
+	concurrency: 8,
+	drainTimeoutMs: 25_000,
+} as const;
+
 export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
 	const dedupeTtl = isRecord(options.dedupe) && typeof options.dedupe.ttlMs === 'number' ? options.dedupe.ttlMs : defaultDedupeTtlMs;
 	return {
-		toleranceSeconds: options.toleranceSeconds ?? 300,
-		concurrency: options.concurrency ?? 8,
+		toleranceSeconds: options.toleranceSeconds ?? receiverDefaults.toleranceSeconds,
+		concurrency: options.concurrency ?? receiverDefaults.concurrency,
 		model: options.model ?? defaultModel,
-		drainTimeoutMs: options.drainTimeoutMs ?? 25_000,
+		drainTimeoutMs: options.drainTimeoutMs ?? receiverDefaults.drainTimeoutMs,
 		cleanupTimeoutMs: options.cleanupTimeoutMs ?? 10_000,
 		maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
 		replayWindowMs: options.replayWindowMs ?? dedupeTtl,
