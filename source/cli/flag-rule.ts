@@ -12,7 +12,8 @@ export function flagRule(range: FlagRange): string {
 		}
 
 		case 'number': {
-			return range.aboveMin ? `a number of ${range.unit} above ${range.min} and up to ${range.max}` : `a number of ${range.unit} from ${range.min} to ${range.max}`;
+			const what = range.unit === undefined ? 'a number' : `a number of ${range.unit}`;
+			return range.aboveMin ? `${what} above ${range.min} and up to ${range.max}` : `${what} from ${range.min} to ${range.max}`;
 		}
 
 		case 'seconds': {
@@ -30,6 +31,10 @@ export function flagRule(range: FlagRange): string {
 
 		case 'choice': {
 			return `one of ${range.choices.join(', ')}`;
+		}
+
+		case 'check': {
+			return range.rule;
 		}
 	}
 }

@@ -13,6 +13,7 @@ type Ranged<Kind extends string> = {range: {kind: Kind}};
 /** What a flag reads as: a boolean, a list for a repeatable flag, a number for a numeric range, else a string. */
 type Value<S extends FlagSpec> = S extends {type: 'boolean'} ? boolean
 	: S extends {isMultiple: true} ? string[]
+		: S extends {range: {kind: 'choice'; choices: ReadonlyArray<infer Choice>}} ? Choice
 		: S extends Ranged<'int' | 'number' | 'seconds' | 'duration'> ? number
 			: S extends {type: 'number'} ? number
 				: string;
@@ -93,6 +94,15 @@ export function readFlag(spec: FlagSpec, name: string, input: Pick<CommandInput,
 
 		case 'choice': {
 			return choiceFlag(one, name, range.choices);
+		}
+
+		case 'check': {
+			const value = stringFlag(one, name);
+			if (!range.test(value ?? '')) {
+				badFlag(name, range.rule, raw, range.example);
+			}
+
+			return value;
 		}
 
 		case undefined: {

@@ -32,11 +32,13 @@ export type FlagSpec = {
  */
 export type FlagRange =
 	| {kind: 'int'; min: number; max: number; example?: number}
-	| {kind: 'number'; min: number; max: number; unit: string; aboveMin?: boolean; example: number}
+	| {kind: 'number'; min: number; max: number; unit?: string; aboveMin?: boolean; example: number}
 	| {kind: 'seconds'; min?: number; max: number; allowZero?: boolean; example?: number}
 	| {kind: 'duration'; min: number; max: number}
 	| {kind: 'url'; protocols: readonly string[]}
-	| {kind: 'choice'; choices: readonly string[]};
+	| {kind: 'choice'; choices: readonly string[]}
+	/** Any other rule: the test a (trimmed) value must pass, the rule's words and a value that passes. */
+	| {kind: 'check'; test: (value: string) => boolean; rule: string; example: string};
 
 export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 

@@ -14,8 +14,10 @@ import {
 import {waitForAbort} from '../cli/abort.js';
 import type {Deps} from '../cli/deps.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
-import type {Command, CommandInput} from '../cli/types.js';
-import {badFlag, choiceFlag, durationFlag, intFlag, portFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
+import type {Command, CommandInput, FlagSpec} from '../cli/types.js';
+import {readFlags} from '../cli/flag-values.js';
+import {sharedFlags} from '../cli/flags.js';
+import {UsageError} from '../cli/validators.js';
 import {commandInfo} from '../cli/registry.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
@@ -73,21 +75,6 @@ export function describeEvent(event: LocalPlatformEvent): string {
 	}
 }
 
-/** A share from 0 to 1 (`--fail-rate`). */
-function rateFlag(flags: Record<string, unknown>, name: string): number | undefined {
-	const raw = flags[name];
-	if (raw === undefined) {
-		return undefined;
-	}
-
-	const value = typeof raw === 'number' ? raw : (typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN);
-	if (!Number.isFinite(value) || value < 0 || value > 1) {
-		badFlag(name, 'a number from 0 to 1', raw, 0.1);
-	}
-
-	return value;
-}
-
 /** Every `--fault OPERATION:KIND[:TIMES]` rule, checked against the operations the platform serves. */
 function faultRules(flags: Record<string, unknown>): FaultRule[] {
 	const raw = flags.fault;
@@ -109,30 +96,21 @@ function faultRules(flags: Record<string, unknown>): FaultRule[] {
 export function parseLocal(input: CommandInput): LocalOptions {
 	const {flags} = input;
 	refuseSecretOnCommandLine(flags, 'endpointSecret');
-	const host = stringFlag(flags, 'host') ?? '127.0.0.1';
-	if (!isLoopbackHost(host)) {
-		badFlag('host', 'a loopback address (127.0.0.1, ::1 or localhost)', host, '127.0.0.1');
-	}
-
-	const platform: LocalOptions['platform'] = {
-		port: portFlag(flags, 'port', defaultLocalPort),
-		host,
-		keyOverlapMs: durationFlag(flags, 'keyOverlap', {min: 0, max: 365 * defaultKeyOverlapMs, fallbackMs: defaultKeyOverlapMs}),
-	};
+	const values = readFlags(localFlags, input);
+	// The global --app-id, --user-id and --company-id fix those ids instead of generating them.
+	const ids = readFlags({appId: sharedFlags.appId, userId: sharedFlags.userId, companyId: sharedFlags.companyId}, {flags, env: {}});
+	const platform: LocalOptions['platform'] = {port: values.port, host: values.host, keyOverlapMs: values.keyOverlap};
 	const optional: Partial<LocalOptions['platform']> = {
-		webhookUrl: urlFlag(flags, 'webhookUrl'),
+		webhookUrl: values.webhookUrl,
 		endpointSecret: firstSecret(input.env.PLATFORM_ENDPOINT_SECRET),
-		llmUrl: urlFlag(flags, 'llmUrl'),
-		llmModel: stringFlag(flags, 'llmModel'),
-		// The global --app-id, --user-id and --company-id fix those ids instead of generating them.
-		appId: stringFlag(flags, 'appId'),
-		userId: stringFlag(flags, 'userId'),
-		companyId: stringFlag(flags, 'companyId'),
-		failRate: rateFlag(flags, 'failRate'),
-		latencyMs: flags.latency === undefined ? undefined : intFlag(flags, 'latency', {min: 0, max: 600_000, fallback: 0}),
-		seed: flags.seed === undefined ? undefined : intFlag(flags, 'seed', {min: 0, max: 4_294_967_295, fallback: 0}),
-		ingestionStepMs: flags.ingestionStep === undefined ? undefined : intFlag(flags, 'ingestionStep', {min: 0, max: 600_000, fallback: 150}),
-		answers: choiceFlag(flags, 'answers', answerModes),
+		llmUrl: values.llmUrl,
+		llmModel: values.llmModel,
+		...ids,
+		failRate: values.failRate,
+		latencyMs: values.latency,
+		seed: values.seed,
+		ingestionStepMs: values.ingestionStep,
+		answers: values.answers,
 	};
 	const faults = faultRules(flags);
 	const secretFile = secretFilePath(flags);
@@ -209,25 +187,30 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 	return 0;
 }
 
+/** Each flag once: its default, range and help. */
+const localFlags = {
+	port: {type: 'number', default: defaultLocalPort, range: {kind: 'int', min: 0, max: 65_535}, description: 'Port to listen on (0 picks a free one)', placeholder: 'N'},
+	host: {type: 'string', default: '127.0.0.1', range: {kind: 'check', test: isLoopbackHost, rule: 'a loopback address (127.0.0.1, ::1 or localhost)', example: '127.0.0.1'}, description: 'Loopback address to bind', placeholder: 'HOST'},
+	webhookUrl: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Register an application (external module) at this loopback URL', placeholder: 'URL'},
+	...secretFileFlag,
+	endpointSecret: retiredSecretFlag,
+	keyOverlap: {type: 'string', default: '24h', range: {kind: 'duration', min: 0, max: 365 * defaultKeyOverlapMs}, description: 'How long a rotated-out key keeps working, e.g. 24h, 90s, 500ms', placeholder: 'DURATION'},
+	failRate: {type: 'number', range: {kind: 'number', min: 0, max: 1, example: 0.1}, description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
+	latency: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 0}, description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},
+	seed: {type: 'number', range: {kind: 'int', min: 0, max: 4_294_967_295, example: 0}, description: 'Seed that makes --fail-rate deterministic', placeholder: 'N'},
+	fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 503 (refused), perform-502 (done, then 502) or empty-200 (done, then null); repeatable', placeholder: 'OP:KIND[:TIMES]'},
+	llmUrl: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
+	llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
+	ingestionStep: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 150}, description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
+	answers: {type: 'string', default: 'full', range: {kind: 'choice', choices: answerModes}, description: 'full: whole records; sparse: only the fields the contract promises', placeholder: 'full|sparse'},
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<LocalOptions> = {
 	...commandInfo('local'),
 	usage: 'platform-tui local [options]',
 	description: 'Run the local platform, a stand-in for the real service (in memory, loopback only)',
 	flags: {
-		port: {type: 'number', default: defaultLocalPort, description: 'Port to listen on (0 picks a free one)', placeholder: 'N'},
-		host: {type: 'string', default: '127.0.0.1', description: 'Loopback address to bind', placeholder: 'HOST'},
-		webhookUrl: {type: 'string', description: 'Register an application (external module) at this loopback URL', placeholder: 'URL'},
-		...secretFileFlag,
-		endpointSecret: retiredSecretFlag,
-		keyOverlap: {type: 'string', default: '24h', description: 'How long a rotated-out key keeps working, e.g. 24h, 90s, 500ms', placeholder: 'DURATION'},
-		failRate: {type: 'number', description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
-		latency: {type: 'number', description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},
-		seed: {type: 'number', description: 'Seed that makes --fail-rate deterministic', placeholder: 'N'},
-		fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 503 (refused), perform-502 (done, then 502) or empty-200 (done, then null); repeatable', placeholder: 'OP:KIND[:TIMES]'},
-		llmUrl: {type: 'string', description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
-		llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
-		ingestionStep: {type: 'number', description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
-		answers: {type: 'string', default: 'full', description: 'full: whole records; sparse: only the fields the contract promises', placeholder: 'full|sparse'},
+		...localFlags,
 	},
 	examples: [
 		'platform-tui local',

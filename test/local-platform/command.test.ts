@@ -106,6 +106,7 @@ describe('platform-tui local', () => {
 			port: 4011,
 			host: '127.0.0.1',
 			keyOverlapMs: 5_400_000,
+			answers: 'full',
 			failRate: 0.2,
 			latencyMs: 50,
 			seed: 3,
