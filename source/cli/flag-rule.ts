@@ -33,6 +33,10 @@ export function flagRule(range: FlagRange): string {
 			return `one of ${range.choices.join(', ')}`;
 		}
 
+		case 'text': {
+			return 'any text';
+		}
+
 		case 'check': {
 			return range.rule;
 		}

@@ -96,6 +96,10 @@ export function readFlag(spec: FlagSpec, name: string, input: Pick<CommandInput,
 			return choiceFlag(one, name, range.choices);
 		}
 
+		case 'text': {
+			return typeof raw === 'string' ? raw : badFlag(name, 'text', raw);
+		}
+
 		case 'check': {
 			const value = stringFlag(one, name);
 			if (!range.test(value ?? '')) {

@@ -37,6 +37,8 @@ export type FlagRange =
 	| {kind: 'duration'; min: number; max: number}
 	| {kind: 'url'; protocols: readonly string[]}
 	| {kind: 'choice'; choices: readonly string[]}
+	/** Any text as typed, empty included (not trimmed). */
+	| {kind: 'text'}
 	/** Any other rule: the test a (trimmed) value must pass, the rule's words and a value that passes. */
 	| {kind: 'check'; test: (value: string) => boolean; rule: string; example: string};
 

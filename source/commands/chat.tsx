@@ -5,12 +5,13 @@
  * ended with an empty line or Ctrl+D), 1 a failure, 130 Ctrl+C (143 on SIGTERM).
  */
 import {isAbortError} from '../errors.js';
-import {defaultPollIntervalMs, defaultReplyTimeoutMs} from '../workflow/run-upload.js';
 import {askInChat, checkChat, type ConversationOptions} from '../workflow/conversation.js';
 import type {Deps} from '../cli/deps.js';
 import {configuredTarget} from './platform-target.js';
 import type {Command} from '../cli/types.js';
-import {secondsFlag, UsageError} from '../cli/validators.js';
+import {readFlags} from '../cli/flag-values.js';
+import {UsageError} from '../cli/validators.js';
+import {replyFlags} from './reply-flags.js';
 import {commandInfo} from '../cli/registry.js';
 
 export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
@@ -79,8 +80,7 @@ const command: Command<ChatCommandOptions> = {
 	usage: 'platform-tui chat <chat-id> [prompt] [options]',
 	description: 'Ask a question in an existing space chat and print the reply as it streams; without a prompt, open a prompt for one question after another',
 	flags: {
-		pollInterval: {type: 'string', default: defaultPollIntervalMs / 1000, description: 'Seconds between reply polls', placeholder: 'SECONDS'},
-		replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for each reply', placeholder: 'SECONDS'},
+		...replyFlags,
 	},
 	examples: [
 		'platform-tui chat chat_123 "And how long does it last?"',
@@ -105,12 +105,12 @@ const command: Command<ChatCommandOptions> = {
 			throw new UsageError('prompt-empty', 'The prompt is empty; pass a question, or leave it out to open the prompt.');
 		}
 
-		const {flags} = input;
+		const {pollInterval, replyTimeout} = readFlags(replyFlags, input);
 		return {
 			chatId: chatId.trim(),
 			...(prompt === undefined ? {} : {prompt}),
-			pollIntervalMs: secondsFlag(flags, 'pollInterval', {max: 3600, fallbackSeconds: defaultPollIntervalMs / 1000}),
-			replyTimeoutMs: secondsFlag(flags, 'replyTimeout', {max: 86_400, fallbackSeconds: defaultReplyTimeoutMs / 1000}),
+			pollIntervalMs: pollInterval,
+			replyTimeoutMs: replyTimeout,
 		};
 	},
 	async run(options, deps) {

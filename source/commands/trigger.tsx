@@ -9,8 +9,9 @@ import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} fr
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import {parseStore, storeFlags} from './events/store-flags.js';
 import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';
-import type {Command} from '../cli/types.js';
-import {booleanFlag, secondsFlag, stringFlag, UsageError, urlFlag} from '../cli/validators.js';
+import {readFlags} from '../cli/flag-values.js';
+import type {Command, FlagSpec} from '../cli/types.js';
+import {UsageError} from '../cli/validators.js';
 import {commandInfo} from '../cli/registry.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
@@ -79,26 +80,29 @@ function builtDelivery(options: TriggerOptions, settings: Partial<Record<Setting
 	return {...signDelivery(event, secret), event: event.event, id: event.id};
 }
 
+/** Each flag once, with its default and range. */
+const triggerFlags = {
+	url: {type: 'string', default: defaultUrl, range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Receiver address', placeholder: 'URL'},
+	text: {type: 'string', range: {kind: 'text'}, description: 'User text of the event', placeholder: 'TEXT'},
+	chatId: {type: 'string', description: 'Chat id of the event (default: a fresh one)', placeholder: 'ID'},
+	messageId: {type: 'string', description: 'external-module-chosen: the assistant message to answer (default: a fresh id)', placeholder: 'ID'},
+	...secretFileFlag,
+	secret: retiredSecretFlag,
+	repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
+	timeout: {type: 'number', default: 10, range: {kind: 'seconds', max: 3600}, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
+	body: {type: 'string', description: 'Send this JSON file as the body (a fixture; the kind is its "event")', placeholder: 'FILE'},
+	fromEvent: {type: 'string', complete: 'event-id', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
+	set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value; repeatable', placeholder: 'PATH=JSON'},
+	keepId: {type: 'boolean', default: false, description: 'Keep the body\'s own id and createdAt (default: fresh ones, so a receiver takes it as a new event)'},
+	dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives (env PLATFORM_TUI_DATA_DIR)'},
+	redis: {...storeFlags.redis, description: 'With --from-event: read the event from Redis (env PLATFORM_REDIS_URL)'},
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<TriggerOptions> = {
 	...commandInfo('trigger'),
 	usage,
 	description: 'Send a correctly signed test event to a webhook receiver and print its answer: one built from flags, a JSON body from a file (--body), or a stored event again (--from-event), with a fresh id and createdAt unless --keep-id and fields changed by --set. Every body is first checked as serve checks it; one serve would refuse is reported and not sent.',
-	flags: {
-		url: {type: 'string', default: defaultUrl, description: 'Receiver address', placeholder: 'URL'},
-		text: {type: 'string', description: 'User text of the event', placeholder: 'TEXT'},
-		chatId: {type: 'string', description: 'Chat id of the event (default: a fresh one)', placeholder: 'ID'},
-		messageId: {type: 'string', description: 'external-module-chosen: the assistant message to answer (default: a fresh id)', placeholder: 'ID'},
-		...secretFileFlag,
-		secret: retiredSecretFlag,
-		repeatId: {type: 'string', description: 'Send with this event id again, as a platform redelivery does', placeholder: 'ID'},
-		timeout: {type: 'number', default: 10, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
-		body: {type: 'string', description: 'Send this JSON file as the body (a fixture; the kind is its "event")', placeholder: 'FILE'},
-		fromEvent: {type: 'string', complete: 'event-id', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
-		set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value; repeatable', placeholder: 'PATH=JSON'},
-		keepId: {type: 'boolean', default: false, description: 'Keep the body\'s own id and createdAt (default: fresh ones, so a receiver takes it as a new event)'},
-		dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives (env PLATFORM_TUI_DATA_DIR)'},
-		redis: {...storeFlags.redis, description: 'With --from-event: read the event from Redis (env PLATFORM_REDIS_URL)'},
-	},
+	flags: triggerFlags,
 	examples: [
 		'platform-tui trigger user-message --text "Hello"',
 		'platform-tui trigger external-module-chosen --chat-id chat_123 --message-id msg_456 --text "What is in the report?"',
@@ -108,14 +112,13 @@ const command: Command<TriggerOptions> = {
 	],
 	parse({argv, flags, env}) {
 		refuseSecretOnCommandLine(flags, 'secret');
-		const bodyFile = stringFlag(flags, 'body');
-		const fromEvent = stringFlag(flags, 'fromEvent');
+		const values = readFlags(triggerFlags, {flags, env});
+		const {body: bodyFile, fromEvent, keepId} = values;
 		const sets = parseSets(flags.set);
-		const keepId = booleanFlag(flags, 'keepId');
 		const secretFile = secretFilePath(flags);
 		const common = {
-			url: new URL(urlFlag(flags, 'url') ?? defaultUrl),
-			timeoutMs: secondsFlag(flags, 'timeout', {max: 3600, fallbackSeconds: 10}),
+			url: new URL(values.url),
+			timeoutMs: values.timeout,
 			keepId,
 			sets,
 			...(secretFile === undefined ? {} : {secretFile}),
@@ -152,13 +155,7 @@ const command: Command<TriggerOptions> = {
 			throw new UsageError('event-kind-unknown', `Unknown event "${kindName}"; trigger sends ${kinds}, or a fixture with --body FILE`);
 		}
 
-		const text = typeof flags.text === 'string' ? flags.text : undefined;
-		const optional = {
-			text,
-			chatId: stringFlag(flags, 'chatId'),
-			messageId: stringFlag(flags, 'messageId'),
-			repeatId: stringFlag(flags, 'repeatId'),
-		};
+		const optional = {text: values.text, chatId: values.chatId, messageId: values.messageId, repeatId: values.repeatId};
 		return {
 			...common,
 			kind,

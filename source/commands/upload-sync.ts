@@ -10,7 +10,8 @@ import type {UploadOptions} from '../workflow/run-upload.js';
 import {checkGlob, isPlainSelection, type Selection} from '../workflow/select.js';
 import type {Deps} from '../cli/deps.js';
 import type {FlagSpec} from '../cli/types.js';
-import {booleanFlag, stringFlag, stringListFlag, UsageError} from '../cli/validators.js';
+import {readFlags} from '../cli/flag-values.js';
+import {UsageError} from '../cli/validators.js';
 
 export type SyncCommandOptions = {
 	chatId?: string;
@@ -21,27 +22,18 @@ export type SyncCommandOptions = {
 	interactive: boolean;
 };
 
-export const syncFlags: Record<string, FlagSpec> = {
+export const syncFlags = {
 	chat: {type: 'string', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
 	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob)', placeholder: 'GLOB'},
 	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob)', placeholder: 'GLOB'},
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
 	dryRun: {type: 'boolean', default: false, description: 'Print what would be uploaded, replaced and skipped; make no platform call'},
 	interactive: {type: 'boolean', default: false, shortFlag: 'i', description: 'After the reply, keep asking follow-up questions in the chat'},
-};
+} satisfies Record<string, FlagSpec>;
 
 export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptions {
-	const chatId = stringFlag(flags, 'chat');
-	const options: SyncCommandOptions = {
-		include: stringListFlag(flags, 'include'),
-		exclude: stringListFlag(flags, 'exclude'),
-		recursive: booleanFlag(flags, 'recursive'),
-		dryRun: booleanFlag(flags, 'dryRun'),
-		interactive: booleanFlag(flags, 'interactive'),
-	};
-	if (chatId !== undefined) {
-		options.chatId = chatId;
-	}
+	const {chat: chatId, ...values} = readFlags(syncFlags, {flags, env: {}});
+	const options: SyncCommandOptions = {...values, ...(chatId === undefined ? {} : {chatId})};
 
 	for (const [name, globs] of [['include', options.include], ['exclude', options.exclude]] as const) {
 		for (const glob of globs) {

@@ -7,13 +7,16 @@
 import {CancelledError, isAbortError} from '../errors.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {createRetryTracker} from '../workflow/retries.js';
-import {defaultConcurrency, defaultPollIntervalMs, defaultReplyTimeoutMs, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
+import {defaultConcurrency, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
 import {selectFiles} from '../workflow/select.js';
 import type {Deps} from '../cli/deps.js';
 import {configuredTarget, localBanner, localTarget, type Target} from './platform-target.js';
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
-import type {Command} from '../cli/types.js';
-import {booleanFlag, intFlag, secondsFlag, stringFlag, UsageError} from '../cli/validators.js';
+import {readFlags} from '../cli/flag-values.js';
+import {sharedFlags} from '../cli/flags.js';
+import type {Command, FlagSpec} from '../cli/types.js';
+import {UsageError} from '../cli/validators.js';
+import {replyFlags} from './reply-flags.js';
 import {commandInfo} from '../cli/registry.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
@@ -97,20 +100,22 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 	}
 }
 
+/** upload's own flags, each once with its default and range (the sync flags are upload-sync.ts's). */
+const uploadFlags = {
+	title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
+	concurrency: {type: 'string', default: defaultConcurrency, range: {kind: 'int', min: 1, max: 64}, description: 'Files transferred at the same time; 1 uploads one after another', placeholder: 'N'},
+	pollInterval: {...replyFlags.pollInterval, description: 'Seconds between ingestion checks and reply polls'},
+	ingestionTimeout: {type: 'string', range: {kind: 'seconds', max: 86_400, example: 120}, description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
+	replyTimeout: {...replyFlags.replyTimeout, description: 'Seconds to wait for the assistant\'s reply'},
+	keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
+	local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<UploadCommandOptions> = {
 	...commandInfo('upload'),
 	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
 	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
-	flags: {
-		title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
-		concurrency: {type: 'string', default: defaultConcurrency, description: 'Files transferred at the same time; 1 uploads one after another', placeholder: 'N'},
-		pollInterval: {type: 'string', default: defaultPollIntervalMs / 1000, description: 'Seconds between ingestion checks and reply polls', placeholder: 'SECONDS'},
-		ingestionTimeout: {type: 'string', description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
-		replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, description: 'Seconds to wait for the assistant\'s reply', placeholder: 'SECONDS'},
-		keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
-		local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
-		...syncFlags,
-	},
+	flags: {...uploadFlags, ...syncFlags},
 	examples: [
 		'platform-tui upload ./docs "Summarise these documents"',
 		'platform-tui upload --local test/fixtures/sample-docs "How long is the warranty?"',
@@ -131,7 +136,10 @@ const command: Command<UploadCommandOptions> = {
 		}
 
 		const {flags} = input;
-		const local = booleanFlag(flags, 'local');
+		const values = readFlags(uploadFlags, input);
+		// The global --model only when given: otherwise the run resolves it (env > stored > default).
+		const {model} = readFlags({model: sharedFlags.model}, {flags, env: {}});
+		const {local} = values;
 		if (local) {
 			const given = conflictsWithLocal.filter(name => typeof flags[name] === 'string');
 			if (given.length > 0) {
@@ -142,22 +150,16 @@ const command: Command<UploadCommandOptions> = {
 		const options: UploadCommandOptions = {
 			folder,
 			prompt,
-			title: stringFlag(flags, 'title') ?? defaultTitle,
-			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 64, fallback: defaultConcurrency}),
-			pollIntervalMs: secondsFlag(flags, 'pollInterval', {max: 3600, fallbackSeconds: defaultPollIntervalMs / 1000}),
-			replyTimeoutMs: secondsFlag(flags, 'replyTimeout', {max: 86_400, fallbackSeconds: defaultReplyTimeoutMs / 1000}),
-			keepGoing: booleanFlag(flags, 'keepGoing'),
+			title: values.title,
+			concurrency: values.concurrency,
+			pollIntervalMs: values.pollInterval,
+			replyTimeoutMs: values.replyTimeout,
+			keepGoing: values.keepGoing,
 			local,
 			sync: parseSyncFlags(flags),
+			...(values.ingestionTimeout === undefined ? {} : {ingestionTimeoutMs: values.ingestionTimeout}),
+			...(model === undefined ? {} : {model}),
 		};
-		if (flags.ingestionTimeout !== undefined) {
-			options.ingestionTimeoutMs = secondsFlag(flags, 'ingestionTimeout', {max: 86_400, fallbackSeconds: 0});
-		}
-
-		const model = stringFlag(flags, 'model');
-		if (model !== undefined) {
-			options.model = model;
-		}
 
 		return options;
 	},

@@ -1,0 +1,8 @@
+/** `--poll-interval` and `--reply-timeout`, declared once for `upload` and `chat`. */
+import {defaultPollIntervalMs, defaultReplyTimeoutMs} from '../workflow/run-upload.js';
+import type {FlagSpec} from '../cli/types.js';
+
+export const replyFlags = {
+	pollInterval: {type: 'string', default: defaultPollIntervalMs / 1000, range: {kind: 'seconds', max: 3600}, description: 'Seconds between reply polls (and, for upload, ingestion checks)', placeholder: 'SECONDS'},
+	replyTimeout: {type: 'string', default: defaultReplyTimeoutMs / 1000, range: {kind: 'seconds', max: 86_400}, description: 'Seconds to wait for each reply', placeholder: 'SECONDS'},
+} satisfies Record<string, FlagSpec>;
