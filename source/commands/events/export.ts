@@ -4,8 +4,8 @@ import {resolve} from 'node:path';
 import {UserError} from '../../errors.js';
 import {errorMessage} from '../../format/value.js';
 import {bodyBytes} from '../../receiver/body.js';
-import type {Command} from '../../cli/types.js';
-import {stringFlag} from '../../cli/validators.js';
+import {readFlags} from '../../cli/flag-values.js';
+import type {Command, FlagSpec} from '../../cli/types.js';
 import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/registry.js';
 
@@ -15,21 +15,24 @@ const newline = Buffer.from('\n');
 
 const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR | --redis URL]';
 
+/** Each flag once, with its default and range. */
+const exportFlags = {
+	output: {type: 'string', shortFlag: 'o', description: 'Write the body to this file instead of stdout (byte for byte)', placeholder: 'FILE'},
+	...storeFlags,
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<ExportOptions> = {
 	...commandInfo('events export'),
 	complete: 'event-id',
 	usage,
 	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',
-	flags: {
-		output: {type: 'string', shortFlag: 'o', description: 'Write the body to this file instead of stdout (byte for byte)', placeholder: 'FILE'},
-		...storeFlags,
-	},
+	flags: exportFlags,
 	examples: [
 		'platform-tui events export evt_0123456789abcdef01234567 > fixture.json',
 		'platform-tui events export evt_0123456789abcdef01234567 --output fixture.json',
 	],
 	parse({argv, flags, env}) {
-		const output = stringFlag(flags, 'output');
+		const {output} = readFlags({output: exportFlags.output}, {flags, env});
 		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
 	},
 	async run(options, deps) {

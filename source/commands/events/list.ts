@@ -1,23 +1,26 @@
 /** `platform-tui events list`: the journaled events, newest first, as a table or NDJSON. */
 import {tableWidth} from '../../format/table.js';
 import {eventSummary, formatEventTable, formatListFooter} from '../../ui/events/format.js';
-import type {Command} from '../../cli/types.js';
-import {intFlag} from '../../cli/validators.js';
+import {readFlags} from '../../cli/flag-values.js';
+import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/registry.js';
 
 export type ListOptions = StoreOptions & FilterOptions & {limit: number; json: boolean};
 
+/** Each flag once, with its default and range. */
+const listFlags = {
+	...filterFlags,
+	limit: {type: 'string', default: 50, range: {kind: 'int', min: 1, max: 100_000}, description: 'At most this many events', placeholder: 'N'},
+	...storeFlags,
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<ListOptions> = {
 	...commandInfo('events list'),
 	usage: 'platform-tui events list [--status received|processing|answered|failed|ignored] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]',
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
-	flags: {
-		...filterFlags,
-		limit: {type: 'string', default: '50', description: 'At most this many events', placeholder: 'N'},
-		...storeFlags,
-	},
+	flags: listFlags,
 	examples: [
 		'platform-tui events list --status failed --since 1h',
 		'platform-tui events list --type external-module-chosen --json',
@@ -26,7 +29,7 @@ const command: Command<ListOptions> = {
 		return {
 			...parseStore(flags, env),
 			...parseFilter(flags),
-			limit: intFlag(flags, 'limit', {min: 1, max: 100_000, fallback: 50}),
+			limit: readFlags({limit: listFlags.limit}, {flags, env}).limit,
 			json: flags.json === true,
 		};
 	},

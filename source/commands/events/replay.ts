@@ -7,8 +7,9 @@ import {journalError} from '../../receiver/journal/errors.js';
 import {platformPort} from '../../receiver/platform-port.js';
 import {createForwarder} from '../../receiver/forward.js';
 import type {Deps} from '../../cli/deps.js';
-import type {Command} from '../../cli/types.js';
-import {intFlag, UsageError, urlFlag, secretListFlag} from '../../cli/validators.js';
+import {readFlags} from '../../cli/flag-values.js';
+import type {Command, FlagSpec} from '../../cli/types.js';
+import {UsageError, secretListFlag} from '../../cli/validators.js';
 import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
@@ -36,19 +37,22 @@ function replayHandler(options: ReplayOptions, deps: Deps, client: ReturnType<De
 	return createForwarder({url: options.forwardTo, secret, retries: options.forwardRetries});
 }
 
+/** Each flag once, with its default and range. */
+const replayFlags = {
+	...filterFlags,
+	dryRun: {type: 'boolean', default: false, description: 'List what would be replayed; send nothing'},
+	concurrency: {type: 'number', default: 4, range: {kind: 'int', min: 1, max: 256}, description: 'Events replayed at once', placeholder: 'N'},
+	forwardTo: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Forward the events to your own handler (as serve --forward-to does) instead of answering them', placeholder: 'URL'},
+	forwardRetries: {type: 'number', default: 5, range: {kind: 'int', min: 0, max: 100}, description: 'Retries of a forward that got no 2xx', placeholder: 'N'},
+	...storeFlags,
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<ReplayOptions> = {
 	...commandInfo('events replay'),
 	complete: 'event-id',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',
-	flags: {
-		...filterFlags,
-		dryRun: {type: 'boolean', description: 'List what would be replayed; send nothing'},
-		concurrency: {type: 'number', default: 4, description: 'Events replayed at once', placeholder: 'N'},
-		forwardTo: {type: 'string', description: 'Forward the events to your own handler (as serve --forward-to does) instead of answering them', placeholder: 'URL'},
-		forwardRetries: {type: 'number', default: 5, description: 'Retries of a forward that got no 2xx', placeholder: 'N'},
-		...storeFlags,
-	},
+	flags: replayFlags,
 	examples: [
 		'platform-tui events replay evt_0123456789abcdef01234567',
 		'platform-tui events replay --status failed --since 1h --dry-run',
@@ -61,16 +65,16 @@ const command: Command<ReplayOptions> = {
 			throw new UsageError('argument-missing', `Name the events or filter them: ${usage}`);
 		}
 
-		const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
+		const {dryRun, concurrency, forwardTo, forwardRetries} = readFlags(replayFlags, {flags, env});
 		return {
 			...parseStore(flags, env),
 			ids,
 			filter,
-			dryRun: flags.dryRun === true,
-			concurrency: intFlag(flags, 'concurrency', {min: 1, max: 256, fallback: 4}),
+			dryRun,
+			concurrency,
 			json: flags.json === true,
 			...(forwardTo ? {forwardTo} : {}),
-			forwardRetries: intFlag(flags, 'forwardRetries', {min: 0, max: 100, fallback: 5}),
+			forwardRetries,
 		};
 	},
 	async run(options, deps) {

@@ -8,8 +8,9 @@ import type {RotateScreenResult} from '../../ui/keys/RotateScreen.js';
 import {envFileFailedMessage, envWarning, eventLine, expiryLine, malformedExpiryMessage, outcomeCode, screenResultLines, skippedLine, unsavedKeyLines, unverifiedMessage} from '../../ui/keys/outcome-text.js';
 import {noArguments} from '../../cli/define.js';
 import type {Deps} from '../../cli/deps.js';
-import type {Command} from '../../cli/types.js';
-import {booleanFlag, durationFlag, stringFlag, UsageError} from '../../cli/validators.js';
+import {readFlags} from '../../cli/flag-values.js';
+import type {Command, FlagSpec} from '../../cli/types.js';
+import {UsageError} from '../../cli/validators.js';
 import {commandInfo} from '../../cli/registry.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
@@ -177,15 +178,18 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 	return outcomeCode(result.outcome);
 }
 
+/** Each flag once, with its default and range. */
+const rotateFlags = {
+	yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking, and finish without waiting for a key (required when not on a terminal)'},
+	ifOlderThan: {type: 'string', range: {kind: 'duration', min: 60_000, max: 3650 * dayMs}, description: 'Rotate only when the key is older than this (e.g. 30d); otherwise change nothing and exit 0. Never prompts', placeholder: 'DURATION'},
+	envFile: {type: 'string', description: 'Also write PLATFORM_API_KEY=<new key> into this dotenv file (other lines kept; mode 0600)', placeholder: 'PATH'},
+} satisfies Record<string, FlagSpec>;
+
 const command: Command<RotateOptions> = {
 	...commandInfo('keys rotate'),
 	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--env-file PATH]',
 	description: 'Rotate the API key: the platform issues a new key, one call checks that it works, and it is stored; the old key keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored. With --if-older-than (for cron and systemd timers) it never prompts and rotates only a key older than that.',
-	flags: {
-		yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking, and finish without waiting for a key (required when not on a terminal)'},
-		ifOlderThan: {type: 'string', description: 'Rotate only when the key is older than this (e.g. 30d); otherwise change nothing and exit 0. Never prompts', placeholder: 'DURATION'},
-		envFile: {type: 'string', description: 'Also write PLATFORM_API_KEY=<new key> into this dotenv file (other lines kept; mode 0600)', placeholder: 'PATH'},
-	},
+	flags: rotateFlags,
 	examples: [
 		'platform-tui keys rotate',
 		'platform-tui keys rotate --yes --json',
@@ -194,10 +198,9 @@ const command: Command<RotateOptions> = {
 	],
 	parse(input) {
 		noArguments(input, command);
-		const ifOlderThanMs = input.flags.ifOlderThan === undefined ? undefined : durationFlag(input.flags, 'ifOlderThan', {min: 60_000, max: 3650 * dayMs, fallbackMs: 0});
-		const envFile = stringFlag(input.flags, 'envFile');
+		const {yes, ifOlderThan: ifOlderThanMs, envFile} = readFlags(rotateFlags, input);
 		return {
-			yes: booleanFlag(input.flags, 'yes'),
+			yes,
 			...(ifOlderThanMs === undefined ? {} : {ifOlderThanMs}),
 			...(envFile ? {envFile: resolve(envFile)} : {}),
 		};
