@@ -6,13 +6,14 @@ import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.
 import {renderApp, waitForApp} from '../ui/render.js';
 import {describeError, joinText} from '../cli/error-message.js';
 import type {Command} from '../cli/types.js';
-import {commandInfo} from '../cli/registry.js';
+import {commandInfo} from '../cli/declaration.js';
+import declaration from './init.command.js';
 
 /** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
 type InitOptions = Record<string, never>;
 
 const command: Command<InitOptions> = {
-	...commandInfo('init'),
+	...commandInfo(declaration),
 	usage: 'platform-tui init',
 	description: 'Set up the settings interactively, check them with one Get space call and store them',
 	flags: {},

@@ -21,7 +21,8 @@ import {healthRecord, healthText} from '../cli/messages/health.js';
 import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from '../cli/validators.js';
-import {commandInfo} from '../cli/registry.js';
+import {commandInfo} from '../cli/declaration.js';
+import declaration from './serve.command.js';
 
 export type {ServeOptions} from './serve-flags.js';
 
@@ -136,7 +137,7 @@ function presentPlain(deps: Deps, started: Started, events: EventLog, log: Retur
 }
 
 const command: Command<ServeOptions> = {
-	...commandInfo('serve'),
+	...commandInfo(declaration),
 	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: serveFlags,

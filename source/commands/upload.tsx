@@ -17,7 +17,8 @@ import {sharedFlags} from '../cli/flags.js';
 import type {Command, FlagSpec} from '../cli/types.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
-import {commandInfo} from '../cli/registry.js';
+import {commandInfo} from '../cli/declaration.js';
+import declaration from './upload.command.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -112,7 +113,7 @@ const uploadFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<UploadCommandOptions> = {
-	...commandInfo('upload'),
+	...commandInfo(declaration),
 	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
 	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
 	flags: {...uploadFlags, ...syncFlags},

@@ -2,10 +2,11 @@
 import {version} from '../version.js';
 import {noArguments} from '../cli/define.js';
 import type {Command} from '../cli/types.js';
-import {commandInfo} from '../cli/registry.js';
+import {commandInfo} from '../cli/declaration.js';
+import declaration from './version.command.js';
 
 const command: Command<Record<string, never>> = {
-	...commandInfo('version'),
+	...commandInfo(declaration),
 	usage: 'platform-tui version [--json]',
 	description: 'Print the version of platform-tui (the same as --version)',
 	flags: {},

@@ -7,7 +7,8 @@ import {bodyBytes} from '../../receiver/body.js';
 import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/registry.js';
+import {commandInfo} from '../../cli/declaration.js';
+import declaration from './export.command.js';
 
 export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};
 
@@ -22,7 +23,7 @@ const exportFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ExportOptions> = {
-	...commandInfo('events export'),
+	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
 	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',

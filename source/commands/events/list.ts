@@ -5,7 +5,8 @@ import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/registry.js';
+import {commandInfo} from '../../cli/declaration.js';
+import declaration from './list.command.js';
 
 export type ListOptions = StoreOptions & FilterOptions & {limit: number; json: boolean};
 
@@ -17,7 +18,7 @@ const listFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ListOptions> = {
-	...commandInfo('events list'),
+	...commandInfo(declaration),
 	usage: 'platform-tui events list [--status received|processing|answered|failed|ignored] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]',
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
 	flags: listFlags,

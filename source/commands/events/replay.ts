@@ -13,7 +13,8 @@ import {UsageError, secretListFlag} from '../../cli/validators.js';
 import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/registry.js';
+import {commandInfo} from '../../cli/declaration.js';
+import declaration from './replay.command.js';
 
 export type ReplayOptions = StoreOptions & {
 	ids: string[];
@@ -48,7 +49,7 @@ const replayFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ReplayOptions> = {
-	...commandInfo('events replay'),
+	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',

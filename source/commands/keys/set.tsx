@@ -8,7 +8,8 @@ import {renderApp, waitForApp} from '../../ui/render.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/registry.js';
+import {commandInfo} from '../../cli/declaration.js';
+import declaration from './set.command.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
 
@@ -82,7 +83,7 @@ function damage(deps: Deps): ConfigDamagedError | undefined {
 }
 
 const command: Command<SetOptions> = {
-	...commandInfo('keys set'),
+	...commandInfo(declaration),
 	usage: `platform-tui keys set [--force]   (prompts on a terminal)   |   ${pipeHint}`,
 	description: 'Store the API key in the config file (mode 0600): a masked prompt on a terminal, otherwise read from standard input. When the config file is damaged, --force starts a fresh one and keeps the damaged file as a .bak copy beside it.',
 	flags: {
