@@ -14,6 +14,12 @@ export type ServeOptions = {
 	retentionMs: number;
 	maxEvents: number;
 	redisUrl?: string;
+	/** Run on a Redis that may lose acknowledged events (no AOF, or an evicting maxmemory-policy), warning on every status line. */
+	allowVolatileRedis?: boolean;
+	/** Acknowledge an event only once this many Redis replicas confirm it (WAIT); 0: off. */
+	redisWaitReplicas?: number;
+	/** How long WAIT may take before the delivery gets 503, ms (with redisWaitReplicas). */
+	redisWaitTimeoutMs?: number;
 	/** The admin listener's port (undefined: off; 0 picks a free one). */
 	adminPort?: number;
 	adminHost: string;
@@ -42,6 +48,9 @@ export const serveFlags = {
 	retention: {type: 'string', default: '7d', description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
 	maxEvents: {type: 'number', default: 100_000, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis (env PLATFORM_REDIS_URL)'},
+	allowVolatileRedis: {type: 'boolean', default: false, description: 'Run on a Redis that may lose acknowledged events (AOF off, or a maxmemory-policy other than noeviction); serve warns on every status line'},
+	redisWaitReplicas: {type: 'number', default: 0, description: 'Acknowledge an event only once N Redis replicas have it (WAIT); 503 when they do not confirm in time', placeholder: 'N'},
+	redisWaitTimeout: {type: 'number', default: 1, description: 'How long --redis-wait-replicas waits for the replicas, seconds', placeholder: 'SECONDS'},
 	adminPort: {type: 'number', description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
 	adminHost: {type: 'string', default: '127.0.0.1', description: 'Address of the admin listener', placeholder: 'HOST'},
 	exitOnUnready: {type: 'number', description: 'Exit 1 after not being ready this long, so a supervisor restarts serve', placeholder: 'SECONDS'},
@@ -73,6 +82,7 @@ export function parseServe({flags, env}: CommandInput): ServeOptions {
 	const adminPort = flags.adminPort === undefined ? undefined : portFlag(flags, 'adminPort', 0);
 	const exitOnUnreadyMs = flags.exitOnUnready === undefined ? undefined : secondsFlag(flags, 'exitOnUnready', {max: 86_400, fallbackSeconds: 0});
 	const platformRate = rateFlag(flags);
+	const redisWaitReplicas = intFlag(flags, 'redisWaitReplicas', {min: 0, max: 100, fallback: 0});
 	const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
 	const probeIntervalMs = flags.probeInterval === undefined ? undefined : intFlag(flags, 'probeInterval', {min: 1, max: 3_600_000, fallback: 30_000});
 	const forwardBackoffMs = flags.forwardBackoff === undefined ? undefined : intFlag(flags, 'forwardBackoff', {min: 1, max: 60_000, fallback: 500});
@@ -86,6 +96,8 @@ export function parseServe({flags, env}: CommandInput): ServeOptions {
 		retentionMs: durationFlag(flags, 'retention', {min: dayMs, max: 3650 * dayMs, fallbackMs: 7 * dayMs}),
 		maxEvents: intFlag(flags, 'maxEvents', {min: 1000, max: 100_000_000, fallback: 100_000}),
 		...(redisUrl ? {redisUrl} : {}),
+		...(flags.allowVolatileRedis === true ? {allowVolatileRedis: true} : {}),
+		...(redisWaitReplicas > 0 ? {redisWaitReplicas, redisWaitTimeoutMs: secondsFlag(flags, 'redisWaitTimeout', {max: 60, fallbackSeconds: 1})} : {}),
 		...(adminPort === undefined ? {} : {adminPort}),
 		adminHost: stringFlag(flags, 'adminHost') ?? '127.0.0.1',
 		...(exitOnUnreadyMs === undefined ? {} : {exitOnUnreadyMs}),

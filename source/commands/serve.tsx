@@ -18,7 +18,7 @@ import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
 import {healthRecord, healthText} from './messages/health.js';
-import {durabilityWarning} from './messages/redis.js';
+import {durabilityWarning, volatileRefusal} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
 
@@ -66,7 +66,7 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 const command: Command<ServeOptions> = {
 	name: ['serve'],
 	summary: 'Run the webhook receiver with a live event log',
-	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
+	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL [--allow-volatile-redis] [--redis-wait-replicas N]] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: serveFlags,
 	examples: [
@@ -90,9 +90,15 @@ const command: Command<ServeOptions> = {
 			directory,
 			maxAgeMs: options.retentionMs,
 			maxEntries: options.maxEvents,
-			...(options.redisUrl ? {checkDurability: true} : {}),
+			...(options.redisUrl ? {checkDurability: true, allowVolatile: options.allowVolatileRedis === true, waitReplicas: options.redisWaitReplicas ?? 0, ...(options.redisWaitTimeoutMs === undefined ? {} : {waitTimeoutMs: options.redisWaitTimeoutMs})} : {}),
 			...(options.redisUrl && rate !== undefined ? {limiter: {max: Math.max(1, Math.round(rate)), durationMs: Math.round(callsPerAnswer * 1000 * Math.max(1, Math.round(rate)) / rate)}} : {}),
 		});
+		if (options.redisUrl && backend.durability?.state === 'volatile' && !options.allowVolatileRedis) {
+			const refusal = volatileRefusal(backend.durability, maskUrl(options.redisUrl));
+			await backend.close();
+			throw new UserError('redis-volatile', refusal);
+		}
+
 		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
 		const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
 		const client = deps.client(settings, {pacer, onRequest: entry => {
@@ -116,8 +122,11 @@ const command: Command<ServeOptions> = {
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
-		// Said once at start-up: on the screen's status box, as a log line, as an NDJSON record.
-		const warning = options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
+		// Said at start-up: on the screen's status box, as a log line, as an NDJSON record; a volatile
+		// Redis (run with --allow-volatile-redis) is named again on every status line.
+		const redisWarning = () => options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
+		const volatileWarning = () => backend.durability?.state === 'volatile' ? redisWarning() : undefined;
+		const warning = redisWarning();
 		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
 		// for the screen or the log, which attach a moment later.
 		const events = replayingSource(receiver);
@@ -141,7 +150,8 @@ const command: Command<ServeOptions> = {
 		const attached = service.attach(receiver);
 		const statusText = () => {
 			const state = service.health.state();
-			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
+			const volatile = volatileWarning();
+			return {text: `${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
@@ -196,7 +206,8 @@ const command: Command<ServeOptions> = {
 				toleranceSeconds: options.toleranceSeconds,
 				drainTimeoutMs: options.drainTimeoutMs,
 				backend: backend.kind,
-				...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability)} : {})} : {dataDir: directory}),
+				...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability), ...(warning ? {redisWarning: warning} : {})} : {})} : {dataDir: directory}),
+				...(options.redisWaitReplicas === undefined ? {} : {redisWaitReplicas: options.redisWaitReplicas}),
 				retention: formatCompactDuration(options.retentionMs),
 				maxEvents: options.maxEvents,
 				maxBacklog: options.maxBacklog,
@@ -227,10 +238,11 @@ const command: Command<ServeOptions> = {
 
 		let exitCode = 0;
 		const showStatus = (state: ReturnType<typeof service.health.state>) => {
+			const volatile = volatileWarning();
 			if (context.json) {
-				log.line(JSON.stringify(healthRecord(state)));
+				log.line(JSON.stringify({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}));
 			} else if (!app) {
-				log.line(`${clock(state.since)}  status ${healthText(state, clock)}`);
+				log.line(`${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}`);
 			}
 		};
 

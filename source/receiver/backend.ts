@@ -125,12 +125,16 @@ export type WriteState = {
 	since: string;
 };
 
+/** One store setting that can lose acknowledged events: what it is, what it risks, the command that fixes it. */
+export type DurabilityProblem = {setting: string; why: string; fix: string};
+
 /**
- * Whether the store keeps acknowledged events across its own restart, as checked when it was
- * opened (Redis: AOF or RDB snapshots on). `volatile`: a restart or wipe of the store loses them;
- * `unknown`: it could not be checked (a managed Redis that forbids CONFIG), with the reason.
+ * Whether the store keeps acknowledged events across a crash of its own and never drops them
+ * (Redis: AOF on and `maxmemory-policy noeviction`). `volatile`: it may lose them (`problems`
+ * names each setting); `unknown`: it could not be checked (a managed Redis that forbids CONFIG),
+ * with the reason.
  */
-export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string};
+export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string; problems?: DurabilityProblem[]};
 
 /** Unfinished events (received or processing) and when the oldest of them arrived. */
 export type Backlog = {count: number; oldestReceivedAt?: string};
@@ -182,7 +186,7 @@ export type EventBackend = {
 	 */
 	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
-	/** Redis: whether it persists its data, checked once when opened (serve warns when it does not). */
+	/** Redis: whether acknowledged events survive a crash of redis-server, as last checked (at open, then every few seconds). */
 	readonly durability?: StoreDurability;
 	/**
 	 * Redis: whether the id is still held as an exactly-once key (its event may be gone, removed by

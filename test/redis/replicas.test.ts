@@ -51,7 +51,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 	const replicas: Replica[] = [];
 
 	beforeAll(async () => {
-		redis = await startRedis({forceLocal: true});
+		redis = await startRedis({forceLocal: true, appendonly: true});
 		model = await startModel({delayMs: 0});
 		platform = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 50_000}});
 	});

@@ -115,20 +115,26 @@ export type StartRedisOptions = {
 	tls?: boolean;
 	/** AOF on (`appendonly yes`, in a temp dir) instead of no persistence at all. */
 	appendonly?: boolean;
+	/**
+	 * Keep the data in this directory (the caller's; left in place on stop): a server killed and
+	 * started again on it finds what it persisted. Implies a server of our own.
+	 */
+	dir?: string;
 	/** More server arguments (e.g. `--rename-command CONFIG ""`, as managed Redis services do). */
 	args?: string[];
 };
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
-	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true || options.appendonly === true || options.args !== undefined;
+	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true || options.appendonly === true || options.args !== undefined || options.dir !== undefined;
 	if (externalRedisUrl !== undefined && (!needsOwn || !hasRedisServer)) {
 		return {url: externalRedisUrl, queueName: uniqueQueue, stop: async () => Promise.resolve()};
 	}
 
 	const port = options.port ?? await freePort();
 	const certificate = options.tls === true ? makeCertificate() : undefined;
-	const dataDir = options.appendonly === true ? mkdtempSync(join(tmpdir(), 'platform-tui-redis-data-')) : undefined;
-	const args = ['--save', '', '--appendonly', dataDir === undefined ? 'no' : 'yes', '--bind', '127.0.0.1', ...(dataDir === undefined ? [] : ['--dir', dataDir]), ...(options.args ?? [])];
+	const dataDir = options.appendonly === true && options.dir === undefined ? mkdtempSync(join(tmpdir(), 'platform-tui-redis-data-')) : undefined;
+	const dir = options.dir ?? dataDir;
+	const args = ['--save', '', '--appendonly', options.appendonly === true ? 'yes' : 'no', '--bind', '127.0.0.1', ...(dir === undefined ? [] : ['--dir', dir]), ...(options.args ?? [])];
 	if (certificate === undefined) {
 		args.push('--port', String(port));
 	} else {

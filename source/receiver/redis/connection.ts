@@ -11,6 +11,8 @@ export const defaultCommandTimeoutMs = 3000;
 export type ConnectOptions = {
 	url: string;
 	connectTimeoutMs?: number;
+	/** The producer's command timeout, ms (default `defaultCommandTimeoutMs`). */
+	commandTimeoutMs?: number;
 	/** Extra TLS options (a private CA, …) for `rediss://` URLs. */
 	tls?: RedisOptions['tls'];
 	/** Reports connection errors after the first connect (Redis went away, came back). */
@@ -37,7 +39,7 @@ function optionsFor(kind: ConnectionKind, options: ConnectOptions): RedisOptions
 	}
 
 	return kind === 'producer'
-		? {...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: defaultCommandTimeoutMs}
+		? {...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? defaultCommandTimeoutMs}
 		: {...common, maxRetriesPerRequest: null};
 }
 

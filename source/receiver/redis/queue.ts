@@ -35,7 +35,16 @@ export type EventQueueOptions = {
 	holdIdMs: number;
 	/** The masked URL, for messages. */
 	maskedUrl: string;
+	/**
+	 * Acknowledge only once this many replicas confirm the event (`WAIT n timeout` after the writes);
+	 * fewer in time → `BackendUnavailableError` (503). 0 or undefined: off.
+	 */
+	waitReplicas?: number;
+	/** WAIT's timeout, ms (default 1000). */
+	waitTimeoutMs?: number;
 };
+
+export const defaultWaitTimeoutMs = 1000;
 
 /** The states `list` reads, each with the state it maps from. */
 const listedStates: BullState[] = ['active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed'];
@@ -86,6 +95,23 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 		});
 	}
 
+	/**
+	 * With `waitReplicas`: WAIT until that many replicas have every write this connection made (the
+	 * job and its id), or 503 when they do not confirm within the timeout.
+	 */
+	async function confirmed(eventId: string): Promise<void> {
+		const wanted = options.waitReplicas ?? 0;
+		if (wanted <= 0) {
+			return;
+		}
+
+		const timeoutMs = options.waitTimeoutMs ?? defaultWaitTimeoutMs;
+		const replicas = Number(await options.producer.call('WAIT', String(wanted), String(timeoutMs)));
+		if (!(replicas >= wanted)) {
+			throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} stored event ${eventId}, but only ${String(replicas)} of ${String(wanted)} replicas confirmed it within ${String(timeoutMs)} ms (--redis-wait-replicas)`);
+		}
+	}
+
 	async function near(id: string): Promise<string[]> {
 		return nearIds(id, (await allJobs()).map(({job}) => job.data.id));
 	}
@@ -100,14 +126,21 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 				// racing on one id both add; BullMQ keeps one job, so it runs once.
 				const idKey = queue.toKey(`id:${jobId}`);
 				if (await options.producer.exists(queue.toKey(jobId), idKey) > 0) {
+					// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
+					await confirmed(event.id);
 					return 'duplicate';
 				}
 
 				await queue.add(event.event, event, {jobId});
 				// Set after the job is stored: a failure here is a 503, and the redelivery finds the job.
 				await options.producer.set(idKey, '1', 'PX', options.holdIdMs);
+				await confirmed(event.id);
 				return 'stored';
 			} catch (error) {
+				if (error instanceof BackendUnavailableError) {
+					throw error;
+				}
+
 				throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} could not store event ${event.id}: ${errorMessage(error)}`, {cause: error});
 			}
 		},
