@@ -12,6 +12,7 @@ export const apiOperations = [
 	'getLatestMessage',
 	'retrieveMessage',
 	'listMessages',
+	'listModels',
 	'modifyMessage',
 	'createMessageLog',
 	'updateMessageLog',

@@ -55,6 +55,7 @@ const views: Record<ApiOperation, (body: unknown) => unknown> = {
 		return isRecord(list) ? {data: each(list.data, messageFields)} : list;
 	},
 	modifyMessage: body => only(body, ['id']),
+	listModels: body => only(body, ['models']),
 	createMessageLog: body => only(body, ['id']),
 	updateMessageLog: body => only(body, ['id']),
 	upsertContent: body => only(body, ['id', 'writeUrl']),

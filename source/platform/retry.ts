@@ -23,6 +23,7 @@ export const retryClasses = {
 	getChatMessages: 'idempotent',
 	getMessage: 'idempotent',
 	listMessages: 'idempotent',
+	listModels: 'idempotent',
 	deleteChat: 'idempotent',
 	createContent: 'create',
 	finalizeContent: 'idempotent',

@@ -70,6 +70,8 @@ export const answerSchemas = {
 	/** A resumed answer reads the message back: its `text` and `completedAt` say whether it is already written. */
 	getMessage: message.extend({completedAt: optionalString}),
 	listMessages: z.looseObject({data: optionalList}),
+	/** serve's key probe: any 2xx will do, nothing in it is read. */
+	listModels: unread,
 	deleteChat: unread,
 	/** `writeUrl` may be empty or absent: the workflow stops that file with its own error. */
 	createContent: z.looseObject({id, writeUrl: optionalString, readUrl: optionalString}),

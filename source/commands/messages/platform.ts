@@ -17,6 +17,7 @@ const operationNames: Record<string, string> = {
 	getChatMessages: 'Get space chat messages',
 	getMessage: 'Retrieve message',
 	listMessages: 'List messages',
+	listModels: 'List models',
 	deleteChat: 'Delete chat',
 	createContent: 'Content upsert',
 	finalizeContent: 'Content upsert (finalize)',
