@@ -83,6 +83,11 @@ export function parseServe({flags, env}: CommandInput): ServeOptions {
 	const exitOnUnreadyMs = flags.exitOnUnready === undefined ? undefined : secondsFlag(flags, 'exitOnUnready', {max: 86_400, fallbackSeconds: 0});
 	const platformRate = rateFlag(flags);
 	const redisWaitReplicas = intFlag(flags, 'redisWaitReplicas', {min: 0, max: 100, fallback: 0});
+	if (redisWaitReplicas > 0 && /^rediss?\+cluster:/i.test(redisUrl ?? '')) {
+		// WAIT counts the replicas of the node it is sent to; a Cluster spreads keys over several.
+		badFlag('redisWaitReplicas', 'left out with a Redis Cluster (WAIT confirms one node\'s replicas only)', redisWaitReplicas);
+	}
+
 	const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
 	const probeIntervalMs = flags.probeInterval === undefined ? undefined : intFlag(flags, 'probeInterval', {min: 1, max: 3_600_000, fallback: 30_000});
 	const forwardBackoffMs = flags.forwardBackoff === undefined ? undefined : intFlag(flags, 'forwardBackoff', {min: 1, max: 60_000, fallback: 500});

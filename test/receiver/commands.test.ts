@@ -43,7 +43,7 @@ describe('serve: parse', () => {
 		expect(usageError(() => parseServe({concurrency: 'abc'}))).toBe('--concurrency must be a whole number from 1 to 1000; got "abc".');
 		expect(usageError(() => parseServe({port: 70_000}))).toBe('--port must be a whole number from 0 to 65535; got "70000".');
 		expect(usageError(() => parseServe({retention: '1h'}))).toMatch(/^--retention must be a duration such as/);
-		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss://; got "http://127.0.0.1:6379".');
+		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss:// (redis+cluster://host:port,host:port or redis+sentinel://host:port,host:port/mastername for a Cluster or Sentinel); got "http://127.0.0.1:6379".');
 		expect(usageError(() => parseServe({tolerance: 0}))).toMatch(/^--tolerance must be a number of seconds/);
 	});
 });

@@ -9,8 +9,8 @@ import type {MessageTable} from './types.js';
 
 export const redisMessages: MessageTable = {
 	'redis-url-invalid': (data: RedisErrorData) => ({
-		message: `The Redis URL ${data.url} is not a redis:// or rediss:// URL.`,
-		next: 'Pass --redis redis://[user:password@]host:port[/db] (rediss:// for TLS), or set PLATFORM_REDIS_URL.',
+		message: `The Redis URL ${data.url} is not a redis:// or rediss:// URL (nor a redis+cluster:// or redis+sentinel:// one).`,
+		next: 'Pass --redis redis://[user:password@]host:port[/db] (rediss:// for TLS), redis+cluster://host:port,host:port for a Cluster or redis+sentinel://host:port,host:port/mastername behind Sentinel, or set PLATFORM_REDIS_URL.',
 	}),
 	'redis-unreachable': (data: RedisErrorData) => ({
 		message: `Could not connect to Redis at ${data.url}${data.reason ? ` (${data.reason})` : ''}.`,

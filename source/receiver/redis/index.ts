@@ -4,7 +4,8 @@
  */
 import type {BackendHealth, EventBackend} from '../backend.js';
 import {maskUrl} from '../../format/index.js';
-import {type ConnectOptions, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
+import {type ConnectOptions, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
+import {prefixFor} from './target.js';
 import {checkPersistence} from './persistence.js';
 import {createEventQueue, defaultWaitTimeoutMs} from './queue.js';
 import {type EventWorker, startWorker} from './worker.js';
@@ -20,7 +21,7 @@ export const defaultQueueName = 'events';
 export const defaultPrefix = 'platform-tui';
 
 export type RedisBackendOptions = {
-	/** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+	/** `redis://[user:password@]host:port[/db]`, `rediss://…` (TLS), or a Cluster or Sentinel URL (target.ts). */
 	url: string;
 	/** How long finished events are kept (at least 24 h: the ids are the exactly-once keys). */
 	maxAgeMs?: number;
@@ -76,7 +77,8 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 	};
 	const producer = await connect('producer', connectOptions);
 	const queueName = options.queueName ?? defaultQueueName;
-	const prefix = options.prefix ?? defaultPrefix;
+	// In a Cluster the prefix is hash-tagged (`{platform-tui}`): all keys of the queue in one slot.
+	const prefix = prefixFor(checkRedisUrl(options.url), options.prefix ?? defaultPrefix);
 	const events = createEventQueue({
 		producer,
 		queueName,

@@ -7,7 +7,8 @@
  * few seconds after; a managed Redis that renames or forbids CONFIG gives `unknown` with the
  * reason and what to check by hand, never a failure.
  */
-import type {Redis} from 'ioredis';
+import {Cluster} from 'ioredis';
+import type {RedisClient} from './connection.js';
 import {errorMessage} from '../../format/index.js';
 import type {DurabilityProblem, StoreDurability} from '../backend.js';
 
@@ -57,7 +58,7 @@ export function durabilityReason(problems: DurabilityProblem[]): string {
 	return problems.map(problem => `${problem.setting}: ${problem.why} (fix: ${problem.fix})`).join('; ');
 }
 
-export async function checkPersistence(client: Redis): Promise<StoreDurability> {
+async function checkServer(client: RedisClient): Promise<StoreDurability> {
 	const names = ['appendonly', 'save', 'appendfsync', 'maxmemory-policy'] as const;
 	let values: Array<string | undefined>;
 	try {
@@ -77,4 +78,32 @@ export async function checkPersistence(client: Redis): Promise<StoreDurability> 
 	}
 
 	return {state: 'volatile', detail: durabilityReason(problems), problems};
+}
+
+/**
+ * The durability of the Redis behind a connection. In a Cluster every primary holds part of the
+ * queue: each is checked, and the worst answer (volatile, then unknown) stands, naming its node.
+ */
+export async function checkPersistence(client: RedisClient): Promise<StoreDurability> {
+	if (!(client instanceof Cluster)) {
+		return checkServer(client);
+	}
+
+	const nodes = client.nodes('master');
+	if (nodes.length === 0) {
+		return {state: 'unknown', reason: 'the Cluster named no primary'};
+	}
+
+	const found = await Promise.all(nodes.map(async node => ({node: `${node.options.host ?? '?'}:${String(node.options.port ?? '?')}`, durability: await checkServer(node)})));
+	const worst = found.find(item => item.durability.state === 'volatile') ?? found.find(item => item.durability.state === 'unknown');
+	if (worst === undefined) {
+		return found[0]?.durability ?? {state: 'unknown'};
+	}
+
+	const {durability} = worst;
+	return {
+		...durability,
+		...(durability.detail === undefined ? {} : {detail: `node ${worst.node}: ${durability.detail}`}),
+		...(durability.reason === undefined ? {} : {reason: `node ${worst.node}: ${durability.reason}`}),
+	};
 }

@@ -3,7 +3,7 @@
  * Every replica and every `events` command use it; only `serve` also runs a worker (worker.ts).
  */
 import {type Job, type JobState as BullState, Queue} from 'bullmq';
-import type {Redis} from 'ioredis';
+import type {RedisClient} from './connection.js';
 import {
 	type AcceptResult,
 	type BackendStats,
@@ -20,7 +20,7 @@ import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 
 export type EventQueueOptions = {
-	producer: Redis;
+	producer: RedisClient;
 	queueName: string;
 	prefix: string;
 	/** How long finished jobs (and so their ids, the exactly-once keys) are kept, ms. */

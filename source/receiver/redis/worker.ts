@@ -5,7 +5,7 @@
  */
 import {hostname} from 'node:os';
 import {type Job, UnrecoverableError, Worker} from 'bullmq';
-import type {Redis} from 'ioredis';
+import type {RedisClient} from './connection.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
 import {progressOf, toStoredEvent} from './mapping.js';
 
@@ -24,7 +24,7 @@ export const defaultStalledIntervalMs = 10_000;
 export const maxTakeovers = 2;
 
 export type WorkerOptions = {
-	connection: Redis;
+	connection: RedisClient;
 	queueName: string;
 	prefix: string;
 	handler: JobHandler;
