@@ -10,6 +10,7 @@ const parts = [
 	{name: 'upload', file: 'upload.ts'},
 	{name: 'receiver', file: 'receiver.ts'},
 	{name: 'scale', file: 'scale.ts'},
+	{name: 'redis', file: 'redis-ack.ts'},
 	{name: 'keys', file: 'keys.ts'},
 ];
 
