@@ -26,6 +26,11 @@ export function maskUrl(url: string): string {
 			return `${userinfo[1] ?? ''}${password.length <= 8 ? '…' : mask(password)}${userinfo[3] ?? ''}`;
 		}
 
+		// No password in it (no `user:password@` part): nothing to hide.
+		if (/^[a-z][a-z\d+.-]*:\/\/[^:@/]*(?:@|[^@]*$)/i.test(url) && !/^[a-z][a-z\d+.-]*:\/\/[^@/]*:[^@/]*@/i.test(url)) {
+			return url;
+		}
+
 		return mask(url);
 	}
 }

@@ -5,13 +5,39 @@
  */
 import {Redis} from 'ioredis';
 import {describe, expect, it} from 'vitest';
+import {buildTestEvent} from '../../source/receiver/index.js';
 import {openRedisBackend} from '../../source/receiver/redis/index.js';
+import {startCli} from '../support/cli.js';
+import {startPlatform} from '../support/platform.js';
+import {sendSigned} from '../receiver/helpers.js';
 import {hasRedisServer, redisSkipReason} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 import {newEvent, recordingHandler, type Seen} from './events.js';
 import {startCluster} from './topology.js';
 
 describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis on a Redis Cluster', () => {
+	it('the built serve takes a redis+cluster:// URL, checks every primary, and acknowledges events', async () => {
+		const cluster = await startCluster(3);
+		const platform = await startPlatform();
+		const run = startCli(['serve', '--redis', cluster.url, '--port', '0', '--json'], {env: platform.env()});
+		try {
+			const listening = await waitFor(() => run.stdout().split('\n').find(line => line.includes('"listening"')), {what: `serve to listen (stderr: ${run.stderr()})`});
+			const record = JSON.parse(listening) as {webhookUrl: string; redis: string; redisPersistence: string};
+			expect(record).toMatchObject({redis: cluster.url, redisPersistence: 'on'});
+			const {platform: local} = platform;
+			const event = buildTestEvent('user-message', {userId: local.userId, companyId: local.companyId});
+			expect((await sendSigned(record.webhookUrl, event, local.endpointSecret)).status).toBe(200);
+			expect((await sendSigned(record.webhookUrl, event, local.endpointSecret)).status).toBe(200);
+			await waitFor(() => run.stdout().includes(event.id), {what: `the event in the log (${run.stdout()})`});
+		} finally {
+			run.child.kill('SIGTERM');
+			await run.closed;
+			await platform.close();
+			await cluster.stop();
+		}
+	});
+
+
 	it('two replicas answer every event exactly once, with every key of the queue in one slot', async () => {
 		const cluster = await startCluster(3);
 		const seen: Seen[] = [];

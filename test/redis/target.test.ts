@@ -47,5 +47,7 @@ describe('Redis URL forms', () => {
 	it('masks the password of a multi-host URL', () => {
 		expect(maskUrl('rediss+cluster://app:averylongpassword@node-1:6380,node-2:6380')).toBe('rediss+cluster://app:…word@node-1:6380,node-2:6380');
 		expect(maskUrl('redis+sentinel://:short@a:26379,b:26379/primary')).toBe('redis+sentinel://:…@a:26379,b:26379/primary');
+		expect(maskUrl('redis+cluster://127.0.0.1:7000,127.0.0.1:7001')).toBe('redis+cluster://127.0.0.1:7000,127.0.0.1:7001');
+		expect(maskUrl('redis+sentinel://app@a:26379,b:26379/primary')).toBe('redis+sentinel://app@a:26379,b:26379/primary');
 	});
 });
