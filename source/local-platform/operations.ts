@@ -17,6 +17,7 @@ export const apiOperations = [
 	'updateMessageLog',
 	'upsertContent',
 	'searchContent',
+	'deleteContent',
 	'search',
 	'chatCompletion',
 ] as const;

@@ -28,6 +28,7 @@ export const retryClasses = {
 	finalizeContent: 'idempotent',
 	putBlob: 'idempotent',
 	searchContent: 'idempotent',
+	deleteContent: 'idempotent',
 	search: 'idempotent',
 	chatCompletion: 'idempotent',
 	createMessageLog: 'create',

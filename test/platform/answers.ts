@@ -13,6 +13,7 @@ export const validAnswers = {
 	getMessage: {...message, debugInfo: null},
 	listMessages: {object: 'list', data: [message]},
 	deleteChat: {id: 'chat_1'},
+	deleteContent: {id: 'cont_1'},
 	createContent: content,
 	finalizeContent: {...content, writeUrl: null},
 	searchContent: [{...content, ingestionState: 'FINISHED'}],
