@@ -39,6 +39,30 @@ export class ManifestWriteError extends WorkflowError<'manifest-write-failed', {
 	}
 }
 
+/**
+ * The data directory cannot hold manifests (read-only, not a folder, no permission). Found before
+ * any platform call, so no chat is created that a rerun would create again.
+ */
+export class DataDirNotWritableError extends WorkflowError<'data-dir-not-writable', {dataDir: string; folder: string; detail: string}> {
+	constructor(readonly dataDir: string, folder: string, cause: unknown) {
+		const detail = errorCode(cause) ?? errorMessage(cause);
+		super('data-dir-not-writable', {dataDir, folder, detail}, `The data directory ${dataDir} is not writable (${detail} on ${folder}), so no upload manifest can be kept`, {cause});
+	}
+}
+
+/** Checks that manifests can be written in `folder` (inside `dataDir`): creates it and writes, then removes, a probe file. */
+export async function checkWritable(dataDir: string, folder: string): Promise<void> {
+	const probe = path.join(folder, `.probe.${process.pid}.tmp`);
+	try {
+		await mkdir(folder, {recursive: true, mode: 0o700});
+		await writeFile(probe, '', {mode: 0o600});
+		await rm(probe, {force: true});
+	} catch (error) {
+		await rm(probe, {force: true}).catch(() => undefined);
+		throw new DataDirNotWritableError(dataDir, folder, error);
+	}
+}
+
 /** A folder name for a platform: its host (readable) and a short hash of its whole base URL. */
 export function platformFolder(baseUrl: string): string {
 	const normalized = baseUrl.trim().replace(/\/+$/, '');
@@ -150,6 +174,12 @@ export class SyncManifest {
 	/** Records a finalized upload and writes the file; resolves once it is on disk. */
 	async record(key: string, entry: ManifestEntry): Promise<void> {
 		this.entries.set(key, entry);
+		await this.save();
+	}
+
+	/** Forgets a key (its content was deleted) and writes the file; resolves once it is on disk. */
+	async drop(key: string): Promise<void> {
+		this.entries.delete(key);
 		await this.save();
 	}
 

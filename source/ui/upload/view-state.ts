@@ -59,6 +59,8 @@ export type UploadViewState = {
 	result?: {chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
 	error?: string;
 	cancelled: boolean;
+	/** A cancelled run into a known chat: the chat and the command that continues it. */
+	resume?: string;
 	/** Ended: result, error or cancelled. */
 	done: boolean;
 	endedAt?: number;
