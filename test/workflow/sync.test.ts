@@ -122,7 +122,7 @@ describe('upload --chat (sync into an existing chat)', () => {
 		expect(finalizes(requests)).toEqual(['battery.txt']);
 		expect(requests.filter(record => record.method === 'PUT')).toHaveLength(1);
 		// Progress goes to stderr when stdout is not a terminal; the reply and the history to stdout.
-		expect(second.stderr).toContain('Sync: 0 new, 1 changed, 2 unchanged');
+		expect(second.stderr).toContain('Sync: 0 new, 1 replaced, 2 unchanged');
 		expect(second.stderr).toContain('Unchanged: 2 files skipped');
 
 		const after = JSON.parse(readFileSync(manifestPath(dataDir, platform.baseUrl, chatId), 'utf8')) as {files: Record<string, {sha256: string; contentId: string}>};

@@ -140,7 +140,7 @@ function sizeOf(files: ReadonlyArray<{size: number}>): string {
  * per file (what would happen to it, its size, its key), as rsync's --dry-run lists them.
  */
 export function syncLines(event: SyncPlanned): string {
-	const counts = `${event.upload.length} new, ${event.replace.length} changed, ${event.unchanged.length} unchanged${event.awaiting.length > 0 ? `, ${event.awaiting.length} still ingesting` : ''}`;
+	const counts = `${event.upload.length} new, ${event.replace.length} replaced, ${event.unchanged.length} unchanged${event.awaiting.length > 0 ? `, ${event.awaiting.length} still ingesting` : ''}`;
 	const manifest = event.manifest === undefined ? '' : `\nManifest: ${event.manifest}`;
 	const removed = event.delete ?? [];
 	const deleting = removed.length > 0 ? `\nDelete: ${plural(removed.length, 'content')} whose file is gone: ${cappedNames(removed.map(file => file.name))}` : '';

@@ -31,7 +31,7 @@ export type StaticItem =
 	| {kind: 'space-warning'; key: string; message: string}
 	| {kind: 'chat'; key: string; chatId: string; title: string; elapsedMs: number}
 	/** A sync's plan: counts, and the unchanged files skipped. */
-	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; manifest?: string}
+	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; deleting: string[]; manifest?: string}
 	| {kind: 'skipped'; key: string; skipped: SkippedEntry[]}
 	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number}
 	| {kind: 'reply'; key: string; text: string; elapsedMs: number}
