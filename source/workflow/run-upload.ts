@@ -11,7 +11,7 @@ import {deleteContents, planDeletions, type Deletion, type DeletionOptions} from
 import {askAndWait} from './reply.js';
 import type {RetryTracker} from './retries.js';
 import {isPlainSelection, selectFiles, type Selection} from './select.js';
-import {checkChat, noteStates, planEvent, planSync, recorder} from './sync.js';
+import {checkChat, hashFiles, noteStates, planEvent, planSync, recorder} from './sync.js';
 import {uploadFiles, type UploadedFile} from './transfer.js';
 import type {UploadClient} from './types.js';
 
@@ -165,6 +165,10 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		}
 	}
 
+	// The files are hashed while the chat is created or checked (the plan needs both); a read error surfaces there.
+	const hashing = options.manifest ? hashFiles(files) : undefined;
+	hashing?.catch(() => undefined);
+
 	// The space is only shown, so it loads beside the chat creation instead of before it (one round
 	// trip less before the first upload); its event still comes first. It gets one attempt: an
 	// unreachable platform then shows one retry sequence (the chat's) and fails once.
@@ -200,7 +204,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	}
 
 	// Every run with a manifest hashes its files, so each one finalized is recorded with its bytes' hash.
-	const plan = syncing || manifest ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal, existing: existing !== undefined}) : undefined;
+	const plan = syncing || manifest ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal, existing: existing !== undefined, ...(hashing ? {hashing} : {})}) : undefined;
 	if (plan && syncing) {
 		emit(planEvent(plan, {chatId, ...(manifest ? {manifest: manifest.file} : {}), dryRun: false, deletions}));
 	}

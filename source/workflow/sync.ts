@@ -10,6 +10,7 @@ import type {UploadEventListener} from './events.js';
 import type {FolderFile} from './files.js';
 import {contentState, eachLimit} from './ingestion.js';
 import {sha256File, SyncManifest} from './manifest.js';
+import {PlatformApiError} from '../platform/errors.js';
 import {checkReadable} from './files.js';
 import {planDeletions, type Deletion, type DeletionOptions} from './deletions.js';
 import {selectFiles, type Selection} from './select.js';
@@ -74,11 +75,53 @@ export function matchingContents(files: readonly HashedFile[], manifest: SyncMan
 	});
 }
 
-/** One round of content searches (one per content, `parallelism` at a time): each content's state, or undefined when not found. */
+/** Most content ids one batched content search names. */
+export const searchBatchSize = 100;
+
+/**
+ * One round of content searches: each content's state, or undefined when not found. Ids are asked
+ * `searchBatchSize` at a time (`where.id.in`), the batches `parallelism` at a time, and the answer
+ * is read by id; a batch the platform refuses, or answers with no record at all, is asked again
+ * one id at a time (`where.id.equals`, spec §4.3), so a platform without `in` costs time, never a
+ * wrong label.
+ */
 export async function searchStates(options: {client: UploadClient; chatId: string; contentIds: readonly string[]; parallelism: number; signal: AbortSignal}): Promise<Map<string, string | undefined>> {
+	const {client, chatId, signal} = options;
 	const states = new Map<string, string | undefined>();
-	await eachLimit(options.contentIds, options.parallelism, async contentId => {
-		states.set(contentId, await contentState(options.client, options.chatId, contentId, options.signal));
+	const batches: string[][] = [];
+	for (let index = 0; index < options.contentIds.length; index += searchBatchSize) {
+		batches.push(options.contentIds.slice(index, index + searchBatchSize));
+	}
+
+	const oneByOne = async (ids: readonly string[]): Promise<void> => {
+		await eachLimit(ids, options.parallelism, async contentId => {
+			states.set(contentId, await contentState(client, chatId, contentId, signal));
+		});
+	};
+
+	await eachLimit(batches, options.parallelism, async ids => {
+		if (ids.length === 1) {
+			await oneByOne(ids);
+			return;
+		}
+
+		const found = await client.searchContent({where: {id: {in: ids}}, chatId, includeFailedContent: true}, {signal}).catch((error: unknown) => {
+			signal.throwIfAborted();
+			if (error instanceof PlatformApiError && error.status >= 400 && error.status < 500 && error.status !== 429) {
+				return undefined;
+			}
+
+			throw error;
+		});
+		if (found === undefined || found.length === 0) {
+			await oneByOne(ids);
+			return;
+		}
+
+		const byId = new Map(found.flatMap(item => (item.id === undefined ? [] : [[item.id, item.ingestionState ?? ''] as const])));
+		for (const contentId of ids) {
+			states.set(contentId, byId.get(contentId));
+		}
 	});
 	return states;
 }
@@ -117,11 +160,11 @@ export function planEvent(plan: SyncPlan, options: {chatId?: string; manifest?: 
 
 /**
  * Hashes the files and sorts them by the manifest, checking the unchanged ones with one round of
- * content searches. In an existing chat (`existing`), the keys the manifest does not know are
+ * content searches (`hashing`: the hashes, when the caller started them earlier). In an existing chat (`existing`), the keys the manifest does not know are
  * looked up on the platform in the same round, so a key the chat holds is `replace`, never new.
  */
-export async function planSync(files: FolderFile[], manifest: SyncManifest | undefined, where: {client: UploadClient; chatId: string; parallelism: number; signal: AbortSignal; existing: boolean}): Promise<SyncPlan> {
-	const hashed = await hashFiles(files);
+export async function planSync(files: FolderFile[], manifest: SyncManifest | undefined, where: {client: UploadClient; chatId: string; parallelism: number; signal: AbortSignal; existing: boolean; hashing?: Promise<HashedFile[]>}): Promise<SyncPlan> {
+	const hashed = await (where.hashing ?? hashFiles(files));
 	const candidates = manifest ? matchingContents(hashed, manifest) : [];
 	const unknown = where.existing ? hashed.filter(file => manifest?.get(file.name) === undefined).map(file => file.name) : [];
 	const [states, held] = await Promise.all([

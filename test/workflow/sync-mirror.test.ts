@@ -15,7 +15,7 @@ import {answerModes} from '../../source/local-platform/sparse.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {runCommand} from '../support/run-command.js';
-import {makeFolder} from './helpers.js';
+import {makeFolder, startProxy} from './helpers.js';
 
 type Line = {type: string; [key: string]: unknown};
 
@@ -147,6 +147,29 @@ describe.each(answerModes)('upload as a sync (%s answers)', answers => {
 		expect(refused.code).toBe(1);
 		expect(refused.stderr).toMatch(/would delete 2 contents from chat chat_\w+, more than --max-delete 1 allows; nothing was deleted or sent/);
 		expect(refused.requests).toEqual([]);
+	});
+
+	it('a platform that refuses where.id.in is asked one id at a time, and every file is still unchanged', async () => {
+		const {folder, dataDir} = setup();
+		const proxy = await startProxy(platform, {
+			answer: call => (call.path === '/content/search' && JSON.stringify(call.body).includes('"in"') ? {status: 400, body: {error: 'where.id.in is not supported'}} : undefined),
+		});
+		try {
+			const env = platformEnv(platform, {PLATFORM_BASE_URL: proxy.url, PLATFORM_TUI_DATA_DIR: dataDir});
+			const flags = {pollInterval: '0.02', json: true};
+			const first = await runCommand(upload, {argv: [folder, 'What do these files say?'], flags, env});
+			expect(first.code, first.stderr).toBe(0);
+			const chatId = String(ofType(first.stdout, 'chat-created')[0]?.chatId);
+			const start = platform.requests.length;
+			const again = await runCommand(upload, {argv: [folder, 'What do these files say?'], flags: {...flags, chat: chatId}, env});
+			expect(again.code, again.stderr).toBe(0);
+			const requests = platform.requests.slice(start);
+			expect(puts(requests)).toBe(0);
+			expect(requests.filter(record => record.path === '/content/search')).toHaveLength(Object.keys(docs).length);
+			expect(ofType(again.stdout, 'result')[0]?.unchanged).toEqual(Object.keys(docs).sort());
+		} finally {
+			await proxy.close();
+		}
 	});
 
 	it('--min-age holds back a file modified just now and names it in the Skipped line', async () => {
