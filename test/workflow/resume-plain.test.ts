@@ -1,7 +1,8 @@
 /**
  * A plain upload (no sync flag) can be continued, against the local platform in both answer
  * modes (built CLI): killed by SIGKILL half way, the command it printed once the chat was created
- * sends only the files the killed run had not finalized, each exactly once; a file the platform
+ * sends only the files the killed run had not finalized, each exactly once; Ctrl+C ends with the
+ * chat and that command in the `cancelled` JSON line and on stderr; a file the platform
  * refuses ends the run with the chat id and that command in the `error` JSON line; a data
  * directory it may not write stops the run before any platform call.
  */
@@ -126,6 +127,26 @@ describe.each(answerModes)('a plain upload continues where it stopped (%s answer
 		// The held create never reached the platform, so all 12 are new to the chat.
 		expect(second.stderr).toMatch(new RegExp(`Sync: ${fileCount / 2} new, 0 replaced, ${fileCount / 2} unchanged`));
 		expect(second.stdout).toContain('Reply');
+	});
+
+	it('Ctrl+C half way ends with the chat id and the command in the cancelled line; that command sends the rest', async () => {
+		const env = freshDataDir();
+		holdAfter = 8;
+		const first = startCli(['upload', folder.dir, prompt, '--concurrency', '1', '--poll-interval', '0.05', '--json'], {env});
+		first.child.stdin.end();
+		await waitFor(() => held.length, {until: count => count > 0, what: 'the held upsert'});
+		first.child.kill('SIGINT');
+		expect(await first.closed).toBe(130);
+		const last = JSON.parse(first.stdout().trim().split('\n').at(-1) ?? '{}') as {type?: string; chatId?: string; resume?: string};
+		expect(last.type).toBe('cancelled');
+		expect(last.resume).toBe(`platform-tui upload ${folder.dir} 'Which fact does doc-12'\\''s line hold?' --chat ${last.chatId ?? ''}`);
+		expect(first.stderr()).toContain(`Cancelled; in-flight requests were aborted. Chat ${last.chatId ?? ''} keeps every file sent so far; continue with: ${last.resume ?? ''}`);
+
+		holdAfter = Number.POSITIVE_INFINITY;
+		const start = platform.requests.length;
+		const second = await runPrinted(last.resume ?? '', env);
+		expect(second.code, second.stderr).toBe(0);
+		expect(creates(platform.requests.slice(start))).toEqual(keys.slice(8));
 	});
 
 	it('a refused file ends with the chat id and the command in the error line; that command sends the rest', async () => {

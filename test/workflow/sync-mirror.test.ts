@@ -5,7 +5,7 @@
  * content of a removed file (and the search no longer finds it); `--max-delete` refuses before any
  * call; `--dry-run` lists deletions; `--min-age` holds back a file being written.
  */
-import {mkdtempSync, rmSync, unlinkSync, utimesSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
@@ -13,6 +13,7 @@ import upload from '../../source/commands/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {answerModes} from '../../source/local-platform/sparse.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';
+import {manifestPath} from '../../source/workflow/manifest.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {runCommand} from '../support/run-command.js';
 import {makeFolder, startProxy} from './helpers.js';
@@ -147,6 +148,29 @@ describe.each(answerModes)('upload as a sync (%s answers)', answers => {
 		expect(refused.code).toBe(1);
 		expect(refused.stderr).toMatch(/would delete 2 contents from chat chat_\w+, more than --max-delete 1 allows; nothing was deleted or sent/);
 		expect(refused.requests).toEqual([]);
+	});
+
+	it('a delete that fails stops the run and leaves the manifest entry, so the next run tries again', async () => {
+		const {folder, dataDir} = setup();
+		const proxy = await startProxy(platform, {
+			answer: call => (call.method === 'DELETE' ? {status: 403, body: {error: 'Not allowed to delete this content'}} : undefined),
+		});
+		try {
+			const env = platformEnv(platform, {PLATFORM_BASE_URL: proxy.url, PLATFORM_TUI_DATA_DIR: dataDir});
+			const flags = {pollInterval: '0.02', json: true};
+			const first = await runCommand(upload, {argv: [folder, 'What do these files say?'], flags, env});
+			expect(first.code, first.stderr).toBe(0);
+			const chatId = String(ofType(first.stdout, 'chat-created')[0]?.chatId);
+			unlinkSync(path.join(folder, 'zebra.txt'));
+			const failed = await runCommand(upload, {argv: [folder, 'What do these files say?'], flags: {...flags, chat: chatId, delete: true}, env});
+			expect(failed.code).toBe(1);
+			expect(failed.stderr).toMatch(/Deleting zebra\.txt \(content cont_\w+\) from chat chat_\w+ failed: .*the manifest still lists it/);
+			expect(ofType(failed.stdout, 'delete-failed').map(line => line.name)).toEqual(['zebra.txt']);
+			const manifest = JSON.parse(readFileSync(manifestPath(dataDir, proxy.url, chatId), 'utf8')) as {files: Record<string, unknown>};
+			expect(Object.keys(manifest.files)).toContain('zebra.txt');
+		} finally {
+			await proxy.close();
+		}
 	});
 
 	it('a platform that refuses where.id.in is asked one id at a time, and every file is still unchanged', async () => {
