@@ -75,6 +75,11 @@ export function matchingContents(files: readonly HashedFile[], manifest: SyncMan
 	});
 }
 
+/** A 4xx other than 429: the platform does not take this kind of search. */
+function isRefusal(error: unknown): boolean {
+	return error instanceof PlatformApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+}
+
 /** Most content ids one batched content search names. */
 export const searchBatchSize = 100;
 
@@ -107,7 +112,7 @@ export async function searchStates(options: {client: UploadClient; chatId: strin
 
 		const found = await client.searchContent({where: {id: {in: ids}}, chatId, includeFailedContent: true}, {signal}).catch((error: unknown) => {
 			signal.throwIfAborted();
-			if (error instanceof PlatformApiError && error.status >= 400 && error.status < 500 && error.status !== 429) {
+			if (isRefusal(error)) {
 				return undefined;
 			}
 
@@ -132,8 +137,22 @@ export async function searchStates(options: {client: UploadClient; chatId: strin
  */
 export async function heldByChat(options: {client: UploadClient; chatId: string; keys: readonly string[]; parallelism: number; signal: AbortSignal}): Promise<Set<string>> {
 	const held = new Set<string>();
+	let unsupported = false;
 	await eachLimit(options.keys, options.parallelism, async key => {
-		const found = await options.client.searchContent({where: {key: {equals: key}}, chatId: options.chatId, includeFailedContent: true}, {signal: options.signal});
+		if (unsupported) {
+			return;
+		}
+
+		// A platform that refuses where.key leaves the labels to the manifest alone; it never stops the run.
+		const found = await options.client.searchContent({where: {key: {equals: key}}, chatId: options.chatId, includeFailedContent: true}, {signal: options.signal}).catch((error: unknown) => {
+			options.signal.throwIfAborted();
+			if (isRefusal(error)) {
+				unsupported = true;
+				return [];
+			}
+
+			throw error;
+		});
 		// A sparse answer carries no key; a record naming another key does not count.
 		if (found.some(item => (item as {key?: unknown}).key === undefined || (item as {key?: unknown}).key === key)) {
 			held.add(key);

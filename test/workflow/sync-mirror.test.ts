@@ -196,6 +196,25 @@ describe.each(answerModes)('upload as a sync (%s answers)', answers => {
 		}
 	});
 
+	it('a platform that refuses where.key still takes the run: the labels come from the manifest alone', async () => {
+		const {folder, dataDir} = setup();
+		const chatId = await plainUpload(folder, dataDir);
+		const proxy = await startProxy(platform, {
+			answer: call => (call.path === '/content/search' && JSON.stringify(call.body).includes('"key"') ? {status: 400, body: {error: 'where.key is not supported'}} : undefined),
+		});
+		const elsewhere = mkdtempSync(path.join(tmpdir(), 'platform-tui-mirror-other-'));
+		try {
+			const env = platformEnv(platform, {PLATFORM_BASE_URL: proxy.url, PLATFORM_TUI_DATA_DIR: elsewhere});
+			const other = await runCommand(upload, {argv: [folder, 'What do these files say?'], flags: {pollInterval: '0.02', json: true, chat: chatId}, env});
+			expect(other.code, other.stderr).toBe(0);
+			const plan = ofType(other.stdout, 'sync-planned')[0];
+			expect((plan?.upload as unknown[]).length + (plan?.replace as unknown[]).length).toBe(Object.keys(docs).length);
+		} finally {
+			await proxy.close();
+			rmSync(elsewhere, {recursive: true, force: true});
+		}
+	});
+
 	it('--min-age holds back a file modified just now and names it in the Skipped line', async () => {
 		const {folder, dataDir} = setup();
 		const old = new Date(Date.now() - 3_600_000);
