@@ -192,7 +192,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		const text = describeError(error, {offersLocal});
 		const message = joinText(text);
 		if (json) {
-			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message})}\n`);
+			io.stdout.write(`${JSON.stringify({type: 'error', code: text.code, message, ...(text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume})})}\n`);
 		}
 
 		const stack = debug ? debugStack(error) : undefined;

@@ -18,6 +18,7 @@ export const apiOperations = [
 	'updateMessageLog',
 	'upsertContent',
 	'searchContent',
+	'deleteContent',
 	'search',
 	'chatCompletion',
 ] as const;

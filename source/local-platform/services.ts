@@ -92,7 +92,7 @@ export function buildServices(wiring: ServiceWiring): Services {
 		...spaceRoutes(spaces),
 		...messageRoutes(messages),
 		...messageLogRoutes(logs),
-		...contentRoutes(contents, search),
+		...contentRoutes(contents, search, async contentId => wiring.blobs.remove(contentId)),
 		...completionRoutes(completions, completionSettings),
 	]);
 	return {keys, spaces, chats, logs, messages, contents, ingestion, search, completions, port, router};

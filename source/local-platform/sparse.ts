@@ -60,6 +60,7 @@ const views: Record<ApiOperation, (body: unknown) => unknown> = {
 	updateMessageLog: body => only(body, ['id']),
 	upsertContent: body => only(body, ['id', 'writeUrl']),
 	searchContent: body => each(body, ['id', 'ingestionState']),
+	deleteContent: body => only(body, ['id']),
 	search: body => each(body, ['text']),
 	chatCompletion(body) {
 		const completion = only(body, ['choices']);

@@ -127,6 +127,11 @@ export class PlatformClient {
 		await this.send({operation: 'finalizeContent', method: 'POST', path: '/content/upsert', body, call});
 	}
 
+	/** DELETE /content/{contentId}?chatId=: the content, its chunks and its search hits are gone. */
+	async deleteContent(contentId: string, chatId: string, call?: CallOptions): Promise<unknown> {
+		return this.send({operation: 'deleteContent', method: 'DELETE', path: `/content/${segment(contentId)}?chatId=${segment(chatId)}`, call});
+	}
+
 	async searchContent(body: ContentSearch, call?: CallOptions): Promise<ContentState[]> {
 		return this.send({operation: 'searchContent', method: 'POST', path: '/content/search', body, call});
 	}

@@ -29,6 +29,7 @@ export const retryClasses = {
 	finalizeContent: 'idempotent',
 	putBlob: 'idempotent',
 	searchContent: 'idempotent',
+	deleteContent: 'idempotent',
 	search: 'idempotent',
 	chatCompletion: 'idempotent',
 	createMessageLog: 'create',

@@ -76,6 +76,7 @@ export const answerSchemas = {
 	/** `writeUrl` may be empty or absent: the workflow stops that file with its own error. */
 	createContent: z.looseObject({id, writeUrl: optionalString, readUrl: optionalString}),
 	finalizeContent: unread,
+	deleteContent: unread,
 	searchContent: z.array(z.looseObject({id: optionalString, ingestionState: optionalString})),
 	/** A list that may be empty or absent (null or an empty body); items without `text` are used by their string form. */
 	search: z.array(z.unknown()).nullish(),

@@ -110,6 +110,7 @@ describe('every answer is decoded', () => {
 			['listMessages', async c => c.listMessages('chat_1')],
 			['deleteChat', async c => c.deleteChat('chat_1')],
 			['listModels', async c => c.listModels()],
+			['deleteContent', async c => c.deleteContent('cont_1', 'chat_1')],
 		];
 		for (const [operation, call] of calls) {
 			fixture.server.enqueue({status: 200, body: validAnswers[operation]});
@@ -121,6 +122,7 @@ describe('every answer is decoded', () => {
 			'GET /messages?chatId=chat_1',
 			'DELETE /space/chat/chat_1',
 			'GET /openai/models',
+			'DELETE /content/cont_1?chatId=chat_1',
 		]);
 	});
 });

@@ -14,6 +14,7 @@ export const validAnswers = {
 	listMessages: {object: 'list', data: [message]},
 	deleteChat: {id: 'chat_1'},
 	listModels: {models: ['AZURE_GPT_4o_2024_1120']},
+	deleteContent: {id: 'cont_1'},
 	createContent: content,
 	finalizeContent: {...content, writeUrl: null},
 	searchContent: [{...content, ingestionState: 'FINISHED'}],

@@ -23,6 +23,7 @@ const operationNames: Record<string, string> = {
 	finalizeContent: 'Content upsert (finalize)',
 	putBlob: 'File upload (PUT to the blob address)',
 	searchContent: 'Content search',
+	deleteContent: 'Delete content',
 	search: 'Search',
 	chatCompletion: 'Chat completion',
 	createMessageLog: 'Create message log',
