@@ -15,6 +15,7 @@ import {JournalBackend} from './journal.js';
 import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
+import {DiskSpace} from './space.js';
 import {dataFile, journalExists, openStores, type Stores} from './store.js';
 import {verifyJournal} from './verify.js';
 
@@ -52,6 +53,10 @@ export type JournalOptions = {
 	verify?: boolean;
 	/** Makes `accept` fail as an unwritable journal does (tests). */
 	failWrites?: () => boolean;
+	/** Free disk space kept for the journal's bookkeeping: below it new events get 503 (space.ts). Default 2 MiB. */
+	diskReserveBytes?: number;
+	/** While the disk is full, how often its free space is measured again, ms. Default 1000. */
+	spaceCheckMs?: number;
 };
 
 export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
@@ -93,7 +98,8 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	let stores: Stores;
 	try {
 		mkdirSync(folder, {recursive: true});
-		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly});
+		const space = readOnly || mode === 'read' ? undefined : new DiskSpace(folder, options.diskReserveBytes === undefined ? {} : {reserveBytes: options.diskReserveBytes});
+		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly, ...(space ? {space} : {})});
 		if (mode === 'serve') {
 			recordIdentity(folder);
 		}
@@ -132,6 +138,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		indexFlushMs: options.indexFlushMs ?? 1000,
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
 		claimCheckMs: options.claimCheckMs ?? 30_000,
+		spaceCheckMs: options.spaceCheckMs ?? 1000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
 		async onClose() {
