@@ -68,6 +68,8 @@ export class JournalBackend implements EventBackend {
 	private closed = false;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
+	/** Unfinished events being stored (their commit not yet done): they count against the bound. */
+	private storing = 0;
 
 	constructor(
 		private readonly stores: Stores,
@@ -239,9 +241,10 @@ export class JournalBackend implements EventBackend {
 			return Promise.reject(new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`));
 		}
 
-		if (event.status === 'received' && this.queued >= this.settings.maxEntries) {
+		if (event.status === 'received' && this.queued + this.storing >= this.settings.maxEntries) {
 			// Retention never removes an unfinished event: past the count bound, the platform retries later.
-			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued} unfinished events, its bound`));
+			// Those being stored count too, so deliveries arriving together never pass the bound.
+			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued + this.storing} unfinished events, its bound`));
 		}
 
 		const {stores} = this;
@@ -273,16 +276,25 @@ export class JournalBackend implements EventBackend {
 			return Promise.reject(this.writeFailed(error));
 		}
 
+		if (received) {
+			this.storing++;
+		}
+
 		const stored = committed.then(() => {
 			this.writes.succeeded();
 			this.index.settle(entry, true);
 			if (received) {
+				this.storing--;
 				this.queued++;
 				this.runner?.offer(event.id);
 			}
 
 			return 'stored' as const;
 		}, (error: unknown) => {
+			if (received) {
+				this.storing--;
+			}
+
 			this.unwritable(error);
 			this.index.settle(entry, false);
 			throw this.writeFailed(error);
