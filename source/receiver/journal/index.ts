@@ -4,7 +4,7 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {accessSync, constants, existsSync, mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
@@ -18,6 +18,7 @@ import {releaseOwnership, takeOwnership} from './owner.js';
 import {DiskSpace} from './space.js';
 import {dataFile, journalExists, openStores, type Stores} from './store.js';
 import {verifyJournal} from './verify.js';
+import {readOnlyCause, readOnlyText} from './writable.js';
 
 export {defaultDataDir, journalDirectory} from './location.js';
 export {JournalError, type JournalErrorCode, type JournalErrorData} from './errors.js';
@@ -62,26 +63,15 @@ export type JournalOptions = {
 export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
 export const defaultMaxEntries = 100_000;
 
-/** Whether this user may write the journal's folder and its files (a read-only journal is read, not written). */
-function writable(folder: string): boolean {
-	try {
-		accessSync(folder, constants.W_OK);
-		if (journalExists(folder)) {
-			accessSync(dataFile(folder), constants.W_OK);
-		}
-
-		return true;
-	} catch {
-		return false;
-	}
-}
-
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
-	const readOnly = existsSync(folder) && !writable(folder);
-	if (readOnly && mode !== 'read') {
-		throw journalError('journal-read-only', {directory: options.directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	// A journal not made yet is refused when its data directory is on a read-only file system.
+	const fresh = !existsSync(folder) && mode === 'serve' && existsSync(options.directory) && readOnlyCause(options.directory) === 'file-system';
+	const cause = existsSync(folder) ? readOnlyCause(folder, dataFile(folder)) : (fresh ? 'file-system' : undefined);
+	const readOnly = cause !== undefined;
+	if (cause && mode !== 'read') {
+		throw journalError('journal-read-only', {directory: options.directory, folder, ...(cause === 'file-system' ? {readOnlyFileSystem: true} : {})}, readOnlyText(folder, cause));
 	}
 
 	if (existsSync(folder)) {

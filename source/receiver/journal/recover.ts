@@ -5,7 +5,7 @@
  * processes (salvage.ts); when its meta pages are lost, from a copy with new ones (meta-rebuild.ts).
  * Refused while a process has the journal open (a serve or a replay: its holder socket accepts).
  */
-import {accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {journalError} from './errors.js';
 import {metaPagesReadable, recordIdentity} from './integrity.js';
@@ -15,6 +15,7 @@ import {copyWithNewMeta} from './meta-rebuild.js';
 import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
 import {dataFile, openStores, writeEvent, type Stores} from './store.js';
+import {readOnlyCause, readOnlyText} from './writable.js';
 
 export type RecoverResult = {
 	/** The damaged data file that was read. */
@@ -45,11 +46,9 @@ function stampOf(now: Date): string {
 }
 
 function requireWritable(directory: string, folder: string): void {
-	try {
-		accessSync(directory, constants.W_OK);
-		accessSync(folder, constants.W_OK);
-	} catch {
-		throw journalError('journal-read-only', {directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	const cause = readOnlyCause(directory) ?? readOnlyCause(folder);
+	if (cause) {
+		throw journalError('journal-read-only', {directory, folder, ...(cause === 'file-system' ? {readOnlyFileSystem: true} : {})}, readOnlyText(folder, cause));
 	}
 }
 
