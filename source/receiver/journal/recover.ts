@@ -109,7 +109,8 @@ function merge(found: Salvage, scan: PageScan): {events: number; ids: number} {
 		}
 	}
 
-	found.unreadable = found.unreadable.filter(id => !read.has(id));
+	// Every id the index names whose event neither reading found (or that was pruned earlier).
+	found.unreadable = [...found.seen.keys()].filter(id => !read.has(id));
 	return {events, ids};
 }
 
