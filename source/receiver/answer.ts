@@ -9,7 +9,7 @@ import {errorMessage, isRecord} from '../format/value.js';
 import type {AnswerPort, PortCall} from './answer-port.js';
 import {apologyText, buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, openLogs, stepNames, type AnswerProgress, type LogOrder} from './answer-steps.js';
-import type {StepRecord} from './backend.js';
+import {StoreCannotRecordError, type StepRecord} from './backend.js';
 import type {ChosenJob} from './chosen-event.js';
 
 export type StageUpdate =
@@ -172,13 +172,27 @@ async function recordQuietly(run: Run, name: string, extra: {data?: Record<strin
 	}
 }
 
+/** As `recordQuietly`, but a store that cannot record (a full disk) stops the attempt. */
+async function recordUnlessPaused(run: Run, name: string, extra: {data?: Record<string, unknown>; error?: string}, errors: string[]): Promise<void> {
+	try {
+		await run.record(name, extra);
+	} catch (error) {
+		if (error instanceof StoreCannotRecordError) {
+			throw error;
+		}
+
+		errors.push(`recording step ${name}: ${errorMessage(error)}`);
+	}
+}
+
 /** The failure path: every open log (this attempt's or an earlier one's) → FAILED, then the apology, which also stops the stream. */
 async function fail(run: Run, reason: string): Promise<JobOutcome> {
 	const {port, job} = run.options;
 	const timeoutMs = run.options.cleanupTimeoutMs ?? 10_000;
 	const errors: string[] = [];
 	if (run.progress.failing === undefined) {
-		await recordQuietly(run, stepNames.failing, {error: reason}, errors);
+		// A store that cannot record pauses here: an apology it could not record would be followed by the answer.
+		await recordUnlessPaused(run, stepNames.failing, {error: reason}, errors);
 	}
 
 	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, signal: AbortSignal.timeout(timeoutMs)});
@@ -220,7 +234,8 @@ async function fail(run: Run, reason: string): Promise<JobOutcome> {
  * completedAt). On any exception every log still open is set FAILED, then the assistant message
  * gets the apology. Given the steps of an interrupted attempt it goes on from there: a recorded
  * completion is not asked for again, a written message is not written again, a started failure
- * path is finished. Never throws.
+ * path is finished. Throws only `StoreCannotRecordError` (the store cannot record its steps: the
+ * attempt pauses, nothing more is written to the platform); never otherwise.
  */
 export async function answerChosenEvent(options: AnswerOptions): Promise<JobOutcome> {
 	const run = startRun(options);
@@ -241,6 +256,10 @@ export async function answerChosenEvent(options: AnswerOptions): Promise<JobOutc
 		options.onStage?.({stage: 'answered', documents});
 		return {ok: true, documents};
 	} catch (error) {
+		if (error instanceof StoreCannotRecordError) {
+			throw error;
+		}
+
 		return fail(run, errorMessage(signal?.aborted && signal.reason instanceof Error ? signal.reason : error));
 	}
 }

@@ -3,18 +3,25 @@
  * the handler's throw becomes a failed result, and the attempt ends with the same record fields.
  */
 import {errorMessage} from '../format/value.js';
-import type {JobHandle, JobHandler, JobResult, StoredEvent} from './backend.js';
+import {StoreCannotRecordError, type JobHandle, type JobHandler, type JobResult, type StoredEvent} from './backend.js';
 
 /** The fields that end an attempt's record. */
 export type AttemptEnd = Pick<StoredEvent, 'finishedAt' | 'updatedAt' | 'durationMs' | 'error'> & {status: JobResult['status']};
 
-/** Runs `handler` on `job`, timed; a throw is a failed result with its message. */
+/**
+ * Runs `handler` on `job`, timed; a throw is a failed result with its message, except a store that
+ * cannot record (`StoreCannotRecordError`), which pauses the attempt: rethrown, nothing ends.
+ */
 export async function runAttempt(handler: JobHandler, job: JobHandle): Promise<{result: JobResult; end: AttemptEnd}> {
 	const started = performance.now();
 	let result: JobResult;
 	try {
 		result = await handler(job);
 	} catch (error) {
+		if (error instanceof StoreCannotRecordError) {
+			throw error;
+		}
+
 		result = {status: 'failed', error: errorMessage(error)};
 	}
 

@@ -158,6 +158,21 @@ export class BackendUnavailableError extends Error {
 	}
 }
 
+/**
+ * Thrown by a job's `recordStep` (and by an attempt that cannot start) when the store cannot
+ * record now (a full disk): the attempt pauses where it is, with no platform write, and the event
+ * stays unfinished for when the store records again. Never the failure path: its apology would
+ * not be recorded, and the resumed attempt would write the answer over it.
+ */
+export class StoreCannotRecordError extends Error {
+	override name = 'StoreCannotRecordError';
+	readonly code = 'store-cannot-record';
+
+	constructor(message: string, options?: {cause?: unknown}) {
+		super(message, options?.cause === undefined ? undefined : {cause: options.cause});
+	}
+}
+
 export type EventBackend = {
 	readonly kind: 'memory' | 'journal' | 'redis';
 	/**

@@ -4,6 +4,12 @@
  * endpoint secret (Created-At now, so the handler's tolerance check passes on a late retry). A
  * non-2xx or a timeout is retried with exponential backoff and jitter; then the event is failed.
  *
+ * Each forward carries the event id as `webhook-id` (Standard Webhooks) beside the platform's own
+ * headers, so a handler can drop a copy it has seen. A handler slower than the attempt timeout is
+ * not sent a second copy while the first is still open: the request stays open until it answers
+ * or closes, and is given up only after the time every attempt together would have had
+ * (`openLimitMs`).
+ *
  * Steps (stored like the answer's, so a resumed job goes on from them):
  * - `forward-failed` {attempt, status?} (error): one attempt that got no 2xx;
  * - `forwarded` {attempt, status}: the handler answered 2xx. A job that finds this step ends at
@@ -31,8 +37,10 @@ export type ForwardOptions = {
 	baseMs?: number;
 	/** Cap of one backoff wait, ms. Default 30 000. */
 	capMs?: number;
-	/** Time allowed to one attempt, ms. Default 10 000. */
+	/** Time allowed to connect, ms; an attempt's request may stay open longer (`openLimitMs`). Default 10 000. */
 	timeoutMs?: number;
+	/** Longest a forward's request stays open before it is given up, ms. Default timeoutMs × (retries + 1). */
+	openLimitMs?: number;
 	/** A number in [0, 1) for the jitter. */
 	random?: () => number;
 	/** Each attempt as it ends (the screen's status code and time, the retry counter). */
@@ -47,6 +55,8 @@ export function forwardHeaders(event: Pick<StoredEvent, 'id' | 'body' | 'bodyEnc
 		'content-type': 'application/json',
 		'user-agent': event.headers['user-agent'] ?? userAgent,
 		[webhookHeaders.id]: event.headers[webhookHeaders.id] ?? event.id,
+		// Standard Webhooks' idempotency key: the same for every copy of this event.
+		'webhook-id': event.id,
 		[webhookHeaders.signature]: signWebhookBody(bytes, secret),
 		[webhookHeaders.createdAt]: String(nowSeconds),
 	};
@@ -80,15 +90,23 @@ export function forwardBackoff(attempt: number, options: {baseMs: number; capMs:
 	return (backoff / 2) + (options.random() * backoff / 2);
 }
 
+/** How long one forward's request may stay open: while it is, no second copy is sent. */
+function openLimit(options: ForwardOptions): number {
+	return options.openLimitMs ?? (options.timeoutMs ?? 10_000) * ((options.retries ?? 5) + 1);
+}
+
 async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, options: ForwardOptions, signal: AbortSignal): Promise<{status?: number; error?: string}> {
-	const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+	// Not aborted at the attempt timeout: a slow handler still holds this copy, and a second one
+	// sent meanwhile would be a duplicate. Given up only past the open limit.
+	const limitMs = openLimit(options);
+	const timeout = AbortSignal.timeout(limitMs);
 	try {
 		// The exact bytes received, so the handler can check them against the signature as the platform made it.
 		const bytes = bodyBytes(event);
 		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000), bytes), body: bytes, signal: AbortSignal.any([signal, timeout])});
 		return {status: response.statusCode};
 	} catch (error) {
-		return {error: timeout.aborted ? `no answer within ${options.timeoutMs ?? 10_000} ms` : errorMessage(error)};
+		return {error: timeout.aborted ? `no answer within ${limitMs} ms (the request was kept open that long)` : errorMessage(error)};
 	}
 }
 

@@ -305,20 +305,30 @@ export class WebhookReceiver {
 			return;
 		}
 
-		if (this.backlogLimit?.full()) {
-			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
-			return;
-		}
-
 		if (this.forwarding) {
 			forwardAll(decision);
+		}
+
+		// The slot is taken before the store: deliveries arriving together cannot all pass the bound.
+		const counted = decision.event.status === 'received';
+		if (this.backlogLimit && !this.backlogLimit.reserve(counted)) {
+			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
+			return;
 		}
 
 		const storing = this.observer ? performance.now() : 0;
 		this.backend.accept(decision.event).then(result => {
 			this.observer?.stored(performance.now() - storing);
+			if (counted && result === 'duplicate') {
+				this.backlogLimit?.release();
+			}
+
 			this.acknowledge(request, response, seq, decision, result === 'duplicate', started);
 		}, (error: unknown) => {
+			if (counted) {
+				this.backlogLimit?.release();
+			}
+
 			const busy = error instanceof BackendUnavailableError && error.code === 'backend-busy';
 			const reason: RejectionReason = busy ? 'busy' : 'backend-unavailable';
 			this.reject(request, response, seq, {status: 503, reason, error: busy ? receiverErrors.busy : receiverErrors.unavailable, headers: {'retry-after': '5'}, eventId: decision.event.id});

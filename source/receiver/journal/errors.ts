@@ -6,7 +6,7 @@ export type JournalErrorData = {
 	'journal-open-failed': {directory: string; reason: string};
 	'journal-missing': {directory: string};
 	'journal-damaged': {directory: string; file: string; reason: string};
-	'journal-read-only': {directory: string; folder: string};
+	'journal-read-only': {directory: string; folder: string; readOnlyFileSystem?: boolean};
 	'journal-in-use': {directory: string; pid: number};
 	'journal-unrecoverable': {directory: string; file: string; reason: string};
 	'journal-record-format': {format: string; id: string};

@@ -6,6 +6,7 @@
 import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
+	StoreCannotRecordError,
 	type AcceptResult,
 	type BackendHealth,
 	type BackendStats,
@@ -40,6 +41,8 @@ export type JournalSettings = {
 	pruneIntervalMs: number;
 	/** How often events held by other processes are looked at again (dead claims taken over), ms. */
 	claimCheckMs: number;
+	/** While writes fail, how often the disk is looked at again to resume by itself, ms. Default 1000. */
+	spaceCheckMs?: number;
 	abortGraceMs: number;
 	/** This process owns the journal (`serve`): it writes new events and the index. */
 	writer: boolean;
@@ -60,9 +63,13 @@ export class JournalBackend implements EventBackend {
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private rescanTimer: NodeJS.Timeout | undefined;
+	/** Runs while the journal cannot be written: resumes the paused attempts once it can. */
+	private recoveryTimer: NodeJS.Timeout | undefined;
 	private closed = false;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
+	/** Unfinished events being stored (their commit not yet done): they count against the bound. */
+	private storing = 0;
 
 	constructor(
 		private readonly stores: Stores,
@@ -97,7 +104,7 @@ export class JournalBackend implements EventBackend {
 					return attempt.outcome === 'busy' ? 'busy' : 'done';
 				} catch (error) {
 					// A journal write of the attempt failed; the event stays queued for the next scan.
-					this.writes.failed(error);
+					this.unwritable(error);
 					throw error;
 				}
 			},
@@ -105,12 +112,12 @@ export class JournalBackend implements EventBackend {
 		await this.index.flush();
 		this.index.startFlushing(this.settings.indexFlushMs, 10_000);
 		await this.prune().catch((error: unknown) => {
-			this.writes.failed(error);
+			this.unwritable(error);
 		});
 		this.runner.pump();
 		this.timer = setInterval(() => {
 			this.prune().catch((error: unknown) => {
-				this.writes.failed(error);
+				this.unwritable(error);
 			});
 		}, this.settings.pruneIntervalMs);
 		this.timer.unref();
@@ -187,7 +194,7 @@ export class JournalBackend implements EventBackend {
 		const writes = this.writes.current();
 		const reason = this.closed
 			? 'the journal is closed'
-			: (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
+			: this.stores.space?.shortage() ?? (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
 				?? (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
 		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
 	}
@@ -208,6 +215,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		this.closed = true;
+		clearInterval(this.recoveryTimer);
 		clearInterval(this.timer);
 		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
@@ -233,12 +241,20 @@ export class JournalBackend implements EventBackend {
 			return Promise.reject(new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`));
 		}
 
-		if (event.status === 'received' && this.queued >= this.settings.maxEntries) {
+		if (event.status === 'received' && this.queued + this.storing >= this.settings.maxEntries) {
 			// Retention never removes an unfinished event: past the count bound, the platform retries later.
-			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued} unfinished events, its bound`));
+			// Those being stored count too, so deliveries arriving together never pass the bound.
+			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued + this.storing} unfinished events, its bound`));
 		}
 
 		const {stores} = this;
+		if (stores.space && !stores.space.admits(event.body.length)) {
+			// Below the disk reserve: refused before any write, so no commit can fail for space.
+			const refused = stores.space.refused();
+			this.unwritable(refused);
+			return Promise.reject(this.writeFailed(refused));
+		}
+
 		const parsed = isoMs(event.receivedAt);
 		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
 		const key: TimeKey = [ms, event.id];
@@ -256,26 +272,57 @@ export class JournalBackend implements EventBackend {
 			}
 		} catch (error) {
 			// Refused before any commit (a key LMDB cannot hold, say): fails as a failed commit does.
-			this.writes.failed(error);
+			this.unwritable(error);
 			return Promise.reject(this.writeFailed(error));
+		}
+
+		if (received) {
+			this.storing++;
 		}
 
 		const stored = committed.then(() => {
 			this.writes.succeeded();
 			this.index.settle(entry, true);
 			if (received) {
+				this.storing--;
 				this.queued++;
 				this.runner?.offer(event.id);
 			}
 
 			return 'stored' as const;
 		}, (error: unknown) => {
-			this.writes.failed(error);
+			if (received) {
+				this.storing--;
+			}
+
+			this.unwritable(error);
 			this.index.settle(entry, false);
 			throw this.writeFailed(error);
 		});
 		const entry = this.index.add(event.id, ms, stored);
 		return stored;
+	}
+
+	/** A write failed (or was refused for the disk reserve): unwritable until the disk has room again. */
+	private unwritable(error: unknown): void {
+		this.writes.failed(error);
+		this.runner?.pause();
+		if (this.recoveryTimer || this.closed) {
+			return;
+		}
+
+		this.recoveryTimer = setInterval(() => {
+			if (this.stores.space?.shortage() !== undefined || this.settings.failWrites?.()) {
+				return;
+			}
+
+			clearInterval(this.recoveryTimer);
+			this.recoveryTimer = undefined;
+			this.writes.succeeded();
+			// Attempts paused for the full disk go on from their last recorded step.
+			this.runner?.rescan();
+		}, this.settings.spaceCheckMs ?? 1000);
+		this.recoveryTimer.unref();
 	}
 
 	private writeFailed(error: unknown): BackendUnavailableError {
@@ -303,6 +350,11 @@ export class JournalBackend implements EventBackend {
 		const located = this.index.locate(id);
 		if (!readEvent(stores, located)) {
 			return {outcome: 'unknown'};
+		}
+
+		if (stores.space && !stores.space.admits(0)) {
+			// A new attempt waits while the disk is below its reserve: nothing is written to the platform.
+			throw new StoreCannotRecordError(stores.space.refused().message);
 		}
 
 		const claim = await claimEvent(stores, id, this.holder);
@@ -347,8 +399,8 @@ export class JournalBackend implements EventBackend {
 				try {
 					await stores.steps.put([id, record.generation, next++], step);
 				} catch (error) {
-					this.writes.failed(error);
-					throw error;
+					this.unwritable(error);
+					throw new StoreCannotRecordError(`the event journal in ${stores.directory} could not record step ${step.name}: ${errorMessage(error)}`, {cause: error});
 				}
 			},
 		});

@@ -23,6 +23,8 @@ export class JobRunner {
 	/** Events may wait on disk that are not in `waiting` (always so at start: the resume). */
 	private spilled = true;
 	private stopping = false;
+	/** The journal cannot record (a full disk): no attempt starts until `rescan`. */
+	private paused = false;
 
 	constructor(
 		private readonly source: RunnerSource,
@@ -58,15 +60,21 @@ export class JobRunner {
 		this.pump();
 	}
 
-	/** Looks at the disk again (events left by a process that died since, or held elsewhere before). */
+	/** Starts no attempt until the next `rescan` (the journal cannot record now). */
+	pause(): void {
+		this.paused = true;
+	}
+
+	/** Looks at the disk again (events left by a process that died since, or held elsewhere before); ends a pause. */
 	rescan(): void {
+		this.paused = false;
 		this.heldElsewhere.clear();
 		this.spilled = true;
 		this.pump();
 	}
 
 	pump(): void {
-		while (!this.stopping && this.running.size < this.concurrency) {
+		while (!this.stopping && !this.paused && this.running.size < this.concurrency) {
 			let id = this.waiting.shift();
 			if (id === undefined && this.spilled) {
 				this.refill();
