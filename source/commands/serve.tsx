@@ -17,7 +17,7 @@ import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {healthRecord, healthText} from './messages/health.js';
+import {healthRecord, healthText, waitingRecord, waitingText} from './messages/health.js';
 import {durabilityWarning} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
@@ -113,6 +113,7 @@ const command: Command<ServeOptions> = {
 			maxBacklog: options.maxBacklog,
 			observer: service.observer,
 			callWatcher: service.callWatcher,
+			retry: {answerDeadlineMs: options.answerDeadlineMs, finalDeadlineMs: options.finalMessageDeadlineMs, ...(options.retryBackoffMs === undefined ? {} : {baseMs: options.retryBackoffMs})},
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
@@ -141,7 +142,9 @@ const command: Command<ServeOptions> = {
 		const attached = service.attach(receiver);
 		const statusText = () => {
 			const state = service.health.state();
-			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
+			const waiting = service.waiting();
+			const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
+			return {text: `${healthText(state, clock)}${waitingPart}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
@@ -203,6 +206,8 @@ const command: Command<ServeOptions> = {
 				...(adminUrl ? {adminUrl} : {}),
 				...(rate === undefined ? {} : {platformRate: rate}),
 				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
+				answerDeadline: formatCompactDuration(options.answerDeadlineMs),
+				finalMessageDeadline: formatCompactDuration(options.finalMessageDeadlineMs),
 			});
 			if (warning && backend.durability) {
 				deps.writeJson({type: 'warning', at: new Date().toISOString(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
@@ -237,6 +242,13 @@ const command: Command<ServeOptions> = {
 		void attached.then(() => {
 			showStatus(service.health.state());
 			service.health.on(showStatus);
+			service.onWaiting(summary => {
+				if (context.json) {
+					log.line(JSON.stringify(waitingRecord(summary)));
+				} else if (!app) {
+					log.line(`${clock(new Date().toISOString())}  status ${waitingText(summary, clock)}`);
+				}
+			});
 		});
 		const cancelUnready = options.exitOnUnreadyMs === undefined ? () => undefined : service.exitWhenUnready(options.exitOnUnreadyMs / 1000, state => {
 			exitCode = 1;

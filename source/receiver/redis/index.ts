@@ -107,6 +107,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			return Promise.resolve(down === undefined ? {ok: true} : {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`});
 		},
 		backlog: async () => events.backlog(),
+		waiting: async () => events.waiting(),
 		async throttle(ms) {
 			await events.queue.rateLimit(Math.max(1, Math.round(ms)));
 		},
