@@ -202,6 +202,11 @@ export type EventBackend = {
 	health?(): Promise<BackendHealth>;
 	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */
 	backlog?(): Promise<Backlog>;
+	/**
+	 * Makes every waiting event due now (the platform answers again): the journal and memory run
+	 * this process's; Redis promotes the cluster's delayed jobs.
+	 */
+	wake?(): Promise<void>;
 	/** Events waiting for their next attempt: this process's (journal, memory) or the cluster's (redis). */
 	waiting?(): Promise<WaitingSummary>;
 	/** Holds every worker (with Redis: every replica's) for `ms`: a platform 429's Retry-After. */

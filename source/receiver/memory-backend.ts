@@ -175,6 +175,15 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async stats() {
 			return Promise.resolve({count: events.size});
 		},
+		async wake() {
+			for (const event of events.values()) {
+				if (event.status === 'waiting') {
+					later(event, 0);
+				}
+			}
+
+			return Promise.resolve();
+		},
 		async waiting() {
 			let count = 0;
 			let next: string | undefined;

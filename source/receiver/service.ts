@@ -122,6 +122,16 @@ export function createService(options: ServiceOptions): Service {
 					health.markDraining();
 				}
 			});
+			// The platform answers again after failing: waiting answers go now, not at their next attempt.
+			let platformOk = true;
+			health.on(state => {
+				const ok = state.dependencies.platform.ok;
+				if (ok && !platformOk) {
+					void backend.wake?.().catch(() => undefined);
+				}
+
+				platformOk = ok;
+			});
 			await health.start();
 			if (backend.waiting) {
 				waitingTimer = setInterval(() => void readWaiting(), options.waitingIntervalMs ?? 2000);

@@ -107,4 +107,25 @@ describe('durable retries with the journal', () => {
 			await second.close();
 		}
 	});
+
+	it('when the platform answers again, wake makes every waiting event due at once (serve calls it on the platform\'s recovery)', async () => {
+		const {chatId, messageId} = await assistantMessage();
+		platform.setFaults({rules: [{operation: 'search', kind: '503'}]});
+		// A first wait of 10 minutes: only the wake brings the event back within the test.
+		const running = await start(tempDataDir(), {baseMs: 600_000});
+		try {
+			const event = buildTestEvent('external-module-chosen', {chatId, assistantMessageId: messageId, text: 'What does the keeper write?', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			const delivery = signDelivery(event, secret);
+			expect((await post(`${running.url}/webhook`, delivery.body, delivery.headers)).status).toBe(200);
+			await waitFor(async () => running.journal.waiting?.(), {until: summary => summary?.count === 1, what: 'the event set aside'});
+			platform.setFaults({rules: []});
+			await running.journal.wake?.();
+			await waitFor(() => running.events.find(line => line.type === 'stage' && line.stage === 'answered' && line.eventId === event.id), {what: 'the answer after the wake'});
+			expect(platform.message(messageId)?.text).toBe(answerText);
+			expect(await running.journal.waiting?.()).toEqual({count: 0});
+		} finally {
+			platform.setFaults({rules: []});
+			await running.close();
+		}
+	});
 });

@@ -63,6 +63,8 @@ export class JournalBackend implements EventBackend {
 	private timer: NodeJS.Timeout | undefined;
 	private rescanTimer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** When `wake` last made every waiting event due (ms): a wait recorded before it is over. */
+	private wokenAt = 0;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
 
@@ -202,6 +204,12 @@ export class JournalBackend implements EventBackend {
 		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
 	}
 
+	async wake(): Promise<void> {
+		this.wokenAt = Date.now();
+		this.runner?.wakeAll();
+		return Promise.resolve();
+	}
+
 	async waiting(): Promise<WaitingSummary> {
 		return Promise.resolve(this.runner?.waitingSummary() ?? {count: 0});
 	}
@@ -322,9 +330,11 @@ export class JournalBackend implements EventBackend {
 
 		if (kind === 'resume' && before.record.status === 'waiting') {
 			// Its schedule is its last step: not due yet, it is left alone (unclaimed) until then.
-			const next = nextAttemptOf(stepsOf(stores, id, before.record.generation));
+			const steps = stepsOf(stores, id, before.record.generation);
+			const next = nextAttemptOf(steps);
 			const atMs = next === undefined ? Number.NaN : Date.parse(next);
-			if (atMs > Date.now()) {
+			const woken = Date.parse(steps.at(-1)?.at ?? '') < this.wokenAt;
+			if (atMs > Date.now() && !woken) {
 				return {outcome: 'later', atMs};
 			}
 		}

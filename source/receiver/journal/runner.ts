@@ -165,7 +165,17 @@ export class JobRunner {
 		}
 	}
 
+	/** Brings every event set aside back at once (their source decides they are due). */
+	wakeAll(): void {
+		for (const id of this.deferred.keys()) {
+			this.deferred.set(id, 0);
+		}
+
+		this.wake();
+	}
+
 	private wake(): void {
+		clearTimeout(this.wakeTimer);
 		this.wakeAt = Number.POSITIVE_INFINITY;
 		const now = Date.now();
 		let next = Number.POSITIVE_INFINITY;

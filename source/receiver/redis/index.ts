@@ -108,6 +108,10 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		},
 		backlog: async () => events.backlog(),
 		waiting: async () => events.waiting(),
+		async wake() {
+			// Every delayed job is a waiting event (BullMQ delays nothing else here).
+			await events.queue.promoteJobs();
+		},
 		async throttle(ms) {
 			await events.queue.rateLimit(Math.max(1, Math.round(ms)));
 		},
