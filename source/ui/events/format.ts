@@ -133,6 +133,10 @@ export function formatEventDetail(event: StoredEvent): string[] {
 		lines.push(`Chat      ${event.chatId}`);
 	}
 
+	if (event.nextAttemptAt !== undefined) {
+		lines.push(`Next      ${formatTime(event.nextAttemptAt)} (the next attempt after a transient failure)`);
+	}
+
 	if (event.error) {
 		lines.push(`Error     ${event.error}`);
 	}
