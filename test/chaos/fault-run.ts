@@ -40,6 +40,8 @@ export type FaultReport = {
 	waiting: number;
 	answers: number;
 	apologies: number;
+	/** Acknowledged events that waited at least once (a durable retry), from serve's log. */
+	waited: number;
 	/** From the fault's end until the last final message, s. */
 	recoverySeconds: number;
 	minutes: number;
@@ -117,6 +119,7 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 	}
 
 	const stored = await storedEvents(['--data-dir', dataDir], env);
+	const waitedIds = new Set(fleet.lines().filter(line => line.type === 'stage' && line.stage === 'waiting').map(line => String(line.eventId)));
 	const writes = finalWrites(world);
 	const acked = events.filter(event => deliveries.ackedIds.has(event.id));
 	const count = (event: Planned) => (kind.forward ? handler.answered.get(event.id) ?? 0 : writes.get(event.messageId ?? '') ?? 0);
@@ -129,6 +132,7 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 		twice: acked.filter(event => count(event) > 1).map(event => event.id),
 		waiting: acked.filter(event => stored.get(event.id) === 'waiting').length,
 		answers: kind.forward ? acked.filter(event => count(event) > 0).length : acked.filter(event => platform.message(event.messageId ?? '')?.text !== apologyText && count(event) > 0).length,
+		waited: acked.filter(event => waitedIds.has(event.id)).length,
 		apologies: kind.forward ? 0 : acked.filter(event => platform.message(event.messageId ?? '')?.text === apologyText).length,
 		recoverySeconds: kind.forward ? 0 : Math.max(0, (lastFinal - faultEnd) / 1000),
 		minutes: (Date.now() - startedAt) / 60_000,
@@ -140,7 +144,7 @@ export function printFaultReport(report: FaultReport): boolean {
 	const ids = (list: string[]) => (list.length === 0 ? '' : ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', …' : ''})`);
 	const met = report.noFinal.length === 0 && report.twice.length === 0 && report.waiting === 0;
 	const finals = report.kind === 'forward-down' ? `forwarded ${report.answers}` : `answers ${report.answers}, apologies ${report.apologies}, last final message ${report.recoverySeconds.toFixed(1)} s after the fault cleared`;
-	console.log(`${report.kind} (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged}; ${finals}`);
+	console.log(`${report.kind} (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged}, waited (durable retry) ${report.waited}; ${finals}`);
 	console.log(`  no final message ${report.noFinal.length}${ids(report.noFinal)}, written twice ${report.twice.length}${ids(report.twice)}, still waiting ${report.waiting} (goal 0/0/0: ${met ? 'MET' : 'NOT MET'})`);
 	return met;
 }
