@@ -10,7 +10,7 @@
  * Not part of `npm test`; bounded by --rounds, --max-minutes and the fault durations.
  *
  *   npm run chaos -- [--kinds sigkill,unreachable,500,429,slow,forward-down] [--fault-seconds 60]
- *     [--events-per-kind 40] [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
+ *     [--events-per-kind 40] [--answer-deadline DURATION] [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
  */
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -34,6 +34,7 @@ const {values} = parseArgs({options: {
 	kinds: {type: 'string', default: ['sigkill', ...faultKinds.map(kind => kind.name)].join(',')},
 	'fault-seconds': {type: 'string', default: '60'},
 	'events-per-kind': {type: 'string', default: '40'},
+	'answer-deadline': {type: 'string'},
 }});
 const kinds = new Set(values.kinds.split(',').map(kind => kind.trim()).filter(Boolean));
 const unknownKinds = [...kinds].filter(kind => kind !== 'sigkill' && !faultKinds.some(known => known.name === kind));
@@ -131,7 +132,8 @@ async function runFaults(world: World): Promise<boolean> {
 	const settings = {
 		faultMs,
 		events: eventsPerKind,
-		answerDeadline: `${Math.round((faultMs / 1000) + 60)}s`,
+		// Shorter than the fault (--answer-deadline 20s), the apologies are written, retried until they land.
+		answerDeadline: values['answer-deadline'] ?? `${Math.round((faultMs / 1000) + 60)}s`,
 		finalMessageDeadline: '10m',
 		retryBackoffMs: 1000,
 		settleMs: faultMs + 180_000,
