@@ -1,5 +1,6 @@
 /** `serve`'s flags and their parse (the command itself is serve.tsx). */
 import {parseStore, storeFlags} from './events/store-flags.js';
+import {formatCompactDuration} from '../format/duration.js';
 import type {CommandInput, FlagSpec} from './types.js';
 import {badFlag, durationFlag, intFlag, portFlag, secondsFlag, stringFlag, urlFlag} from './validators.js';
 
@@ -30,6 +31,12 @@ export type ServeOptions = {
 	platformRate?: number;
 	forwardTo?: string;
 	forwardRetries: number;
+	/** How long after its arrival an event's answer (or forward) is still tried, ms. */
+	answerDeadlineMs: number;
+	/** How long after its arrival a final message (the apology) is still tried, ms. */
+	finalMessageDeadlineMs: number;
+	/** Hidden (tests, chaos): the first wait of the durable retries, ms. */
+	retryBackoffMs?: number;
 	/** Hidden (tests): the platform probe's interval, ms. */
 	probeIntervalMs?: number;
 	/** Hidden (tests): the forward backoff's base, ms. */
@@ -58,7 +65,10 @@ export const serveFlags = {
 	platformRate: {type: 'string', description: 'Most platform calls per second (per cluster with --redis); default unlimited', placeholder: 'N'},
 	forwardTo: {type: 'string', description: 'POST each event, signed again, to your own handler instead of answering it', placeholder: 'URL'},
 	forwardRetries: {type: 'number', default: 5, description: 'Retries of a forward that got no 2xx (exponential backoff with jitter)', placeholder: 'N'},
+	answerDeadline: {type: 'string', default: '10m', description: 'How long an answer (or forward) that fails for a transient reason is retried, from the event\'s arrival; then the apology is written', placeholder: 'DURATION'},
+	finalMessageDeadline: {type: 'string', default: '24h', description: 'How long the final message (the apology) is retried until it lands, from the event\'s arrival', placeholder: 'DURATION'},
 	probeInterval: {type: 'number'},
+	retryBackoff: {type: 'number'},
 	forwardBackoff: {type: 'number'},
 } satisfies Record<string, FlagSpec>;
 
@@ -90,6 +100,13 @@ export function parseServe({flags, env}: CommandInput): ServeOptions {
 
 	const forwardTo = urlFlag(flags, 'forwardTo', {protocols: ['http:', 'https:']});
 	const probeIntervalMs = flags.probeInterval === undefined ? undefined : intFlag(flags, 'probeInterval', {min: 1, max: 3_600_000, fallback: 30_000});
+	const retryBackoffMs = flags.retryBackoff === undefined ? undefined : intFlag(flags, 'retryBackoff', {min: 1, max: 600_000, fallback: 5000});
+	const answerDeadlineMs = durationFlag(flags, 'answerDeadline', {min: 1000, max: 30 * dayMs, fallbackMs: 10 * 60 * 1000});
+	const finalMessageDeadlineMs = durationFlag(flags, 'finalMessageDeadline', {min: 1000, max: 30 * dayMs, fallbackMs: dayMs});
+	if (finalMessageDeadlineMs < answerDeadlineMs) {
+		badFlag('finalMessageDeadline', `a duration no shorter than --answer-deadline (${formatCompactDuration(answerDeadlineMs)}): the apology comes after the answer's deadline`, flags.finalMessageDeadline);
+	}
+
 	const forwardBackoffMs = flags.forwardBackoff === undefined ? undefined : intFlag(flags, 'forwardBackoff', {min: 1, max: 60_000, fallback: 500});
 	return {
 		port: portFlag(flags, 'port', 8080),
@@ -110,6 +127,9 @@ export function parseServe({flags, env}: CommandInput): ServeOptions {
 		...(platformRate === undefined ? {} : {platformRate}),
 		...(forwardTo ? {forwardTo} : {}),
 		forwardRetries: intFlag(flags, 'forwardRetries', {min: 0, max: 100, fallback: 5}),
+		answerDeadlineMs,
+		finalMessageDeadlineMs,
+		...(retryBackoffMs === undefined ? {} : {retryBackoffMs}),
 		...(probeIntervalMs === undefined ? {} : {probeIntervalMs}),
 		...(forwardBackoffMs === undefined ? {} : {forwardBackoffMs}),
 	};

@@ -17,7 +17,7 @@ import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {healthRecord, healthText} from './messages/health.js';
+import {healthRecord, healthText, waitingRecord, waitingText} from './messages/health.js';
 import {durabilityWarning, volatileRefusal} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
@@ -119,6 +119,7 @@ const command: Command<ServeOptions> = {
 			maxBacklog: options.maxBacklog,
 			observer: service.observer,
 			callWatcher: service.callWatcher,
+			retry: {answerDeadlineMs: options.answerDeadlineMs, finalDeadlineMs: options.finalMessageDeadlineMs, ...(options.retryBackoffMs === undefined ? {} : {baseMs: options.retryBackoffMs})},
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
@@ -151,7 +152,9 @@ const command: Command<ServeOptions> = {
 		const statusText = () => {
 			const state = service.health.state();
 			const volatile = volatileWarning();
-			return {text: `${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined};
+			const waiting = service.waiting();
+			const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
+			return {text: `${healthText(state, clock)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.
@@ -214,6 +217,8 @@ const command: Command<ServeOptions> = {
 				...(adminUrl ? {adminUrl} : {}),
 				...(rate === undefined ? {} : {platformRate: rate}),
 				...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
+				answerDeadline: formatCompactDuration(options.answerDeadlineMs),
+				finalMessageDeadline: formatCompactDuration(options.finalMessageDeadlineMs),
 			});
 			if (warning && backend.durability) {
 				deps.writeJson({type: 'warning', at: new Date().toISOString(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
@@ -249,6 +254,13 @@ const command: Command<ServeOptions> = {
 		void attached.then(() => {
 			showStatus(service.health.state());
 			service.health.on(showStatus);
+			service.onWaiting(summary => {
+				if (context.json) {
+					log.line(JSON.stringify(waitingRecord(summary)));
+				} else if (!app) {
+					log.line(`${clock(new Date().toISOString())}  status ${waitingText(summary, clock)}`);
+				}
+			});
 		});
 		const cancelUnready = options.exitOnUnreadyMs === undefined ? () => undefined : service.exitWhenUnready(options.exitOnUnreadyMs / 1000, state => {
 			exitCode = 1;

@@ -26,7 +26,8 @@ export async function runAttempt(handler: JobHandler, job: JobHandle): Promise<{
 	}
 
 	const finishedAt = new Date().toISOString();
-	const end: AttemptEnd = {status: result.status, finishedAt, updatedAt: finishedAt, durationMs: Math.round(performance.now() - started)};
+	// A waiting event is not finished: it keeps no finishedAt until an attempt ends it.
+	const end: AttemptEnd = {status: result.status, ...(result.status === 'waiting' ? {} : {finishedAt}), updatedAt: finishedAt, durationMs: Math.round(performance.now() - started)};
 	if (result.error !== undefined) {
 		end.error = result.error;
 	}
@@ -37,5 +38,6 @@ export async function runAttempt(handler: JobHandler, job: JobHandle): Promise<{
 /** Writes the end of an attempt over `record`: an earlier attempt's error goes when this one had none. */
 export function endAttempt<T extends Pick<StoredEvent, 'status' | 'finishedAt' | 'updatedAt' | 'durationMs' | 'error'>>(record: T, end: AttemptEnd): T {
 	delete record.error;
+	delete record.finishedAt;
 	return Object.assign(record, end);
 }

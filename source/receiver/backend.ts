@@ -6,9 +6,10 @@
  * commands read through `list`/`get` and reprocess through `replay`.
  */
 
-export type EventStatus = 'received' | 'processing' | 'answered' | 'failed' | 'logged' | 'ignored';
+/** `waiting`: an attempt failed for a transient reason; the next one is due at `nextAttemptAt`. */
+export type EventStatus = 'received' | 'processing' | 'waiting' | 'answered' | 'failed' | 'logged' | 'ignored';
 
-export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'answered', 'failed', 'logged', 'ignored'];
+export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'waiting', 'answered', 'failed', 'logged', 'ignored'];
 
 /**
  * One recorded step of the answer sequence (spec §6.2). The answer module names the steps and
@@ -68,12 +69,17 @@ export type StoredEvent = Omit<NewEvent, 'status'> & {
 	steps: StepRecord[];
 	/** How many times processing started (a resume after a crash counts, a replay counts). */
 	attempts: number;
+	/** ISO 8601, while `waiting`: when the next attempt is due (from the last `waiting` step). */
+	nextAttemptAt?: string;
 };
 
 export type AcceptResult = 'stored' | 'duplicate';
 
-/** What a job handler reports when it ends. */
-export type JobResult = {status: 'answered' | 'failed'; error?: string};
+/**
+ * What a job handler reports when it ends. `waiting`: a transient failure; the backend keeps the
+ * event unfinished and hands it to a handler again (any replica's) once `nextAttemptAt` is past.
+ */
+export type JobResult = {status: 'answered' | 'failed'; error?: string} | {status: 'waiting'; nextAttemptAt: string; error?: string};
 
 export type JobHandle = {
 	/** The event with the steps recorded so far (non-empty when resuming after a crash). */
@@ -135,6 +141,9 @@ export type DurabilityProblem = {setting: string; why: string; fix: string};
  * with the reason.
  */
 export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string; problems?: DurabilityProblem[]};
+
+/** Events waiting for their next attempt (a transient failure), and the earliest one due. */
+export type WaitingSummary = {count: number; nextAttemptAt?: string};
 
 /** Unfinished events (received or processing) and when the oldest of them arrived. */
 export type Backlog = {count: number; oldestReceivedAt?: string};
@@ -212,6 +221,13 @@ export type EventBackend = {
 	health?(): Promise<BackendHealth>;
 	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */
 	backlog?(): Promise<Backlog>;
+	/**
+	 * Makes every waiting event due now (the platform answers again): the journal and memory run
+	 * this process's; Redis promotes the cluster's delayed jobs.
+	 */
+	wake?(): Promise<void>;
+	/** Events waiting for their next attempt: this process's (journal, memory) or the cluster's (redis). */
+	waiting?(): Promise<WaitingSummary>;
 	/** Holds every worker (with Redis: every replica's) for `ms`: a platform 429's Retry-After. */
 	throttle?(ms: number): Promise<void>;
 	/** Releases the store (files, connections). */

@@ -17,6 +17,7 @@ import {isoNow} from './clock.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {forwardJobs} from './forward-job.js';
+import {retrySchedule} from './retry-schedule.js';
 import {startLostSweep} from './lost-sweep.js';
 import type {OpenJobs} from './open-jobs.js';
 import {platformPort} from './platform-port.js';
@@ -80,10 +81,12 @@ export class WebhookReceiver {
 			this.emit(event);
 		};
 
-		this.jobs = options.forward ? forwardJobs(options.forward, {counters: this.stats, emit: emitStage, now: isoNow, onRetry: () => options.observer?.forwardRetry?.()}) : answerJobs({
+		const schedule = options.retry === undefined ? undefined : retrySchedule(options.retry);
+		this.jobs = options.forward ? forwardJobs({...options.forward, ...(schedule ? {schedule} : {})}, {counters: this.stats, emit: emitStage, now: isoNow, onRetry: () => options.observer?.forwardRetry?.()}) : answerJobs({
 			port: options.callWatcher ? watchedPort(platformPort(options.client), options.callWatcher) : platformPort(options.client),
 			model: this.options.model,
 			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
+			...(schedule ? {schedule} : {}),
 			counters: this.stats,
 			emit: event => {
 				this.emit(event);

@@ -105,7 +105,7 @@ describe('events list', () => {
 		const result = await runCommand(listCommand, {flags: {dataDir: directory, status: 'done'}});
 		expect(result.code).toBe(1);
 		expect(result.error).toBeInstanceOf(UsageError);
-		expect(result.stderr).toContain('--status must be one of received, processing, answered, failed, logged, ignored; got "done".');
+		expect(result.stderr).toContain('--status must be one of received, processing, waiting, answered, failed, logged, ignored; got "done".');
 	});
 
 	it('a data directory without a journal is refused (a mistyped --data-dir), not listed as empty', async () => {

@@ -1,4 +1,5 @@
 /** serve's status in words: the status line, plain and NDJSON, and the next step a rejected key needs. */
+import type {WaitingSummary} from '../../receiver/backend.js';
 import type {HealthState} from '../../receiver/health.js';
 
 /** What to do when the platform rejects the key. */
@@ -25,4 +26,19 @@ export function healthRecord(state: HealthState): Record<string, unknown> {
 		dependencies: state.dependencies,
 		...(state.dependencies.platform.code === 'key-rejected' ? {next: keyRejectedNext} : {}),
 	};
+}
+
+/** The waiting events in words: `3 events waiting, next attempt at 12:00:05`, or `no event waiting`. */
+export function waitingText(summary: WaitingSummary, clock: (iso: string) => string): string {
+	if (summary.count === 0) {
+		return 'no event waiting';
+	}
+
+	const next = summary.nextAttemptAt === undefined ? '' : `, next attempt at ${clock(summary.nextAttemptAt)}`;
+	return `${summary.count} ${summary.count === 1 ? 'event' : 'events'} waiting${next}`;
+}
+
+/** The NDJSON record of a change in the waiting events. */
+export function waitingRecord(summary: WaitingSummary): Record<string, unknown> {
+	return {type: 'waiting', at: new Date().toISOString(), count: summary.count, ...(summary.nextAttemptAt === undefined ? {} : {nextAttemptAt: summary.nextAttemptAt})};
 }

@@ -18,6 +18,7 @@ import {
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
+	type WaitingSummary,
 } from '../backend.js';
 import {endAttempt, runAttempt} from '../attempt.js';
 import {isoMs} from '../clock.js';
@@ -30,6 +31,7 @@ import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
+import {nextAttemptOf} from '../retry-schedule.js';
 import {newEventTuple, fromStored} from './record-codec.js';
 import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
@@ -54,7 +56,7 @@ export type JournalSettings = {
 	onClose?: () => Promise<void>;
 };
 
-type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'};
+type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'} | {outcome: 'later'; atMs: number};
 
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
@@ -66,6 +68,8 @@ export class JournalBackend implements EventBackend {
 	/** Runs while the journal cannot be written: resumes the paused attempts once it can. */
 	private recoveryTimer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** When `wake` last made every waiting event due (ms): a wait recorded before it is over. */
+	private wokenAt = 0;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
 	/** Unfinished events being stored (their commit not yet done): they count against the bound. */
@@ -101,6 +105,14 @@ export class JournalBackend implements EventBackend {
 			run: async (id, signal) => {
 				try {
 					const attempt = await this.attempt(id, handler, signal, 'resume');
+					if (attempt.outcome === 'later') {
+						return {laterMs: attempt.atMs};
+					}
+
+					if (attempt.outcome === 'done' && attempt.result.status === 'waiting') {
+						return {laterMs: Date.parse(attempt.result.nextAttemptAt)};
+					}
+
 					return attempt.outcome === 'busy' ? 'busy' : 'done';
 				} catch (error) {
 					// A journal write of the attempt failed; the event stays queued for the next scan.
@@ -197,6 +209,16 @@ export class JournalBackend implements EventBackend {
 			: this.stores.space?.shortage() ?? (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
 				?? (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
 		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
+	}
+
+	async wake(): Promise<void> {
+		this.wokenAt = Date.now();
+		this.runner?.wakeAll();
+		return Promise.resolve();
+	}
+
+	async waiting(): Promise<WaitingSummary> {
+		return Promise.resolve(this.runner?.waitingSummary() ?? {count: 0});
 	}
 
 	async backlog(): Promise<Backlog> {
@@ -348,8 +370,20 @@ export class JournalBackend implements EventBackend {
 	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
 		const {stores} = this;
 		const located = this.index.locate(id);
-		if (!readEvent(stores, located)) {
+		const before = readEvent(stores, located);
+		if (!before) {
 			return {outcome: 'unknown'};
+		}
+
+		if (kind === 'resume' && before.record.status === 'waiting') {
+			// Its schedule is its last step: not due yet, it is left alone (unclaimed) until then.
+			const steps = stepsOf(stores, id, before.record.generation);
+			const next = nextAttemptOf(steps);
+			const atMs = next === undefined ? Number.NaN : Date.parse(next);
+			const woken = Date.parse(steps.at(-1)?.at ?? '') < this.wokenAt;
+			if (atMs > Date.now() && !woken) {
+				return {outcome: 'later', atMs};
+			}
 		}
 
 		if (stores.space && !stores.space.admits(0)) {
@@ -363,7 +397,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		const found = readEvent(stores, located);
-		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing')) {
+		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing' && found.record.status !== 'waiting')) {
 			// Finished meanwhile (a replay elsewhere), or pruned.
 			await stores.claims.remove(id);
 			return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
@@ -405,11 +439,18 @@ export class JournalBackend implements EventBackend {
 			},
 		});
 		const final = endAttempt({...record}, end);
-		// One commit with the final state, whose failure is reported by the caller.
-		stores.queue.remove(key).catch(() => undefined);
+		// One commit with the final state, whose failure is reported by the caller. A waiting event
+		// stays queued (unfinished): the runner takes it again when its next attempt is due.
+		if (result.status !== 'waiting') {
+			stores.queue.remove(key).catch(() => undefined);
+		}
+
 		stores.claims.remove(id).catch(() => undefined);
 		await writeEvent(stores, key, final);
-		this.queued = Math.max(0, this.queued - 1);
+		if (result.status !== 'waiting') {
+			this.queued = Math.max(0, this.queued - 1);
+		}
+
 		return {outcome: 'done', result};
 	}
 }

@@ -16,6 +16,7 @@ import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {open, type Database, type RootDatabase} from 'lmdb';
 import type {StepRecord, StoredEvent} from '../backend.js';
+import {nextAttemptOf} from '../retry-schedule.js';
 import type {Holder} from './liveness.js';
 import {fromStored, toTuple, type StoredRecord} from './record-codec.js';
 import type {DiskSpace} from './space.js';
@@ -145,7 +146,8 @@ export function removeSteps(stores: Stores, id: string): void {
 export function toStored(record: EventRecord, steps: StepRecord[]): StoredEvent {
 	const event: Partial<EventRecord> & Omit<EventRecord, 'generation'> = {...record};
 	delete event.generation;
-	return {...event, steps};
+	const next = record.status === 'waiting' ? nextAttemptOf(steps) : undefined;
+	return {...event, steps, ...(next === undefined ? {} : {nextAttemptAt: next})};
 }
 
 /** Bytes the journal takes on disk (the data file's allocated blocks). */

@@ -155,6 +155,11 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			return {ok: true};
 		},
 		backlog: async () => events.backlog(),
+		waiting: async () => events.waiting(),
+		async wake() {
+			// Every delayed job is a waiting event (BullMQ delays nothing else here).
+			await events.queue.promoteJobs();
+		},
 		async throttle(ms) {
 			await events.queue.rateLimit(Math.max(1, Math.round(ms)));
 		},

@@ -13,6 +13,7 @@ import {
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
+	type WaitingSummary,
 } from '../backend.js';
 import {errorMessage} from '../../format/index.js';
 import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
@@ -60,6 +61,7 @@ export type EventQueue = {
 	holds(id: string): Promise<boolean>;
 	stats(): Promise<BackendStats>;
 	backlog(): Promise<Backlog>;
+	waiting(): Promise<WaitingSummary>;
 	close(): Promise<void>;
 };
 
@@ -196,6 +198,13 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			// The waiting list's oldest job is at its end.
 			const [oldest] = await queue.getJobs(['waiting'], -1, -1);
 			return oldest?.data === undefined ? {count} : {count, oldestReceivedAt: oldest.data.receivedAt};
+		},
+		async waiting() {
+			// Delayed jobs are the waiting events (moved there with their schedule); the set is ordered by due time.
+			const count = await queue.getDelayedCount();
+			const [first] = await queue.getJobs(['delayed'], 0, 0, true);
+			const next = first?.data === undefined ? undefined : toStoredEvent(first, 'delayed').nextAttemptAt;
+			return next === undefined ? {count} : {count, nextAttemptAt: next};
 		},
 		async close() {
 			await queue.close();

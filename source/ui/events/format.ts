@@ -36,6 +36,10 @@ function durationOf(event: StoredEvent): string {
 		return 'running';
 	}
 
+	if (event.status === 'waiting') {
+		return event.nextAttemptAt === undefined ? 'waiting' : `next ${formatTime(event.nextAttemptAt)}`;
+	}
+
 	return event.durationMs === undefined ? '-' : formatMs(event.durationMs);
 }
 
@@ -67,6 +71,7 @@ export function eventSummary(event: StoredEvent): Record<string, unknown> {
 		...(event.chatId ? {chatId: event.chatId} : {}),
 		...(event.durationMs === undefined ? {} : {durationMs: event.durationMs}),
 		attempts: event.attempts,
+		...(event.nextAttemptAt === undefined ? {} : {nextAttemptAt: event.nextAttemptAt}),
 		...(event.error ? {error: event.error} : {}),
 		...(event.note ? {note: event.note} : {}),
 	};
@@ -126,6 +131,10 @@ export function formatEventDetail(event: StoredEvent): string[] {
 	];
 	if (event.chatId) {
 		lines.push(`Chat      ${event.chatId}`);
+	}
+
+	if (event.nextAttemptAt !== undefined) {
+		lines.push(`Next      ${formatTime(event.nextAttemptAt)} (the next attempt after a transient failure)`);
 	}
 
 	if (event.error) {

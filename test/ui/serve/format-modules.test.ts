@@ -119,6 +119,17 @@ describe('serve rows for jobs no request of the screen started', () => {
 		expect(state.done.map(row => [row.label, row.detail])).toEqual([['resumed', 'answered in 12 ms']]);
 	});
 
+	it('ends a waiting job\'s row with its next attempt (the live area stays short); the next attempt gets a row of its own', () => {
+		const state = initialServeState();
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:00.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'searching'});
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:01.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'waiting', nextAttemptAt: '2026-01-01T10:00:06.000Z', waitingFor: 'answer', tries: 1, reason: 'POST /search failed with HTTP 503'});
+		expect(state.live.size).toBe(0);
+		expect(state.done.at(-1)).toMatchObject({eventId: 'evt_w', tone: 'warn'});
+		expect(state.done.at(-1)?.detail).toMatch(/^waiting: next attempt at \S+ \(wait 1, the answer\): POST \/search failed with HTTP 503$/);
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:06.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'queued'});
+		expect(state.live.get('evt_w')).toMatchObject({label: 'resumed'});
+	});
+
 	it('labels a replay started with r, and says why r replays nothing', () => {
 		const state = initialServeState();
 		state.replaying.add('evt_f');

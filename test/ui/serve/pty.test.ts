@@ -157,7 +157,9 @@ describe('serve screen in a terminal', () => {
 			await waitFor(() => text().some(line => /---\s+resumed\b.*answered in/.test(line)), {what: `the resumed row for ${resumedId}`});
 
 			// A chosen event fails; r on a user message (it did not fail) says why nothing happened.
-			model.mode = 'fail';
+			// A model failing with a 5xx is transient (the answer would wait and retry): the platform
+			// answers the completion with a body the spec does not allow, a permanent failure.
+			platform.setFaults({rules: [{operation: 'chatCompletion', kind: 'empty-200'}]});
 			await deliver(port, failing);
 			await screenShows(session, has('failed 1'), 'the failure counted');
 			const message = buildTestEvent('user-message', {text: 'Just saying hi', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
@@ -180,6 +182,7 @@ describe('serve screen in a terminal', () => {
 			expect(afterReplay.join(' ')).not.toMatch(/replay(?:ing|ed) evt_/);
 
 			// A running job shows its step, whole.
+			platform.setFaults({rules: []});
 			model.mode = 'hold';
 			session.write('\u001B');
 			await deliver(port, running);
