@@ -11,6 +11,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {apologyText} from '../../source/receiver/answer-text.js';
 import {buildTestEvent} from '../../source/receiver/test-event.js';
 import {Deliveries, type Planned} from './deliveries.js';
+import type {DiskFault} from './disk-fault.js';
 import {ForwardHandler, PlatformProxy, type FaultContext, type FaultKind} from './faults.js';
 import {Fleet} from './fleet.js';
 import {storedEvents} from './report.js';
@@ -68,16 +69,17 @@ function finalWrites(world: World): Map<string, number> {
 	return writes;
 }
 
-export async function runFaultKind(world: World, kind: FaultKind, messages: Array<{chatId: string; messageId: string}>, settings: FaultRunSettings): Promise<FaultReport> {
+/** Runs one kind; `disk` is the mounted disk of a kind that asks for one (serve's data directory is on it). */
+export async function runFaultKind(world: World, kind: FaultKind, messages: Array<{chatId: string; messageId: string}>, settings: FaultRunSettings, disk?: DiskFault): Promise<FaultReport> {
 	const startedAt = Date.now();
 	const proxy = new PlatformProxy(new URL(world.platform.baseUrl));
 	const handler = new ForwardHandler();
 	await proxy.open();
 	await handler.open();
-	const context: FaultContext = {platform: world.platform, proxy, handler};
+	const context: FaultContext = {platform: world.platform, proxy, handler, ...(disk === undefined ? {} : {disk})};
 	const {platform} = world;
 	const env = {PLATFORM_BASE_URL: proxy.url, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
-	const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-chaos-fault-'));
+	const dataDir = disk?.directory ?? mkdtempSync(path.join(tmpdir(), 'platform-tui-chaos-fault-'));
 	const args = ['--answer-deadline', settings.answerDeadline, '--final-message-deadline', settings.finalMessageDeadline, '--retry-backoff', String(settings.retryBackoffMs), ...(kind.forward ? ['--forward-to', handler.url] : [])];
 	const fleet = new Fleet({env, store: ['--data-dir', dataDir], args});
 	const deliveries = new Deliveries(platform.endpointSecret, () => fleet.target());

@@ -2,15 +2,18 @@
  * The chaos run's fault kinds besides SIGKILL: what each does to the platform (or to the forward
  * handler) while it lasts, and how it is cleared. serve always reaches the platform through a TCP
  * proxy of the run's own, so "unreachable" is a closed port (connections refused), as an outage
- * looks from outside. A kind added later (a full disk on a tmpfs) is one more entry here, with a
- * `skip` that says why it cannot run on this machine.
+ * looks from outside. `disk-full` puts serve's data directory on a tmpfs of its own
+ * (disk-fault.ts), filled to its last byte while the fault lasts; the run prints one line and skips
+ * it when the tmpfs cannot be mounted.
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import {createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket} from 'node:net';
 import type {AddressInfo} from 'node:net';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
+import type {DiskFault} from './disk-fault.js';
 
-export type FaultContext = {platform: LocalPlatform; proxy: PlatformProxy; handler: ForwardHandler};
+/** The run's fault targets; `disk` only for a kind that asks for one (`disk: true`), mounted for its run. */
+export type FaultContext = {platform: LocalPlatform; proxy: PlatformProxy; handler: ForwardHandler; disk?: DiskFault};
 
 export type FaultKind = {
 	name: string;
@@ -20,6 +23,8 @@ export type FaultKind = {
 	forward?: boolean;
 	/** Why the kind cannot run here (printed as one line, and the kind skipped). */
 	skip?: () => string | undefined;
+	/** serve's data directory goes on a disk of the run's own (`context.disk`), which the kind fills. */
+	disk?: boolean;
 	start(context: FaultContext): Promise<void>;
 	stop(context: FaultContext): Promise<void>;
 };
@@ -82,7 +87,36 @@ export const faultKinds: readonly FaultKind[] = [
 			await handler.open();
 		},
 	},
+	diskFullThenFreed(),
 ];
+
+/** The disk under serve's journal full to its last byte from `start` until `stop`, then freed. */
+function diskFullThenFreed(): FaultKind {
+	let held: {free(): void; done: Promise<void>} | undefined;
+	return {
+		name: 'disk-full',
+		description: 'the disk under serve\'s journal full to its last byte, then freed',
+		disk: true,
+		start({disk}) {
+			if (disk === undefined) {
+				return Promise.reject(new Error('disk-full: no disk was mounted for the run'));
+			}
+
+			let free: () => void = () => undefined;
+			const freed = new Promise<void>(resolve => {
+				free = resolve;
+			});
+			// Fills the disk at once; the filler goes when `free` is called.
+			held = {free, done: disk.fullThenFreed(async () => freed)};
+			return Promise.resolve();
+		},
+		async stop() {
+			held?.free();
+			await held?.done;
+			held = undefined;
+		},
+	};
+}
 
 /** A TCP proxy to the platform on a port of its own; closed, it refuses connections and cuts the open ones. */
 export class PlatformProxy {

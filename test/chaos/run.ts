@@ -4,12 +4,14 @@
  * - `sigkill`: serve SIGKILLed at random moments (journal mode: one serve, restarted on its data
  *   directory; Redis mode: replicas, one killed and another started each round): acked, lost,
  *   answered twice, still waiting, orphan logs;
- * - `unreachable`, `500`, `429`, `slow` (16 s), `forward-down`: one fault for --fault-seconds
- *   (faults.ts), serve's deadlines shortened for the run and printed; per kind: acknowledged,
- *   chats with no final message, final messages written twice, events still waiting (goal 0/0/0).
+ * - `unreachable`, `500`, `429`, `slow` (16 s), `forward-down`, `disk-full` (serve's data
+ *   directory on a tmpfs filled to its last byte, then freed; skipped with one line without a
+ *   mount): one fault for --fault-seconds (faults.ts), serve's deadlines shortened for the run and
+ *   printed; per kind: acknowledged, chats with no final message, final messages written twice,
+ *   events still waiting (goal 0/0/0).
  * Not part of `npm test`; bounded by --rounds, --max-minutes and the fault durations.
  *
- *   npm run chaos -- [--kinds sigkill,unreachable,500,429,slow,forward-down] [--fault-seconds 60]
+ *   npm run chaos -- [--kinds sigkill,unreachable,500,429,slow,forward-down,disk-full] [--fault-seconds 60]
  *     [--events-per-kind 40] [--answer-deadline DURATION] [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
  */
 import {mkdtempSync} from 'node:fs';
@@ -19,6 +21,7 @@ import {parseArgs} from 'node:util';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {hasRedisServer, startRedis} from '../support/redis.js';
 import {Deliveries, type Planned} from './deliveries.js';
+import {mountDiskFault} from './disk-fault.js';
 import {printFaultReport, runFaultKind} from './fault-run.js';
 import {faultKinds} from './faults.js';
 import {Fleet} from './fleet.js';
@@ -149,8 +152,18 @@ async function runFaults(world: World): Promise<boolean> {
 				continue;
 			}
 
-			const messages = await assistantMessages(world, client, eventsPerKind);
-			met = printFaultReport(await runFaultKind(world, kind, messages, settings)) && met;
+			const disk = kind.disk ? mountDiskFault() : undefined;
+			if (disk !== undefined && 'skipped' in disk) {
+				console.log(disk.skipped);
+				continue;
+			}
+
+			try {
+				const messages = await assistantMessages(world, client, eventsPerKind);
+				met = printFaultReport(await runFaultKind(world, kind, messages, settings, disk)) && met;
+			} finally {
+				disk?.unmount();
+			}
 		}
 	} finally {
 		await client.close();
