@@ -33,6 +33,8 @@ export type FaultReport = {
 	kind: string;
 	description: string;
 	acknowledged: number;
+	/** Delivery attempts serve did not acknowledge (a 503 while it could not store, a refused connection). */
+	unacknowledged: number;
 	/** Acknowledged events whose chat got no final message (or that the handler never got). */
 	noFinal: string[];
 	/** Final messages written (or forwards answered 2xx) more than once. */
@@ -130,6 +132,7 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 		kind: kind.name,
 		description: kind.description,
 		acknowledged: acked.length,
+		unacknowledged: deliveries.tally.failedStatus + deliveries.tally.refused,
 		noFinal: acked.filter(event => count(event) === 0).map(event => event.id),
 		twice: acked.filter(event => count(event) > 1).map(event => event.id),
 		waiting: acked.filter(event => stored.get(event.id) === 'waiting').length,
@@ -146,7 +149,7 @@ export function printFaultReport(report: FaultReport): boolean {
 	const ids = (list: string[]) => (list.length === 0 ? '' : ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', …' : ''})`);
 	const met = report.noFinal.length === 0 && report.twice.length === 0 && report.waiting === 0;
 	const finals = report.kind === 'forward-down' ? `forwarded ${report.answers}` : `answers ${report.answers}, apologies ${report.apologies}, last final message ${report.recoverySeconds.toFixed(1)} s after the fault cleared`;
-	console.log(`${report.kind} (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged}, waited (durable retry) ${report.waited}; ${finals}`);
+	console.log(`${report.kind} (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged} (deliveries not acknowledged ${report.unacknowledged}), waited (durable retry) ${report.waited}; ${finals}`);
 	console.log(`  no final message ${report.noFinal.length}${ids(report.noFinal)}, written twice ${report.twice.length}${ids(report.twice)}, still waiting ${report.waiting} (goal 0/0/0: ${met ? 'MET' : 'NOT MET'})`);
 	return met;
 }
