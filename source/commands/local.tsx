@@ -2,6 +2,7 @@ import {formatCountdown} from '../format/duration.js';
 import {
 	answerModes,
 	apiOperations,
+	faultKinds,
 	isLoopbackHost,
 	LocalPlatformError,
 	parseFaultRule,
@@ -96,7 +97,7 @@ function faultRules(flags: Record<string, unknown>): FaultRule[] {
 			return parseFaultRule(text, apiOperations);
 		} catch (error) {
 			if (error instanceof LocalPlatformError) {
-				throw new UsageError('flag-invalid', `--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
+				throw new UsageError('flag-invalid', `--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: ${faultKinds.join(', ')}; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
 			}
 
 			throw error;
