@@ -6,6 +6,7 @@
 import {hostname} from 'node:os';
 import {type Job, UnrecoverableError, Worker} from 'bullmq';
 import type {Redis} from 'ioredis';
+import {testTimers} from '../../config/test-timers.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
 import {progressOf, toStoredEvent} from './mapping.js';
 
@@ -123,8 +124,8 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		prefix: options.prefix,
 		concurrency: options.concurrency,
 		name: options.name ?? replicaName(),
-		lockDuration: options.lockDurationMs ?? defaultLockDurationMs,
-		stalledInterval: options.stalledIntervalMs ?? defaultStalledIntervalMs,
+		lockDuration: options.lockDurationMs ?? testTimers()?.lockDurationMs ?? defaultLockDurationMs,
+		stalledInterval: options.stalledIntervalMs ?? testTimers()?.stalledIntervalMs ?? defaultStalledIntervalMs,
 		maxStalledCount: maxTakeovers,
 		autorun: false,
 		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),
