@@ -29,12 +29,18 @@ export default function setup(): () => void {
 		}
 
 		const left = readdirSync(folder).filter(entry => !toolCaches.test(entry));
+		let removal = '';
 		if (process.env.PLATFORM_TUI_TEST_KEEP_TEMP !== '1') {
-			rmSync(folder, {recursive: true, force: true});
+			try {
+				rmSync(folder, {recursive: true, force: true});
+			} catch (error) {
+				// A file system a failed test left mounted, say: named, not a stack trace.
+				removal = `; it could not be removed (${error instanceof Error ? error.message : String(error)})`;
+			}
 		}
 
-		if (left.length > 0) {
-			throw new Error(`The tests left ${left.length} entries in the temp dir (${folder}): ${left.slice(0, 20).join(', ')}`);
+		if (left.length > 0 || removal !== '') {
+			throw new Error(`The tests left ${left.length} entries in the temp dir (${folder}): ${left.slice(0, 20).join(', ')}${removal}`);
 		}
 	};
 }
