@@ -24,10 +24,11 @@ delete process.env.CI;
 
 // Every temporary folder of a test file (its own and those of the programs it starts, which
 // inherit TMPDIR) goes in one folder of the file's, removed once the file is done: a file that
-// forgets one, or a child killed before its cleanup, leaves nothing behind. The run's own temp
-// folder (test/support/temp-root.ts) checks that these are gone. Both names are short: a journal
+// forgets one, or a child killed before its cleanup, leaves nothing behind. Vitest runs no
+// afterAll in a file whose tests all skip: the run's teardown (test/support/temp-root.ts) removes
+// those folders, and fails the run on anything else left. Both names are short: a journal
 // in a temp folder listens on a Unix socket below it, and socket paths are limited to 107 bytes.
-const fileTemp = mkdtempSync(`${process.env.PLATFORM_TUI_TEST_TEMP_ROOT ?? tmpdir()}/`);
+const fileTemp = mkdtempSync(`${process.env.PLATFORM_TUI_TEST_TEMP_ROOT ?? tmpdir()}/f`);
 process.env.TMPDIR = fileTemp;
 
 process.env.PLATFORM_TUI_CONFIG_DIR = mkdtempSync(join(fileTemp, 'platform-tui-test-'));
