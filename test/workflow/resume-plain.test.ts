@@ -17,7 +17,7 @@ import {answerModes} from '../../source/local-platform/sparse.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';
 import {childEnv, cliPath, collectOutput, runCli, startCli} from '../support/cli.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
-import {asRoot, unprivileged} from '../support/unprivileged.js';
+import {unprivilegedCommand, unprivilegedHow} from '../support/unprivileged.js';
 import {hangLimitMs, waitFor} from '../support/wait.js';
 import {makeFolder, startProxy, upsertKey, type TestProxy} from './helpers.js';
 
@@ -170,7 +170,7 @@ describe.each(answerModes)('a plain upload continues where it stopped (%s answer
 		expect(creates(platform.requests.slice(start))).toEqual(keys.slice(5));
 	});
 
-	it(`a data directory it may not write stops the run before any platform call${asRoot ? ' (run as nobody)' : ''}`, async () => {
+	it(`a data directory it may not write stops the run before any platform call (${unprivilegedHow})`, async () => {
 		const env = freshDataDir();
 		chmodSync(dataDir, 0o555);
 		chmodSync(folder.dir, 0o755);
@@ -179,10 +179,10 @@ describe.each(answerModes)('a plain upload continues where it stopped (%s answer
 		chmodSync(configDir, 0o755);
 		try {
 			const start = platform.requests.length;
-			const child = spawn(process.execPath, [cliPath, 'upload', folder.dir, prompt], {
+			const [command = '', ...args] = unprivilegedCommand([process.execPath, cliPath, 'upload', folder.dir, prompt]);
+			const child = spawn(command, args, {
 				env: childEnv({...env, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_TUI_CONFIG_DIR: configDir}),
 				stdio: ['ignore', 'pipe', 'pipe'],
-				...(asRoot ? {uid: unprivileged, gid: unprivileged} : {}),
 			});
 			const output = collectOutput(child);
 			const code = await new Promise<number | null>(resolve => {

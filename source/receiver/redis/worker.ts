@@ -5,6 +5,7 @@
  */
 import {hostname} from 'node:os';
 import {DelayedError, type Job, UnrecoverableError, Worker} from 'bullmq';
+import {testTimers} from '../../config/test-timers.js';
 import type {RedisClient} from './connection.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
 import {progressOf, toStoredEvent} from './mapping.js';
@@ -131,8 +132,8 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		prefix: options.prefix,
 		concurrency: options.concurrency,
 		name: options.name ?? replicaName(),
-		lockDuration: options.lockDurationMs ?? defaultLockDurationMs,
-		stalledInterval: options.stalledIntervalMs ?? defaultStalledIntervalMs,
+		lockDuration: options.lockDurationMs ?? testTimers()?.lockDurationMs ?? defaultLockDurationMs,
+		stalledInterval: options.stalledIntervalMs ?? testTimers()?.stalledIntervalMs ?? defaultStalledIntervalMs,
 		maxStalledCount: maxTakeovers,
 		autorun: false,
 		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),

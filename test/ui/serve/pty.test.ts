@@ -13,7 +13,7 @@ import type {LocalPlatform} from '../../../source/local-platform/index.js';
 import type {PlatformClient} from '../../../source/platform/client.js';
 import {buildTestEvent, signDelivery} from '../../../source/receiver/test-event.js';
 import {startCli} from '../../support/cli.js';
-import {runInPty, type PtySession} from '../../support/pty.js';
+import {runInPty, stripAnsi, type PtySession} from '../../support/pty.js';
 import {clientFor, startPlatform} from '../../support/platform.js';
 import {waitFor} from '../../support/wait.js';
 import {tempDataDir} from '../../journal/helpers.js';
@@ -62,16 +62,13 @@ async function startModel(): Promise<{url: string; mode: Mode; active: number; c
 	});
 }
 
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>(resolve => {
-		server.listen(0, '127.0.0.1', resolve);
-	});
-	const {port} = server.address() as AddressInfo;
-	await new Promise(resolve => {
-		server.close(resolve);
-	});
-	return port;
+/**
+ * The port a serve started with `--port 0` listens on, as it reports it: the listening line of its
+ * screen, or the `listening` record of --json. No port is picked before the server binds it.
+ */
+async function listeningPort(read: () => string): Promise<number> {
+	const found = await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)|"url":"http:\/\/127\.0\.0\.1:(\d+)"/i.exec(stripAnsi(read())), {what: 'serve to say where it listens'});
+	return Number(found[1] ?? found[2]);
 }
 
 let platform: LocalPlatform;
@@ -124,10 +121,10 @@ const has = (text: string) => (screen: string[]) => screen.some(line => line.inc
 async function leaveUnfinished(dataDir: string): Promise<string> {
 	const event = await chosenEvent('Resume me');
 	model.mode = 'hold';
-	const port = await freePort();
-	const first = startCli(['serve', '--port', String(port), '--json', '--data-dir', dataDir], {env: env()});
+	const first = startCli(['serve', '--port', '0', '--json', '--data-dir', dataDir], {env: env()});
 	try {
 		await waitFor(() => first.stdout().includes('"listening"') || first.child.exitCode !== null, {what: 'the first serve to listen'});
+		const port = await listeningPort(() => first.stdout());
 		await deliver(port, event);
 		await waitFor(() => model.active > 0, {what: 'the held completion'});
 	} finally {
@@ -147,10 +144,10 @@ describe('serve screen in a terminal', () => {
 		const resumedId = await leaveUnfinished(dataDir);
 		const failing = await chosenEvent('Fail me');
 		const running = await chosenEvent('Hold me');
-		const port = await freePort();
 		model.mode = 'ok';
-		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns, rows, before: 'printed before serve started'});
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns, rows, before: 'printed before serve started'});
 		try {
+			const port = await listeningPort(() => session.output());
 			// The event resumed at start-up has a row and is counted.
 			await screenShows(session, has('answered 1'), 'the resumed event counted');
 			const text = () => session.terminal().text();
@@ -230,9 +227,9 @@ describe('serve screen in a terminal', () => {
 		{columns: 60, rows: 15},
 	])('narrowed from 80×24 to $columns×$rows mid-run: the scrollback holds what was printed, line by line, and one frame', async ({columns, rows}) => {
 		const dataDir = tempDataDir();
-		const port = await freePort();
-		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns: 80, rows: 24, before: 'printed before serve started', resizable: true});
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 80, rows: 24, before: 'printed before serve started', resizable: true});
 		try {
+			const port = await listeningPort(() => session.output());
 			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
 			const message = buildTestEvent('user-message', {text: 'Before the resize', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
