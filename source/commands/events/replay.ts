@@ -82,6 +82,7 @@ const command: Command<ReplayOptions> = {
 		try {
 			if (handler) {
 				return await bulkReplay(backend, () => handler.handler, {
+					directory,
 					ids: options.ids,
 					...(hasFilter(options.filter) ? {filter: listFilter(options.filter, deps.clock.now())} : {}),
 					dryRun: options.dryRun,
@@ -91,8 +92,9 @@ const command: Command<ReplayOptions> = {
 				}, deps);
 			}
 
-			const id = options.ids[0] ?? '';
-			const stored = await storedEvent(backend, id, directory);
+			// The id as given may be the start of one: the stored event's whole id from here on.
+			const stored = await storedEvent(backend, options.ids[0] ?? '', directory);
+			const {id} = stored;
 			if (stored.event !== eventTypes.externalModuleChosen) {
 				throw journalError('journal-event-not-replayable', {id: id, event: stored.event}, `event ${id} is not a chosen-module event`);
 			}

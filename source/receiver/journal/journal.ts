@@ -30,6 +30,7 @@ import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
 import {newEventTuple, fromStored} from './record-codec.js';
+import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
 import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type JournalSettings = {
@@ -177,6 +178,20 @@ export class JournalBackend implements EventBackend {
 	async near(id: string): Promise<string[]> {
 		// Keys only: the ids are in them, no event is read.
 		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
+	}
+
+	async withPrefix(prefix: string, limit: number): Promise<string[]> {
+		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+	}
+
+	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */
+	readPage(query: PageQuery): Page {
+		return readPage(this.stores, query);
+	}
+
+	/** The newest event's key (a follower compares it to learn of new events). */
+	newestKey(): TimeKey | undefined {
+		return newestKey(this.stores);
 	}
 
 	async stats(): Promise<BackendStats> {

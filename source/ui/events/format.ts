@@ -3,7 +3,7 @@ import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/backend
 import {formatBytes} from '../../format/bytes.js';
 import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
-import {formatTable} from '../../format/table.js';
+import {formatTable, type TableFit} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {bodyText} from '../../receiver/body.js';
 import {shortType} from '../serve/format.js';
@@ -41,13 +41,16 @@ function durationOf(event: StoredEvent): string {
 
 const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
 
+/** The id is never cut; the time shortens to the time of day; then duration, chat, time and type drop. */
+const eventTableFit: TableFit = {whole: [1], shorter: {0: cell => cell.slice(11)}, dropOrder: [5, 4, 0, 2]};
+
 /**
- * The `events list` table, newest first as given: fitted to `width` on a terminal, tab-separated
- * and uncut when `width` is undefined (piped).
+ * The `events list` table, newest first as given: fitted to `width` on a terminal with the ids
+ * whole, tab-separated and uncut when `width` is undefined (piped).
  */
 export function formatEventTable(events: readonly StoredEvent[], width: number | undefined): string[] {
 	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
-	return formatTable(columns, rows, width);
+	return formatTable(columns, rows, width, eventTableFit);
 }
 
 /** `3 events shown of 120 in the journal /data/journal (1.20 MiB on disk).` */
