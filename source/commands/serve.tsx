@@ -17,7 +17,7 @@ import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {healthRecord, healthText} from './messages/health.js';
+import {healthNext, healthRecord, healthText} from './messages/health.js';
 import {durabilityWarning} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
@@ -141,7 +141,8 @@ const command: Command<ServeOptions> = {
 		const attached = service.attach(receiver);
 		const statusText = () => {
 			const state = service.health.state();
-			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
+			const next = healthNext(state);
+			return {text: `${healthText(state, clock, false)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready', ...(next ? {next} : {})};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.

@@ -28,7 +28,7 @@ export type ServeScreenProps = {
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
 	/** serve's status in a few words (ready, degraded …, draining) with the admin address; read every second. */
-	health?: () => {text: string; ok: boolean};
+	health?: () => {text: string; ok: boolean; next?: string};
 	/** Called on q or Ctrl+C: first to stop gracefully (drain), then with force=true to quit at once. */
 	onQuit: (force: boolean) => void;
 	/** Shortest time between two re-renders of the live part, ms. Default 100 (at most 10 a second). */
@@ -249,7 +249,9 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 		...(stopped ? {stopped} : {}),
 		selectable: source.event !== undefined,
 	};
-	const statusLines = statusPanelLines(statusInput, width);
+	// The box never fills the window (its border takes 2 lines, and one stays free).
+	const statusMax = Math.max(1, (size.rows ?? 24) - 3);
+	const statusLines = statusPanelLines(statusInput, width, statusMax);
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
 	const noticeText = notice === undefined ? undefined : wrapParagraphs(notice, width - 1);
 	const noticeLines = noticeText === undefined ? 0 : noticeText.split('\n').length;
@@ -278,7 +280,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 				)
 				: null}
 			<Box marginTop={layout.spacer && (liveShown.length > 0 || layout.hiddenLive > 0) ? 1 : 0}>
-				<StatusPanel {...statusInput} quitting={quitting} width={width} />
+				<StatusPanel {...statusInput} quitting={quitting} width={width} maxLines={statusMax} />
 			</Box>
 		</Box>
 	);
