@@ -30,6 +30,7 @@ import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
 import {newEventTuple, fromStored} from './record-codec.js';
+import {storeEdited} from './edited.js';
 import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
 import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
@@ -182,6 +183,11 @@ export class JournalBackend implements EventBackend {
 
 	async withPrefix(prefix: string, limit: number): Promise<string[]> {
 		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+	}
+
+	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
+	async storeEdited(event: NewEvent): Promise<void> {
+		return storeEdited(this.stores, event);
 	}
 
 	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */

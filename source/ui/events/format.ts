@@ -6,6 +6,7 @@ import {mask} from '../../format/secret.js';
 import {formatTable, type TableFit} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {bodyText} from '../../receiver/body.js';
+import {editedFrom} from '../../receiver/edit-event.js';
 import {shortType} from '../serve/format.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
@@ -89,11 +90,12 @@ function parsedBody(body: string): {value: unknown} | undefined {
  * holds (the raw text only when it is not JSON), so `jq .body.payload` works. A body that is not
  * valid UTF-8 is read with U+FFFD for its bad bytes, and its exact bytes come in `bodyBase64`.
  */
-export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bodyEncoding'> & {body: unknown; bodyBase64?: string} {
+export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bodyEncoding'> & {body: unknown; bodyBase64?: string; editedFrom?: string} {
 	const {bodyEncoding, ...rest} = event;
 	const text = bodyText(event);
 	const parsed = parsedBody(text);
-	return {...rest, headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
+	const original = editedFrom(event);
+	return {...rest, ...(original ? {editedFrom: original} : {}), headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
 }
 
 /** A JSON body indented by two spaces; anything else as it is (bytes that are not UTF-8 as U+FFFD). */
@@ -129,6 +131,11 @@ export function formatEventDetail(event: StoredEvent): string[] {
 	];
 	if (event.chatId) {
 		lines.push(`Chat      ${event.chatId}`);
+	}
+
+	const original = editedFrom(event);
+	if (original) {
+		lines.push(`Edited    from ${original}`);
 	}
 
 	if (event.error) {
