@@ -24,6 +24,8 @@ export type BackendChoice = {
 	limiter?: {max: number; durationMs: number};
 	/** Redis: check whether it persists its data (serve does, to warn when it does not). */
 	checkDurability?: boolean;
+	/** Journal: read the whole file in a child first (default true; the inspector, which reads pages only, skips it). */
+	verify?: boolean;
 };
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
@@ -51,5 +53,5 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	}
 
 	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');
-	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {})});
+	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {}), ...(choice.verify === false ? {verify: false} : {})});
 }

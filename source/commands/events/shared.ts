@@ -39,7 +39,7 @@ export function parseEventId(usage: string): (input: CommandInput) => EventIdOpt
 export type OpenStore = {backend: EventBackend; where: string; directory: string};
 
 /** Opens the events: Redis when a URL is given, else the journal (read or replay mode). */
-export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv): Promise<OpenStore> {
+export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv, open: {verify?: boolean} = {}): Promise<OpenStore> {
 	if (options.redisUrl) {
 		const where = `Redis ${maskUrl(options.redisUrl)}`;
 		return {backend: await openBackend({redisUrl: options.redisUrl, directory: ''}), where, directory: where};
@@ -53,7 +53,7 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
 	}
 
-	return {backend: await openBackend({directory, mode}), where: `the journal in ${directory}`, directory};
+	return {backend: await openBackend({directory, mode, ...(open.verify === false ? {verify: false} : {})}), where: `the journal in ${directory}`, directory};
 }
 
 /** The refusal of an id that is not stored, with the ids close to it. */
