@@ -11,6 +11,7 @@ const parts = [
 	{name: 'receiver', file: 'receiver.ts'},
 	{name: 'scale', file: 'scale.ts'},
 	{name: 'keys', file: 'keys.ts'},
+	{name: 'inspector', file: 'inspector.ts'},
 ];
 
 const requested = process.argv.slice(2);
