@@ -113,7 +113,11 @@ describe('the window over the journal', () => {
 	it('following adds newer events on top and keeps the cursor on its row when it is not at the top', async () => {
 		const fresh = tempDataDir();
 		await fillJournal(fresh, 10, {newestMs: Date.now() - 60_000});
-		const backend = await openJournal({directory: fresh, mode: 'read', verify: false}) as JournalBackend;
+		const backend = await openJournal({directory: fresh, mode: 'read', verify: false});
+		if (!(backend instanceof JournalBackend)) {
+			throw new TypeError('expected the journal');
+		}
+
 		try {
 			const freshRead: Reader = query => backend.readPage(query);
 			let window = moveCursor(openWindow(freshRead, {}, 40), 2, 20, freshRead, {});
