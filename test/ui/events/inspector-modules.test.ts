@@ -3,6 +3,7 @@
  * a journal (read only as the cursor moves, rows let go past the bound, following), and the help
  * and detail lines. The pages come from a real journal filled directly in LMDB.
  */
+import {readFileSync} from 'node:fs';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {StoredEvent} from '../../../source/receiver/backend.js';
 import {JournalBackend, openJournal} from '../../../source/receiver/journal/index.js';
@@ -152,5 +153,14 @@ describe('help and detail lines', () => {
 		expect(plain.join('\n')).toContain('x-platform-signature  …cdef');
 		expect(plain.join('\n')).toContain('error: the platform answered 503');
 		expect(detailLines(event, true).join('\n')).toContain('\u001B[36m"payload"\u001B[39m');
+	});
+});
+
+describe('docs/events.md', () => {
+	it('documents every key of the inspector', () => {
+		const docs = readFileSync(new URL('../../../docs/events.md', import.meta.url), 'utf8');
+		for (const key of inspectorKeys) {
+			expect(docs).toContain(`| \`${key.keys}\` |`);
+		}
 	});
 });
