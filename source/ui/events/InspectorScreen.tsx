@@ -9,8 +9,7 @@ import {useEffect, useLayoutEffect, useRef, useState} from 'react';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
-import {formatEventTable} from './format.js';
-import {detailLines, helpLines} from './inspector-format.js';
+import {detailLines, footerHint, helpLines, listLines, type InspectorMode} from './inspector-format.js';
 import {emptyQuery, filterHelp, filterText, parseFilterText, queryMatcher, queryText, timeWindow, type Query} from './inspector-query.js';
 import {loadNewer, loadOlder, moveCursor, newerCount, openWindow, scrolled, selectedRow, wantsOlder, type Reader, type Scope, type Window} from './inspector-window.js';
 
@@ -37,7 +36,7 @@ export type InspectorProps = {
 	colour: boolean;
 };
 
-type Mode = 'list' | 'search' | 'filter' | 'detail' | 'help';
+type Mode = InspectorMode;
 
 /** Lines the list leaves to the header, the table's heading, the footer and one free line. */
 const chrome = 4;
@@ -295,23 +294,4 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 			{footerLines.map((line, index) => <Text key={`footer-${String(index)}`} dimColor={notice === undefined && mode !== 'search' && mode !== 'filter'} wrap="truncate-end">{line}</Text>)}
 		</Box>
 	);
-}
-
-function footerHint(mode: Mode, window: Window): string {
-	if (mode === 'detail') {
-		return '↑/↓ scroll · Enter/Esc back · r replay · e edit · y copy id · ? help · q quit';
-	}
-
-	const searching = window.olderEnd || window.rows.length > window.cursor + 1 ? '' : ' · reading…';
-	return `${window.rows.length === 0 ? 'no events' : `${window.cursor + 1}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
-}
-
-/** The table: heading and the rows in view, the ids whole. */
-function listLines(shown: Window, view: number, width: number): string[] {
-	const rows = shown.rows.slice(shown.top, shown.top + view);
-	if (rows.length === 0) {
-		return [shown.olderEnd ? 'No events match.' : 'Reading…'];
-	}
-
-	return formatEventTable(rows.map(row => row.event), width);
 }

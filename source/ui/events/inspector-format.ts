@@ -4,7 +4,10 @@
  * and the copy of an id through OSC 52.
  */
 import type {StoredEvent} from '../../receiver/backend.js';
-import {formatEventDetail} from './format.js';
+import {formatEventDetail, formatEventTable} from './format.js';
+import type {Window} from './inspector-window.js';
+
+export type InspectorMode = 'list' | 'search' | 'filter' | 'detail' | 'help';
 
 export type KeyHelp = {keys: string; does: string; short: string};
 
@@ -108,4 +111,24 @@ export function clipboardSupported(env: NodeJS.ProcessEnv): boolean {
 	return ['iTerm.app', 'WezTerm', 'vscode', 'ghostty', 'tmux'].includes(program)
 		|| /kitty|alacritty|foot|wezterm|ghostty/.test(term)
 		|| env.KITTY_WINDOW_ID !== undefined || env.WEZTERM_PANE !== undefined;
+}
+
+/** The footer when nothing else is said: where the cursor is and the main keys. */
+export function footerHint(mode: InspectorMode, window: Window): string {
+	if (mode === 'detail') {
+		return '↑/↓ scroll · Enter/Esc back · r replay · e edit · y copy id · ? help · q quit';
+	}
+
+	const searching = window.olderEnd || window.rows.length > window.cursor + 1 ? '' : ' · reading…';
+	return `${window.rows.length === 0 ? 'no events' : `${window.cursor + 1}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
+}
+
+/** The table: heading and the rows in view, the ids whole. */
+export function listLines(shown: Window, view: number, width: number): string[] {
+	const rows = shown.rows.slice(shown.top, shown.top + view);
+	if (rows.length === 0) {
+		return [shown.olderEnd ? 'No events match.' : 'Reading…'];
+	}
+
+	return formatEventTable(rows.map(row => row.event), width);
 }
