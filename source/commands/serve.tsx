@@ -15,6 +15,7 @@ import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
+import {editWhileServing} from './events/edit-replay.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
 import {healthNext, healthRecord, healthText} from './messages/health.js';
@@ -120,7 +121,11 @@ const command: Command<ServeOptions> = {
 		const warning = options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
 		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
 		// for the screen or the log, which attach a moment later.
-		const events = replayingSource(receiver);
+		const events = {
+			...replayingSource(receiver),
+			// The screen's e: the editor opens while the receiver goes on answering.
+			edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date()),
+		};
 		let url: string;
 		let adminUrl: string | undefined;
 		try {

@@ -32,16 +32,16 @@ export const inspectorKeys: readonly KeyHelp[] = [
  * The help overlay's lines within `room` lines of `width` columns: a key per line with what it
  * does; when that does not fit, every key with a word or two, packed onto lines.
  */
-export function helpLines(width: number, room: number): string[] {
-	const keyWidth = Math.max(...inspectorKeys.map(key => key.keys.length));
-	const full = ['Keys', ...inspectorKeys.map(key => `  ${key.keys.padEnd(keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
+export function helpLines(width: number, room: number, keys: readonly KeyHelp[] = inspectorKeys): string[] {
+	const keyWidth = Math.max(...keys.map(key => key.keys.length));
+	const full = ['Keys', ...keys.map(key => `  ${key.keys.padEnd(keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
 	if (full.length <= room && full.every(line => line.length <= width)) {
 		return full;
 	}
 
 	const lines: string[] = [];
 	let line = '';
-	for (const item of inspectorKeys.map(key => `${key.keys} ${key.short}`)) {
+	for (const item of keys.map(key => `${key.keys} ${key.short}`)) {
 		if (line !== '' && line.length + 3 + item.length > width) {
 			lines.push(line);
 			line = '';

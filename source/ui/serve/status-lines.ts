@@ -161,7 +161,7 @@ function footerSection(input: StatusInput): StatusSection {
 		]};
 	}
 
-	const keys: StatusItem[] = input.selectable ? [{text: '↑/↓ select'}, {text: 'Enter details'}, {text: 'r replay failed'}] : [];
+	const keys: StatusItem[] = input.selectable ? [{text: '↑/↓ select'}, {text: 'Enter details'}, {text: 'r replay failed'}, {text: '? help'}] : [];
 	return {key: 'footer', tone: 'dim', items: [
 		...keys,
 		{text: 'q or Ctrl+C to stop'},

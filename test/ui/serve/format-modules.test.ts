@@ -85,7 +85,7 @@ describe('the serve status box', () => {
 
 	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {
 		const footer = (value: StatusInput) => statusPanelContent(value, 80).filter(line => line.key === 'footer');
-		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · q or Ctrl+C to stop · running jobs get 25 s to finish');
+		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · ? help · q or Ctrl+C to stop · running jobs get 25 s to finish');
 		const draining = footer({...input, draining: {timeoutMs: 25_000}});
 		expect(draining[0]?.spinner).toBe(true);
 		expect(draining.map(line => lineText(line)).join(' · ')).toContain('waiting up to 25 s for 3 jobs…');
