@@ -22,13 +22,18 @@ export function editorCommand(env: NodeJS.ProcessEnv): string {
  * run by the shell (it may carry arguments, `code --wait`), the file given as its last argument.
  */
 export function editText(text: string, env: NodeJS.ProcessEnv, name: string): string {
-	return withEditedFile(text, name, file => {
+	const temporary = temporaryFile(text, name);
+	try {
 		const editor = editorCommand(env);
-		const run = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], {stdio: 'inherit', env});
+		const run = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', temporary.file], {stdio: 'inherit', env});
 		if (run.error || run.status !== 0) {
 			throw editorFailure(editor, run.error, run.status ?? run.signal);
 		}
-	});
+
+		return temporary.read();
+	} finally {
+		temporary.remove();
+	}
 }
 
 /**
@@ -36,13 +41,11 @@ export function editText(text: string, env: NodeJS.ProcessEnv, name: string): st
  * open (the screen gives the terminal up for that time).
  */
 export async function editTextAsync(text: string, env: NodeJS.ProcessEnv, name: string): Promise<string> {
-	const folder = mkdtempSync(path.join(tmpdir(), 'platform-tui-edit-'));
-	const file = path.join(folder, name);
+	const temporary = temporaryFile(text, name);
 	try {
-		writeFileSync(file, text, {mode: 0o600});
 		const editor = editorCommand(env);
 		await new Promise<void>((resolve, reject) => {
-			const child = spawn('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], {stdio: 'inherit', env});
+			const child = spawn('/bin/sh', ['-c', `${editor} "$1"`, 'editor', temporary.file], {stdio: 'inherit', env});
 			child.once('error', error => {
 				reject(editorFailure(editor, error, null));
 			});
@@ -54,22 +57,26 @@ export async function editTextAsync(text: string, env: NodeJS.ProcessEnv, name: 
 				}
 			});
 		});
-		return readFileSync(file, 'utf8');
+		return temporary.read();
 	} finally {
-		rmSync(folder, {recursive: true, force: true});
+		temporary.remove();
 	}
 }
 
-function withEditedFile(text: string, name: string, edit: (file: string) => void): string {
+/** The text in a file of its own (mode 600) in a new temporary folder, for the editor. */
+function temporaryFile(text: string, name: string): {file: string; read(): string; remove(): void} {
 	const folder = mkdtempSync(path.join(tmpdir(), 'platform-tui-edit-'));
 	const file = path.join(folder, name);
 	try {
 		writeFileSync(file, text, {mode: 0o600});
-		edit(file);
-		return readFileSync(file, 'utf8');
-	} finally {
+	} catch (error) {
 		rmSync(folder, {recursive: true, force: true});
+		throw error;
 	}
+
+	return {file, read: () => readFileSync(file, 'utf8'), remove() {
+		rmSync(folder, {recursive: true, force: true});
+	}};
 }
 
 function editorFailure(editor: string, error: Error | undefined, ended: number | string | null): UserError {
