@@ -27,6 +27,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['chat'], summary: 'Ask follow-up questions in an existing chat', load: async () => import('./chat.js')},
 	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('./serve.js')},
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('./trigger.js')},
+	{words: ['events', 'inspect'], summary: 'Browse, search and replay the journaled events in a full-screen inspector', load: async () => loadLater('./events/inspect.js')},
 	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => loadLater('./events/list.js')},
 	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => loadLater('./events/show.js')},
 	{words: ['events', 'export'], summary: 'Print a journaled event\'s body (or write it to a file) as a fixture', load: async () => import('./events/export.js')},

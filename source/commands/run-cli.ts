@@ -118,7 +118,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	}
 
 	const json = wantsFlag(argv, '--json');
-	const found = findCommand(argv);
+	const named = findCommand(argv);
+	// A bare `platform-tui events` in a terminal opens the inspector; elsewhere it stays the group's help.
+	const opensInspector = named.kind === 'group' && named.group === 'events' && Boolean(io.stdout.isTTY) && !io.env.CI && !json && !wantsFlag(argv, '--help', '-h');
+	const at = argv.indexOf('events');
+	const found = opensInspector ? findCommand([...argv.slice(0, at + 1), 'inspect', ...argv.slice(at + 1)]) : named;
 	if (found.kind !== 'command') {
 		if (found.kind === 'unknown') {
 			return unknownCommand(io, json, found.words, found.suggestion);

@@ -15,9 +15,10 @@ import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from './abort.js';
+import {editWhileServing} from './events/edit-replay.js';
 import type {Deps} from './deps.js';
 import type {Command} from './types.js';
-import {healthRecord, healthText, waitingRecord, waitingText} from './messages/health.js';
+import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from './messages/health.js';
 import {durabilityWarning, volatileRefusal} from './messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from './validators.js';
@@ -130,7 +131,11 @@ const command: Command<ServeOptions> = {
 		const warning = redisWarning();
 		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
 		// for the screen or the log, which attach a moment later.
-		const events = replayingSource(receiver);
+		const events = {
+			...replayingSource(receiver),
+			// The screen's e: the editor opens while the receiver goes on answering.
+			edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date()),
+		};
 		let url: string;
 		let adminUrl: string | undefined;
 		try {
@@ -154,7 +159,8 @@ const command: Command<ServeOptions> = {
 			const volatile = volatileWarning();
 			const waiting = service.waiting();
 			const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
-			return {text: `${healthText(state, clock)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined};
+			const next = healthNext(state);
+			return {text: `${healthText(state, clock, false)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined, ...(next ? {next} : {})};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen.

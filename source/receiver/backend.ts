@@ -203,6 +203,10 @@ export type EventBackend = {
 	get(id: string): Promise<StoredEvent | undefined>;
 	/** The stored ids closest to `id` (a "did you mean" for an unknown one), closest first. */
 	near(id: string): Promise<string[]>;
+	/** Stores an edited copy of an event as a new event, to replay it next (journal). */
+	storeEdited?(event: NewEvent): Promise<void>;
+	/** The stored ids starting with `prefix`, sorted, at most `limit` (a short id typed by a person). */
+	withPrefix?(prefix: string, limit: number): Promise<string[]>;
 	/**
 	 * Processes a stored event again with a fresh attempt: in this process through `handler`
 	 * (journal, memory) or by re-queuing it for the replicas (redis). Never while another process

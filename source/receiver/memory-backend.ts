@@ -158,6 +158,9 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async near(id) {
 			return Promise.resolve(nearIds(id, events.keys()));
 		},
+		async withPrefix(prefix, limit) {
+			return Promise.resolve([...events.keys()].filter(id => id.startsWith(prefix)).sort().slice(0, limit));
+		},
 		async replay(id, run): Promise<ReplayResult> {
 			const stored = events.get(id);
 			if (!stored) {

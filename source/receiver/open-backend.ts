@@ -29,6 +29,8 @@ export type BackendChoice = {
 	/** Redis: acknowledge only once this many replicas confirm the event (WAIT), within `waitTimeoutMs`. */
 	waitReplicas?: number;
 	waitTimeoutMs?: number;
+	/** Journal: read the whole file in a child first (default true; the inspector, which reads pages only, skips it). */
+	verify?: boolean;
 };
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
@@ -58,5 +60,5 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	}
 
 	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');
-	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {})});
+	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {}), ...(choice.verify === false ? {verify: false} : {})});
 }

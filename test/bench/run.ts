@@ -12,6 +12,7 @@ const parts = [
 	{name: 'scale', file: 'scale.ts'},
 	{name: 'redis', file: 'redis-ack.ts'},
 	{name: 'keys', file: 'keys.ts'},
+	{name: 'inspector', file: 'inspector.ts'},
 ];
 
 const requested = process.argv.slice(2);

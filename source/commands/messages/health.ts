@@ -5,13 +5,19 @@ import type {HealthState} from '../../receiver/health.js';
 /** What to do when the platform rejects the key. */
 export const keyRejectedNext = 'set a valid key with `platform-tui keys set` (or PLATFORM_API_KEY), or rotate it with `platform-tui keys rotate`';
 
-/** The status in one line: `ready`, `degraded since 12:00:01: …`, `draining`. */
-export function healthText(state: HealthState, clock: (iso: string) => string): string {
+/** The next step of a degraded status, when there is one to take. */
+export function healthNext(state: HealthState): string | undefined {
+	return state.status === 'degraded' && state.dependencies.platform.code === 'key-rejected' ? keyRejectedNext : undefined;
+}
+
+/** The status in one line: `ready`, `degraded since 12:00:01: …`, `draining`; the next step after `; next:` unless `withNext` is false. */
+export function healthText(state: HealthState, clock: (iso: string) => string, withNext = true): string {
 	if (state.status !== 'degraded') {
 		return state.status;
 	}
 
-	const next = state.dependencies.platform.code === 'key-rejected' ? `; next: ${keyRejectedNext}` : '';
+	const step = withNext ? healthNext(state) : undefined;
+	const next = step ? `; next: ${step}` : '';
 	return `degraded since ${clock(state.since)}: ${state.reasons.join('; ')}${next}`;
 }
 

@@ -45,6 +45,10 @@ export const journalMessages: MessageTable = {
 		message: `No event ${data.id} in the journal in ${data.directory}.`,
 		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',
 	}),
+	'journal-event-ambiguous': (data: JournalErrorData['journal-event-ambiguous']) => ({
+		message: `${data.prefix} is the start of more than one event in ${data.directory}: ${data.candidates.join(', ')}${data.more ? ' and more' : ''}.`,
+		next: 'Give more of the id.',
+	}),
 	'journal-event-busy': (data: JournalErrorData['journal-event-busy']) => ({
 		message: `Event ${data.id} is being processed by another process (${data.holder}), so it was not replayed.`,
 		next: 'Try again once that process has finished with it (`platform-tui events show` tells its status).',

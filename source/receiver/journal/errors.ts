@@ -11,6 +11,7 @@ export type JournalErrorData = {
 	'journal-unrecoverable': {directory: string; file: string; reason: string};
 	'journal-record-format': {format: string; id: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
+	'journal-event-ambiguous': {prefix: string; candidates: string[]; more: boolean; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};
 };

@@ -33,6 +33,8 @@ import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
 import {nextAttemptOf} from '../retry-schedule.js';
 import {newEventTuple, fromStored} from './record-codec.js';
+import {storeEdited} from './edited.js';
+import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
 import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type JournalSettings = {
@@ -196,6 +198,25 @@ export class JournalBackend implements EventBackend {
 	async near(id: string): Promise<string[]> {
 		// Keys only: the ids are in them, no event is read.
 		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
+	}
+
+	async withPrefix(prefix: string, limit: number): Promise<string[]> {
+		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+	}
+
+	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
+	async storeEdited(event: NewEvent): Promise<void> {
+		return storeEdited(this.stores, event);
+	}
+
+	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */
+	readPage(query: PageQuery): Page {
+		return readPage(this.stores, query);
+	}
+
+	/** The newest event's key (a follower compares it to learn of new events). */
+	newestKey(): TimeKey | undefined {
+		return newestKey(this.stores);
 	}
 
 	async stats(): Promise<BackendStats> {

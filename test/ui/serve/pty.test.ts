@@ -277,4 +277,82 @@ describe('serve screen in a terminal', () => {
 			session.kill('SIGKILL');
 		}
 	});
+
+	it('at 80×24, / ? p y and e (a scripted $EDITOR) act on the rows', async () => {
+		const dataDir = tempDataDir();
+		const editor = 'sed -i s/Edit/Edited/';
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: {...env(), EDITOR: editor, VISUAL: undefined}, columns: 80, rows: 24});
+		try {
+			const port = await listeningPort(() => session.output());
+			await screenShows(session, has('? help'), 'the screen');
+			const first = await chosenEvent('Edit me please');
+			await deliver(port, first);
+			const other = buildTestEvent('user-message', {text: 'Unrelated', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, other);
+			await screenShows(session, screen => screen.some(line => line.includes('answered 1')), 'the answer');
+			session.write('/');
+			await screenShows(session, has('Enter search · Esc cancel'), 'the search line');
+			session.write('please');
+			await screenShows(session, has('/please'), 'the typed search');
+			session.write('\r');
+			await screenShows(session, has('search "please": 1 of 2 rows match'), 'the match count');
+			session.write('\u001B[A');
+			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('Edit me please')), 'the selected match');
+			session.write('y');
+			await screenShows(session, has(first.id.slice(0, 12)), 'the copy notice');
+			expect(session.output()).toContain(`\u001B]52;c;${Buffer.from(first.id).toString('base64')}\u0007`);
+			session.write('?');
+			await screenShows(session, has('Any key closes this help.'), 'the help');
+			session.write('x');
+			await screenShows(session, screen => !screen.some(line => line.includes('Any key closes')), 'the help closed');
+			session.write('p');
+			await screenShows(session, has('paused: 0 finished rows held (p resumes)'), 'paused');
+			session.write('p');
+			await screenShows(session, screen => !screen.some(line => line.includes('paused:')), 'resumed');
+			session.write('e');
+			const edited = await screenShows(session, has('Stored the edited copy'), 'the edited replay');
+			expect(edited.join(' ')).toMatch(/replayed it: answered/);
+			const copy = /as (evt_\S+) and replayed/.exec(edited.join(' ').replace(/\s+/g, ' '))?.[1] ?? '';
+			expect(copy).not.toBe('');
+			session.write('q');
+			await session.exit();
+			const show = startCli(['events', 'show', copy, '--json', '--data-dir', dataDir], {env: env()});
+			await show.closed;
+			expect(show.stdout()).toContain('Edited me please');
+			expect(show.stdout()).toContain(first.id);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	// Known defect, not fixed yet: when the window shrinks, the terminal re-wraps the 200-column frame
+	// into more lines than Ink erases, so the top of the old box stays above the new one (and, grown
+	// back, that stale top border is what is left). Marked as failing so the fix turns it red: then
+	// drop `.fails`.
+	it.fails('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback', async () => {
+		const dataDir = tempDataDir();
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 200, rows: 50, resizable: true});
+		const port = await listeningPort(() => session.output());
+		const boxAt = (columns: number) => async () => waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), what: `the whole box at ${columns} columns`});
+		try {
+			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
+			const message = buildTestEvent('user-message', {text: 'Before the shrink', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, message);
+			await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')), what: 'the logged row'});
+			await boxAt(200)();
+			session.resize(60, 15);
+			await boxAt(60)();
+			session.resize(200, 50);
+			const after = await boxAt(200)();
+			// One box, one account of the secrets and the key, one row per event: nothing left over.
+			expect(after.filter(line => line.startsWith('╭'))).toHaveLength(1);
+			expect(after.filter(line => line.startsWith('╰'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('endpoint secret'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('user-message.created'))).toHaveLength(1);
+			session.write('q');
+			await session.exit();
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
 });
