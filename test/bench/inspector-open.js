@@ -1,3 +1,4 @@
+/* global process, console, performance, setImmediate, setTimeout -- Node globals: this file is plain JavaScript, run by node itself. */
 /**
  * One run of the inspector for the bench, in a process of its own and from the build (dist/), as
  * the installed program runs: opens the journal in the data directory given, renders the
