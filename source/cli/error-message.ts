@@ -9,6 +9,7 @@ import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
 import {wordingFor} from './messages/index.js';
+import {resumeAdvice, UploadStoppedError} from '../commands/upload-resume.js';
 import {UsageError} from './validators.js';
 
 export type ErrorText = {
@@ -16,6 +17,9 @@ export type ErrorText = {
 	code: string;
 	message: string;
 	next?: string;
+	/** An upload that stopped after its chat was known: the chat, and the command that continues it. */
+	chatId?: string;
+	resume?: string;
 };
 
 export type DescribeOptions = {
@@ -38,6 +42,13 @@ export const unexpectedErrorCode = 'unexpected-error';
 
 /** The sentence and next step for any thrown value. */
 export function describeError(error: unknown, options: DescribeOptions = {}): ErrorText {
+	if (error instanceof UploadStoppedError) {
+		const inner = describeError(error.cause, options);
+		// "Run the same command again" would start a second chat: the command that continues this one follows.
+		const advice = resumeAdvice(error.chatId, error.command);
+		return {code: inner.code, message: inner.message, next: inner.next ? `${sentence(inner.next)} ${advice}` : advice, chatId: error.chatId, resume: error.command};
+	}
+
 	if (error instanceof UsageError || error instanceof UserError) {
 		return {code: error.code, message: sentence(error.message)};
 	}

@@ -101,8 +101,9 @@ export function readFlag(spec: FlagSpec, name: string, input: Pick<CommandInput,
 		}
 
 		case 'check': {
-			const value = stringFlag(one, name);
-			if (!range.test(value ?? '')) {
+			const given = stringFlag(one, name) ?? '';
+			const value = range.normalize ? range.normalize(given) : given;
+			if (!range.test(value)) {
 				badFlag(name, range.rule, raw, range.example);
 			}
 

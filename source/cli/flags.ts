@@ -5,7 +5,8 @@
  * `--redis` only for the commands that keep events, which name them in their own `flags`).
  */
 import {settingSpecs, type SettingName} from '../config/settings.js';
-import type {FlagSpec} from './types.js';
+import {parseRedisTarget} from '../receiver/redis/target.js';
+import type {FlagRange, FlagSpec} from './types.js';
 
 /**
  * A connection flag from its setting (config/settings.ts): the environment variable and help are the
@@ -29,10 +30,23 @@ export const sharedFlags = {
 	version: {type: 'boolean', default: false, shortFlag: 'v'},
 } satisfies Record<string, FlagSpec>;
 
+/**
+ * A Redis address: redis:// or rediss://, or a Cluster's or Sentinel's (redis+cluster://,
+ * redis+sentinel:// and their TLS forms). The URL parser drops tabs and line breaks; so does the
+ * value kept.
+ */
+const redisUrl = {
+	kind: 'check',
+	test: value => parseRedisTarget(value) !== undefined,
+	normalize: value => value.replaceAll(/[\t\n\r]/g, ''),
+	rule: 'a URL starting with redis:// or rediss:// (redis+cluster://host:port,host:port or redis+sentinel://host:port,host:port/mastername for a Cluster or Sentinel)',
+	example: 'redis://127.0.0.1:6379',
+} satisfies FlagRange;
+
 /** Where serve and the events commands keep events; a command that keeps events lists these in its flags. */
 export const storeFlags = {
 	dataDir: {type: 'string', env: 'PLATFORM_TUI_DATA_DIR', complete: 'folder', description: 'Where the event journal lives (default: the app\'s data folder)', placeholder: 'DIR'},
-	redis: {type: 'string', env: 'PLATFORM_REDIS_URL', range: {kind: 'url', protocols: ['redis:', 'rediss:']}, description: 'Read the events replicas share in Redis instead', placeholder: 'URL'},
+	redis: {type: 'string', env: 'PLATFORM_REDIS_URL', range: redisUrl, description: 'Read the events replicas share in Redis instead', placeholder: 'URL'},
 } satisfies Record<string, FlagSpec>;
 
 /** What the tokenizer knows before the command is: these may stand before the command words. */

@@ -32,6 +32,9 @@ export const errorLine = z.object({
 	code: z.string().min(1),
 	message: z.string().min(1),
 	next: z.string().min(1),
+	/** A stopped upload: its chat and the command that resumes it. */
+	chatId: z.string().min(1).optional(),
+	resume: z.string().min(1).optional(),
 	...touchedIds.shape,
 });
 
@@ -81,7 +84,7 @@ export type JsonOutput = {
 	/** What the command writes to: passes every byte to stdout and watches the lines. */
 	stream: Writable & {isTTY?: boolean; columns?: number; rows?: number};
 	/** Ends the run with the `result` or `error` line. */
-	finish(end: {exitCode: number; command: string} | {error: {code: string; message: string; next: string}}): Promise<void>;
+	finish(end: {exitCode: number; command: string} | {error: {code: string; message: string; next: string; chatId?: string; resume?: string}}): Promise<void>;
 };
 
 export function createJsonOutput(stdout: NodeJS.WritableStream & {columns?: number}): JsonOutput {

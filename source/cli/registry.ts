@@ -10,6 +10,7 @@ import configList from '../commands/config/list.command.js';
 import configPath from '../commands/config/path.command.js';
 import configSet from '../commands/config/set.command.js';
 import eventsExport from '../commands/events/export.command.js';
+import eventsInspect from '../commands/events/inspect.command.js';
 import eventsList from '../commands/events/list.command.js';
 import eventsRecover from '../commands/events/recover.command.js';
 import eventsReplay from '../commands/events/replay.command.js';
@@ -37,6 +38,7 @@ export const registry: readonly RegistryEntry[] = [
 	chat,
 	serve,
 	trigger,
+	eventsInspect,
 	eventsList,
 	eventsShow,
 	eventsExport,

@@ -140,7 +140,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	}
 
 	const json = leading.flags.json === true;
-	const found = findCommand(argv);
+	const named = findCommand(argv);
+	// A bare `platform-tui events` in a terminal opens the inspector; elsewhere it stays the group's help.
+	const opensInspector = named.kind === 'group' && named.group === 'events' && Boolean(io.stdout.isTTY) && !io.env.CI && !json && leading.flags.help !== true;
+	const at = leading.positionalIndexes[0] ?? 0;
+	const found = opensInspector ? findCommand([...argv.slice(0, at + 1), 'inspect', ...argv.slice(at + 1)]) : named;
 	if (found.kind !== 'command') {
 		if (found.kind === 'unknown') {
 			return unknownCommand(io, json, found.words, found.suggestion);
@@ -226,7 +230,9 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
 		const text = describeError(error, {offersLocal});
 		const usage = error instanceof UsageError;
-		await output?.finish({error: {code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.')}});
+		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
+		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};
+		await output?.finish({error: {code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume}});
 		const stack = debug ? debugStack(error) : undefined;
 		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
 		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);

@@ -40,7 +40,7 @@ export type FlagRange =
 	/** Any text as typed, empty included (not trimmed). */
 	| {kind: 'text'}
 	/** Any other rule: the test a (trimmed) value must pass, the rule's words and a value that passes. */
-	| {kind: 'check'; test: (value: string) => boolean; rule: string; example: string};
+	| {kind: 'check'; test: (value: string) => boolean; rule: string; example: string; normalize?: (value: string) => string};
 
 export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 

@@ -1,8 +1,11 @@
 /** `serve`'s flags and their parse (the command itself is serve.tsx). */
 import {parseStore, storeFlags} from './events/store-flags.js';
+import {formatCompactDuration} from '../format/duration.js';
 import type {CommandInput, FlagSpec} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
+import {badFlag} from '../cli/validators.js';
 import {receiverDefaults} from '../receiver/receiver-options.js';
+import {defaultAnswerDeadlineMs, defaultFinalDeadlineMs} from '../receiver/retry-schedule.js';
 
 export type ServeOptions = {
 	port: number;
@@ -15,6 +18,12 @@ export type ServeOptions = {
 	retentionMs: number;
 	maxEvents: number;
 	redisUrl?: string;
+	/** Run on a Redis that may lose acknowledged events (no AOF, or an evicting maxmemory-policy), warning on every status line. */
+	allowVolatileRedis?: boolean;
+	/** Acknowledge an event only once this many Redis replicas confirm it (WAIT); 0: off. */
+	redisWaitReplicas?: number;
+	/** How long WAIT may take before the delivery gets 503, ms (with redisWaitReplicas). */
+	redisWaitTimeoutMs?: number;
 	/** The admin listener's port (undefined: off; 0 picks a free one). */
 	adminPort?: number;
 	adminHost: string;
@@ -25,6 +34,12 @@ export type ServeOptions = {
 	platformRate?: number;
 	forwardTo?: string;
 	forwardRetries: number;
+	/** How long after its arrival an event's answer (or forward) is still tried, ms. */
+	answerDeadlineMs: number;
+	/** How long after its arrival a final message (the apology) is still tried, ms. */
+	finalMessageDeadlineMs: number;
+	/** Hidden (tests, chaos): the first wait of the durable retries, ms. */
+	retryBackoffMs?: number;
 	/** Hidden (tests): the platform probe's interval, ms. */
 	probeIntervalMs?: number;
 	/** Hidden (tests): the forward backoff's base, ms. */
@@ -45,6 +60,9 @@ export const serveFlags = {
 	retention: {type: 'string', default: '7d', range: {kind: 'duration', min: dayMs, max: 3650 * dayMs}, description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
 	maxEvents: {type: 'number', default: 100_000, range: {kind: 'int', min: 1000, max: 100_000_000}, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis'},
+	allowVolatileRedis: {type: 'boolean', default: false, description: 'Run on a Redis that may lose acknowledged events (AOF off, or a maxmemory-policy other than noeviction); serve warns on every status line'},
+	redisWaitReplicas: {type: 'number', default: 0, range: {kind: 'int', min: 0, max: 100}, description: 'Acknowledge an event only once N Redis replicas have it (WAIT); 503 when they do not confirm in time', placeholder: 'N'},
+	redisWaitTimeout: {type: 'number', default: 1, range: {kind: 'seconds', max: 60}, description: 'How long --redis-wait-replicas waits for the replicas, seconds', placeholder: 'SECONDS'},
 	adminPort: {type: 'number', range: port, description: 'Serve /livez, /readyz and /metrics on this port (default off; 0 picks a free one)', placeholder: 'N'},
 	adminHost: {type: 'string', default: '127.0.0.1', description: 'Address of the admin listener', placeholder: 'HOST'},
 	exitOnUnready: {type: 'number', range: {kind: 'seconds', max: 86_400, example: 60}, description: 'Exit 1 after not being ready this long, so a supervisor restarts serve', placeholder: 'SECONDS'},
@@ -52,7 +70,10 @@ export const serveFlags = {
 	platformRate: {type: 'string', range: {kind: 'number', min: 0, aboveMin: true, max: 100_000, unit: 'calls per second', example: 5}, description: 'Most platform calls per second (per cluster with --redis); default unlimited', placeholder: 'N'},
 	forwardTo: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'POST each event, signed again, to your own handler instead of answering it', placeholder: 'URL'},
 	forwardRetries: {type: 'number', default: 5, range: {kind: 'int', min: 0, max: 100}, description: 'Retries of a forward that got no 2xx (exponential backoff with jitter)', placeholder: 'N'},
+	answerDeadline: {type: 'string', default: formatCompactDuration(defaultAnswerDeadlineMs), range: {kind: 'duration', min: 1000, max: 30 * dayMs}, description: 'How long an answer (or forward) that fails for a transient reason is retried, from the event\'s arrival; then the apology is written', placeholder: 'DURATION'},
+	finalMessageDeadline: {type: 'string', default: formatCompactDuration(defaultFinalDeadlineMs), range: {kind: 'duration', min: 1000, max: 30 * dayMs}, description: 'How long the final message (the apology) is retried until it lands, from the event\'s arrival', placeholder: 'DURATION'},
 	probeInterval: {type: 'number', range: {kind: 'int', min: 1, max: 3_600_000, example: 30_000}},
+	retryBackoff: {type: 'number', range: {kind: 'int', min: 1, max: 600_000, example: 5000}},
 	forwardBackoff: {type: 'number', range: {kind: 'int', min: 1, max: 60_000, example: 500}},
 } satisfies Record<string, FlagSpec>;
 
@@ -65,6 +86,15 @@ export function parseServe(input: CommandInput): ServeOptions {
 	const flags = readFlags(serveFlags, input);
 	// Without --data-dir or PLATFORM_TUI_DATA_DIR, run uses the app's data folder.
 	const {dataDir, redisUrl} = parseStore(input.flags, input.env);
+	if (flags.redisWaitReplicas > 0 && /^rediss?\+cluster:/i.test(redisUrl ?? '')) {
+		// WAIT counts the replicas of the node it is sent to; a Cluster spreads keys over several.
+		badFlag('redisWaitReplicas', 'left out with a Redis Cluster (WAIT confirms one node\'s replicas only)', flags.redisWaitReplicas);
+	}
+
+	if (flags.finalMessageDeadline < flags.answerDeadline) {
+		badFlag('finalMessageDeadline', `a duration no shorter than --answer-deadline (${formatCompactDuration(flags.answerDeadline)}): the apology comes after the answer's deadline`, input.flags.finalMessageDeadline);
+	}
+
 	return {
 		port: flags.port,
 		host: flags.host,
@@ -76,6 +106,10 @@ export function parseServe(input: CommandInput): ServeOptions {
 		adminHost: flags.adminHost,
 		maxBacklog: flags.maxBacklog,
 		forwardRetries: flags.forwardRetries,
-		...defined({dataDir, redisUrl, adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, forwardBackoffMs: flags.forwardBackoff}),
+		answerDeadlineMs: flags.answerDeadline,
+		finalMessageDeadlineMs: flags.finalMessageDeadline,
+		...(flags.allowVolatileRedis ? {allowVolatileRedis: true} : {}),
+		...(flags.redisWaitReplicas > 0 ? {redisWaitReplicas: flags.redisWaitReplicas, redisWaitTimeoutMs: flags.redisWaitTimeout} : {}),
+		...defined({dataDir, redisUrl, adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, retryBackoffMs: flags.retryBackoff, forwardBackoffMs: flags.forwardBackoff}),
 	};
 }

@@ -15,10 +15,11 @@ import {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from '../cli/abort.js';
+import {editWhileServing} from './events/edit-replay.js';
 import type {Deps} from '../cli/deps.js';
 import type {Command} from '../cli/types.js';
-import {healthRecord, healthText} from '../cli/messages/health.js';
-import {durabilityWarning} from '../cli/messages/redis.js';
+import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '../cli/messages/health.js';
+import {durabilityWarning, volatileRefusal} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {secretListFlag} from '../cli/validators.js';
 import {commandInfo} from '../cli/declaration.js';
@@ -102,13 +103,16 @@ function presentJson(deps: Deps, started: Started, events: EventLog, log: Return
 		toleranceSeconds: options.toleranceSeconds,
 		drainTimeoutMs: options.drainTimeoutMs,
 		backend: backend.kind,
-		...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability)} : {})} : {dataDir: directory}),
+		...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability), ...(warning ? {redisWarning: warning} : {})} : {})} : {dataDir: directory}),
+		...(options.redisWaitReplicas === undefined ? {} : {redisWaitReplicas: options.redisWaitReplicas}),
 		retention: formatCompactDuration(options.retentionMs),
 		maxEvents: options.maxEvents,
 		maxBacklog: options.maxBacklog,
 		...(adminUrl ? {adminUrl} : {}),
 		...(rate === undefined ? {} : {platformRate: rate}),
 		...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
+		answerDeadline: formatCompactDuration(options.answerDeadlineMs),
+		finalMessageDeadline: formatCompactDuration(options.finalMessageDeadlineMs),
 	});
 	if (warning && backend.durability) {
 		deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
@@ -138,7 +142,7 @@ function presentPlain(deps: Deps, started: Started, events: EventLog, log: Retur
 
 const command: Command<ServeOptions> = {
 	...commandInfo(declaration),
-	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
+	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL [--allow-volatile-redis] [--redis-wait-replicas N]] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: serveFlags,
 	examples: [
@@ -162,9 +166,15 @@ const command: Command<ServeOptions> = {
 			directory,
 			maxAgeMs: options.retentionMs,
 			maxEntries: options.maxEvents,
-			...(options.redisUrl ? {checkDurability: true} : {}),
+			...(options.redisUrl ? {checkDurability: true, allowVolatile: options.allowVolatileRedis === true, waitReplicas: options.redisWaitReplicas ?? 0, ...(options.redisWaitTimeoutMs === undefined ? {} : {waitTimeoutMs: options.redisWaitTimeoutMs})} : {}),
 			...(options.redisUrl && rate !== undefined ? {limiter: {max: Math.max(1, Math.round(rate)), durationMs: Math.round(callsPerAnswer * 1000 * Math.max(1, Math.round(rate)) / rate)}} : {}),
 		});
+		if (options.redisUrl && backend.durability?.state === 'volatile' && !options.allowVolatileRedis) {
+			const refusal = volatileRefusal(backend.durability, maskUrl(options.redisUrl));
+			await backend.close();
+			throw new UserError('redis-volatile', refusal);
+		}
+
 		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
 		const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
 		const client = deps.client(settings, {pacer, onRequest: entry => {
@@ -185,14 +195,22 @@ const command: Command<ServeOptions> = {
 			maxBacklog: options.maxBacklog,
 			observer: service.observer,
 			callWatcher: service.callWatcher,
+			retry: {answerDeadlineMs: options.answerDeadlineMs, finalDeadlineMs: options.finalMessageDeadlineMs, ...(options.retryBackoffMs === undefined ? {} : {baseMs: options.retryBackoffMs})},
 			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
 		});
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
-		// Said once at start-up: on the screen's status box, as a log line, as an NDJSON record.
-		const warning = options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
+		// Said at start-up: on the screen's status box, as a log line, as an NDJSON record; a volatile
+		// Redis (run with --allow-volatile-redis) is named again on every status line.
+		const redisWarning = () => options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
+		const volatileWarning = () => backend.durability?.state === 'volatile' ? redisWarning() : undefined;
+		const warning = redisWarning();
 		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
 		// for the screen or the log, which attach a moment later.
-		const events = replayingSource(receiver);
+		const events = {
+			...replayingSource(receiver),
+			// The screen's e: the editor opens while the receiver goes on answering.
+			edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date(deps.clock.now())),
+		};
 		let url: string;
 		let adminUrl: string | undefined;
 		try {
@@ -213,7 +231,11 @@ const command: Command<ServeOptions> = {
 		const attached = service.attach(receiver);
 		const statusText = () => {
 			const state = service.health.state();
-			return {text: `${healthText(state, clock)}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready'};
+			const volatile = volatileWarning();
+			const waiting = service.waiting();
+			const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
+			const next = healthNext(state);
+			return {text: `${healthText(state, clock, false)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined, ...(next ? {next} : {})};
 		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen; a second Ctrl+C on the
@@ -263,16 +285,24 @@ const command: Command<ServeOptions> = {
 		}
 
 		const showStatus = (state: ReturnType<typeof service.health.state>) => {
+			const volatile = volatileWarning();
 			if (context.json) {
-				log.line(JSON.stringify(healthRecord(state)));
+				log.line(JSON.stringify({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}));
 			} else if (!app) {
-				log.line(`${clock(state.since)}  status ${healthText(state, clock)}`);
+				log.line(`${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}`);
 			}
 		};
 
 		void attached.then(() => {
 			showStatus(service.health.state());
 			service.health.on(showStatus);
+			service.onWaiting(summary => {
+				if (context.json) {
+					log.line(JSON.stringify(waitingRecord(summary)));
+				} else if (!app) {
+					log.line(`${clock(now())}  status ${waitingText(summary, clock)}`);
+				}
+			});
 		});
 		const cancelUnready = options.exitOnUnreadyMs === undefined ? () => undefined : service.exitWhenUnready(options.exitOnUnreadyMs / 1000, state => {
 			exitCode = 1;

@@ -48,7 +48,8 @@ async function readSource(source: FixtureSource, env: NodeJS.ProcessEnv): Promis
 
 	const {backend, directory} = await openStore(source.store, 'read', env);
 	try {
-		return {text: bodyText(await storedEvent(backend, source.id, directory)), name: `event ${source.id}`};
+		const event = await storedEvent(backend, source.id, directory);
+		return {text: bodyText(event), name: `event ${event.id}`};
 	} finally {
 		await backend.close();
 	}

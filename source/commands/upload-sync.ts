@@ -1,12 +1,14 @@
 /**
  * The sync flags of `upload` (`--chat`, `--include`, `--exclude`, `--recursive`, `--dry-run`,
- * `--interactive`): their specs, parsing, what they add to the workflow's options, and the dry run.
- * Without any of them `upload` is exactly spec §4.3.
+ * `--interactive`, `--delete`, `--delete-excluded`, `--max-delete`, `--min-age`): their specs,
+ * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
+ * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
 import {defaultDataDir} from '../receiver/journal/location.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {manifestPath} from '../workflow/manifest.js';
-import type {UploadOptions} from '../workflow/run-upload.js';
+import {defaultMaxDelete, type DeletionOptions} from '../workflow/deletions.js';
+import type {ManifestPlace, UploadOptions} from '../workflow/run-upload.js';
 import {checkGlob, isPlainSelection, type Selection} from '../workflow/select.js';
 import type {Deps} from '../cli/deps.js';
 import type {FlagSpec} from '../cli/types.js';
@@ -20,6 +22,11 @@ export type SyncCommandOptions = {
 	recursive: boolean;
 	dryRun: boolean;
 	interactive: boolean;
+	delete: boolean;
+	deleteExcluded: boolean;
+	maxDelete: number;
+	/** --min-age in milliseconds; 0: every file is sent. */
+	minAgeMs: number;
 };
 
 export const syncFlags = {
@@ -29,11 +36,18 @@ export const syncFlags = {
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
 	dryRun: {type: 'boolean', default: false, description: 'Print what would be uploaded, replaced and skipped; make no platform call'},
 	interactive: {type: 'boolean', default: false, shortFlag: 'i', description: 'After the reply, keep asking follow-up questions in the chat'},
+	delete: {type: 'boolean', default: false, description: 'With --chat: delete the chat\'s contents whose file is gone from the folder'},
+	deleteExcluded: {type: 'boolean', default: false, description: 'With --chat: also delete contents whose file is now left out by --include/--exclude (implies --delete)'},
+	maxDelete: {type: 'string', default: defaultMaxDelete, range: {kind: 'int', min: 0, max: 1_000_000}, description: 'Refuse a run that would delete more contents than this', placeholder: 'N'},
+	minAge: {type: 'string', default: '0s', range: {kind: 'duration', min: 0, max: 3650 * 86_400_000}, description: 'Skip files modified less than this long ago (still being written), e.g. 30s, 5m', placeholder: 'DURATION'},
 } satisfies Record<string, FlagSpec>;
 
 export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptions {
-	const {chat: chatId, ...values} = readFlags(syncFlags, {flags, env: {}});
-	const options: SyncCommandOptions = {...values, ...(chatId === undefined ? {} : {chatId})};
+	const {chat: chatId, minAge: minAgeMs, ...values} = readFlags(syncFlags, {flags, env: {}});
+	const options: SyncCommandOptions = {...values, minAgeMs, ...(chatId === undefined ? {} : {chatId})};
+	if ((options.delete || options.deleteExcluded) && chatId === undefined) {
+		throw new UsageError('flags-conflict', `--${options.delete ? 'delete' : 'delete-excluded'} mirrors deletions into an existing chat, so it needs --chat CHAT_ID (a new chat has nothing to delete).`);
+	}
 
 	for (const [name, globs] of [['include', options.include], ['exclude', options.exclude]] as const) {
 		for (const glob of globs) {
@@ -56,7 +70,11 @@ export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptio
 }
 
 export function selectionOf(options: SyncCommandOptions): Selection {
-	return {recursive: options.recursive, include: options.include, exclude: options.exclude};
+	return {recursive: options.recursive, include: options.include, exclude: options.exclude, ...(options.minAgeMs > 0 ? {minAgeMs: options.minAgeMs} : {})};
+}
+
+function deletionOf(options: SyncCommandOptions): DeletionOptions | undefined {
+	return options.delete || options.deleteExcluded ? {delete: true, deleteExcluded: options.deleteExcluded, maxDelete: options.maxDelete} : undefined;
 }
 
 /** True when a sync flag is given: the run then keeps a manifest (the plain upload keeps none). */
@@ -64,21 +82,22 @@ export function isSync(options: SyncCommandOptions): boolean {
 	return options.chatId !== undefined || !isPlainSelection(selectionOf(options));
 }
 
-function manifestOf(env: NodeJS.ProcessEnv, baseUrl: string): NonNullable<UploadOptions['manifest']> {
+function manifestOf(env: NodeJS.ProcessEnv, baseUrl: string): ManifestPlace {
 	const dataDir = defaultDataDir(env);
-	return {baseUrl, file: chatId => manifestPath(dataDir, baseUrl, chatId)};
+	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId)};
 }
 
-/** What the sync flags add to the workflow's options; nothing for a plain upload. */
-export function syncWorkflowOptions(options: SyncCommandOptions, env: NodeJS.ProcessEnv, baseUrl: string): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest'> {
-	if (!isSync(options)) {
-		return {};
-	}
-
+/**
+ * What the sync flags add to the workflow's options. Every upload to a configured platform keeps
+ * its manifest (`keepManifest`); the in-process local platform's chats end with the process.
+ */
+export function syncWorkflowOptions(options: SyncCommandOptions, env: NodeJS.ProcessEnv, baseUrl: string, keepManifest: boolean): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest' | 'deletion'> {
+	const deletion = deletionOf(options);
 	return {
 		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
-		selection: selectionOf(options),
-		manifest: manifestOf(env, baseUrl),
+		...(isSync(options) || options.minAgeMs > 0 ? {selection: selectionOf(options)} : {}),
+		...(keepManifest ? {manifest: manifestOf(env, baseUrl)} : {}),
+		...(deletion === undefined ? {} : {deletion}),
 	};
 }
 
@@ -88,9 +107,11 @@ export async function runDryRun(deps: Deps, folder: string, options: SyncCommand
 	const [{dryRunUpload}, {plainLine}] = await Promise.all([import('../workflow/sync.js'), import('../ui/upload/plain.js')]);
 	// The manifest is found by the platform's address; only --chat needs it (and only the address).
 	const baseUrl = options.chatId === undefined ? undefined : deps.settings(['baseUrl'], 'platform-tui upload --dry-run').baseUrl;
+	const deletion = deletionOf(options);
 	await dryRunUpload({
 		folder,
 		selection: selectionOf(options),
+		...(deletion === undefined ? {} : {deletion}),
 		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
 		...(baseUrl === undefined ? {} : {manifest: manifestOf(context.env, baseUrl)}),
 	}, (event: UploadEvent) => {

@@ -17,6 +17,7 @@ import {sharedFlags} from '../cli/flags.js';
 import type {Command, FlagSpec} from '../cli/types.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
+import {resumeAdvice, resumeCommand, UploadStoppedError} from './upload-resume.js';
 import {commandInfo} from '../cli/declaration.js';
 import declaration from './upload.command.js';
 
@@ -49,7 +50,12 @@ export async function describeUploadError(error: unknown): Promise<string> {
 	return joinText(describeError(error, {offersLocal: true}));
 }
 
-async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']): Promise<number> {
+/** Where a run stands for its resume advice: the chat, once created or checked. */
+function chatOf(event: UploadEvent): string | undefined {
+	return event.type === 'chat-created' || event.type === 'chat-checked' ? event.chatId : undefined;
+}
+
+async function runPlain(deps: Deps, options: UploadOptions, note: Target['note'], resumeFor: ((chatId: string) => string) | undefined): Promise<number> {
 	const {context} = deps;
 	const {createPlainFilter, plainLine, resultEvents} = await import('../ui/upload/plain.js');
 	const keep = createPlainFilter();
@@ -63,19 +69,23 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 
 	let chatId: string | undefined;
 	const onEvent = (event: UploadEvent): void => {
-		if ('chatId' in event && typeof event.chatId === 'string') {
-			chatId = event.chatId;
-		}
-
+		// Once the chat is known, how to continue is said at once: a killed run prints nothing after.
+		const known = resumeFor && chatOf(event);
+		chatId ??= known ?? ('chatId' in event && typeof event.chatId === 'string' ? event.chatId : undefined);
 		if (context.json) {
 			// The run's last line is the dispatcher's `result` (cli/json.ts); the workflow's result is the reply.
-			deps.writeJson(event.type === 'result' ? {...event, type: 'reply'} : event);
+			const line = event.type === 'result' ? {...event, type: 'reply'} : event;
+			deps.writeJson(known === undefined ? line : {...line, resume: resumeFor?.(known)});
 			return;
 		}
 
 		const line = keep(event) ? plainLine(event) : undefined;
 		if (line !== undefined) {
 			(resultEvents.has(event.type) ? context.stdout : context.stderr).write(`${line}\n`);
+		}
+
+		if (event.type === 'chat-created' && resumeFor) {
+			context.stderr.write(`If this run stops, continue it with: ${resumeFor(event.chatId)}\n`);
 		}
 	};
 
@@ -90,14 +100,14 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
 			if (context.json) {
-				deps.writeJson({type: 'cancelled', ...(chatId ? {chatId} : {})});
+				deps.writeJson({type: 'cancelled', ...(chatId === undefined ? {} : {chatId}), ...(chatId === undefined || !resumeFor ? {} : {resume: resumeFor(chatId)})});
 			}
 
-			context.stderr.write('Cancelled; in-flight requests were aborted.\n');
+			context.stderr.write(`Cancelled; in-flight requests were aborted.${chatId === undefined || !resumeFor ? '' : ` ${resumeAdvice(chatId, resumeFor(chatId))}`}\n`);
 			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
 		}
 
-		throw error;
+		throw chatId === undefined || !resumeFor ? error : new UploadStoppedError(error, chatId, resumeFor(chatId));
 	}
 }
 
@@ -182,6 +192,8 @@ const command: Command<UploadCommandOptions> = {
 		const retries = createRetryTracker();
 		const target = options.local ? await localTarget(deps, options, retries) : configuredTarget(deps, retries, 'platform-tui upload');
 		const cancel = new AbortController();
+		// The in-process local platform's chats end with the process: nothing to continue there.
+		const resume = options.local ? undefined : (chatId: string): string => resumeCommand(options, chatId);
 		const workflow: UploadOptions = {
 			client: target.client,
 			folder: options.folder,
@@ -195,14 +207,17 @@ const command: Command<UploadCommandOptions> = {
 			retries,
 			signal: AbortSignal.any([context.signal, cancel.signal]),
 			...(options.ingestionTimeoutMs === undefined ? {} : {ingestionTimeoutMs: options.ingestionTimeoutMs}),
-			...syncWorkflowOptions(options.sync, context.env, target.baseUrl),
+			...syncWorkflowOptions(options.sync, context.env, target.baseUrl, !options.local),
 			listing,
 		};
 		try {
 			if (context.interactive) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
 				const {runInteractive} = await import('../ui/upload/interactive.js');
-				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined);
+				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
+					advice: chatId => resumeAdvice(chatId, resume(chatId)),
+					wrap: (error, chatId) => new UploadStoppedError(error, chatId, resume(chatId)),
+				});
 				if (outcome.error !== undefined && context.debug) {
 					const {debugStack} = await import('../cli/error-message.js');
 					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
@@ -220,7 +235,7 @@ const command: Command<UploadCommandOptions> = {
 				return outcome.code;
 			}
 
-			return await runPlain(deps, workflow, target.note);
+			return await runPlain(deps, workflow, target.note, resume);
 		} finally {
 			await target.close();
 		}

@@ -19,6 +19,18 @@ export function maskUrl(url: string): string {
 
 		return decodeURI(parsed.toString());
 	} catch {
+		// A URL the parser refuses, such as a Redis Cluster's list of hosts: hide the password only.
+		const userinfo = /^([a-z][a-z\d+.-]*:\/\/[^:@/]*:)([^@/]+)(@.*)$/i.exec(url);
+		if (userinfo) {
+			const password = userinfo[2] ?? '';
+			return `${userinfo[1] ?? ''}${password.length <= 8 ? '…' : mask(password)}${userinfo[3] ?? ''}`;
+		}
+
+		// No password in it (no `user:password@` part): nothing to hide.
+		if (/^[a-z][a-z\d+.-]*:\/\/[^:@/]*(?:@|[^@]*$)/i.test(url) && !/^[a-z][a-z\d+.-]*:\/\/[^@/]*:[^@/]*@/i.test(url)) {
+			return url;
+		}
+
 		return mask(url);
 	}
 }

@@ -8,6 +8,7 @@ import {HttpError, badRequest, objectBody, requiredString, type JsonObject} from
 import {newToken} from './ids.js';
 import {localCompletion, type ModelMessage} from './model.js';
 import {ok, type Route} from './router.js';
+import {defaultModel} from './spaces.js';
 import type {CompletionRecord} from './types.js';
 
 function estimateTokens(text: string): number {
@@ -149,6 +150,14 @@ export class Completions {
 	}
 }
 
-export function completionRoutes(completions: Completions): Route[] {
-	return [{operation: 'chatCompletion', method: 'POST', path: '/openai/chat/completions', handle: async ({body}) => ok(await completions.handle(objectBody(body)))}];
+/** GET /openai/models: the model identifiers a key may use (the default one, and `llmModel` when set). */
+export function modelList(settings: Pick<CompletionSettings, 'llmModel'>): {models: string[]} {
+	return {models: [...new Set([defaultModel, ...(settings.llmModel ? [settings.llmModel] : [])])]};
+}
+
+export function completionRoutes(completions: Completions, settings: CompletionSettings): Route[] {
+	return [
+		{operation: 'chatCompletion', method: 'POST', path: '/openai/chat/completions', handle: async ({body}) => ok(await completions.handle(objectBody(body)))},
+		{operation: 'listModels', method: 'GET', path: '/openai/models', handle: () => ok(modelList(settings))},
+	];
 }

@@ -3,7 +3,7 @@ import {isRecord} from '../format/value.js';
 import type {Content} from './records.js';
 import {isoNow} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {badRequest, optionalString, requiredString, type JsonObject} from './http.js';
+import {badRequest, notFound, optionalString, requiredString, type JsonObject} from './http.js';
 import {newId, newToken} from './ids.js';
 
 export type ContentRecord = {
@@ -196,6 +196,23 @@ export class ContentStore {
 		this.contents.set(content.id, content);
 		this.contentKeys.set(scopeKey, content.id);
 		return this.view(content);
+	}
+
+	/**
+	 * DELETE /content/{id}?chatId=: the content is gone (a later search misses it, an upsert of its
+	 * key creates a new one). A content of a chat is found only with that chat's id; 404 otherwise.
+	 */
+	remove(contentId: string, chatId: string | undefined, caller: Caller): ContentRecord {
+		const content = this.contents.get(contentId);
+		if (content === undefined || content.companyId !== caller.companyId || content.chatId !== chatId) {
+			throw notFound(`Content ${contentId} was not found${chatId === undefined ? '' : ` in chat ${chatId}`}`);
+		}
+
+		this.contents.delete(content.id);
+		this.contentKeys.delete(this.contentKey(content.companyId, content.chatId, content.key));
+		// A running ingestion is no longer current, so it stops without indexing anything.
+		content.generation++;
+		return content;
 	}
 
 	/** POST /content/search: `where.id` / `where.key` with `equals` or `in`; FAILED content only with includeFailedContent. */

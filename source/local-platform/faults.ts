@@ -5,18 +5,19 @@ import {seededRandom} from './ids.js';
 /**
  * What an injected fault does:
  * - `429` / `503`: refused before anything is processed, with Retry-After (a retry is safe);
+ * - `500`: refused before anything is processed, without Retry-After (an outage that says nothing);
  * - `perform-502`: the operation is carried out, then 502 is answered (a retry repeats it);
  * - `empty-200`: the operation is carried out, then 200 is answered with the body `null`.
  */
-export type FaultKind = '429' | '503' | 'perform-502' | 'empty-200';
+export type FaultKind = '429' | '500' | '503' | 'perform-502' | 'empty-200';
 
-export const faultKinds: readonly FaultKind[] = ['429', '503', 'perform-502', 'empty-200'];
+export const faultKinds: readonly FaultKind[] = ['429', '500', '503', 'perform-502', 'empty-200'];
 
 /** A fault for one operation (or `*`, every operation), for the first `times` calls or every call. */
 export type FaultRule = {operation: string; kind: FaultKind; times?: number};
 
 /** How an answered request was faulted, as the request log shows it. */
-export type InjectedFault = 429 | 503 | 'perform-502' | 'empty-200';
+export type InjectedFault = 429 | 500 | 503 | 'perform-502' | 'empty-200';
 
 export type FaultSettings = {
 	/** Share (0..1) of API calls answered with 429 or 503 at random. */
@@ -139,7 +140,11 @@ export class FaultInjector {
 	}
 
 	/** The error a refusing fault is answered with. */
-	refusal(status: 429 | 503): HttpError {
+	refusal(status: 429 | 500 | 503): HttpError {
+		if (status === 500) {
+			return new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error (injected by the local platform)');
+		}
+
 		const headers = {'retry-after': String(this.retryAfterSeconds)};
 		return status === 429
 			? new HttpError(429, 'TOO_MANY_REQUESTS', 'Rate limit exceeded (injected by the local platform)', headers)

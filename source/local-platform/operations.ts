@@ -12,11 +12,13 @@ export const apiOperations = [
 	'getLatestMessage',
 	'retrieveMessage',
 	'listMessages',
+	'listModels',
 	'modifyMessage',
 	'createMessageLog',
 	'updateMessageLog',
 	'upsertContent',
 	'searchContent',
+	'deleteContent',
 	'search',
 	'chatCompletion',
 ] as const;

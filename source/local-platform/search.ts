@@ -20,6 +20,11 @@ export class SearchService {
 		return this.index.search(query, options);
 	}
 
+	/** Drops a deleted content's chunks: later searches miss it. */
+	forget(contentId: string): void {
+		this.index.removeContent(contentId);
+	}
+
 	/** POST /search/search: chunks of FINISHED content in scope, best first. */
 	search(body: JsonObject, caller: Caller): LocalSearchResult[] {
 		const searchString = requiredString(body, 'searchString');
@@ -55,9 +60,15 @@ export class SearchService {
 	}
 }
 
-/** The content routes: upsert, content search and search. */
-export function contentRoutes(contents: ContentStore, search: SearchService): Route[] {
+/** The content routes: upsert, content search, delete and search; `removeBytes` drops a deleted content's blob. */
+export function contentRoutes(contents: ContentStore, search: SearchService, removeBytes: (contentId: string) => Promise<void>): Route[] {
 	return [
+		{operation: 'deleteContent', method: 'DELETE', path: '/content/:contentId', async handle({params, query, caller}) {
+			const content = contents.remove(params.contentId ?? '', query.get('chatId') ?? undefined, caller);
+			search.forget(content.id);
+			await removeBytes(content.id);
+			return ok({id: content.id});
+		}},
 		{operation: 'upsertContent', method: 'POST', path: '/content/upsert', handle: ({body, caller}) => ok(contents.upsert(objectBody(body), caller))},
 		{operation: 'searchContent', method: 'POST', path: '/content/search', handle: ({body, caller}) => ok(contents.search(objectBody(body), caller))},
 		{operation: 'search', method: 'POST', path: '/search/search', handle: ({body, caller}) => ok(search.search(objectBody(body), caller))},

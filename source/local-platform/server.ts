@@ -267,8 +267,8 @@ class LocalPlatformServer implements LocalPlatform {
 		this.requestLog.keepBody(record, body);
 		const {route, params} = this.services.router.match(method, url.pathname);
 		const fault = this.faults.take(route.operation);
-		if (fault === '429' || fault === '503') {
-			const status = fault === '429' ? 429 : 503;
+		if (fault === '429' || fault === '503' || fault === '500') {
+			const status = fault === '429' ? 429 : (fault === '500' ? 500 : 503);
 			record.fault = status;
 			throw this.faults.refusal(status);
 		}

@@ -62,7 +62,8 @@ export function buildServices(wiring: ServiceWiring): Services {
 	const index = new ChunkIndex();
 	const ingestion = new Ingestion(context, wiring.blobs, contents, index, options.ingestionStepMs);
 	const search = new SearchService(index, chatFor);
-	const completions = new Completions(context, {llmUrl: options.llmUrl, llmModel: wiring.llmModel, llmApiKey: wiring.llmApiKey, userAgent}, wiring.agent);
+	const completionSettings = {llmUrl: options.llmUrl, llmModel: wiring.llmModel, llmApiKey: wiring.llmApiKey, userAgent};
+	const completions = new Completions(context, completionSettings, wiring.agent);
 	const port = memoryAnswerPort({chats, clock, logs, search, completions});
 	const streams = new ReplyStreams(chats, clock, context.signal);
 	const answer = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller): void => {
@@ -91,8 +92,8 @@ export function buildServices(wiring: ServiceWiring): Services {
 		...spaceRoutes(spaces),
 		...messageRoutes(messages),
 		...messageLogRoutes(logs),
-		...contentRoutes(contents, search),
-		...completionRoutes(completions),
+		...contentRoutes(contents, search, async contentId => wiring.blobs.remove(contentId)),
+		...completionRoutes(completions, completionSettings),
 	]);
 	return {keys, spaces, chats, logs, messages, contents, ingestion, search, completions, port, router};
 }

@@ -55,10 +55,12 @@ const views: Record<ApiOperation, (body: unknown) => unknown> = {
 		return isRecord(list) ? {data: each(list.data, messageFields)} : list;
 	},
 	modifyMessage: body => only(body, ['id']),
+	listModels: body => only(body, ['models']),
 	createMessageLog: body => only(body, ['id']),
 	updateMessageLog: body => only(body, ['id']),
 	upsertContent: body => only(body, ['id', 'writeUrl']),
 	searchContent: body => each(body, ['id', 'ingestionState']),
+	deleteContent: body => only(body, ['id']),
 	search: body => each(body, ['text']),
 	chatCompletion(body) {
 		const completion = only(body, ['choices']);

@@ -13,6 +13,7 @@ import {
 	errorCode,
 } from './errors.js';
 import type {Pacer} from './pacer.js';
+import {notSentMark} from './transport.js';
 import {retryClasses, retryDelay, type OperationName, type RetryTiming} from './retry.js';
 
 export type RequestLogEntry = {
@@ -61,7 +62,8 @@ function classify(error: unknown, plan: AttemptPlan, timedOut: boolean, timeoutM
 		return new PlatformTimeoutError({...where, timeoutMs});
 	}
 
-	return new PlatformConnectionError({...where, target: plan.target, code, cause: error});
+	const notSent = typeof error === 'object' && error !== null && notSentMark in error;
+	return new PlatformConnectionError({...where, target: plan.target, code, cause: error, notSent});
 }
 
 /** The failure of an attempt in a few words, for the retry that follows it. */

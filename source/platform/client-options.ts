@@ -2,6 +2,7 @@
  * What a platform client is configured with, and how one call's options become an attempt plan
  * (timeouts, retries, backoff) for `runAttempts`.
  */
+import {testTimers} from '../config/test-timers.js';
 import type {AttemptPlan, RequestLogEntry} from './attempts.js';
 import type {Pacer} from './pacer.js';
 import type {RequestLog} from './request-log.js';
@@ -77,7 +78,7 @@ export function attemptPlan(context: ClientContext, operation: OperationName, me
 		totalTimeoutMs: call.totalTimeoutMs ?? Math.max(options.totalTimeoutMs ?? defaultTotalTimeoutMs, attemptTimeoutMs),
 		signal: call.signal,
 		timing: {
-			baseMs: options.retryBaseMs ?? 500,
+			baseMs: options.retryBaseMs ?? testTimers()?.retryBaseMs ?? 500,
 			capMs: options.retryCapMs ?? 8000,
 			maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
 			random: Math.random,

@@ -96,6 +96,11 @@ export class PlatformClient {
 		return this.send({operation: 'getMessage', method: 'GET', path: `/messages/${segment(messageId)}?chatId=${segment(chatId)}`, call});
 	}
 
+	/** GET /openai/models: `{models: [string]}`; a cheap authenticated read naming no chat (serve's key probe). */
+	async listModels(call?: CallOptions): Promise<unknown> {
+		return this.send({operation: 'listModels', method: 'GET', path: '/openai/models', call});
+	}
+
 	/** GET /messages?chatId=: `{object: "list", data: [message]}`. */
 	async listMessages(chatId: string, call?: CallOptions): Promise<MessageList> {
 		return this.send({operation: 'listMessages', method: 'GET', path: `/messages?chatId=${segment(chatId)}`, call});
@@ -120,6 +125,11 @@ export class PlatformClient {
 	 */
 	async finalizeContent(body: ContentUpsert, call?: CallOptions): Promise<void> {
 		await this.send({operation: 'finalizeContent', method: 'POST', path: '/content/upsert', body, call});
+	}
+
+	/** DELETE /content/{contentId}?chatId=: the content, its chunks and its search hits are gone. */
+	async deleteContent(contentId: string, chatId: string, call?: CallOptions): Promise<unknown> {
+		return this.send({operation: 'deleteContent', method: 'DELETE', path: `/content/${segment(contentId)}?chatId=${segment(chatId)}`, call});
 	}
 
 	async searchContent(body: ContentSearch, call?: CallOptions): Promise<ContentState[]> {

@@ -148,8 +148,14 @@ export class PlatformConnectionError extends PlatformError {
 	readonly target: string;
 	/** True when the connection failed before anything was sent, so the call was not processed. */
 	readonly refused: boolean;
+	/**
+	 * True when the platform provably did not get the whole request: refused, or the connection
+	 * broke (a reset) before the request's last byte was handed to the operating system. A server
+	 * does not process a request it has not received whole, so even a create may be sent again.
+	 */
+	readonly notSent: boolean;
 
-	constructor(options: Where & {target: string; code?: string | undefined; cause?: unknown}) {
+	constructor(options: Where & {target: string; code?: string | undefined; cause?: unknown; notSent?: boolean}) {
 		const refused = options.code !== undefined && refusedCodes.has(options.code);
 		const codePart = options.code ? ` (${options.code})` : '';
 		super(
@@ -161,6 +167,7 @@ export class PlatformConnectionError extends PlatformError {
 		this.systemCode = options.code;
 		this.target = options.target;
 		this.refused = refused;
+		this.notSent = refused || options.notSent === true;
 	}
 }
 

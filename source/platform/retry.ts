@@ -7,7 +7,9 @@
  * - `create`: calls that make something new (a chat, a space message, a message log, the first
  *   content upsert, a new key). Sending one twice can make two, so they retry only where the
  *   platform provably did not process the first: the connection was refused before anything was
- *   sent, 429, or 503 with Retry-After. A 502, a reset or a timeout after sending fails at once.
+ *   sent, it broke (a reset) before the request's last byte was handed to the operating system
+ *   (the platform never got it whole), 429, or 503 with Retry-After. A 502, a reset or a timeout
+ *   after the whole request was sent fails at once.
  */
 import {PlatformApiError, PlatformConnectionError, type PlatformError, PlatformTimeoutError} from './errors.js';
 
@@ -23,11 +25,13 @@ export const retryClasses = {
 	getChatMessages: 'idempotent',
 	getMessage: 'idempotent',
 	listMessages: 'idempotent',
+	listModels: 'idempotent',
 	deleteChat: 'idempotent',
 	createContent: 'create',
 	finalizeContent: 'idempotent',
 	putBlob: 'idempotent',
 	searchContent: 'idempotent',
+	deleteContent: 'idempotent',
 	search: 'idempotent',
 	chatCompletion: 'idempotent',
 	createMessageLog: 'create',
@@ -73,7 +77,7 @@ export function retryDelay(failure: PlatformError, retryClass: RetryClass, attem
 	}
 
 	if (failure instanceof PlatformConnectionError) {
-		if (failure.refused) {
+		if (failure.notSent) {
 			return jittered;
 		}
 

@@ -70,10 +70,13 @@ export const answerSchemas = {
 	/** A resumed answer reads the message back: its `text` and `completedAt` say whether it is already written. */
 	getMessage: message.extend({completedAt: optionalString}),
 	listMessages: z.looseObject({data: optionalList}),
+	/** serve's key probe: any 2xx will do, nothing in it is read. */
+	listModels: unread,
 	deleteChat: unread,
 	/** `writeUrl` may be empty or absent: the workflow stops that file with its own error. */
 	createContent: z.looseObject({id, writeUrl: optionalString, readUrl: optionalString}),
 	finalizeContent: unread,
+	deleteContent: unread,
 	searchContent: z.array(z.looseObject({id: optionalString, ingestionState: optionalString})),
 	/** A list that may be empty or absent (null or an empty body); items without `text` are used by their string form. */
 	search: z.array(z.unknown()).nullish(),

@@ -8,6 +8,9 @@
 import http, {type IncomingHttpHeaders} from 'node:http';
 import {connectTimeoutCode} from './errors.js';
 
+/** Marks an error of a request whose last byte never reached the operating system (see `notSent`). */
+export const notSentMark = Symbol('platform request not sent');
+
 /**
  * A streamed body: calls `write` for each chunk and awaits it. A chunk may be reused once its
  * `write` has resolved (the bytes are then with the operating system), so a file is sent through
@@ -69,9 +72,15 @@ function send(url: URL, init: TransportRequest, agent: http.Agent, options: Tran
 			clearTimeout(connectTimer);
 		};
 
+		// 'finish': the request's last byte is with the operating system. A break before it means
+		// the platform never got the request whole, so it cannot have processed it.
+		let handedOver = false;
+		outgoing.on('finish', () => {
+			handedOver = true;
+		});
 		outgoing.on('error', error => {
 			done();
-			reject(error);
+			reject(handedOver ? error : Object.assign(error, {[notSentMark]: true}));
 		});
 		outgoing.on('socket', socket => {
 			if (!socket.connecting) {

@@ -44,6 +44,7 @@ export type ContentUpsert = {
 
 export type ContentWhere = {
 	id?: {equals?: string; in?: string[]};
+	key?: {equals?: string};
 };
 
 export type ContentSearch = {

@@ -6,6 +6,8 @@
  */
 import {errorMessage, isRecord} from '../format/value.js';
 import {answerChosenEvent, type FailureCleanup, type JobOutcome, type StageUpdate} from './answer.js';
+import {isoMs} from './clock.js';
+import type {RetrySchedule} from './retry-schedule.js';
 import type {AnswerPort} from './answer-port.js';
 import type {JobHandle, JobHandler, JobResult} from './backend.js';
 import {bodyText} from './body.js';
@@ -17,6 +19,8 @@ export type AnswerJobContext = {
 	port: AnswerPort;
 	model: string;
 	cleanupTimeoutMs: number;
+	/** Durable retries of transient failures (serve); without it a failure takes the failure path at once. */
+	schedule?: RetrySchedule;
 	counters: ReceiverCounters;
 	emit(event: StageEvent): void;
 	now(): string;
@@ -38,7 +42,7 @@ export type StoredAnswerHooks = {
  * Answers one stored chosen event (its body read again, its recorded steps resumed) and words the
  * result as the backend stores it. Shared by serve and `events replay`.
  */
-export async function answerStoredEvent(handle: JobHandle, options: {port: AnswerPort; model: string; cleanupTimeoutMs?: number} & StoredAnswerHooks): Promise<JobResult> {
+export async function answerStoredEvent(handle: JobHandle, options: {port: AnswerPort; model: string; cleanupTimeoutMs?: number; schedule?: RetrySchedule} & StoredAnswerHooks): Promise<JobResult> {
 	const {event, signal, recordStep} = handle;
 	let parsed: unknown;
 	try {
@@ -62,12 +66,25 @@ export async function answerStoredEvent(handle: JobHandle, options: {port: Answe
 		steps: event.steps,
 		recordStep,
 		...(options.cleanupTimeoutMs === undefined ? {} : {cleanupTimeoutMs: options.cleanupTimeoutMs}),
+		...(options.schedule === undefined ? {} : {retry: {schedule: options.schedule, receivedAtMs: receivedMs(event.receivedAt, options.schedule)}}),
 		onStage(update) {
 			options.onStage?.(job, update);
 		},
 	});
 	options.onEnd?.(job, outcome);
-	return outcome.ok ? {status: 'answered'} : {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
+	if (outcome.ok) {
+		return {status: 'answered'};
+	}
+
+	return 'waiting' in outcome
+		? {status: 'waiting', nextAttemptAt: outcome.waiting.until, error: outcome.waiting.reason}
+		: {status: 'failed', error: failureText(outcome.reason, outcome.cleanup)};
+}
+
+/** The event's arrival (ms), where the deadlines count from; now when unreadable. */
+function receivedMs(receivedAt: string, schedule: RetrySchedule): number {
+	const ms = isoMs(receivedAt);
+	return Number.isNaN(ms) ? schedule.now() : ms;
 }
 
 /** A job handler that answers stored chosen events (for `events replay` and other one-off runs). */
@@ -98,6 +115,7 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 		port: context.port,
 		model: context.model,
 		cleanupTimeoutMs: context.cleanupTimeoutMs,
+		...(context.schedule === undefined ? {} : {schedule: context.schedule}),
 		onStart(job) {
 			// A later attempt (resumed after a restart, taken over from another replica, replayed) was
 			// not accepted by this process just now: it is counted here, and its row starts here.
@@ -125,6 +143,9 @@ export function answerJobs(context: AnswerJobContext): AnswerJobs {
 				}
 
 				stage(job, 'answered', {documents: outcome.documents, durationMs, ...lost});
+			} else if ('waiting' in outcome) {
+				const {until, phase, reason, tries} = outcome.waiting;
+				stage(job, 'waiting', {nextAttemptAt: until, waitingFor: phase, tries, reason, ...lost});
 			} else {
 				if (!failedIds.has(job.eventId)) {
 					failedIds.add(job.eventId);

@@ -13,7 +13,13 @@
  * - `completed` {text}: the model's answer (never asked again once recorded).
  * - `failing` (error): the failure path started; a resume continues it rather than the answer.
  * - `log-failed` {order, id}: a log was set FAILED.
+ * - `final-writing` {apology}: the final message (the answer, or the apology) is about to be
+ *   written. Recorded BEFORE the write, and no write is made unless it is stored: a resume that
+ *   finds it without `message-written` reads the message back rather than writing blindly, and
+ *   never writes the other text over it.
  * - `message-written` {apology}: the assistant message was written; the answer is done.
+ * - `waiting` {until, tries, phase} (error): a transient failure; the next attempt is at `until`
+ *   (retry-schedule.ts).
  * - `apology-failed` (error): the apology could not be written.
  */
 import {isRecord} from '../format/value.js';
@@ -27,6 +33,7 @@ export const stepNames = {
 	completed: 'completed',
 	failing: 'failing',
 	logFailed: 'log-failed',
+	finalWriting: 'final-writing',
 	messageWritten: 'message-written',
 	apologyFailed: 'apology-failed',
 } as const;
@@ -43,6 +50,8 @@ export type AnswerProgress = {
 	/** The failure path started (its reason). */
 	failing?: string;
 	written?: {apology: boolean};
+	/** The final message about to be written (recorded before the write), and when. */
+	intent?: {apology: boolean; at: number};
 };
 
 function orderOf(data: Record<string, unknown> | undefined): LogOrder | undefined {
@@ -96,6 +105,11 @@ export function applyStep(progress: AnswerProgress, step: StepRecord): void {
 
 		case stepNames.failing: {
 			progress.failing = step.error ?? 'the answer failed';
+			break;
+		}
+
+		case stepNames.finalWriting: {
+			progress.intent = {apology: data?.apology === true, at: Date.parse(step.at)};
 			break;
 		}
 

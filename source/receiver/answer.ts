@@ -3,14 +3,21 @@
  * the platform client) and by the local platform's built-in assistant (in memory), both through an
  * `AnswerPort`. It records its progress as steps (answer-steps.ts) and resumes from the steps it is
  * given, so an answer interrupted by a crash completes or fails every log it opened and writes the
- * message once.
+ * message once. With a retry schedule (retry-schedule.ts), a transient failure ends the attempt
+ * with a recorded wait instead of the apology; the backend runs it again when the wait is over.
+ * The final message is written only after the store recorded that it is about to be: a store that
+ * cannot record stops the answer before any platform write.
  */
-import {errorMessage, isRecord} from '../format/value.js';
+import {errorMessage} from '../format/value.js';
 import type {AnswerPort, PortCall} from './answer-port.js';
-import {apologyText, buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
-import {applyStep, foldSteps, openLogs, stepNames, type AnswerProgress, type LogOrder} from './answer-steps.js';
-import type {StepRecord} from './backend.js';
+import {fail, pastAnswerDeadline, StoreRefusedError, waitFor, writeFinal, type Run} from './answer-final.js';
+import {buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
+import {applyStep, foldSteps, stepNames, type LogOrder} from './answer-steps.js';
+import {StoreCannotRecordError, type StepRecord} from './backend.js';
 import type {ChosenJob} from './chosen-event.js';
+import {waitsOf, type RetrySchedule, type WaitPhase} from './retry-schedule.js';
+
+export {StoreRefusedError, storeRetryMs} from './answer-final.js';
 
 export type StageUpdate =
 	| {stage: 'searching'}
@@ -19,9 +26,13 @@ export type StageUpdate =
 
 export type FailureCleanup = {logsFailed: number; apologyWritten: boolean; errors: string[]};
 
+/** An attempt that ended waiting: the next one is due at `until` (ISO 8601). */
+export type WaitOutcome = {ok: false; waiting: {until: string; phase: WaitPhase; reason: string; tries: number}};
+
 export type JobOutcome =
 	| {ok: true; documents: number}
-	| {ok: false; reason: string; cleanup: FailureCleanup};
+	| {ok: false; reason: string; cleanup: FailureCleanup}
+	| WaitOutcome;
 
 export type AnswerOptions = {
 	port: AnswerPort;
@@ -31,23 +42,24 @@ export type AnswerOptions = {
 	signal?: AbortSignal;
 	/** Steps recorded by an earlier attempt that did not finish (oldest first): the answer resumes after them. */
 	steps?: readonly StepRecord[];
-	/** Stores one step; awaited before the next platform call. A rejection sends the answer to its failure path. */
+	/**
+	 * Stores one step; awaited before the next platform call. A rejection stops the answer before any
+	 * further platform write (with `retry`, the attempt ends waiting for the store).
+	 */
 	recordStep?: (step: StepRecord) => Promise<void>;
 	onStage?: (update: StageUpdate) => void;
 	/** Time allowed to each call of the failure path (closing logs, the apology), ms. Default 10 000. */
 	cleanupTimeoutMs?: number;
+	/**
+	 * Durable retries: a transient failure records a wait and ends the attempt (the backend runs the
+	 * event again when it is due) until the answer deadline, then the apology until the final-message
+	 * deadline, both counted from `receivedAtMs`. Without it, any failure takes the failure path at once.
+	 */
+	retry?: {schedule: RetrySchedule; receivedAtMs: number};
 };
 
 /** The reason of an event that names where to answer but not the question. */
 export const missingTextReason = 'the event has no payload.userMessage.text to answer';
-
-type Run = {
-	options: AnswerOptions;
-	progress: AnswerProgress;
-	/** When the earlier attempt whose steps were given started (ms): it may have written the message before it died. */
-	resumedFrom: number | undefined;
-	record(name: string, extra?: {data?: Record<string, unknown>; error?: string}): Promise<void>;
-};
 
 function startRun(options: AnswerOptions): Run {
 	const progress = foldSteps(options.steps);
@@ -57,35 +69,20 @@ function startRun(options: AnswerOptions): Run {
 		resumedFrom: options.steps?.[0] ? Date.parse(options.steps[0].at) : undefined,
 		async record(name, extra = {}) {
 			const step: StepRecord = {name, at: new Date().toISOString(), ...extra};
+			try {
+				await options.recordStep?.(step);
+			} catch (error) {
+				// A store that cannot record now (a full disk) pauses the attempt as it is.
+				throw error instanceof StoreCannotRecordError ? error : new StoreRefusedError(name, error);
+			}
+
 			applyStep(progress, step);
-			await options.recordStep?.(step);
 		},
 	};
 }
 
 function callOf(job: ChosenJob, signal: AbortSignal | undefined): PortCall {
 	return signal ? {userId: job.userId, companyId: job.companyId, signal} : {userId: job.userId, companyId: job.companyId};
-}
-
-/**
- * On a resume, whether the assistant message already holds `text`, completed since the earlier
- * attempt started (the completion time is the one this receiver wrote): that attempt wrote it and
- * died before it could record so. Read back (GET /messages/{id}?chatId=) so the answer is never
- * written twice; when the read fails, the message is written (a write too many rather than none).
- */
-async function alreadyWritten(run: Run, text: string, call: PortCall): Promise<boolean> {
-	const since = run.resumedFrom;
-	if (since === undefined) {
-		return false;
-	}
-
-	const {job, port} = run.options;
-	try {
-		const message = await port.getMessage(job.assistantMessageId, job.chatId, call);
-		return isRecord(message) && message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
-	} catch {
-		return false;
-	}
 }
 
 /** Creates log `order` unless an earlier attempt did; returns its id. */
@@ -147,11 +144,8 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 	}
 
 	await completeLog(run, 2, logTexts.generated, call);
-	const now = new Date().toISOString();
 	const answerText = run.progress.completion ?? '';
-	if (!await alreadyWritten(run, answerText, call)) {
-		await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: answerText, stoppedStreamingAt: now, completedAt: now}, call);
-	}
+	await writeFinal(run, answerText, false, call);
 
 	try {
 		await run.record(stepNames.messageWritten, {data: {apology: false}});
@@ -163,56 +157,6 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 	return documents;
 }
 
-/** Records a step of the failure path; a store that fails here must not stop the clean-up. */
-async function recordQuietly(run: Run, name: string, extra: {data?: Record<string, unknown>; error?: string}, errors: string[]): Promise<void> {
-	try {
-		await run.record(name, extra);
-	} catch (error) {
-		errors.push(`recording step ${name}: ${errorMessage(error)}`);
-	}
-}
-
-/** The failure path: every open log (this attempt's or an earlier one's) → FAILED, then the apology, which also stops the stream. */
-async function fail(run: Run, reason: string): Promise<JobOutcome> {
-	const {port, job} = run.options;
-	const timeoutMs = run.options.cleanupTimeoutMs ?? 10_000;
-	const errors: string[] = [];
-	if (run.progress.failing === undefined) {
-		await recordQuietly(run, stepNames.failing, {error: reason}, errors);
-	}
-
-	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, signal: AbortSignal.timeout(timeoutMs)});
-	let logsFailed = 0;
-	for (const {order, id} of openLogs(run.progress)) {
-		try {
-			await port.updateMessageLog(id, {status: 'FAILED'}, callFor());
-			logsFailed++;
-			await recordQuietly(run, stepNames.logFailed, {data: {order, id}}, errors);
-		} catch (error) {
-			errors.push(`closing log ${id}: ${errorMessage(error)}`);
-		}
-	}
-
-	let apologyWritten = run.progress.written?.apology === true;
-	if (!apologyWritten) {
-		try {
-			const now = new Date().toISOString();
-			if (!await alreadyWritten(run, apologyText, callFor())) {
-				await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text: apologyText, stoppedStreamingAt: now, completedAt: now}, callFor());
-			}
-
-			apologyWritten = true;
-			await recordQuietly(run, stepNames.messageWritten, {data: {apology: true}}, errors);
-		} catch (error) {
-			const why = `writing the apology to message ${job.assistantMessageId} in chat ${job.chatId}: ${errorMessage(error)}`;
-			errors.push(why);
-			await recordQuietly(run, stepNames.apologyFailed, {error: why}, errors);
-		}
-	}
-
-	return {ok: false, reason, cleanup: {logsFailed, apologyWritten, errors}};
-}
-
 /**
  * Answers a chosen-module event exactly as spec §6.2 says, every call made for the event's user
  * and company: log 1 RUNNING → search → context → log 1 COMPLETED → log 2 RUNNING → chat
@@ -220,7 +164,8 @@ async function fail(run: Run, reason: string): Promise<JobOutcome> {
  * completedAt). On any exception every log still open is set FAILED, then the assistant message
  * gets the apology. Given the steps of an interrupted attempt it goes on from there: a recorded
  * completion is not asked for again, a written message is not written again, a started failure
- * path is finished. Never throws.
+ * path is finished. Throws only `StoreCannotRecordError` (the store cannot record its steps: the
+ * attempt pauses, nothing more is written to the platform); never otherwise.
  */
 export async function answerChosenEvent(options: AnswerOptions): Promise<JobOutcome> {
 	const run = startRun(options);
@@ -235,12 +180,30 @@ export async function answerChosenEvent(options: AnswerOptions): Promise<JobOutc
 		return fail(run, failing);
 	}
 
+	const intendedAnswer = run.progress.intent?.apology === false;
+	if (!intendedAnswer && pastAnswerDeadline(run)) {
+		const last = waitsOf(options.steps ?? []);
+		const lastReason = options.steps?.findLast(step => step.name === 'waiting')?.error;
+		return fail(run, `no answer within the answer deadline after ${last.tries} ${last.tries === 1 ? 'wait' : 'waits'}${lastReason ? `: ${lastReason}` : ''}`);
+	}
+
 	const {signal} = options;
 	try {
 		const documents = await answer(run, callOf(options.job, signal));
 		options.onStage?.({stage: 'answered', documents});
 		return {ok: true, documents};
 	} catch (error) {
-		return fail(run, errorMessage(signal?.aborted && signal.reason instanceof Error ? signal.reason : error));
+		if (error instanceof StoreCannotRecordError) {
+			throw error;
+		}
+
+		const cutOff = signal?.aborted === true;
+		// Once the answer's write is intended, it stays the final message: retried until the final deadline.
+		const waiting = cutOff ? undefined : await waitFor(run, error, run.progress.intent ? 'final' : 'answer', run.progress.intent ? 'final' : 'answer');
+		if (waiting) {
+			return waiting;
+		}
+
+		return fail(run, errorMessage(cutOff && signal.reason instanceof Error ? signal.reason : error));
 	}
 }

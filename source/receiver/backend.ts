@@ -6,9 +6,10 @@
  * commands read through `list`/`get` and reprocess through `replay`.
  */
 
-export type EventStatus = 'received' | 'processing' | 'answered' | 'failed' | 'logged' | 'ignored';
+/** `waiting`: an attempt failed for a transient reason; the next one is due at `nextAttemptAt`. */
+export type EventStatus = 'received' | 'processing' | 'waiting' | 'answered' | 'failed' | 'logged' | 'ignored';
 
-export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'answered', 'failed', 'logged', 'ignored'];
+export const eventStatuses: readonly EventStatus[] = ['received', 'processing', 'waiting', 'answered', 'failed', 'logged', 'ignored'];
 
 /**
  * One recorded step of the answer sequence (spec §6.2). The answer module names the steps and
@@ -68,12 +69,17 @@ export type StoredEvent = Omit<NewEvent, 'status'> & {
 	steps: StepRecord[];
 	/** How many times processing started (a resume after a crash counts, a replay counts). */
 	attempts: number;
+	/** ISO 8601, while `waiting`: when the next attempt is due (from the last `waiting` step). */
+	nextAttemptAt?: string;
 };
 
 export type AcceptResult = 'stored' | 'duplicate';
 
-/** What a job handler reports when it ends. */
-export type JobResult = {status: 'answered' | 'failed'; error?: string};
+/**
+ * What a job handler reports when it ends. `waiting`: a transient failure; the backend keeps the
+ * event unfinished and hands it to a handler again (any replica's) once `nextAttemptAt` is past.
+ */
+export type JobResult = {status: 'answered' | 'failed'; error?: string} | {status: 'waiting'; nextAttemptAt: string; error?: string};
 
 export type JobHandle = {
 	/** The event with the steps recorded so far (non-empty when resuming after a crash). */
@@ -125,12 +131,19 @@ export type WriteState = {
 	since: string;
 };
 
+/** One store setting that can lose acknowledged events: what it is, what it risks, the command that fixes it. */
+export type DurabilityProblem = {setting: string; why: string; fix: string};
+
 /**
- * Whether the store keeps acknowledged events across its own restart, as checked when it was
- * opened (Redis: AOF or RDB snapshots on). `volatile`: a restart or wipe of the store loses them;
- * `unknown`: it could not be checked (a managed Redis that forbids CONFIG), with the reason.
+ * Whether the store keeps acknowledged events across a crash of its own and never drops them
+ * (Redis: AOF on and `maxmemory-policy noeviction`). `volatile`: it may lose them (`problems`
+ * names each setting); `unknown`: it could not be checked (a managed Redis that forbids CONFIG),
+ * with the reason.
  */
-export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string};
+export type StoreDurability = {state: 'persistent' | 'volatile' | 'unknown'; detail?: string; reason?: string; problems?: DurabilityProblem[]};
+
+/** Events waiting for their next attempt (a transient failure), and the earliest one due. */
+export type WaitingSummary = {count: number; nextAttemptAt?: string};
 
 /** Unfinished events (received or processing) and when the oldest of them arrived. */
 export type Backlog = {count: number; oldestReceivedAt?: string};
@@ -151,6 +164,21 @@ export class BackendUnavailableError extends Error {
 	constructor(code: BackendErrorCode, message: string, options?: {cause?: unknown}) {
 		super(message, options?.cause === undefined ? undefined : {cause: options.cause});
 		this.code = code;
+	}
+}
+
+/**
+ * Thrown by a job's `recordStep` (and by an attempt that cannot start) when the store cannot
+ * record now (a full disk): the attempt pauses where it is, with no platform write, and the event
+ * stays unfinished for when the store records again. Never the failure path: its apology would
+ * not be recorded, and the resumed attempt would write the answer over it.
+ */
+export class StoreCannotRecordError extends Error {
+	override name = 'StoreCannotRecordError';
+	readonly code = 'store-cannot-record';
+
+	constructor(message: string, options?: {cause?: unknown}) {
+		super(message, options?.cause === undefined ? undefined : {cause: options.cause});
 	}
 }
 
@@ -175,6 +203,10 @@ export type EventBackend = {
 	get(id: string): Promise<StoredEvent | undefined>;
 	/** The stored ids closest to `id` (a "did you mean" for an unknown one), closest first. */
 	near(id: string): Promise<string[]>;
+	/** Stores an edited copy of an event as a new event, to replay it next (journal). */
+	storeEdited?(event: NewEvent): Promise<void>;
+	/** The stored ids starting with `prefix`, sorted, at most `limit` (a short id typed by a person). */
+	withPrefix?(prefix: string, limit: number): Promise<string[]>;
 	/**
 	 * Processes a stored event again with a fresh attempt: in this process through `handler`
 	 * (journal, memory) or by re-queuing it for the replicas (redis). Never while another process
@@ -182,7 +214,7 @@ export type EventBackend = {
 	 */
 	replay(id: string, handler: JobHandler): Promise<ReplayResult>;
 	stats(): Promise<BackendStats>;
-	/** Redis: whether it persists its data, checked once when opened (serve warns when it does not). */
+	/** Redis: whether acknowledged events survive a crash of redis-server, as last checked (at open, then every few seconds). */
 	readonly durability?: StoreDurability;
 	/**
 	 * Redis: whether the id is still held as an exactly-once key (its event may be gone, removed by
@@ -193,6 +225,13 @@ export type EventBackend = {
 	health?(): Promise<BackendHealth>;
 	/** Unfinished events: in this process's store (journal, memory) or the cluster's queue (redis). */
 	backlog?(): Promise<Backlog>;
+	/**
+	 * Makes every waiting event due now (the platform answers again): the journal and memory run
+	 * this process's; Redis promotes the cluster's delayed jobs.
+	 */
+	wake?(): Promise<void>;
+	/** Events waiting for their next attempt: this process's (journal, memory) or the cluster's (redis). */
+	waiting?(): Promise<WaitingSummary>;
 	/** Holds every worker (with Redis: every replica's) for `ms`: a platform 429's Retry-After. */
 	throttle?(ms: number): Promise<void>;
 	/** Releases the store (files, connections). */

@@ -1,13 +1,17 @@
 /**
  * The --max-backlog bound: whether the unfinished events have reached the limit. This process's own
  * jobs are known exactly and at once; the store's count (the cluster's with Redis) is read every
- * `pollMs` and grows with each event accepted here until the next read.
+ * `pollMs` and grows with each event accepted here until the next read. A delivery takes its slot
+ * before its event is stored (`reserve`), so deliveries arriving together never pass the bound
+ * between the check and the store.
  */
 import type {Backlog} from './backend.js';
 
 export class BacklogLimit {
 	private readCount = 0;
 	private acceptedSinceRead = 0;
+	/** Slots taken by deliveries whose events are being stored. */
+	private reserved = 0;
 	private timer: NodeJS.Timeout | undefined;
 	private reading = false;
 
@@ -18,9 +22,9 @@ export class BacklogLimit {
 		private readonly pollMs = 1000,
 	) {}
 
-	/** The unfinished events as last known. */
+	/** The unfinished events as last known, with those being stored. */
 	get count(): number {
-		return Math.max(this.local(), this.readCount + this.acceptedSinceRead);
+		return Math.max(this.local(), this.readCount + this.acceptedSinceRead) + this.reserved;
 	}
 
 	/** Whether a new event must be refused now. */
@@ -28,8 +32,31 @@ export class BacklogLimit {
 		return this.count >= this.limit;
 	}
 
+	/**
+	 * False when the bound is reached; else true, and an event that will be processed (`counts`)
+	 * takes its slot now, to be settled by `accepted` or `release`.
+	 */
+	reserve(counts: boolean): boolean {
+		if (this.full()) {
+			return false;
+		}
+
+		if (counts) {
+			this.reserved++;
+		}
+
+		return true;
+	}
+
+	/** A reserved event was stored: it counts as accepted. */
 	accepted(): void {
+		this.reserved = Math.max(0, this.reserved - 1);
 		this.acceptedSinceRead++;
+	}
+
+	/** A reserved event was not stored (or was a duplicate): its slot is free again. */
+	release(): void {
+		this.reserved = Math.max(0, this.reserved - 1);
 	}
 
 	start(): void {

@@ -20,6 +20,8 @@ export type RejectionReason =
 
 /** Where a chosen-module job stands. */
 export type JobStage = 'queued' | 'searching' | 'generating' | 'forwarding' | 'answered' | 'failed'
+	/** A transient failure: the next attempt is at `nextAttemptAt` (the schedule is stored with the event). */
+	| 'waiting'
 	/** Redis: ended on another replica (`finalStatus`), or removed after it ended there. */
 	| 'elsewhere'
 	/** Redis: its record was lost with the Redis data (a wipe) before any replica was seen ending it. */
@@ -110,8 +112,12 @@ export type StageEvent = Base & {
 	documents?: number;
 	/** Time since the event was accepted, ms (on 'answered' and 'failed'). */
 	durationMs?: number;
-	/** Why the job failed (on 'failed'). */
+	/** Why the job failed (on 'failed'), or why it waits (on 'waiting'). */
 	reason?: string;
+	/** On 'waiting': when the next attempt is due (ISO 8601), what it is for, and how many waits so far. */
+	nextAttemptAt?: string;
+	waitingFor?: string;
+	tries?: number;
 	/** On 'failed': whether the open logs were closed FAILED and the apology written. */
 	cleanup?: {logsFailed: number; apologyWritten: boolean; errors: string[]};
 	/** The event type, when it is not a chosen-module event (forwarding handles every type). */

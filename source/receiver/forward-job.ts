@@ -8,6 +8,7 @@ import {bodyText} from './body.js';
 import type {ForwardAttempt, ReceiverCounters, StageEvent} from './events.js';
 import {createForwarder, type ForwardOptions, type Forwarder} from './forward.js';
 import {OpenJobs} from './open-jobs.js';
+import {waitsOf} from './retry-schedule.js';
 
 export type ForwardJobContext = {
 	counters: ReceiverCounters;
@@ -52,6 +53,8 @@ export function forwardJobs(options: ForwardOptions, context: ForwardJobContext)
 		if (result.status === 'answered') {
 			counters.answered++;
 			context.emit({...base, stage: 'answered', ...(last ? {forward: last} : {})});
+		} else if (result.status === 'waiting') {
+			context.emit({...base, stage: 'waiting', nextAttemptAt: result.nextAttemptAt, waitingFor: 'forward', tries: waitsOf(job.event.steps).tries + 1, reason: result.error ?? 'the forward failed'});
 		} else {
 			counters.failed++;
 			context.emit({...base, stage: 'failed', reason: result.error ?? 'the forward failed'});

@@ -2,7 +2,16 @@
  * `serve --forward-to URL`: instead of the built-in answer, each stored event is POSTed to the
  * developer's own handler with its original body and the platform's headers, signed again with the
  * endpoint secret (Created-At now, so the handler's tolerance check passes on a late retry). A
- * non-2xx or a timeout is retried with exponential backoff and jitter; then the event is failed.
+ * non-2xx or a timeout is retried with exponential backoff and jitter; then, with a retry schedule
+ * (serve), a transient failure (no connection, timeout, 408, 429, 5xx) ends the attempt waiting
+ * and the event is forwarded again when its next attempt is due, until the answer deadline; any
+ * other 4xx fails the event at once.
+ *
+ * Each forward carries the event id as `webhook-id` (Standard Webhooks) beside the platform's own
+ * headers, so a handler can drop a copy it has seen. A handler slower than the attempt timeout is
+ * not sent a second copy while the first is still open: the request stays open until it answers
+ * or closes, and is given up only after the time every attempt together would have had
+ * (`openLimitMs`).
  *
  * Steps (stored like the answer's, so a resumed job goes on from them):
  * - `forward-failed` {attempt, status?} (error): one attempt that got no 2xx;
@@ -13,10 +22,13 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {errorMessage, isRecord} from '../format/value.js';
 import {signWebhookBody, webhookHeaders} from '../platform/webhook-signature.js';
 import {createTransport, type Transport} from '../platform/transport.js';
+import {parseRetryAfter} from '../platform/http.js';
 import {userAgent} from '../version.js';
 import type {JobHandle, JobHandler, JobResult, StepRecord, StoredEvent} from './backend.js';
 import {bodyBytes, bodyText} from './body.js';
 import type {ForwardAttempt} from './events.js';
+import {isTransientStatus, retryDelay, waitsOf, waitStep, type RetrySchedule} from './retry-schedule.js';
+import {isoMs} from './clock.js';
 
 export const forwardSteps = {failed: 'forward-failed', forwarded: 'forwarded'} as const;
 
@@ -31,10 +43,14 @@ export type ForwardOptions = {
 	baseMs?: number;
 	/** Cap of one backoff wait, ms. Default 30 000. */
 	capMs?: number;
-	/** Time allowed to one attempt, ms. Default 10 000. */
+	/** Time allowed to connect, ms; an attempt's request may stay open longer (`openLimitMs`). Default 10 000. */
 	timeoutMs?: number;
+	/** Longest a forward's request stays open before it is given up, ms. Default timeoutMs × (retries + 1). */
+	openLimitMs?: number;
 	/** A number in [0, 1) for the jitter. */
 	random?: () => number;
+	/** Durable retries after the in-process ones (serve): bounded by its answer deadline from the event's arrival. */
+	schedule?: RetrySchedule;
 	/** Each attempt as it ends (the screen's status code and time, the retry counter). */
 	onAttempt?: (event: StoredEvent, attempt: ForwardAttempt) => void;
 };
@@ -47,6 +63,8 @@ export function forwardHeaders(event: Pick<StoredEvent, 'id' | 'body' | 'bodyEnc
 		'content-type': 'application/json',
 		'user-agent': event.headers['user-agent'] ?? userAgent,
 		[webhookHeaders.id]: event.headers[webhookHeaders.id] ?? event.id,
+		// Standard Webhooks' idempotency key: the same for every copy of this event.
+		'webhook-id': event.id,
 		[webhookHeaders.signature]: signWebhookBody(bytes, secret),
 		[webhookHeaders.createdAt]: String(nowSeconds),
 	};
@@ -80,16 +98,44 @@ export function forwardBackoff(attempt: number, options: {baseMs: number; capMs:
 	return (backoff / 2) + (options.random() * backoff / 2);
 }
 
-async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, options: ForwardOptions, signal: AbortSignal): Promise<{status?: number; error?: string}> {
-	const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
+/** How long one forward's request may stay open: while it is, no second copy is sent. */
+function openLimit(options: ForwardOptions): number {
+	return options.openLimitMs ?? (options.timeoutMs ?? 10_000) * ((options.retries ?? 5) + 1);
+}
+
+async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, options: ForwardOptions, signal: AbortSignal): Promise<{status?: number; error?: string; retryAfterMs?: number}> {
+	// Not aborted at the attempt timeout: a slow handler still holds this copy, and a second one
+	// sent meanwhile would be a duplicate. Given up only past the open limit.
+	const limitMs = openLimit(options);
+	const timeout = AbortSignal.timeout(limitMs);
 	try {
 		// The exact bytes received, so the handler can check them against the signature as the platform made it.
 		const bytes = bodyBytes(event);
 		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000), bytes), body: bytes, signal: AbortSignal.any([signal, timeout])});
-		return {status: response.statusCode};
+		const retryAfter = parseRetryAfter(typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : undefined);
+		return {status: response.statusCode, ...(retryAfter === undefined ? {} : {retryAfterMs: retryAfter * 1000})};
 	} catch (error) {
-		return {error: timeout.aborted ? `no answer within ${options.timeoutMs ?? 10_000} ms` : errorMessage(error)};
+		return {error: timeout.aborted ? `no answer within ${limitMs} ms (the request was kept open that long)` : errorMessage(error)};
 	}
+}
+
+/** The wait before the next attempt when the handler's failure is transient and the deadline allows one, else undefined. */
+async function waitForHandler(job: JobHandle, options: ForwardOptions, reason: string, retryAfterMs: number | undefined): Promise<JobResult | undefined> {
+	const {schedule} = options;
+	if (schedule === undefined) {
+		return undefined;
+	}
+
+	const received = isoMs(job.event.receivedAt);
+	const leftMs = (Number.isNaN(received) ? schedule.now() : received) + schedule.answerDeadlineMs - schedule.now();
+	if (leftMs <= 0) {
+		return undefined;
+	}
+
+	const {tries} = waitsOf(job.event.steps);
+	const step = waitStep(schedule, {delayMs: Math.min(retryDelay(schedule, tries, retryAfterMs), leftMs), tries: tries + 1, phase: 'forward', reason});
+	await job.recordStep(step);
+	return {status: 'waiting', nextAttemptAt: String(step.data?.until), error: reason};
 }
 
 async function forwardEvent(transport: Transport, url: URL, job: JobHandle, options: ForwardOptions): Promise<JobResult> {
@@ -100,10 +146,15 @@ async function forwardEvent(transport: Transport, url: URL, job: JobHandle, opti
 
 	const retries = options.retries ?? 5;
 	const timing = {baseMs: options.baseMs ?? 500, capMs: options.capMs ?? 30_000, random: options.random ?? Math.random};
-	// Attempts recorded by an earlier run count against the retries.
-	let attempt = event.steps.filter(step => step.name === forwardSteps.failed).length;
+	// Attempts recorded by an earlier run count against the retries (a waiting event's count afresh).
+	const previous = event.steps.filter(step => step.name === forwardSteps.failed).length;
+	const waits = waitsOf(event.steps).tries;
+	let attempt = previous;
+	const limit = waits > 0 ? previous + retries : retries;
 	let last = 'no attempt made';
-	while (attempt <= retries) {
+	let transient = true;
+	let retryAfterMs: number | undefined;
+	while (attempt <= limit) {
 		attempt++;
 		signal.throwIfAborted();
 		const started = performance.now();
@@ -118,15 +169,21 @@ async function forwardEvent(transport: Transport, url: URL, job: JobHandle, opti
 
 		signal.throwIfAborted();
 		last = result.status === undefined ? result.error ?? 'no answer' : `the handler answered ${result.status}`;
+		transient = result.status === undefined || isTransientStatus(result.status);
+		retryAfterMs = result.retryAfterMs;
 		await recordStep({name: forwardSteps.failed, at: new Date().toISOString(), data: result.status === undefined ? {attempt} : {attempt, status: result.status}, error: last});
-		const retryInMs = attempt <= retries ? Math.round(forwardBackoff(attempt, timing)) : undefined;
+		// Another 4xx is the handler's refusal: it is not sent again.
+		const retryInMs = attempt <= limit && transient ? Math.round(forwardBackoff(attempt - previous, timing)) : undefined;
 		options.onAttempt?.(event, {attempt, ms, ...(result.status === undefined ? {error: last} : {status: result.status}), ...(retryInMs === undefined ? {} : {retryInMs})});
-		if (retryInMs !== undefined) {
-			await sleep(retryInMs, undefined, {signal});
+		if (retryInMs === undefined) {
+			break;
 		}
+
+		await sleep(retryInMs, undefined, {signal});
 	}
 
-	return {status: 'failed', error: `forwarding to ${options.url} failed after ${attempt} attempts: ${last}`};
+	const waiting = transient ? await waitForHandler(job, options, `forwarding to ${options.url}: ${last}`, retryAfterMs) : undefined;
+	return waiting ?? {status: 'failed', error: `forwarding to ${options.url} failed after ${attempt} attempts: ${last}`};
 }
 
 /** The job handler that forwards stored events, with its own keep-alive connections. */

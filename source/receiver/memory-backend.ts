@@ -59,8 +59,36 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 	};
 
 	/** One attempt of `stored` through `run`, updating its state. */
+	/** Timers of waiting events (their next attempt); cleared on stop. */
+	const timers = new Set<NodeJS.Timeout>();
+	let stopped = false;
+	const enqueue = (stored: StoredEvent): boolean => queue.push(async signal => {
+		if (handler) {
+			const result = await attempt(stored, handler, signal);
+			if (result.status === 'waiting') {
+				later(stored, Date.parse(result.nextAttemptAt));
+			}
+		}
+	});
+	const later = (stored: StoredEvent, atMs: number) => {
+		if (stopped) {
+			return;
+		}
+
+		const timer = setTimeout(() => {
+			timers.delete(timer);
+			if (!stopped && stored.status === 'waiting' && !enqueue(stored)) {
+				// The queue is full: try again at the next wait.
+				later(stored, Date.now() + 1000);
+			}
+		}, Math.max(0, atMs - Date.now()));
+		timer.unref();
+		timers.add(timer);
+	};
+
 	const attempt = async (stored: StoredEvent, run: JobHandler, signal: AbortSignal): Promise<JobResult> => {
 		stored.status = 'processing';
+		delete stored.nextAttemptAt;
 		stored.attempts++;
 		stored.updatedAt = new Date().toISOString();
 		const {result, end} = await runAttempt(run, {
@@ -72,6 +100,10 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 			},
 		});
 		endAttempt(stored, end);
+		if (result.status === 'waiting') {
+			stored.nextAttemptAt = result.nextAttemptAt;
+		}
+
 		return result;
 	};
 
@@ -84,11 +116,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 
 			const stored: StoredEvent = {...event, updatedAt: event.receivedAt, steps: [], attempts: 0};
 			if (event.status === 'received') {
-				const queued = queue.push(async signal => {
-					if (handler) {
-						await attempt(stored, handler, signal);
-					}
-				});
+				const queued = enqueue(stored);
 				if (!queued) {
 					// Not taken: the platform's redelivery must be accepted later.
 					ids.delete(event.id);
@@ -105,6 +133,11 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 			return Promise.resolve();
 		},
 		async stop(drainMs) {
+			stopped = true;
+			for (const timer of timers) {
+				clearTimeout(timer);
+			}
+
 			const idle = await queue.whenIdle(drainMs);
 			if (idle) {
 				return {cutOff: 0};
@@ -125,6 +158,9 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async near(id) {
 			return Promise.resolve(nearIds(id, events.keys()));
 		},
+		async withPrefix(prefix, limit) {
+			return Promise.resolve([...events.keys()].filter(id => id.startsWith(prefix)).sort().slice(0, limit));
+		},
 		async replay(id, run): Promise<ReplayResult> {
 			const stored = events.get(id);
 			if (!stored) {
@@ -142,11 +178,32 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 		async stats() {
 			return Promise.resolve({count: events.size});
 		},
+		async wake() {
+			for (const event of events.values()) {
+				if (event.status === 'waiting') {
+					later(event, 0);
+				}
+			}
+
+			return Promise.resolve();
+		},
+		async waiting() {
+			let count = 0;
+			let next: string | undefined;
+			for (const event of events.values()) {
+				if (event.status === 'waiting' && event.nextAttemptAt !== undefined) {
+					count++;
+					next = next === undefined || event.nextAttemptAt < next ? event.nextAttemptAt : next;
+				}
+			}
+
+			return Promise.resolve(next === undefined ? {count} : {count, nextAttemptAt: next});
+		},
 		async backlog() {
 			let oldest: string | undefined;
 			let count = 0;
 			for (const event of events.values()) {
-				if (event.status === 'received' || event.status === 'processing') {
+				if (event.status === 'received' || event.status === 'processing' || event.status === 'waiting') {
 					count++;
 					oldest = oldest === undefined || event.receivedAt < oldest ? event.receivedAt : oldest;
 				}

@@ -6,7 +6,7 @@
  */
 import {collectDefaultMetrics, Counter, Gauge, Histogram, Registry} from 'prom-client';
 import {eventTypes} from '../platform/types.js';
-import type {BackendStats, Backlog, StoreDurability} from './backend.js';
+import type {BackendStats, Backlog, StoreDurability, WaitingSummary} from './backend.js';
 import type {ReceiverEvent, RejectionReason} from './events.js';
 import {TableCounter, TableHistogram} from './metric-tables.js';
 
@@ -28,6 +28,8 @@ type FinalStatus = typeof finalStatuses[number];
 /** What the scrape reads from the store and the status. */
 export type MetricsSources = {
 	backlog?: () => Promise<Backlog>;
+	/** Events waiting for their next attempt after a transient failure. */
+	waiting?: () => Promise<WaitingSummary>;
 	stats?: () => Promise<BackendStats>;
 	backendKind?: string;
 	/** 1 when ready, else 0; and each dependency's state. */
@@ -109,6 +111,31 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 		const oldest = value?.oldestReceivedAt ? Date.parse(value.oldestReceivedAt) : Number.NaN;
 		this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
 	}});
+	if (sources.waiting) {
+		const read = sources.waiting;
+		let waitingRead: {at: number; value: Promise<WaitingSummary | undefined>} | undefined;
+		const waiting = async () => {
+			const now = performance.now();
+			if (!waitingRead || now - waitingRead.at > 250) {
+				waitingRead = {at: now, value: read().catch(() => undefined)};
+			}
+
+			return waitingRead.value;
+		};
+
+		new Gauge({name: `${prefix}waiting_events`, help: 'Events waiting for their next attempt after a transient failure (platform or forward handler unreachable, 5xx, 429, timeout)', registers, async collect() {
+			const value = await waiting();
+			if (value) {
+				this.set(value.count);
+			}
+		}});
+		new Gauge({name: `${prefix}waiting_next_attempt_timestamp_seconds`, help: 'When the earliest waiting event is tried again, seconds since the epoch (0 when none waits)', registers, async collect() {
+			const value = await waiting();
+			const next = value?.nextAttemptAt ? Date.parse(value.nextAttemptAt) : Number.NaN;
+			this.set(Number.isFinite(next) ? next / 1000 : 0);
+		}});
+	}
+
 	if (sources.maxBacklog !== undefined) {
 		new Gauge({name: `${prefix}backlog_limit_events`, help: 'Unfinished events above which deliveries get 503 (--max-backlog)', registers}).set(sources.maxBacklog);
 	}

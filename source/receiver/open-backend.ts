@@ -24,6 +24,13 @@ export type BackendChoice = {
 	limiter?: {max: number; durationMs: number};
 	/** Redis: check whether it persists its data (serve does, to warn when it does not). */
 	checkDurability?: boolean;
+	/** Redis: a volatile Redis keeps serve ready (the operator accepted it; serve warns). */
+	allowVolatile?: boolean;
+	/** Redis: acknowledge only once this many replicas confirm the event (WAIT), within `waitTimeoutMs`. */
+	waitReplicas?: number;
+	waitTimeoutMs?: number;
+	/** Journal: read the whole file in a child first (default true; the inspector, which reads pages only, skips it). */
+	verify?: boolean;
 };
 
 export type BackendMissingData = {kind: 'journal' | 'redis'; reason: string};
@@ -47,9 +54,11 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	};
 	if (choice.redisUrl) {
 		const {openRedisBackend} = await load(async () => import('./redis/index.js'), 'redis');
-		return openRedisBackend({url: choice.redisUrl, ...retention, ...(choice.limiter ? {limiter: choice.limiter} : {}), ...(choice.checkDurability ? {checkDurability: true} : {})});
+		return openRedisBackend({url: choice.redisUrl, ...retention, ...(choice.limiter ? {limiter: choice.limiter} : {}), ...(choice.checkDurability ? {checkDurability: true} : {}),
+			...(choice.allowVolatile ? {allowVolatile: true} : {}),
+			...(choice.waitReplicas ? {waitReplicas: choice.waitReplicas, ...(choice.waitTimeoutMs === undefined ? {} : {waitTimeoutMs: choice.waitTimeoutMs})} : {})});
 	}
 
 	const {openJournal} = await load(async () => import('./journal/index.js'), 'journal');
-	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {})});
+	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {}), ...(choice.verify === false ? {verify: false} : {})});
 }

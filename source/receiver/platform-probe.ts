@@ -12,13 +12,14 @@ export type ProbeOutcome =
 	| {ok: true}
 	| {ok: false; code: 'key-rejected' | 'unavailable' | 'unreachable'; error: string};
 
-/** A chat id no platform holds: reading its messages costs the platform a key check and a miss. */
-export const probeChatId = 'platform-tui-readiness-probe';
-
-/** How a failed call reflects on the platform; undefined when the platform answered (a 404 is an answer). */
+/**
+ * How a failed call reflects on the platform; undefined when the platform answered (a 404 is an
+ * answer). Only 401 means the key is refused: a 403 is the platform refusing one thing to this key
+ * (a chat it checks access to), not the key.
+ */
 export function classifyFailure(error: unknown): ProbeOutcome | undefined {
 	if (error instanceof PlatformApiError) {
-		if (error.status === 401 || error.status === 403) {
+		if (error.status === 401) {
 			return {ok: false, code: 'key-rejected', error: error.message};
 		}
 
@@ -34,10 +35,13 @@ export function statusClass(error: unknown): string {
 	return error instanceof PlatformApiError ? `${Math.floor(error.status / 100)}xx` : 'error';
 }
 
-/** One probe: GET /messages for a chat that does not exist; any answer but 401/403/429/5xx is fine. */
+/**
+ * One probe: GET /openai/models, a cheap authenticated read that names no chat; any answer but
+ * 401 (key refused), 429 or 5xx (unavailable) is fine.
+ */
 export async function probePlatform(client: PlatformClient, timeoutMs = 10_000): Promise<ProbeOutcome> {
 	try {
-		await client.listMessages(probeChatId, {timeoutMs, totalTimeoutMs: timeoutMs});
+		await client.listModels({timeoutMs, totalTimeoutMs: timeoutMs});
 		return {ok: true};
 	} catch (error) {
 		return error instanceof PlatformError ? classifyFailure(error) ?? {ok: true} : {ok: false, code: 'unreachable', error: errorMessage(error)};

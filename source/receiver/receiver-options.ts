@@ -6,6 +6,7 @@ import type {EventBackend} from './backend.js';
 import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import type {ReceiverCounters} from './events.js';
 import type {ForwardOptions} from './forward.js';
+import type {RetrySchedule} from './retry-schedule.js';
 import type {CallWatcher} from './platform-probe.js';
 import {createMemoryBackend} from './memory-backend.js';
 import {defaultLinger, type LingerLimits} from './transport.js';
@@ -49,6 +50,12 @@ export type ReceiverOptions = {
 	maxBacklog?: number;
 	/** How often the store's backlog is read for `maxBacklog`, ms. Default 1000. */
 	backlogPollMs?: number;
+	/**
+	 * Durable retries (retry-schedule.ts): an answer or forward that fails for a transient reason
+	 * waits, its schedule stored with the event, until the answer deadline; then the apology is
+	 * retried until the final-message deadline. Default: off (any failure takes the failure path at once).
+	 */
+	retry?: Partial<RetrySchedule>;
 	/** Forward every stored event to a handler of the developer's instead of the built-in answer. */
 	forward?: ForwardOptions;
 	/** Told of every platform call the answer makes (metrics, the platform's status). */
@@ -77,7 +84,7 @@ export type CloseResult = {
 	counters: ReceiverCounters;
 };
 
-export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs'>>;
+export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs' | 'retry'>>;
 
 /** The receiver's defaults, declared once: serve's flags show and use them. */
 export const receiverDefaults = {

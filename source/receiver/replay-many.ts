@@ -35,7 +35,8 @@ export async function replayMany(backend: EventBackend, ids: readonly string[], 
 			switch (result.outcome) {
 				case 'done': {
 					const after = await backend.get(id);
-					const item: ReplayItem = {id, outcome: result.result.status};
+					// A replay that ends waiting is left for serve to try again: queued, as with Redis.
+					const item: ReplayItem = {id, outcome: result.result.status === 'waiting' ? 'queued' : result.result.status};
 					if (result.result.error !== undefined) {
 						item.error = result.result.error;
 					}

@@ -17,6 +17,7 @@ import {isoNow} from './clock.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {forwardJobs} from './forward-job.js';
+import {retrySchedule} from './retry-schedule.js';
 import {startLostSweep} from './lost-sweep.js';
 import type {OpenJobs} from './open-jobs.js';
 import {platformPort} from './platform-port.js';
@@ -80,10 +81,12 @@ export class WebhookReceiver {
 			this.emit(event);
 		};
 
-		this.jobs = options.forward ? forwardJobs(options.forward, {counters: this.stats, emit: emitStage, now: isoNow, onRetry: () => options.observer?.forwardRetry?.()}) : answerJobs({
+		const schedule = options.retry === undefined ? undefined : retrySchedule(options.retry);
+		this.jobs = options.forward ? forwardJobs({...options.forward, ...(schedule ? {schedule} : {})}, {counters: this.stats, emit: emitStage, now: isoNow, onRetry: () => options.observer?.forwardRetry?.()}) : answerJobs({
 			port: options.callWatcher ? watchedPort(platformPort(options.client), options.callWatcher) : platformPort(options.client),
 			model: this.options.model,
 			cleanupTimeoutMs: this.options.cleanupTimeoutMs,
+			...(schedule ? {schedule} : {}),
 			counters: this.stats,
 			emit: event => {
 				this.emit(event);
@@ -305,20 +308,30 @@ export class WebhookReceiver {
 			return;
 		}
 
-		if (this.backlogLimit?.full()) {
-			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
-			return;
-		}
-
 		if (this.forwarding) {
 			forwardAll(decision);
+		}
+
+		// The slot is taken before the store: deliveries arriving together cannot all pass the bound.
+		const counted = decision.event.status === 'received';
+		if (this.backlogLimit && !this.backlogLimit.reserve(counted)) {
+			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
+			return;
 		}
 
 		const storing = this.observer ? performance.now() : 0;
 		this.backend.accept(decision.event).then(result => {
 			this.observer?.stored(performance.now() - storing);
+			if (counted && result === 'duplicate') {
+				this.backlogLimit?.release();
+			}
+
 			this.acknowledge(request, response, seq, decision, result === 'duplicate', started);
 		}, (error: unknown) => {
+			if (counted) {
+				this.backlogLimit?.release();
+			}
+
 			const busy = error instanceof BackendUnavailableError && error.code === 'backend-busy';
 			const reason: RejectionReason = busy ? 'busy' : 'backend-unavailable';
 			this.reject(request, response, seq, {status: 503, reason, error: busy ? receiverErrors.busy : receiverErrors.unavailable, headers: {'retry-after': '5'}, eventId: decision.event.id});

@@ -6,7 +6,7 @@
 import type {PlatformClient} from '../platform/client.js';
 import type {RequestLogEntry} from '../platform/attempts.js';
 import {startAdmin, type AdminListener} from './admin.js';
-import type {EventBackend} from './backend.js';
+import type {EventBackend, WaitingSummary} from './backend.js';
 import {HealthMonitor, type HealthState} from './health.js';
 import {createServeMetrics, type ServeMetrics} from './metrics.js';
 import {probePlatform, type CallWatcher} from './platform-probe.js';
@@ -21,6 +21,8 @@ export type ServiceOptions = {
 	probeIntervalMs?: number;
 	failingProbeIntervalMs?: number;
 	storeIntervalMs?: number;
+	/** How often the waiting events are read for the status, ms. Default 2000. */
+	waitingIntervalMs?: number;
 };
 
 export type Service = {
@@ -33,6 +35,10 @@ export type Service = {
 	onRequest(entry: RequestLogEntry): void;
 	/** Feeds the receiver's events to the metrics and its drain to the status; starts the checks. */
 	attach(receiver: WebhookReceiver): Promise<void>;
+	/** The events waiting for their next attempt, as last read (every `waitingIntervalMs`). */
+	waiting(): WaitingSummary;
+	/** Called when the number of waiting events changes; returns the cancel function. */
+	onWaiting(listener: (summary: WaitingSummary) => void): () => void;
 	/** Starts the admin listener. */
 	listenAdmin(listen: {port: number; host: string}): Promise<AdminListener>;
 	/**
@@ -46,6 +52,24 @@ export type Service = {
 export function createService(options: ServiceOptions): Service {
 	const {backend, client} = options;
 	let admin: AdminListener | undefined;
+	let waiting: WaitingSummary = {count: 0};
+	let waitingTimer: NodeJS.Timeout | undefined;
+	const waitingListeners = new Set<(summary: WaitingSummary) => void>();
+	const readWaiting = async () => {
+		const read = await backend.waiting?.().catch(() => undefined);
+		if (read === undefined) {
+			return;
+		}
+
+		const changed = read.count !== waiting.count;
+		waiting = read;
+		if (changed) {
+			for (const listener of waitingListeners) {
+				listener(read);
+			}
+		}
+	};
+
 	const health = new HealthMonitor({
 		checkStore: async () => backend.health?.() ?? {ok: true},
 		probe: async () => probePlatform(client),
@@ -57,6 +81,7 @@ export function createService(options: ServiceOptions): Service {
 		backendKind: backend.kind,
 		...(backend.durability ? {durability: backend.durability.state} : {}),
 		...(backend.backlog ? {backlog: async () => backend.backlog?.() ?? {count: 0}} : {}),
+		...(backend.waiting ? {waiting: async () => backend.waiting?.() ?? {count: 0}} : {}),
 		stats: async () => backend.stats(),
 		...(options.maxBacklog === undefined ? {} : {maxBacklog: options.maxBacklog}),
 		ready() {
@@ -97,7 +122,26 @@ export function createService(options: ServiceOptions): Service {
 					health.markDraining();
 				}
 			});
+			// The platform answers again after failing: waiting answers go now, not at their next attempt.
+			let platformOk = true;
+			health.on(state => {
+				const ok = state.dependencies.platform.ok;
+				if (ok && !platformOk) {
+					void backend.wake?.().catch(() => undefined);
+				}
+
+				platformOk = ok;
+			});
 			await health.start();
+			if (backend.waiting) {
+				waitingTimer = setInterval(() => void readWaiting(), options.waitingIntervalMs ?? 2000);
+				waitingTimer.unref();
+			}
+		},
+		waiting: () => waiting,
+		onWaiting(listener) {
+			waitingListeners.add(listener);
+			return () => waitingListeners.delete(listener);
 		},
 		async listenAdmin(listen) {
 			admin = await startAdmin({health, metrics}, listen);
@@ -123,6 +167,7 @@ export function createService(options: ServiceOptions): Service {
 			};
 		},
 		async stop() {
+			clearInterval(waitingTimer);
 			health.stop();
 			await admin?.close();
 		},

@@ -28,7 +28,11 @@ export type UploadEvent =
 	 * A sync's plan (with `--chat`, a selection or `--dry-run`): new keys to upload, changed ones to
 	 * replace, unchanged ones awaiting ingestion or skipped; `manifest` is the file that records them.
 	 */
-	| {type: 'sync-planned'; dryRun: boolean; chatId?: string; manifest?: string; upload: PlannedFile[]; replace: PlannedFile[]; awaiting: Array<PlannedFile & {contentId: string}>; unchanged: Array<PlannedFile & {contentId: string}>}
+	| {type: 'sync-planned'; dryRun: boolean; chatId?: string; manifest?: string; upload: PlannedFile[]; replace: PlannedFile[]; awaiting: Array<PlannedFile & {contentId: string}>; unchanged: Array<PlannedFile & {contentId: string}>; delete?: Array<{name: string; contentId: string}>}
+	/** `--delete`: a content whose file is gone was deleted on the platform and dropped from the manifest. */
+	| {type: 'content-deleted'; name: string; contentId: string}
+	/** `--delete`: deleting a content failed; its manifest entry is kept and the run stops. */
+	| {type: 'delete-failed'; name: string; contentId: string; message: string}
 	/** The upsert of a file was sent (its transfer began). */
 	| {type: 'file-started'; name: string}
 	| {type: 'file-upserted'; name: string; contentId: string}

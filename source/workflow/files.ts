@@ -15,7 +15,7 @@ export type FolderFile = {
 
 /** Why an entry of the folder is not uploaded. */
 /** `filtered`: left out by --include / --exclude. */
-export type SkipKind = 'dotfile' | 'folder' | 'symlink-to-folder' | 'broken-symlink' | 'fifo' | 'socket' | 'device' | 'filtered' | 'other';
+export type SkipKind = 'dotfile' | 'folder' | 'symlink-to-folder' | 'broken-symlink' | 'fifo' | 'socket' | 'device' | 'filtered' | 'too-recent' | 'other';
 
 export type SkippedEntry = {name: string; kind: SkipKind};
 

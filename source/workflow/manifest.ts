@@ -5,8 +5,7 @@
  * after each file's finalize, so a run killed half way leaves every finished file recorded.
  */
 import {createHash} from 'node:crypto';
-import {createReadStream} from 'node:fs';
-import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {mkdir, open, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {WorkflowError} from './errors.js';
@@ -39,6 +38,30 @@ export class ManifestWriteError extends WorkflowError<'manifest-write-failed', {
 	}
 }
 
+/**
+ * The data directory cannot hold manifests (read-only, not a folder, no permission). Found before
+ * any platform call, so no chat is created that a rerun would create again.
+ */
+export class DataDirNotWritableError extends WorkflowError<'data-dir-not-writable', {dataDir: string; folder: string; detail: string}> {
+	constructor(readonly dataDir: string, folder: string, cause: unknown) {
+		const detail = errorCode(cause) ?? errorMessage(cause);
+		super('data-dir-not-writable', {dataDir, folder, detail}, `The data directory ${dataDir} is not writable (${detail} on ${folder}), so no upload manifest can be kept`, {cause});
+	}
+}
+
+/** Checks that manifests can be written in `folder` (inside `dataDir`): creates it and writes, then removes, a probe file. */
+export async function checkWritable(dataDir: string, folder: string): Promise<void> {
+	const probe = path.join(folder, `.probe.${process.pid}.tmp`);
+	try {
+		await mkdir(folder, {recursive: true, mode: 0o700});
+		await writeFile(probe, '', {mode: 0o600});
+		await rm(probe, {force: true});
+	} catch (error) {
+		await rm(probe, {force: true}).catch(() => undefined);
+		throw new DataDirNotWritableError(dataDir, folder, error);
+	}
+}
+
 /** A folder name for a platform: its host (readable) and a short hash of its whole base URL. */
 export function platformFolder(baseUrl: string): string {
 	const normalized = baseUrl.trim().replace(/\/+$/, '');
@@ -58,11 +81,28 @@ export function manifestPath(dataDir: string, baseUrl: string, chatId: string): 
 	return path.join(dataDir, 'sync', platformFolder(baseUrl), `${encodeURIComponent(chatId)}.json`);
 }
 
-/** SHA-256 of a file's bytes, streamed. */
+/** Bytes read at a time when hashing a file. */
+const hashChunkBytes = 256 * 1024;
+
+/**
+ * SHA-256 of a file's bytes, streamed through one reused buffer: memory stays flat whatever the
+ * file's size (a stream would allocate a new chunk per read and leave the collector behind).
+ */
 export async function sha256File(filePath: string): Promise<string> {
 	const hash = createHash('sha256');
-	for await (const chunk of createReadStream(filePath)) {
-		hash.update(chunk as Buffer);
+	const handle = await open(filePath, 'r');
+	try {
+		const buffer = Buffer.allocUnsafe(hashChunkBytes);
+		for (;;) {
+			const {bytesRead} = await handle.read(buffer, 0, buffer.length, null);
+			if (bytesRead === 0) {
+				break;
+			}
+
+			hash.update(buffer.subarray(0, bytesRead));
+		}
+	} finally {
+		await handle.close();
 	}
 
 	return hash.digest('hex');
@@ -150,6 +190,12 @@ export class SyncManifest {
 	/** Records a finalized upload and writes the file; resolves once it is on disk. */
 	async record(key: string, entry: ManifestEntry): Promise<void> {
 		this.entries.set(key, entry);
+		await this.save();
+	}
+
+	/** Forgets a key (its content was deleted) and writes the file; resolves once it is on disk. */
+	async drop(key: string): Promise<void> {
+		this.entries.delete(key);
 		await this.save();
 	}
 

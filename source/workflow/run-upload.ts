@@ -1,15 +1,17 @@
 import {CancelledError} from '../errors.js';
+import path from 'node:path';
 import type {Space} from '../platform/types.js';
 import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
-import {checkReadable, type FolderScan} from './files.js';
+import {checkReadable, type FolderScan, type SkippedEntry} from './files.js';
 import {waitForIngestion} from './ingestion.js';
-import {SyncManifest} from './manifest.js';
+import {checkWritable, SyncManifest} from './manifest.js';
+import {deleteContents, planDeletions, type Deletion, type DeletionOptions} from './deletions.js';
 import {askAndWait} from './reply.js';
 import type {RetryTracker} from './retries.js';
 import {isPlainSelection, selectFiles, type Selection} from './select.js';
-import {checkChat, noteStates, planEvent, planSync, recorder} from './sync.js';
+import {checkChat, hashFiles, noteStates, planEvent, planSync, recorder} from './sync.js';
 import {uploadFiles, type UploadedFile} from './transfer.js';
 import type {UploadClient} from './types.js';
 
@@ -67,11 +69,16 @@ export type UploadOptions = {
 	 */
 	listing?: FolderScan;
 	/**
-	 * Sync: where the manifest of a chat lives (and the platform it describes). Without it (the
-	 * default upload) no manifest is read or written and every file is sent.
+	 * Where the manifest of a chat lives (and the platform it describes): checked writable before
+	 * any platform call, written after each file is finalized. Without it (the in-process local
+	 * platform, whose chats end with the process) no manifest is read or written.
 	 */
-	manifest?: {baseUrl: string; file(chatId: string): string};
+	manifest?: ManifestPlace;
+	/** `--delete`, `--delete-excluded`, `--max-delete` (an existing chat with a manifest only). */
+	deletion?: DeletionOptions;
 };
+
+export type ManifestPlace = {baseUrl: string; dataDir: string; file(chatId: string): string};
 
 export type UploadResult = {
 	chatId: string;
@@ -122,6 +129,11 @@ export async function runUpload(options: UploadOptions, onEvent: UploadEventList
 	}
 }
 
+/** The files held back by --min-age: still there, so never deleted. */
+function listedKept(skipped: readonly SkippedEntry[]): string[] {
+	return skipped.filter(entry => entry.kind === 'too-recent').map(entry => entry.name);
+}
+
 async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEventListener): Promise<UploadResult> {
 	const {client, assistantId, prompt} = options;
 	const title = options.title ?? defaultTitle;
@@ -141,8 +153,21 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	});
 	signal.throwIfAborted();
 	const existing = options.chatId;
-	// A damaged manifest stops the run before any platform call.
-	let manifest = existing !== undefined && options.manifest ? await SyncManifest.open(options.manifest.file(existing), options.manifest.baseUrl, existing) : undefined;
+	// An unwritable data directory, a damaged manifest or too many deletions stop the run before any platform call.
+	let manifest: SyncManifest | undefined;
+	let deletions: Deletion[] = [];
+	if (options.manifest) {
+		const place = options.manifest;
+		await checkWritable(place.dataDir, path.dirname(place.file(existing ?? 'chat')));
+		if (existing !== undefined) {
+			manifest = await SyncManifest.open(place.file(existing), place.baseUrl, existing);
+			deletions = await planDeletions({manifest, folder: options.folder, selected: files.map(file => file.name), kept: listedKept(skipped), deletion: options.deletion});
+		}
+	}
+
+	// The files are hashed while the chat is created or checked (the plan needs both); a read error surfaces there.
+	const hashing = options.manifest ? hashFiles(files) : undefined;
+	hashing?.catch(() => undefined);
 
 	// The space is only shown, so it loads beside the chat creation instead of before it (one round
 	// trip less before the first upload); its event still comes first. It gets one attempt: an
@@ -172,14 +197,16 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		emit({type: 'chat-checked', chatId, messages, durationMs: Math.round(performance.now() - chatStarted)});
 	}
 
-	const syncing = options.manifest !== undefined || existing !== undefined || !isPlainSelection(options.selection ?? {});
+	// The sync panel shows for what a sync flag asks; a plain upload keeps its manifest quietly.
+	const syncing = existing !== undefined || !isPlainSelection(options.selection ?? {}) || deletions.length > 0;
 	if (options.manifest && manifest === undefined) {
 		manifest = SyncManifest.empty(options.manifest.file(chatId), options.manifest.baseUrl, chatId);
 	}
 
-	const plan = syncing ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal}) : undefined;
-	if (plan) {
-		emit(planEvent(plan, {chatId, ...(manifest ? {manifest: manifest.file} : {}), dryRun: false}));
+	// Every run with a manifest hashes its files, so each one finalized is recorded with its bytes' hash.
+	const plan = syncing || manifest ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal, existing: existing !== undefined, ...(hashing ? {hashing} : {})}) : undefined;
+	if (plan && syncing) {
+		emit(planEvent(plan, {chatId, ...(manifest ? {manifest: manifest.file} : {}), dryRun: false, deletions}));
 	}
 
 	const sendNames = new Set(plan ? [...plan.upload, ...plan.replace].map(file => file.name) : files.map(file => file.name));
@@ -197,6 +224,10 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		client, files: sending, chatId, concurrency, progressIntervalMs: options.progressIntervalMs ?? 100, keepGoing, retries: options.retries, signal, emit: transferEmit,
 		...(manifest ? {onFinalized: recorder(manifest, plan)} : {}),
 	});
+	if (manifest && deletions.length > 0) {
+		await deleteContents({client, manifest, deletions, parallelism: 4, signal, emit});
+	}
+
 	const waiting: UploadedFile[] = [...transfer.uploaded, ...(plan?.awaiting ?? [])];
 	const ingestionFailed = waiting.length === 0 ? [] : await waitForIngestion({
 		client,
@@ -245,7 +276,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	emit({type: 'history', messages: history});
 	const contentIds = ingested.map(file => file.contentId);
 	const unchangedKeys = unchanged.map(file => file.name);
-	emit({type: 'result', chatId, contentIds, reply, failed, ...(plan ? {unchanged: unchangedKeys} : {})});
+	emit({type: 'result', chatId, contentIds, reply, failed, ...(plan && syncing ? {unchanged: unchangedKeys} : {})});
 	const result: UploadResult = {chatId, unchanged: unchangedKeys, contentIds, files: ingested, failed, reply, history};
 	if (!(space instanceof Error)) {
 		result.space = space;

@@ -8,6 +8,7 @@ import {readdir, stat} from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import {compareCodePoints, NoFilesFoundError, NoFilesMatchError} from './errors.js';
+import {eachLimit} from './ingestion.js';
 import {mimeTypeFor, readFolder, scanFolder, type FolderFile, type FolderScan, type SkippedEntry} from './files.js';
 
 export type Selection = {
@@ -17,6 +18,8 @@ export type Selection = {
 	include?: readonly string[];
 	/** Drop keys matching one of these globs. */
 	exclude?: readonly string[];
+	/** `--min-age`: hold back files modified less than this long ago (still being written). */
+	minAgeMs?: number;
 };
 
 /** Most entries a recursive walk reads before it stops with an error (a bound on every loop). */
@@ -83,7 +86,30 @@ async function walk(root: string, prefix: string, files: FolderFile[], skipped: 
  * The files a run uploads. Without a selection this is exactly `scanFolder` (spec §4.3). Keys left
  * out by the globs are listed as skipped (`filtered`); none left is NoFilesFoundError.
  */
-export async function selectFiles(folder: string, selection: Selection = {}): Promise<FolderScan> {
+export async function selectFiles(folder: string, selection: Selection = {}, now: number = Date.now()): Promise<FolderScan> {
+	const scan = await selectByName(folder, selection);
+	const minAgeMs = selection.minAgeMs ?? 0;
+	if (minAgeMs <= 0) {
+		return scan;
+	}
+
+	const young = new Set<string>();
+	await eachLimit(scan.files, 16, async file => {
+		const info = await stat(file.path).catch(() => undefined);
+		if (info !== undefined && now - info.mtimeMs < minAgeMs) {
+			young.add(file.name);
+		}
+	});
+	const files = scan.files.filter(file => !young.has(file.name));
+	if (files.length === 0) {
+		throw new NoFilesFoundError(folder);
+	}
+
+	const skipped = [...scan.skipped, ...[...young].map(name => ({name, kind: 'too-recent' as const}))].sort((a, b) => compareCodePoints(a.name, b.name));
+	return {files, skipped};
+}
+
+async function selectByName(folder: string, selection: Selection): Promise<FolderScan> {
 	if (isPlainSelection(selection)) {
 		return scanFolder(folder);
 	}

@@ -10,16 +10,21 @@ import type {UploadEventListener} from './events.js';
 import type {FolderFile} from './files.js';
 import {contentState, eachLimit} from './ingestion.js';
 import {sha256File, SyncManifest} from './manifest.js';
+import {PlatformApiError} from '../platform/errors.js';
 import {checkReadable} from './files.js';
+import {planDeletions, type Deletion, type DeletionOptions} from './deletions.js';
 import {selectFiles, type Selection} from './select.js';
 import type {UploadClient} from './types.js';
 
 export type HashedFile = FolderFile & {sha256: string};
 
 export type SyncPlan = {
-	/** Keys the manifest does not know. */
+	/** Keys neither the manifest nor the platform knows. */
 	upload: HashedFile[];
-	/** Keys whose bytes changed, or whose content is gone or failed: upserted under the same key. */
+	/**
+	 * Keys whose bytes changed, or whose content is gone or failed, or that the chat holds without
+	 * the manifest knowing their bytes: upserted under the same key, so the platform replaces them.
+	 */
 	replace: HashedFile[];
 	/** Same bytes, content still being ingested: waited for, not sent again. */
 	awaiting: Array<HashedFile & {contentId: string}>;
@@ -40,12 +45,12 @@ export async function hashFiles(files: readonly FolderFile[], parallelism = 8): 
  * Sorts the files by the manifest. `states` are the ingestion states found for the contents
  * whose bytes match (undefined: not found); a dry run passes the states the manifest recorded.
  */
-export function classify(files: readonly HashedFile[], manifest: SyncManifest | undefined, states: ReadonlyMap<string, string | undefined>): SyncPlan {
+export function classify(files: readonly HashedFile[], manifest: SyncManifest | undefined, states: ReadonlyMap<string, string | undefined>, heldKeys: ReadonlySet<string> = new Set()): SyncPlan {
 	const plan: SyncPlan = {upload: [], replace: [], awaiting: [], unchanged: []};
 	for (const file of files) {
 		const entry = manifest?.get(file.name);
 		if (entry === undefined) {
-			plan.upload.push(file);
+			(heldKeys.has(file.name) ? plan.replace : plan.upload).push(file);
 			continue;
 		}
 
@@ -70,17 +75,94 @@ export function matchingContents(files: readonly HashedFile[], manifest: SyncMan
 	});
 }
 
-/** One round of content searches (one per content, `parallelism` at a time): each content's state, or undefined when not found. */
+/** A 4xx other than 429: the platform does not take this kind of search. */
+function isRefusal(error: unknown): boolean {
+	return error instanceof PlatformApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+}
+
+/** Most content ids one batched content search names. */
+export const searchBatchSize = 100;
+
+/**
+ * One round of content searches: each content's state, or undefined when not found. Ids are asked
+ * `searchBatchSize` at a time (`where.id.in`), the batches `parallelism` at a time, and the answer
+ * is read by id; a batch the platform refuses, or answers with no record at all, is asked again
+ * one id at a time (`where.id.equals`, spec §4.3), so a platform without `in` costs time, never a
+ * wrong label.
+ */
 export async function searchStates(options: {client: UploadClient; chatId: string; contentIds: readonly string[]; parallelism: number; signal: AbortSignal}): Promise<Map<string, string | undefined>> {
+	const {client, chatId, signal} = options;
 	const states = new Map<string, string | undefined>();
-	await eachLimit(options.contentIds, options.parallelism, async contentId => {
-		states.set(contentId, await contentState(options.client, options.chatId, contentId, options.signal));
+	const batches: string[][] = [];
+	for (let index = 0; index < options.contentIds.length; index += searchBatchSize) {
+		batches.push(options.contentIds.slice(index, index + searchBatchSize));
+	}
+
+	const oneByOne = async (ids: readonly string[]): Promise<void> => {
+		await eachLimit(ids, options.parallelism, async contentId => {
+			states.set(contentId, await contentState(client, chatId, contentId, signal));
+		});
+	};
+
+	await eachLimit(batches, options.parallelism, async ids => {
+		if (ids.length === 1) {
+			await oneByOne(ids);
+			return;
+		}
+
+		const found = await client.searchContent({where: {id: {in: ids}}, chatId, includeFailedContent: true}, {signal}).catch((error: unknown) => {
+			signal.throwIfAborted();
+			if (isRefusal(error)) {
+				return undefined;
+			}
+
+			throw error;
+		});
+		if (found === undefined || found.length === 0) {
+			await oneByOne(ids);
+			return;
+		}
+
+		const byId = new Map(found.flatMap(item => (item.id === undefined ? [] : [[item.id, item.ingestionState ?? ''] as const])));
+		for (const contentId of ids) {
+			states.set(contentId, byId.get(contentId));
+		}
 	});
 	return states;
 }
 
+/**
+ * Which of these keys the chat already holds, by one content search per key (`parallelism` at a
+ * time): keys the manifest does not know, in a chat filled by another run or machine.
+ */
+export async function heldByChat(options: {client: UploadClient; chatId: string; keys: readonly string[]; parallelism: number; signal: AbortSignal}): Promise<Set<string>> {
+	const held = new Set<string>();
+	let unsupported = false;
+	await eachLimit(options.keys, options.parallelism, async key => {
+		if (unsupported) {
+			return;
+		}
+
+		// A platform that refuses where.key leaves the labels to the manifest alone; it never stops the run.
+		const found = await options.client.searchContent({where: {key: {equals: key}}, chatId: options.chatId, includeFailedContent: true}, {signal: options.signal}).catch((error: unknown) => {
+			options.signal.throwIfAborted();
+			if (isRefusal(error)) {
+				unsupported = true;
+				return [];
+			}
+
+			throw error;
+		});
+		// A sparse answer carries no key; a record naming another key does not count.
+		if (found.some(item => (item as {key?: unknown}).key === undefined || (item as {key?: unknown}).key === key)) {
+			held.add(key);
+		}
+	});
+	return held;
+}
+
 /** The plan as its event carries it. */
-export function planEvent(plan: SyncPlan, options: {chatId?: string; manifest?: string; dryRun: boolean}): Extract<Parameters<UploadEventListener>[0], {type: 'sync-planned'}> {
+export function planEvent(plan: SyncPlan, options: {chatId?: string; manifest?: string; dryRun: boolean; deletions?: readonly Deletion[]}): Extract<Parameters<UploadEventListener>[0], {type: 'sync-planned'}> {
 	const brief = (file: HashedFile): {name: string; size: number} => ({name: file.name, size: file.size});
 	return {
 		type: 'sync-planned',
@@ -91,15 +173,24 @@ export function planEvent(plan: SyncPlan, options: {chatId?: string; manifest?: 
 		replace: plan.replace.map(brief),
 		awaiting: plan.awaiting.map(file => ({...brief(file), contentId: file.contentId})),
 		unchanged: plan.unchanged.map(file => ({...brief(file), contentId: file.contentId})),
+		...(options.deletions !== undefined && options.deletions.length > 0 ? {delete: options.deletions.map(({name, contentId}) => ({name, contentId}))} : {}),
 	};
 }
 
-/** Hashes the files and sorts them by the manifest, checking the unchanged ones with one round of content searches. */
-export async function planSync(files: FolderFile[], manifest: SyncManifest | undefined, where: {client: UploadClient; chatId: string; parallelism: number; signal: AbortSignal}): Promise<SyncPlan> {
-	const hashed = await hashFiles(files);
+/**
+ * Hashes the files and sorts them by the manifest, checking the unchanged ones with one round of
+ * content searches (`hashing`: the hashes, when the caller started them earlier). In an existing chat (`existing`), the keys the manifest does not know are
+ * looked up on the platform in the same round, so a key the chat holds is `replace`, never new.
+ */
+export async function planSync(files: FolderFile[], manifest: SyncManifest | undefined, where: {client: UploadClient; chatId: string; parallelism: number; signal: AbortSignal; existing: boolean; hashing?: Promise<HashedFile[]>}): Promise<SyncPlan> {
+	const hashed = await (where.hashing ?? hashFiles(files));
 	const candidates = manifest ? matchingContents(hashed, manifest) : [];
-	const states = candidates.length === 0 ? new Map<string, string | undefined>() : await searchStates({...where, contentIds: candidates});
-	return classify(hashed, manifest, states);
+	const unknown = where.existing ? hashed.filter(file => manifest?.get(file.name) === undefined).map(file => file.name) : [];
+	const [states, held] = await Promise.all([
+		candidates.length === 0 ? new Map<string, string | undefined>() : searchStates({...where, contentIds: candidates}),
+		unknown.length === 0 ? new Set<string>() : heldByChat({...where, keys: unknown}),
+	]);
+	return classify(hashed, manifest, states, held);
 }
 
 /** After each finalize: the file, its hash and content id go into the manifest, written before the next step. */
@@ -128,7 +219,7 @@ export function noteStates(manifest: SyncManifest, emit: UploadEventListener): U
  * `--dry-run`: what a run would upload, replace and skip, with sizes, from the folder and the
  * manifest alone (the states it recorded); no platform call is made.
  */
-export async function dryRunUpload(options: {folder: string; selection?: Selection; chatId?: string; manifest?: {baseUrl: string; file(chatId: string): string}}, emit: UploadEventListener): Promise<SyncPlan> {
+export async function dryRunUpload(options: {folder: string; selection?: Selection; chatId?: string; manifest?: {baseUrl: string; file(chatId: string): string}; deletion?: DeletionOptions}, emit: UploadEventListener): Promise<SyncPlan> {
 	const {files, skipped} = await selectFiles(options.folder, options.selection);
 	await checkReadable(options.folder, files);
 	emit({type: 'files-listed', folder: options.folder, files: files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType})), totalBytes: files.reduce((sum, file) => sum + file.size, 0), skipped});
@@ -137,6 +228,8 @@ export async function dryRunUpload(options: {folder: string; selection?: Selecti
 	const hashed = await hashFiles(files);
 	const recorded = new Map([...(manifest?.entries.values() ?? [])].map(entry => [entry.contentId, entry.ingestionState ?? 'UPLOADED']));
 	const plan = classify(hashed, manifest, recorded);
-	emit(planEvent(plan, {...(chatId === undefined ? {} : {chatId}), ...(manifest ? {manifest: manifest.file} : {}), dryRun: true}));
+	const kept = skipped.filter(entry => entry.kind === 'too-recent').map(entry => entry.name);
+	const deletions = manifest ? await planDeletions({manifest, folder: options.folder, selected: files.map(file => file.name), kept, deletion: options.deletion}) : [];
+	emit(planEvent(plan, {...(chatId === undefined ? {} : {chatId}), ...(manifest ? {manifest: manifest.file} : {}), dryRun: true, deletions}));
 	return plan;
 }

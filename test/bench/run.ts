@@ -10,7 +10,9 @@ const parts = [
 	{name: 'upload', file: 'upload.ts'},
 	{name: 'receiver', file: 'receiver.ts'},
 	{name: 'scale', file: 'scale.ts'},
+	{name: 'redis', file: 'redis-ack.ts'},
 	{name: 'keys', file: 'keys.ts'},
+	{name: 'inspector', file: 'inspector.ts'},
 ];
 
 const requested = process.argv.slice(2);

@@ -143,7 +143,7 @@ async function ackThroughput(platform: TestPlatform, backend: EventBackend): Pro
 }
 
 export async function runScaleBench(): Promise<boolean> {
-	const redis = await startRedis({forceLocal: true});
+	const redis = await startRedis({forceLocal: true, appendonly: true});
 	const model = await startModel({delayMs: 0});
 	const platform = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 50_000}});
 	const dataDir = mkdtempSync(join(tmpdir(), 'platform-tui-bench-scale-'));

@@ -12,8 +12,9 @@
  * 3. Peak RSS of the built CLI (`platform-tui upload --json`, its own process) while it uploads
  *    one 1 GiB file, next to the same CLI uploading a 1 KiB file. Goal: under 150 MiB.
  *
- * 4. Sync (issue 22): `upload --chat` of the 60 × 64 KiB folder into an empty chat, then the same
- *    command with nothing changed, side by side; goal: the second run ≤ 0.2× the first.
+ * 4. Sync (issue 34): a plain upload of 300 files × 16 KiB, then the `--chat` command it printed
+ *    with nothing changed, timed from spawn to the prompt sent; goal: the rerun ≤ 0.2× the first.
+ *    And the rerun's peak RSS with a 1 GiB file in the folder; goal ≤ 100 MiB.
  *
  * Parts 2, 3 and 4 live in upload-side-by-side.ts, upload-rss.ts and upload-sync.ts; `side-by-side`,
  * `rss` or `sync` as the argument runs one alone. The platform runs in a child process (upload-platform.ts), so neither

@@ -7,7 +7,7 @@ import {startCli, type CliProcess} from '../support/cli.js';
 
 export type ServeProcess = {run: CliProcess; url: string; killed: boolean};
 
-export type FleetSettings = {env: Record<string, string>; store: string[]};
+export type FleetSettings = {env: Record<string, string>; store: string[]; /** More serve flags (deadlines, --forward-to). */ args?: string[]};
 
 export class Fleet {
 	readonly all: ServeProcess[] = [];
@@ -17,7 +17,7 @@ export class Fleet {
 
 	/** Starts one serve and resolves once it listens; fails naming its stderr when it does not. */
 	async start(): Promise<ServeProcess> {
-		const run = startCli(['serve', '--port', '0', '--json', ...this.settings.store], {env: this.settings.env});
+		const run = startCli(['serve', '--port', '0', '--json', ...this.settings.store, ...(this.settings.args ?? [])], {env: this.settings.env});
 		const deadline = Date.now() + 60_000;
 		for (;;) {
 			const listening = [...lines(run), ...parse(run.stderr())].find(line => line.type === 'listening');

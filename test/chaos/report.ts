@@ -19,6 +19,8 @@ export type ModeReport = {
 	answeredTwice: string[];
 	orphanLogs: number;
 	apologies: number;
+	/** Acknowledged chosen events still waiting in the store at the end. */
+	waiting: number;
 	minutes: number;
 };
 
@@ -47,7 +49,7 @@ export function tally(options: {mode: string; rounds: number; kills: number; eve
 	const {events, deliveries, platform, stored} = options;
 	const patches = new Map<string, number>();
 	for (const request of platform.requests) {
-		if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
+		if (request.method === 'PATCH' && request.path.startsWith('/messages/') && request.status >= 200 && request.status < 300) {
 			const id = request.path.slice('/messages/'.length);
 			patches.set(id, (patches.get(id) ?? 0) + 1);
 		}
@@ -57,6 +59,7 @@ export function tally(options: {mode: string; rounds: number; kills: number; eve
 	const answeredTwice: string[] = [];
 	let orphanLogs = 0;
 	let apologies = 0;
+	let waiting = 0;
 	for (const event of events) {
 		if (!deliveries.ackedIds.has(event.id)) {
 			continue;
@@ -85,6 +88,10 @@ export function tally(options: {mode: string; rounds: number; kills: number; eve
 			apologies++;
 		}
 
+		if (status === 'waiting') {
+			waiting++;
+		}
+
 		orphanLogs += platform.messageLogs(messageId).filter(log => log.status === 'RUNNING').length;
 	}
 
@@ -101,6 +108,7 @@ export function tally(options: {mode: string; rounds: number; kills: number; eve
 		answeredTwice,
 		orphanLogs,
 		apologies,
+		waiting,
 		minutes: (Date.now() - options.startedAt) / 60_000,
 	};
 }
@@ -108,11 +116,12 @@ export function tally(options: {mode: string; rounds: number; kills: number; eve
 /** Prints the report; true when the goals (nothing lost, nothing answered twice) are met. */
 export function printReport(report: ModeReport): boolean {
 	const ids = (list: string[]) => (list.length === 0 ? '' : ` (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''})`);
-	const met = report.lost.length === 0 && report.answeredTwice.length === 0;
+	const met = report.lost.length === 0 && report.answeredTwice.length === 0 && report.waiting === 0;
 	console.log(`${report.mode}: ${report.rounds} rounds, ${report.kills} SIGKILLs in ${report.minutes.toFixed(1)} min`);
 	console.log(`  events ${report.events}, acked ${report.acked}, delivery attempts ${report.deliveries}, acked events sent again ${report.resent}, redeliveries deduplicated ${report.duplicates}`);
 	console.log(`  lost ${report.lost.length}${ids(report.lost)} (goal 0: ${report.lost.length === 0 ? 'MET' : 'NOT MET'})`);
 	console.log(`  answered twice ${report.answeredTwice.length}${ids(report.answeredTwice)} (goal 0: ${report.answeredTwice.length === 0 ? 'MET' : 'NOT MET'})`);
+	console.log(`  still waiting ${report.waiting} (goal 0: ${report.waiting === 0 ? 'MET' : 'NOT MET'})`);
 	console.log(`  orphan logs (left RUNNING) ${report.orphanLogs}: ${(report.orphanLogs / Math.max(report.kills, 1)).toFixed(2)} per kill; answered with the apology ${report.apologies}`);
 	return met;
 }

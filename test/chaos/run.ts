@@ -1,10 +1,18 @@
 /**
- * `npm run chaos`: steady signed deliveries to `serve` while it is SIGKILLed at random moments
- * (journal mode: one serve, restarted on its data directory; Redis mode: replicas, one killed and
- * another started each round), then a report of what the platform and the store hold: acked,
- * lost, answered twice, orphan logs. Not part of `npm test`; bounded by --rounds and --max-minutes.
+ * `npm run chaos`: steady signed deliveries to `serve` under faults, then a report of what the
+ * platform and the store hold. Kinds:
+ * - `sigkill`: serve SIGKILLed at random moments (journal mode: one serve, restarted on its data
+ *   directory; Redis mode: replicas, one killed and another started each round): acked, lost,
+ *   answered twice, still waiting, orphan logs;
+ * - `unreachable`, `500`, `429`, `slow` (16 s), `forward-down`, `disk-full` (serve's data
+ *   directory on a tmpfs filled to its last byte, then freed; skipped with one line without a
+ *   mount): one fault for --fault-seconds (faults.ts), serve's deadlines shortened for the run and
+ *   printed; per kind: acknowledged, chats with no final message, final messages written twice,
+ *   events still waiting (goal 0/0/0).
+ * Not part of `npm test`; bounded by --rounds, --max-minutes and the fault durations.
  *
- *   npm run chaos -- [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
+ *   npm run chaos -- [--kinds sigkill,unreachable,500,429,slow,forward-down,disk-full] [--fault-seconds 60]
+ *     [--events-per-kind 40] [--answer-deadline DURATION] [--rounds 50] [--mode journal|redis|both] [--per-round 12] [--max-minutes 15]
  */
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -13,9 +21,12 @@ import {parseArgs} from 'node:util';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {hasRedisServer, startRedis} from '../support/redis.js';
 import {Deliveries, type Planned} from './deliveries.js';
+import {mountDiskFault} from './disk-fault.js';
+import {printFaultReport, runFaultKind} from './fault-run.js';
+import {faultKinds} from './faults.js';
 import {Fleet} from './fleet.js';
 import {printReport, storedEvents, tally, type ModeReport} from './report.js';
-import {planEvents, startWorld, type World} from './world.js';
+import {assistantMessages, planEvents, startWorld, type World} from './world.js';
 
 const {values} = parseArgs({options: {
 	rounds: {type: 'string', default: '50'},
@@ -23,7 +34,19 @@ const {values} = parseArgs({options: {
 	'per-round': {type: 'string', default: '12'},
 	'max-minutes': {type: 'string', default: '15'},
 	seed: {type: 'string'},
+	kinds: {type: 'string', default: ['sigkill', ...faultKinds.map(kind => kind.name)].join(',')},
+	'fault-seconds': {type: 'string', default: '60'},
+	'events-per-kind': {type: 'string', default: '40'},
+	'answer-deadline': {type: 'string'},
 }});
+const kinds = new Set(values.kinds.split(',').map(kind => kind.trim()).filter(Boolean));
+const unknownKinds = [...kinds].filter(kind => kind !== 'sigkill' && !faultKinds.some(known => known.name === kind));
+if (unknownKinds.length > 0) {
+	throw new Error(`--kinds: unknown ${unknownKinds.join(', ')} (known: sigkill, ${faultKinds.map(kind => kind.name).join(', ')})`);
+}
+
+const faultMs = Number(values['fault-seconds']) * 1000;
+const eventsPerKind = Number(values['events-per-kind']);
 const rounds = Number(values.rounds);
 const perRound = Number(values['per-round']);
 const deadline = Date.now() + (Number(values['max-minutes']) * 60_000);
@@ -101,16 +124,64 @@ async function runMode(world: World, mode: Mode): Promise<ModeReport> {
 	return tally({mode: mode.name, rounds: done, kills, events: sent, deliveries, platform, stored, duplicates, startedAt});
 }
 
+/** The fault kinds asked for, each on a fresh serve, with the deadlines shortened and printed. */
+async function runFaults(world: World): Promise<boolean> {
+	const chosen = faultKinds.filter(kind => kinds.has(kind.name));
+	if (chosen.length === 0) {
+		return true;
+	}
+
+	// The answer is retried through the fault and a margin; the apology after that, for 10 minutes.
+	const settings = {
+		faultMs,
+		events: eventsPerKind,
+		// Shorter than the fault (--answer-deadline 20s), the apologies are written, retried until they land.
+		answerDeadline: values['answer-deadline'] ?? `${Math.round((faultMs / 1000) + 60)}s`,
+		finalMessageDeadline: '10m',
+		retryBackoffMs: 1000,
+		settleMs: faultMs + 180_000,
+	};
+	console.log(`faults: each ${faultMs / 1000} s, ${eventsPerKind} chosen events per kind; serve --answer-deadline ${settings.answerDeadline} --final-message-deadline ${settings.finalMessageDeadline} (first retry wait ${settings.retryBackoffMs} ms, doubling)`);
+	const client = world.test.client();
+	let met = true;
+	try {
+		for (const kind of chosen) {
+			const skipped = kind.skip?.();
+			if (skipped !== undefined) {
+				console.log(`${kind.name}: skipped, ${skipped}`);
+				continue;
+			}
+
+			const disk = kind.disk ? mountDiskFault() : undefined;
+			if (disk !== undefined && 'skipped' in disk) {
+				console.log(disk.skipped);
+				continue;
+			}
+
+			try {
+				const messages = await assistantMessages(world, client, eventsPerKind);
+				met = printFaultReport(await runFaultKind(world, kind, messages, settings, disk)) && met;
+			} finally {
+				disk?.unmount();
+			}
+		}
+	} finally {
+		await client.close();
+	}
+
+	return met;
+}
+
 const world = await startWorld();
 let met = true;
 try {
 	const modes: Mode[] = [];
-	if (values.mode === 'journal' || values.mode === 'both') {
+	if (kinds.has('sigkill') && (values.mode === 'journal' || values.mode === 'both')) {
 		modes.push({name: 'journal', store: ['--data-dir', mkdtempSync(path.join(tmpdir(), 'platform-tui-chaos-'))], replicas: 1, drainMs: 60_000});
 	}
 
-	const redis = (values.mode === 'redis' || values.mode === 'both') && hasRedisServer ? await startRedis({appendonly: true}) : undefined;
-	if (values.mode !== 'journal' && redis === undefined) {
+	const redis = kinds.has('sigkill') && (values.mode === 'redis' || values.mode === 'both') && hasRedisServer ? await startRedis({appendonly: true}) : undefined;
+	if (kinds.has('sigkill') && values.mode !== 'journal' && redis === undefined) {
 		console.log('redis mode: skipped, redis-server is not installed');
 	}
 
@@ -127,6 +198,8 @@ try {
 	} finally {
 		await redis?.stop();
 	}
+
+	met = await runFaults(world) && met;
 } finally {
 	await world.close();
 }

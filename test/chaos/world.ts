@@ -35,7 +35,7 @@ export async function startWorld(): Promise<World> {
 }
 
 /** `count` assistant messages, answered by the built-in assistant first (quickly), in chats of 20. */
-async function assistantMessages(world: World, client: PlatformClient, count: number): Promise<Array<{chatId: string; messageId: string}>> {
+export async function assistantMessages(world: World, client: PlatformClient, count: number): Promise<Array<{chatId: string; messageId: string}>> {
 	const found: Array<{chatId: string; messageId: string}> = [];
 	for (let chatIndex = 0; found.length < count; chatIndex++) {
 		const chat = await client.createChat({title: `chaos ${chatIndex + 1}`, assistantId: world.platform.assistantId});

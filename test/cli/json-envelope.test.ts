@@ -20,7 +20,7 @@ import {waitFor} from '../support/wait.js';
 
 let platform: LocalPlatform;
 let env: Record<string, string | undefined>;
-let eventId: string;
+let eventId = '';
 let chatId: string;
 const root = mkdtempSync(path.join(tmpdir(), 'platform-tui-json-'));
 const folder = path.join(root, 'docs');
@@ -68,12 +68,17 @@ const rows: Row[] = [
 	{argv: () => ['upload', folder, 'How long is the warranty?', '--poll-interval', '0.02'], ends: 'result'},
 	{argv: () => ['upload', folder, 'q', '--dry-run'], ends: 'result'},
 	{argv: () => ['upload', folder, 'q', '--exclude', '['], ends: 'error'},
+	{argv: () => ['upload', folder, 'q', '--chat', chatId, '--delete', '--max-delete', '5', '--dry-run'], ends: 'result'},
+	{argv: () => ['upload', folder, 'q', '--delete'], ends: 'error'},
 	{argv: () => ['chat', chatId, 'And after two years?', '--poll-interval', '0.02'], ends: 'result', ids: () => ({chatIds: [chatId]})},
 	{argv: () => ['events', 'list'], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'show', eventId], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'export', eventId, '--output', path.join(root, 'fixture.json')], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'replay', eventId], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'replay', '--status', 'answered', '--dry-run'], ends: 'result'},
+	{argv: () => ['events', 'replay', eventId.slice(0, 12), '--set', 'payload.userMessage.text="Edited"'], ends: 'result'},
+	{argv: () => ['events', 'replay', eventId, '--edit'], ends: 'error'},
+	{argv: () => ['events', 'inspect'], ends: 'error'},
 	{argv: () => ['events', 'list', '--type', 'foo'], ends: 'error'},
 	{argv: () => ['events', 'recover', '--data-dir', path.join(root, 'no-journal')], ends: 'error'},
 	{argv: () => ['trigger', 'user-message', '--url', 'http://127.0.0.1:9/webhook', '--secret-file', '-'], stdin: 'whsec_test\n', ends: 'error'},
@@ -84,6 +89,8 @@ const rows: Row[] = [
 	{argv: () => ['completion', 'bash'], ends: 'result'},
 	{argv: () => ['completion', '--event-ids', '--', 'events', 'show'], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data')], aborted: true, ends: 'result'},
+	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data'), '--answer-deadline', '1m', '--final-message-deadline', '1h'], aborted: true, ends: 'result'},
+	{argv: () => ['serve', '--answer-deadline', '2h', '--final-message-deadline', '1h'], ends: 'error'},
 	{argv: () => ['local', '--port', '0'], aborted: true, ends: 'result'},
 	{argv: () => ['no-such-command'], ends: 'error'},
 ];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {newEvent, tempDataDir} from '../journal/helpers.js';
-import {asRoot, runUnprivileged} from '../support/unprivileged.js';
+import {runUnprivileged, unprivilegedHow} from '../support/unprivileged.js';
 
 /** Sets the mode of a folder and everything in it: folders `dirs`, files `files`. */
 function chmodTree(folder: string, dirs: number, files: number): void {
@@ -21,7 +21,7 @@ function chmodTree(folder: string, dirs: number, files: number): void {
 /** Settings `events replay` needs before it reaches the journal (the platform is never called). */
 const settings = {PLATFORM_BASE_URL: 'http://127.0.0.1:9', PLATFORM_API_KEY: 'sk_test_readonly_0000', PLATFORM_APP_ID: 'app_1'};
 
-describe(`events on a journal this user may not write (built CLI${asRoot ? ', run as nobody since the tests run as root' : ''})`, () => {
+describe(`events on a journal this user may not write (built CLI, ${unprivilegedHow})`, () => {
 	let directory: string;
 	let folder: string;
 	const ids: string[] = [];

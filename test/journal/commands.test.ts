@@ -1,4 +1,5 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import exportCommand from '../../source/commands/events/export.js';
 import listCommand from '../../source/commands/events/list.js';
 import replayCommand from '../../source/commands/events/replay.js';
 import showCommand from '../../source/commands/events/show.js';
@@ -105,7 +106,7 @@ describe('events list', () => {
 		const result = await runCommand(listCommand, {flags: {dataDir: directory, status: 'done'}});
 		expect(result.code).toBe(1);
 		expect(result.error).toBeInstanceOf(UsageError);
-		expect(result.stderr).toContain('--status must be one of received, processing, answered, failed, logged, ignored, e.g. --status received; got "done".');
+		expect(result.stderr).toContain('--status must be one of received, processing, waiting, answered, failed, logged, ignored, e.g. --status received; got "done".');
 	});
 
 	it('a data directory without a journal is refused (a mistyped --data-dir), not listed as empty', async () => {
@@ -178,5 +179,46 @@ describe('events replay', () => {
 		expect(unknown.error).toMatchObject({code: 'journal-event-unknown', data: {near: ['evt_bbbb0000000000000000000002', 'evt_aaaa0000000000000000000001']}});
 		const message = await runCommand(replayCommand, {argv: ['evt_bbbb0000000000000000000002'], flags: {dataDir: directory}, env: platformEnv()});
 		expect(message.error).toMatchObject({code: 'journal-event-not-replayable', data: {event: 'platform.chat.user-message.created'}});
+	});
+});
+
+describe('ids given by their start', () => {
+	it('show, export and replay accept a unique start of an id', async () => {
+		const shown = await runCommand(showCommand, {argv: ['evt_bbbb'], flags: {dataDir: directory, json: true}});
+		expect(shown.code).toBe(0);
+		expect(JSON.parse(shown.stdout)).toMatchObject({id: 'evt_bbbb0000000000000000000002'});
+		const exported = await runCommand(exportCommand, {argv: ['evt_aaaa00'], flags: {dataDir: directory}});
+		expect(exported.code).toBe(0);
+		expect(JSON.parse(exported.stdout)).toMatchObject({id: 'evt_aaaa0000000000000000000001'});
+		const replayed = await runCommand(replayCommand, {argv: ['evt_bbbb'], flags: {dataDir: directory}, env: platformEnv()});
+		expect(replayed.error).toMatchObject({code: 'journal-event-not-replayable', data: {id: 'evt_bbbb0000000000000000000002'}});
+	});
+
+	it('an ambiguous start lists the events it names and fails', async () => {
+		const result = await runCommand(showCommand, {argv: ['evt_'], flags: {dataDir: directory}});
+		expect(result.code).toBe(1);
+		expect(result.error).toMatchObject({code: 'journal-event-ambiguous', data: {prefix: 'evt_', more: false}});
+		const candidates = (result.error as JournalError<'journal-event-ambiguous'>).data.candidates;
+		expect(candidates).toEqual(expect.arrayContaining(['evt_aaaa0000000000000000000001', 'evt_bbbb0000000000000000000002']));
+		expect(result.stderr).toContain('evt_ is the start of more than one event');
+		expect(result.stderr).toContain('evt_aaaa0000000000000000000001');
+	});
+
+	it('an unknown start suggests the ids it is close to', async () => {
+		const result = await runCommand(showCommand, {argv: ['evt_aaab00'], flags: {dataDir: directory}});
+		expect(result.code).toBe(1);
+		expect(result.error).toMatchObject({code: 'journal-event-unknown', data: {id: 'evt_aaab00'}});
+		expect((result.error as JournalError<'journal-event-unknown'>).data.near[0]).toBe('evt_aaaa0000000000000000000001');
+	});
+
+	it('an event accepted but not yet indexed is found by its start too', async () => {
+		const journal = await openJournal({directory: tempDataDir(), indexFlushMs: 3_600_000});
+		try {
+			await journal.accept(newEvent({id: 'evt_fresh000000000000000000001'}));
+			expect(await journal.withPrefix?.('evt_fresh', 5)).toEqual(['evt_fresh000000000000000000001']);
+			expect(await journal.withPrefix?.('evt_other', 5)).toEqual([]);
+		} finally {
+			await journal.close();
+		}
 	});
 });

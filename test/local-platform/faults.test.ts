@@ -65,6 +65,18 @@ describe('operation faults', () => {
 		}, {faults: [{operation: 'createSpaceMessage', kind: 'empty-200'}]});
 	});
 
+	it('a 500 rule refuses before anything is processed, without Retry-After, while it is in force', async () => {
+		await withPlatform(async platform => {
+			const refused = await call(platform, 'POST', '/space/chat', {title: 'Refused', assistantId: platform.assistantId});
+			expect(refused).toMatchObject({status: 500, retryAfter: null});
+			expect(JSON.parse(refused.text)).toMatchObject({error: {code: 'INTERNAL_SERVER_ERROR'}});
+			expect(platform.requests.at(-1)).toMatchObject({fault: 500});
+			platform.setFaults({rules: []});
+			expect((await call(platform, 'POST', '/space/chat', {title: 'Made', assistantId: platform.assistantId})).status).toBe(201);
+			expect(platform.requests.filter(request => request.path === '/space/chat' && request.status === 201)).toHaveLength(1);
+		}, {faults: [{operation: '*', kind: '500'}]});
+	});
+
 	it('429 and 503 rules refuse before anything is processed, with Retry-After; * matches every operation', async () => {
 		await withPlatform(async platform => {
 			const refused = await call(platform, 'POST', '/space/chat', {title: 'Refused', assistantId: platform.assistantId});

@@ -27,7 +27,7 @@ function exactly<T, const R extends ReadonlyArray<RequiredKeys<T>>, const O exte
 	return reads;
 }
 
-type ObjectOperation = Exclude<AnswerOperation, 'searchContent' | 'search' | 'deleteChat' | 'finalizeContent' | 'updateMessageLog' | 'modifyMessage'>;
+type ObjectOperation = Exclude<AnswerOperation, 'searchContent' | 'search' | 'deleteChat' | 'deleteContent' | 'listModels' | 'finalizeContent' | 'updateMessageLog' | 'modifyMessage'>;
 
 /** What each object answer is read for. */
 const objectReads: {[O in ObjectOperation]: Reads<Answer<O>>} = {
@@ -101,7 +101,7 @@ describe('the decoding rule: required exactly what is read', () => {
 	it('every operation is listed, either with its read fields or as one whose answer nothing reads', () => {
 		const listed = [...Object.keys(objectReads), 'searchContent', 'search'];
 		const unread = Object.keys(answerSchemas).filter(operation => readsNothing(operation as AnswerOperation));
-		expect(unread.toSorted()).toEqual(['deleteChat', 'finalizeContent', 'modifyMessage', 'updateMessageLog']);
+		expect(unread.toSorted()).toEqual(['deleteChat', 'deleteContent', 'finalizeContent', 'listModels', 'modifyMessage', 'updateMessageLog']);
 		expect([...listed, ...unread].toSorted()).toEqual(Object.keys(answerSchemas).toSorted());
 	});
 
@@ -184,7 +184,7 @@ describe('the decoding rule: required exactly what is read', () => {
 	});
 
 	it('answers nothing reads are accepted whatever they hold, even an empty body', () => {
-		for (const operation of ['deleteChat', 'finalizeContent', 'modifyMessage', 'updateMessageLog'] as const) {
+		for (const operation of ['deleteChat', 'deleteContent', 'finalizeContent', 'listModels', 'modifyMessage', 'updateMessageLog'] as const) {
 			for (const body of [null, {}, [], 'x', 1, {id: 5}]) {
 				expect(() => decodes(operation, body)).not.toThrow();
 			}

@@ -109,6 +109,8 @@ describe('every answer is decoded', () => {
 			['getMessage', async c => c.getMessage('msg_1', 'chat_1')],
 			['listMessages', async c => c.listMessages('chat_1')],
 			['deleteChat', async c => c.deleteChat('chat_1')],
+			['listModels', async c => c.listModels()],
+			['deleteContent', async c => c.deleteContent('cont_1', 'chat_1')],
 		];
 		for (const [operation, call] of calls) {
 			fixture.server.enqueue({status: 200, body: validAnswers[operation]});
@@ -119,6 +121,8 @@ describe('every answer is decoded', () => {
 			'GET /messages/msg_1?chatId=chat_1',
 			'GET /messages?chatId=chat_1',
 			'DELETE /space/chat/chat_1',
+			'GET /openai/models',
+			'DELETE /content/cont_1?chatId=chat_1',
 		]);
 	});
 });

@@ -280,7 +280,7 @@ describe('generated answers missing a required field', () => {
 		await fc.assert(fc.asyncProperty(arbitrary, async ([run, target, value]) => {
 			const {outcome, writtenText} = await answerJob({...run, [target.operation]: breakField(run[target.operation], target.path, value)});
 			expect(outcome.ok).toBe(false);
-			expect(outcome.ok ? '' : outcome.reason).toContain(`returned an unexpected answer: ${target.field}`);
+			expect(outcome.ok || 'waiting' in outcome ? '' : outcome.reason).toContain(`returned an unexpected answer: ${target.field}`);
 			expect(writtenText).toBe(apologyText);
 			// The step after the refused answer never ran (the failure path only closes logs and apologises).
 			const after = served.slice(served.indexOf(target.operation) + 1);

@@ -13,6 +13,8 @@ export const validAnswers = {
 	getMessage: {...message, debugInfo: null},
 	listMessages: {object: 'list', data: [message]},
 	deleteChat: {id: 'chat_1'},
+	listModels: {models: ['AZURE_GPT_4o_2024_1120']},
+	deleteContent: {id: 'cont_1'},
 	createContent: content,
 	finalizeContent: {...content, writeUrl: null},
 	searchContent: [{...content, ingestionState: 'FINISHED'}],

@@ -99,6 +99,7 @@ describe('operations: method, path, headers and body', () => {
 		{name: 'retrieve message', call: async c => c.getMessage('msg_1', 'chat_1'), method: 'GET', path: '/messages/msg_1?chatId=chat_1', answer: validAnswers.getMessage},
 		{name: 'list messages', call: async c => c.listMessages('chat_1'), method: 'GET', path: '/messages?chatId=chat_1', answer: validAnswers.listMessages},
 		{name: 'delete chat', call: async c => c.deleteChat('chat_1'), method: 'DELETE', path: '/space/chat/chat_1', answer: validAnswers.deleteChat},
+		{name: 'list models', call: async c => c.listModels(), method: 'GET', path: '/openai/models', answer: validAnswers.listModels},
 	);
 
 	/** Headers the HTTP layer adds whatever the call (not part of the platform's contract). */

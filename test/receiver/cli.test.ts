@@ -291,7 +291,7 @@ describe('platform-tui serve and trigger (built CLI)', () => {
 			const screen = await session.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
 			const url = defined(/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(screen)?.[1], 'the address');
 			await session.waitFor('1 endpoint secret');
-			await session.waitFor(/previous key …prev valid for 2[01] h \d\d min/);
+			await session.waitFor(/previous key …prev valid until [\d: -]+ \(in 2[01] h \d\d min\)/);
 			await session.waitFor(`key …${platform.apiKey.slice(-4)}`);
 			const sent = await runCli(['trigger', 'user-message', '--url', `${url}/webhook`, '--text', 'On the screen'], {env: {PLATFORM_ENDPOINT_SECRET: platform.endpointSecret}});
 			expect(sent.code).toBe(0);

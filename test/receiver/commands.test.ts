@@ -28,7 +28,8 @@ function usageError(run: () => unknown): string {
 
 describe('serve: parse', () => {
 	it('reads the flags and defaults', () => {
-		expect(parseServe({}, {PLATFORM_TUI_DATA_DIR: undefined})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000, adminHost: '127.0.0.1', maxBacklog: 10_000, forwardRetries: 5});
+		expect(parseServe({}, {PLATFORM_TUI_DATA_DIR: undefined})).toEqual({port: 8080, host: '127.0.0.1', concurrency: 8, toleranceSeconds: 300, drainTimeoutMs: 25_000, retentionMs: 7 * 24 * 3600 * 1000, maxEvents: 100_000, adminHost: '127.0.0.1', maxBacklog: 10_000, forwardRetries: 5, answerDeadlineMs: 600_000, finalMessageDeadlineMs: 86_400_000});
+		expect(parseServe({answerDeadline: '2m', finalMessageDeadline: '1h', retryBackoff: 250})).toMatchObject({answerDeadlineMs: 120_000, finalMessageDeadlineMs: 3_600_000, retryBackoffMs: 250});
 		expect(parseServe({port: 0, dataDir: '/tmp/events', retention: '3d', maxEvents: 5000, redis: 'rediss://user:pw@redis.example:6380/1'})).toMatchObject({
 			port: 0,
 			dataDir: '/tmp/events',
@@ -43,8 +44,10 @@ describe('serve: parse', () => {
 		expect(usageError(() => parseServe({concurrency: 'abc'}))).toBe('--concurrency must be a whole number from 1 to 1000, e.g. --concurrency 8; got "abc".');
 		expect(usageError(() => parseServe({port: 70_000}))).toBe('--port must be a whole number from 0 to 65535, e.g. --port 8080; got "70000".');
 		expect(usageError(() => parseServe({retention: '1h'}))).toMatch(/^--retention must be a duration from 1d to 3650d, e\.g\. --retention 24h; got "1h"\.$/);
-		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss://, e.g. --redis redis://127.0.0.1:6379; got "http://127.0.0.1:6379".');
+		expect(usageError(() => parseServe({redis: 'http://127.0.0.1:6379'}))).toBe('--redis must be a URL starting with redis:// or rediss:// (redis+cluster://host:port,host:port or redis+sentinel://host:port,host:port/mastername for a Cluster or Sentinel), e.g. --redis redis://127.0.0.1:6379; got "http://127.0.0.1:6379".');
 		expect(usageError(() => parseServe({tolerance: 0}))).toMatch(/^--tolerance must be a number of seconds/);
+		expect(usageError(() => parseServe({answerDeadline: 'soon'}))).toMatch(/^--answer-deadline must be a duration from 1s to 30d/);
+		expect(usageError(() => parseServe({answerDeadline: '2h', finalMessageDeadline: '1h'}))).toMatch(/^--final-message-deadline must be a duration no shorter than --answer-deadline \(2h\)/);
 	});
 });
 

@@ -97,7 +97,7 @@ describe.each(['full', 'sparse'] as AnswerMode[])('the chosen-module job with %s
 		platform = (await startPlatform({answers, llmUrl: model.url})).platform;
 		user = clientFor(platform);
 		if (redisSkipReason === undefined) {
-			redis = await startRedis();
+			redis = await startRedis({appendonly: true});
 		}
 	});
 

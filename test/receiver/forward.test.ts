@@ -24,9 +24,9 @@ afterEach(async () => {
 	}
 });
 
-async function start(handler: RecordingServer): Promise<{receiver: WebhookReceiver; url: string}> {
+async function start(handler: RecordingServer, options: {retries?: number; retry?: {baseMs: number; answerDeadlineMs?: number}} = {}): Promise<{receiver: WebhookReceiver; url: string}> {
 	const client = new PlatformClient({baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test_key', appId: 'app_test'});
-	const receiver = createReceiver({client, secrets: [secret, 'whsec_older'], backend: await openJournal({directory: tempDataDir()}), forward: {url: `${handler.url}/hooks`, secret, retries: 5, baseMs: 5, capMs: 20}});
+	const receiver = createReceiver({client, secrets: [secret, 'whsec_older'], backend: await openJournal({directory: tempDataDir()}), forward: {url: `${handler.url}/hooks`, secret, retries: options.retries ?? 5, baseMs: 5, capMs: 20}, ...(options.retry ? {retry: options.retry} : {})});
 	const {url} = await receiver.listen({port: 0});
 	cleanups.push(async () => {
 		await receiver.close(2000);
@@ -70,6 +70,43 @@ describe('serve --forward-to', () => {
 		expect((await sendSigned(`${url}/webhook`, event, secret)).status).toBe(200);
 		expect(receiver.counters().duplicates).toBe(1);
 		expect(handler.requests).toHaveLength(4);
+	});
+
+	it('a handler down past the in-process retries: the event waits on its stored schedule and is forwarded once when the handler is back', async () => {
+		let calls = 0;
+		const handler = await startRecordingServer({handler: (_request, response) => {
+			calls++;
+			sendJson(response, calls <= 4 ? 503 : 200, {});
+		}});
+		cleanups.push(async () => handler.close());
+		const {receiver, url} = await start(handler, {retries: 1, retry: {baseMs: 20}});
+		const stages: string[] = [];
+		receiver.on('event', line => {
+			if (line.type === 'stage') {
+				stages.push(line.stage);
+			}
+		});
+		const event = userMessageEvent();
+		expect((await sendSigned(`${url}/webhook`, event, secret)).status).toBe(200);
+		const stored = await waitFor(async () => receiver.event(String(event.id)), {until: found => found?.status === 'answered', what: 'the forward after the waits'});
+		// Two rounds of two attempts (the first and one retry), each ending waiting; then the 2xx.
+		expect(stages.filter(stage => stage === 'waiting')).toHaveLength(2);
+		expect(handler.requests).toHaveLength(5);
+		expect(stored?.steps.filter(step => step.name === 'waiting').map(step => step.data?.tries)).toEqual([1, 2]);
+		expect(stored?.steps.filter(step => step.name === 'forwarded')).toHaveLength(1);
+	});
+
+	it('a handler refusing with a 4xx other than 408/429 fails the event at once: no retry, no wait', async () => {
+		const handler = await startRecordingServer({handler: (_request, response) => {
+			sendJson(response, 422, {error: 'unprocessable'});
+		}});
+		cleanups.push(async () => handler.close());
+		const {receiver, url} = await start(handler, {retry: {baseMs: 20}});
+		const event = userMessageEvent();
+		expect((await sendSigned(`${url}/webhook`, event, secret)).status).toBe(200);
+		const stored = await waitFor(async () => receiver.event(String(event.id)), {until: found => found?.status === 'failed', what: 'the refused forward'});
+		expect(handler.requests).toHaveLength(1);
+		expect(stored?.error).toContain('the handler answered 422');
 	});
 
 	it('a job whose steps show the 2xx (a resume after a crash) sends nothing', async () => {

@@ -105,7 +105,7 @@ describe('receiver reliability (real HTTP, local platform)', () => {
 		expect(platform.messageLogs(assistantMessageId)).toHaveLength(logsBefore);
 		const stored = await receiver.event(event.id as string);
 		expect(stored).toMatchObject({status: 'failed', error: missingTextReason});
-		expect(stored?.steps.map(step => step.name)).toEqual(['failing', 'message-written']);
+		expect(stored?.steps.map(step => step.name)).toEqual(['failing', 'final-writing', 'message-written']);
 	});
 
 	it('an event lacking the ids to write anything makes no call and is stored as ignored with a note', async () => {

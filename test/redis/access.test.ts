@@ -50,7 +50,7 @@ describe.skipIf(!ownServer)('redis access: ACL users and TLS', () => {
 	});
 
 	it('connects with an ACL user and password in the URL, refuses a wrong user, and serve masks the URL', async () => {
-		const own = await startRedis({user: 'replica', password, forceLocal: true});
+		const own = await startRedis({user: 'replica', password, forceLocal: true, appendonly: true});
 		try {
 			expect(own.url).toContain(`replica:${password}@`);
 			const backend = await openRedisBackend({url: own.url, queueName: own.queueName()});
@@ -79,7 +79,7 @@ describe.skipIf(!ownServer)('redis access: ACL users and TLS', () => {
 	});
 
 	it.skipIf(!tlsBuild)('connects over rediss:// to a server with a self-signed certificate, trusted through NODE_EXTRA_CA_CERTS', async () => {
-		const own = await startRedis({tls: true, user: 'replica', password});
+		const own = await startRedis({tls: true, user: 'replica', password, appendonly: true});
 		try {
 			const caFile = own.caFile ?? '';
 			expect(own.url.startsWith('rediss://')).toBe(true);

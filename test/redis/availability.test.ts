@@ -63,7 +63,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis
 	});
 
 	it('answers 503 while Redis is down and 200 again after it restarts', async () => {
-		let redis = await startRedis({forceLocal: true});
+		let redis = await startRedis({forceLocal: true, appendonly: true});
 		const port = redis.port ?? 0;
 		const run = startCli(['serve', '--redis', redis.url, '--port', '0'], {env: platform.env()});
 		try {
@@ -82,7 +82,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis
 			expect(await deliver()).toBe(503);
 			expect(await deliver()).toBe(503);
 
-			redis = await startRedis({port});
+			redis = await startRedis({port, appendonly: true});
 			// The replica reconnects by itself (at most 2 s between attempts).
 			await waitFor(async () => await deliver() === 200, {intervalMs: 200, what: 'a 200 after Redis came back'});
 			expect(await deliver()).toBe(200);

@@ -23,7 +23,7 @@ describe.skipIf(!hasRedisServer)(`serve --redis --admin-port${redisSkipReason ? 
 	});
 
 	it('MUST-SHOW: /readyz is 503 while Redis is down and 200 again after it restarts', async () => {
-		let redis = await startRedis({forceLocal: true});
+		let redis = await startRedis({forceLocal: true, appendonly: true});
 		const port = redis.port ?? 0;
 		const run = startCli(['serve', '--redis', redis.url, '--port', '0', '--admin-port', '0', '--json'], {env: platform.env()});
 		try {
@@ -33,7 +33,7 @@ describe.skipIf(!hasRedisServer)(`serve --redis --admin-port${redisSkipReason ? 
 			await redis.stop();
 			const down = await waitFor(async () => readyz(admin), {until: answer => answer.status === 503, what: '503 with Redis down'});
 			expect(down.body).toMatchObject({ready: false, reasons: [expect.stringContaining('store: Redis at')]});
-			redis = await startRedis({port});
+			redis = await startRedis({port, appendonly: true});
 			await waitFor(async () => (await readyz(admin)).status, {until: status => status === 200, intervalMs: 200, what: 'ready after Redis came back'});
 		} finally {
 			run.child.kill('SIGTERM');

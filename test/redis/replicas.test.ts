@@ -9,8 +9,9 @@ import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {unknownLogRequests} from '../../source/receiver/answer-steps.js';
 import type {EventBackend} from '../../source/receiver/backend.js';
-import {defaultLockDurationMs, defaultStalledIntervalMs, openRedisBackend} from '../../source/receiver/redis/index.js';
-import {cliPath, runCli, startCli, type CliProcess} from '../support/cli.js';
+import {testTimers} from '../../source/config/test-timers.js';
+import {openRedisBackend} from '../../source/receiver/redis/index.js';
+import {cliPath, runCli, startCli, testTimersEnv, type CliProcess} from '../support/cli.js';
 import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
@@ -51,7 +52,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 	const replicas: Replica[] = [];
 
 	beforeAll(async () => {
-		redis = await startRedis({forceLocal: true});
+		redis = await startRedis({forceLocal: true, appendonly: true});
 		model = await startModel({delayMs: 0});
 		platform = await startPlatform({llmUrl: model.url, limits: {maxRequestLog: 50_000}});
 	});
@@ -110,7 +111,9 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 			return listed.length === eventCount && listed.every(event => event.status === 'answered' || event.status === 'failed') ? listed : undefined;
 		}, {intervalMs: 200, what: 'every event to finish'});
 		const takeoverMs = Date.now() - killedAt;
-		console.log(`redis replicas: ${String(eventCount)} events answered; the killed replica's jobs were taken over and all finished ${String(Math.round(takeoverMs / 100) / 10)} s after the kill (lock ${String(defaultLockDurationMs / 1000)} s, stalled check every ${String(defaultStalledIntervalMs / 1000)} s)`);
+		// The replicas run with the test timers (a lock of seconds, not the product's 15 s).
+		const timers = defined(testTimers(testTimersEnv), 'the test timers');
+		console.log(`redis replicas: ${String(eventCount)} events answered; the killed replica's jobs were taken over and all finished ${String(Math.round(takeoverMs / 100) / 10)} s after the kill (test timers: lock ${String(timers.lockDurationMs / 1000)} s, stalled check every ${String(timers.stalledIntervalMs / 1000)} s)`);
 
 		expect(finished.filter(event => event.status !== 'answered')).toEqual([]);
 		const takenOver = finished.filter(event => event.attempts > 1);

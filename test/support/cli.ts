@@ -10,7 +10,16 @@ export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.ur
 
 export type CliResult = {code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string};
 
-/** Environment for a child CLI: no PLATFORM_* from the parent unless given, CI set (plain output). */
+/**
+ * The test-only timer setting every child CLI gets (source/config/test-timers.ts): with
+ * PLATFORM_TUI_TEST_TIMERS=1 and NODE_ENV=test the built CLI takes BullMQ's lock and stalled-job
+ * check in seconds rather than 15 s / 10 s, and the platform client's retry backoff from 10 ms
+ * rather than 0.5 s, so no test waits for the product's real timers. The CLI refuses the variable
+ * without NODE_ENV=test. A test that needs the real timers passes `PLATFORM_TUI_TEST_TIMERS: undefined`.
+ */
+export const testTimersEnv = {PLATFORM_TUI_TEST_TIMERS: '1', NODE_ENV: 'test'};
+
+/** Environment for a child CLI: no PLATFORM_* from the parent unless given, CI set (plain output), the test timers. */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
 	const inherited: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
@@ -20,7 +29,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 	}
 
 	// The test's own NO_COLOR and CI win over the parent's.
-	return withTestDirs({...inherited, NO_COLOR: '1', CI: 'true'}, extra);
+	return withTestDirs({...inherited, NO_COLOR: '1', CI: 'true'}, {...testTimersEnv, ...extra});
 }
 
 export type CliProcess = {

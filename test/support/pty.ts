@@ -27,7 +27,7 @@ export type PtySession = {
 	kill(signal?: NodeJS.Signals): void;
 	/** The terminal as a person sees it (screen and scrollback), from everything written so far. */
 	terminal(): VirtualTerminal;
-	/** Resizes the window once (the program gets SIGWINCH); the terminal re-wraps its lines. */
+	/** Resizes the window (up to 4 times; the program gets SIGWINCH); the terminal re-wraps its lines. */
 	resize(columns: number, rows: number): void;
 };
 
@@ -48,11 +48,13 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 	// program polls for it (bounded: 10 minutes, and ends with the program), prints the marker the test terminal re-wraps at,
 	// and sets the new size on the terminal, which sends the program SIGWINCH.
 	const resizeFile = join(tmpdir(), `platform-tui-pty-resize-${randomBytes(6).toString('hex')}`);
-	const resizer = `(n=0; while [ ! -e ${shellQuote(resizeFile)} ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; if [ -e ${shellQuote(resizeFile)} ]; then read c r < ${shellQuote(resizeFile)}; printf '\\033]697;resize;%s;%s\\007' "$c" "$r"; stty cols "$c" rows "$r" < /dev/tty; fi) & `;
+	// Up to 4 resizes, in order: the n-th waits for its own file (the path with -n).
+	const resizer = `(k=1; while [ $k -le 4 ]; do f=${shellQuote(resizeFile)}-$k; n=0; while [ ! -e "$f" ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; [ -e "$f" ] || break; read c r < "$f"; printf '\\033]697;resize;%s;%s\\007' "$c" "$r"; stty cols "$c" rows "$r" < /dev/tty; k=$((k+1)); done) & `;
 	const before = options.before === undefined ? '' : `printf '%s\\n' ${shellQuote(options.before)}; `;
 	const sized = `stty cols ${columns} rows ${rows} 2>/dev/null; ${before}${options.resizable ? resizer : ''}exec ${command}`;
 	const child = spawn('script', ['-qefc', sized, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']});
 	let output = '';
+	let resizes = 0;
 	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
 		output += chunk;
 	});
@@ -61,7 +63,9 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 	});
 	const exited = new Promise<number | null>(resolve => {
 		child.on('close', code => {
-			rmSync(resizeFile, {force: true});
+			for (let index = 1; index <= 4; index++) {
+				rmSync(`${resizeFile}-${index}`, {force: true});
+			}
 			resolve(code);
 		});
 	});
@@ -103,7 +107,12 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 			return terminal;
 		},
 		resize(newColumns, newRows) {
-			writeFileSync(resizeFile, `${newColumns} ${newRows}\n`);
+			resizes++;
+			if (resizes > 4) {
+				throw new Error('a pty session resizes at most 4 times');
+			}
+
+			writeFileSync(`${resizeFile}-${resizes}`, `${newColumns} ${newRows}\n`);
 		},
 	};
 }

@@ -115,20 +115,29 @@ export type StartRedisOptions = {
 	tls?: boolean;
 	/** AOF on (`appendonly yes`, in a temp dir) instead of no persistence at all. */
 	appendonly?: boolean;
+	/**
+	 * Keep the data in this directory (the caller's; left in place on stop): a server killed and
+	 * started again on it finds what it persisted. Implies a server of our own.
+	 */
+	dir?: string;
 	/** More server arguments (e.g. `--rename-command CONFIG ""`, as managed Redis services do). */
 	args?: string[];
 };
 
-export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
-	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true || options.appendonly === true || options.args !== undefined;
-	if (externalRedisUrl !== undefined && (!needsOwn || !hasRedisServer)) {
-		return {url: externalRedisUrl, queueName: uniqueQueue, stop: async () => Promise.resolve()};
+function removeFolders(certificate: {dir: string} | undefined, dataDir: string | undefined): void {
+	if (certificate !== undefined) {
+		rmSync(certificate.dir, {recursive: true, force: true});
 	}
 
-	const port = options.port ?? await freePort();
-	const certificate = options.tls === true ? makeCertificate() : undefined;
-	const dataDir = options.appendonly === true ? mkdtempSync(join(tmpdir(), 'platform-tui-redis-data-')) : undefined;
-	const args = ['--save', '', '--appendonly', dataDir === undefined ? 'no' : 'yes', '--bind', '127.0.0.1', ...(dataDir === undefined ? [] : ['--dir', dataDir]), ...(options.args ?? [])];
+	if (dataDir !== undefined) {
+		rmSync(dataDir, {recursive: true, force: true});
+	}
+}
+
+/** The server's arguments for one port. */
+function serverArgs(options: StartRedisOptions, port: number, certificate: {cert: string; key: string} | undefined, dataDir: string | undefined): string[] {
+	const dir = options.dir ?? dataDir;
+	const args = ['--save', '', '--appendonly', options.appendonly === true ? 'yes' : 'no', '--bind', '127.0.0.1', ...(dir === undefined ? [] : ['--dir', dir]), ...(options.args ?? [])];
 	if (certificate === undefined) {
 		args.push('--port', String(port));
 	} else {
@@ -143,24 +152,74 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 		args.push('--user', options.user, 'on', `>${options.password}`, '~*', '&*', '+@all', '--user', 'default', 'off');
 	}
 
-	const child = spawn('redis-server', args, {stdio: ['ignore', 'ignore', 'pipe']});
-	let stderr = '';
-	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-		stderr += chunk;
-	});
-	const exited = new Promise<void>(resolve => child.once('exit', () => {
-		resolve();
-	}));
-	const deadline = Date.now() + 10_000;
-	while (!await answersPing(port, certificate !== undefined)) {
-		if (Date.now() > deadline || child.exitCode !== null) {
-			child.kill('SIGKILL');
-			throw new Error(`redis-server did not start on port ${port}: ${stderr}`);
+	return args;
+}
+
+/** How many ports to try when another program takes the free port first. */
+const portAttempts = 5;
+
+/**
+ * Starts redis-server and waits until it answers. redis-server cannot listen on port 0 and report
+ * the port it got, so a free port is picked and, when another program takes it before the server
+ * binds it ("Address already in use"), the next one is tried: at most `portAttempts` times. A port
+ * the caller names (a restart where the server was) is used as is.
+ */
+async function spawnServer(options: StartRedisOptions, certificate: {cert: string; key: string} | undefined, dataDir: string | undefined): Promise<{child: ChildProcess; port: number; exited: Promise<void>}> {
+	for (let attempt = 1; ; attempt++) {
+		const port = options.port ?? await freePort();
+		const child = spawn('redis-server', serverArgs(options, port, certificate, dataDir), {stdio: ['ignore', 'pipe', 'pipe']});
+		let said = '';
+		const collect = (chunk: string) => {
+			said += chunk;
+		};
+
+		child.stdout.setEncoding('utf8').on('data', collect);
+		child.stderr.setEncoding('utf8').on('data', collect);
+		const exited = new Promise<void>(resolve => child.once('exit', () => {
+			resolve();
+		}));
+		const deadline = Date.now() + 10_000;
+		let up = false;
+		while (!up && Date.now() <= deadline && child.exitCode === null) {
+			// Its own log line first: a server another test started on the same port answers too.
+			up = said.includes('Ready to accept connections') && await answersPing(port, certificate !== undefined);
+			if (!up) {
+				await sleep(20);
+			}
 		}
 
-		await sleep(20);
+		if (up && child.exitCode === null) {
+			// Nothing reads the log from here on: stop collecting it.
+			child.stdout.off('data', collect).resume();
+			child.stderr.off('data', collect).resume();
+			return {child, port, exited};
+		}
+
+		child.kill('SIGKILL');
+		await exited;
+		if (!/already in use/i.test(said) || options.port !== undefined || attempt >= portAttempts) {
+			throw new Error(`redis-server did not start on port ${port}: ${said}`);
+		}
+	}
+}
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
+	const needsOwn = options.password !== undefined || options.forceLocal === true || options.port !== undefined || options.tls === true || options.appendonly === true || options.args !== undefined || options.dir !== undefined;
+	if (externalRedisUrl !== undefined && (!needsOwn || !hasRedisServer)) {
+		return {url: externalRedisUrl, queueName: uniqueQueue, stop: async () => Promise.resolve()};
 	}
 
+	const certificate = options.tls === true ? makeCertificate() : undefined;
+	const dataDir = options.appendonly === true && options.dir === undefined ? mkdtempSync(join(tmpdir(), 'platform-tui-redis-data-')) : undefined;
+	let server: Awaited<ReturnType<typeof spawnServer>>;
+	try {
+		server = await spawnServer(options, certificate, dataDir);
+	} catch (error) {
+		removeFolders(certificate, dataDir);
+		throw error;
+	}
+
+	const {child, port, exited} = server;
 	const auth = options.password === undefined ? '' : `${options.user ?? ''}:${encodeURIComponent(options.password)}@`;
 	return {
 		url: `${certificate === undefined ? 'redis' : 'rediss'}://${auth}127.0.0.1:${port}`,
@@ -174,13 +233,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 				await exited;
 			}
 
-			if (certificate !== undefined) {
-				rmSync(certificate.dir, {recursive: true, force: true});
-			}
-
-			if (dataDir !== undefined) {
-				rmSync(dataDir, {recursive: true, force: true});
-			}
+			removeFolders(certificate, dataDir);
 		},
 	};
 }

@@ -36,6 +36,8 @@ export type RunCommandOptions = {
 	clock?: Clock;
 	json?: boolean;
 	debug?: boolean;
+	/** The context's `interactive` (a terminal); default false. */
+	interactive?: boolean;
 };
 
 export type RunCommandResult = {code: number; stdout: string; stderr: string; error?: unknown};
@@ -57,7 +59,7 @@ export async function runCommand(command: AnyCommand, options: RunCommandOptions
 		env: testEnv(options.env),
 		json,
 		debug: options.debug ?? false,
-		interactive: false,
+		interactive: options.interactive ?? false,
 		stdin,
 		stdout,
 		stderr,

@@ -6,7 +6,7 @@ import {runCli, startCli} from '../support/cli.js';
 import {runInPty} from '../support/pty.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
 import {hangLimitMs, waitFor} from '../support/wait.js';
-import {makeFolder} from './helpers.js';
+import {makeFolder, startProxy, upsertKey} from './helpers.js';
 
 const sampleDocs = fileURLToPath(new URL('../fixtures/sample-docs', import.meta.url));
 const usage = 'Usage: platform-tui upload <folder_path> <instruction_prompt>.\nRun \'platform-tui upload --help\' for usage.\n';
@@ -152,8 +152,32 @@ describe('platform-tui upload (built CLI)', () => {
 			// One sentence, no stack trace and no second copy on the terminal.
 			expect(output.match(/with state FAILED_PARSING\./g)).toHaveLength(1);
 			expect(output).not.toMatch(/\n\s+at /);
+			// The chat exists by then: the red box says how to go on in it.
+			expect(output.replace(/[│\s]+/g, ' ')).toMatch(/Chat chat_\w+ keeps every file sent so far; continue with: platform-tui upload \S+ q --chat chat_\w+/);
 		} finally {
 			broken.cleanup();
+		}
+	});
+
+	it('cancelled on q after the chat was created, the screen says how to continue in it', async () => {
+		let held = 0;
+		const proxy = await startProxy(platform, {
+			hold(call) {
+				held += upsertKey(call) === undefined ? 0 : 1;
+				return upsertKey(call) !== undefined;
+			},
+		});
+		try {
+			const session = runInPty(['upload', docs.dir, 'q'], {env: platformEnv(platform, {PLATFORM_BASE_URL: proxy.url}), columns: 220});
+			await session.waitFor('q or Ctrl+C to cancel');
+			await waitFor(() => held, {until: count => count > 0, what: 'an upsert held'});
+			session.write('q');
+			const {code, output} = await session.exit();
+			expect(code).toBe(130);
+			expect(output).toMatch(/Cancelled; in-flight requests were aborted\. Chat chat_\w+ was created\./);
+			expect(output.replace(/\s+/g, ' ')).toMatch(/Chat (chat_\w+) keeps every file sent so far; continue with: platform-tui upload \S+ q --chat \1/);
+		} finally {
+			await proxy.close();
 		}
 	});
 

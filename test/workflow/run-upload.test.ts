@@ -42,7 +42,7 @@ const isUpsert = (record: RequestRecord): boolean => record.method === 'POST' &&
 const isPut = (record: RequestRecord): boolean => record.method === 'PUT' && record.path.startsWith('/blob/');
 const isFinalize = (record: RequestRecord): boolean => isUpsert(record) && bodyOf(record).fileUrl !== undefined;
 
-/** The sentence the CLI prints for an error (the wording lives in source/commands/messages/workflow.ts). */
+/** The sentence the CLI prints for an error (the wording lives in source/cli/messages/workflow.ts). */
 function said(error: unknown): string {
 	return joinText(describeError(error));
 }

@@ -91,8 +91,10 @@ describe('upload --chat (sync into an existing chat)', () => {
 		expect(creates(requests)).toEqual([]);
 		expect(requests.some(record => record.method === 'PUT')).toBe(false);
 		expect(requests.some(record => record.path === '/space/chat')).toBe(false);
-		// One content search per manifest entry (one round), and the prompt is asked.
-		expect(requests.filter(record => record.path === '/content/search')).toHaveLength(3);
+		// One content search naming every manifest entry (where.id.in), and the prompt is asked.
+		const searches = requests.filter(record => record.path === '/content/search');
+		expect(searches).toHaveLength(1);
+		expect((searches[0]?.body as {where?: {id?: {in?: string[]}}}).where?.id?.in?.toSorted()).toEqual(Object.values(manifest.files).map(entry => entry.contentId).toSorted());
 		expect(requests.filter(record => record.path === '/space/message')).toHaveLength(1);
 		const events = second.stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
 		const plan = defined(events.find(event => event.type === 'sync-planned')) as {unchanged: Array<{name: string}>; upload: unknown[]; replace: unknown[]};
@@ -122,7 +124,7 @@ describe('upload --chat (sync into an existing chat)', () => {
 		expect(finalizes(requests)).toEqual(['battery.txt']);
 		expect(requests.filter(record => record.method === 'PUT')).toHaveLength(1);
 		// Progress goes to stderr when stdout is not a terminal; the reply and the history to stdout.
-		expect(second.stderr).toContain('Sync: 0 new, 1 changed, 2 unchanged');
+		expect(second.stderr).toContain('Sync: 0 new, 1 replaced, 2 unchanged');
 		expect(second.stderr).toContain('Unchanged: 2 files skipped');
 
 		const after = JSON.parse(readFileSync(manifestPath(dataDir, platform.baseUrl, chatId), 'utf8')) as {files: Record<string, {sha256: string; contentId: string}>};

@@ -3,10 +3,10 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
-import {asRoot, runUnprivileged} from '../support/unprivileged.js';
+import {runUnprivileged, unprivilegedHow} from '../support/unprivileged.js';
 import {makeFolder} from './helpers.js';
 
-describe(`upload: a file the process cannot open (built CLI${asRoot ? ', run as nobody since the tests run as root' : ''})`, () => {
+describe(`upload: a file the process cannot open (built CLI, ${unprivilegedHow})`, () => {
 	let platform: LocalPlatform;
 
 	beforeAll(async () => {

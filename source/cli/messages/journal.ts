@@ -20,10 +20,15 @@ export const journalMessages: MessageTable = {
 		message: `The event journal file ${data.file} is damaged (${data.reason}), so it was not opened.`,
 		next: `Run \`platform-tui events recover --data-dir ${data.directory}\` to copy every readable event into a fresh journal (the damaged file is kept beside it), or restore the file from a backup.`,
 	}),
-	'journal-read-only': (data: JournalErrorData['journal-read-only']) => ({
-		message: `The event journal in ${data.folder} cannot be written by this user, so it was not opened for writing.`,
-		next: 'Run this as the user that owns the journal, or give that folder write permission; `events list` and `events show` read it as it is.',
-	}),
+	'journal-read-only': (data: JournalErrorData['journal-read-only']) => data.readOnlyFileSystem
+		? {
+			message: `The event journal in ${data.folder} is on a read-only file system, so it was not opened for writing.`,
+			next: 'Mount that file system read-write, or point --data-dir at a writable one; `events list` and `events show` read it as it is.',
+		}
+		: {
+			message: `The event journal in ${data.folder} cannot be written by this user, so it was not opened for writing.`,
+			next: 'Run this as the user that owns the journal, or give that folder write permission; `events list` and `events show` read it as it is.',
+		},
 	'journal-in-use': (data: JournalErrorData['journal-in-use']) => ({
 		message: `The event journal in ${data.directory} is in use by process ${data.pid}, so it was not recovered.`,
 		next: 'Stop that serve (or events replay) first, then run `platform-tui events recover` again.',
@@ -39,6 +44,10 @@ export const journalMessages: MessageTable = {
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,
 		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',
+	}),
+	'journal-event-ambiguous': (data: JournalErrorData['journal-event-ambiguous']) => ({
+		message: `${data.prefix} is the start of more than one event in ${data.directory}: ${data.candidates.join(', ')}${data.more ? ' and more' : ''}.`,
+		next: 'Give more of the id.',
 	}),
 	'journal-event-busy': (data: JournalErrorData['journal-event-busy']) => ({
 		message: `Event ${data.id} is being processed by another process (${data.holder}), so it was not replayed.`,

@@ -4,12 +4,13 @@
  */
 import type {StoreDurability} from '../../receiver/backend.js';
 import type {RedisErrorData} from '../../receiver/redis/errors.js';
+import {checkByHand} from '../../receiver/redis/persistence.js';
 import type {MessageTable} from './types.js';
 
 export const redisMessages: MessageTable = {
 	'redis-url-invalid': (data: RedisErrorData) => ({
-		message: `The Redis URL ${data.url} is not a redis:// or rediss:// URL.`,
-		next: 'Pass --redis redis://[user:password@]host:port[/db] (rediss:// for TLS), or set PLATFORM_REDIS_URL.',
+		message: `The Redis URL ${data.url} is not a redis:// or rediss:// URL (nor a redis+cluster:// or redis+sentinel:// one).`,
+		next: 'Pass --redis redis://[user:password@]host:port[/db] (rediss:// for TLS), redis+cluster://host:port,host:port for a Cluster or redis+sentinel://host:port,host:port/mastername behind Sentinel, or set PLATFORM_REDIS_URL.',
 	}),
 	'redis-unreachable': (data: RedisErrorData) => ({
 		message: `Could not connect to Redis at ${data.url}${data.reason ? ` (${data.reason})` : ''}.`,
@@ -22,21 +23,27 @@ export const redisMessages: MessageTable = {
 };
 
 /**
- * serve's start-up warning about a Redis that may lose acknowledged events (no persistence, or
- * persistence that could not be checked); undefined when Redis persists its data. `url` is masked.
+ * serve's warning about a Redis that may lose acknowledged events (volatile: the settings, what
+ * they risk and the commands that fix them; unknown: what to check by hand); undefined when Redis
+ * keeps them. `url` is masked.
  */
 export function durabilityWarning(durability: StoreDurability | undefined, url: string): string | undefined {
 	switch (durability?.state) {
 		case 'volatile': {
-			return `Redis at ${url} has persistence off (${durability.detail ?? 'appendonly no, save ""'}): acknowledged events still in it are lost if Redis restarts or is wiped. Turn on AOF (appendonly yes) or RDB snapshots (save), or run a Redis replica.`;
+			return `Redis at ${url} may lose acknowledged events: ${durability.detail ?? 'persistence is off'}.`;
 		}
 
 		case 'unknown': {
-			return `Could not check whether Redis at ${url} persists its data (${durability.reason ?? 'no answer'}); unless AOF or RDB snapshots are on, acknowledged events still in it are lost if Redis restarts.`;
+			return `Could not check whether Redis at ${url} keeps acknowledged events (${durability.reason ?? 'no answer'}); ${checkByHand}: snapshots alone, or an evicting policy, lose acknowledged events.`;
 		}
 
 		default: {
 			return undefined;
 		}
 	}
+}
+
+/** Why serve refuses a volatile Redis, and the flag that runs it anyway. */
+export function volatileRefusal(durability: StoreDurability, url: string): string {
+	return `${durabilityWarning(durability, url) ?? `Redis at ${url} may lose acknowledged events.`} Fix these settings, or pass --allow-volatile-redis to run anyway (serve then warns on every status line).`;
 }

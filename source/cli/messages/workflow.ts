@@ -74,6 +74,17 @@ export const workflowMessages: MessageTable = {
 		message: `The sync manifest ${data.file} could not be written (${data.detail}), so the upload stopped`,
 		next: 'Free space or fix the permissions of the data directory, or point PLATFORM_TUI_DATA_DIR elsewhere, and run the same command again.',
 	}),
+	'data-dir-not-writable': (data: {dataDir: string; folder: string; detail: string}) => ({
+		message: `The data directory ${data.dataDir} is not writable (${reasons[data.detail] ?? data.detail} on ${data.folder}), so the upload could keep no manifest to resume or skip from; nothing was sent and no chat was created`,
+		next: 'Fix its permissions, or point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.',
+	}),
+	'too-many-deletions': (data: {chatId: string; count: number; maxDelete: number}) => ({
+		message: `This run would delete ${plural(data.count, 'content')} from chat ${data.chatId}, more than --max-delete ${data.maxDelete} allows; nothing was deleted or sent`,
+		next: `Check the list with --dry-run, then pass --max-delete ${data.count} to allow it.`,
+	}),
+	'delete-failed': (data: {chatId: string; file: string; contentId: string; detail: string}) => ({
+		message: `Deleting ${data.file} (content ${data.contentId}) from chat ${data.chatId} failed: ${data.detail}; the manifest still lists it`,
+	}),
 	'history-failed': (data: {chatId: string; detail: string}) => ({
 		message: `The reply is above, but the history of chat ${data.chatId} could not be fetched: ${data.detail}`,
 		next: 'The chat keeps it; look again later.',

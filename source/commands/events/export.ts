@@ -39,9 +39,12 @@ const command: Command<ExportOptions> = {
 	async run(options, deps) {
 		const {backend, directory} = await openStore(options, 'read', deps.context.env);
 		let body: Buffer;
+		let id: string;
 		try {
 			// The exact bytes received (a body that is not UTF-8 included), so it still matches its signature.
-			body = bodyBytes(await storedEvent(backend, options.id, directory));
+			const event = await storedEvent(backend, options.id, directory);
+			id = event.id;
+			body = bodyBytes(event);
 		} finally {
 			await backend.close();
 		}
@@ -60,10 +63,10 @@ const command: Command<ExportOptions> = {
 
 		const bytes = body.length;
 		if (options.json) {
-			deps.writeJson({type: 'exported', id: options.id, path: options.output, bytes});
+			deps.writeJson({type: 'exported', id, path: options.output, bytes});
 		} else {
 			// The file is the result; the confirmation is a diagnostic, so stdout stays empty.
-			deps.context.stderr.write(`Wrote the body of ${options.id} (${bytes} bytes) to ${options.output}\n`);
+			deps.context.stderr.write(`Wrote the body of ${id} (${bytes} bytes) to ${options.output}\n`);
 		}
 
 		return 0;

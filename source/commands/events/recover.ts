@@ -26,6 +26,10 @@ function lines(result: RecoverResult): string[] {
 		out.push('Its meta pages were lost: it was read through new ones written into a copy.');
 	}
 
+	if (result.scanned.events > 0 || result.scanned.ids > 0) {
+		out.push(`LMDB could not read it to its end; reading its pages directly saved ${plural(result.scanned.events, 'more event')} and ${plural(result.scanned.ids, 'more event id')}.`);
+	}
+
 	if (result.unreadable.length > 0) {
 		out.push(`Could not read ${plural(result.unreadable.length, 'event')}${idList(result.unreadable)} (their ids stay known, so redeliveries are still taken as duplicates).`);
 	}
@@ -57,7 +61,7 @@ const command: Command<RecoverOptions> = {
 	async run(options, deps) {
 		const result = await recoverJournal(options.dataDir ?? defaultDataDir(deps.context.env));
 		if (options.json) {
-			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, ids: result.ids, unreadable: result.unreadable, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages});
+			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, ids: result.ids, unreadable: result.unreadable, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
 		} else {
 			deps.context.stdout.write(`${lines(result).join('\n')}\n`);
 		}

@@ -10,9 +10,14 @@ import {eventTypes} from '../../platform/types.js';
 import type {EventBackend, JobHandler, ListFilter, StoredEvent} from '../../receiver/backend.js';
 import {replayMany, uniqueIds, type ReplayItem, type ReplaySummary} from '../../receiver/replay-many.js';
 import {eventSummary, formatEventTable} from '../../ui/events/format.js';
+import {JournalError} from '../../receiver/journal/errors.js';
 import type {Deps} from '../../cli/deps.js';
+import {storedEvent} from './shared.js';
 
 export type BulkReplayOptions = {
+	/** Where the events are, for the refusal of an ambiguous id. */
+	directory: string;
+	/** Whole ids or unique starts of them. */
 	ids: string[];
 	filter?: Omit<ListFilter, 'limit'>;
 	dryRun: boolean;
@@ -32,7 +37,14 @@ async function select(backend: EventBackend, options: BulkReplayOptions): Promis
 	}
 
 	for (const id of uniqueIds(options.ids)) {
-		const event = await backend.get(id);
+		const event = await storedEvent(backend, id, options.directory).catch((error: unknown) => {
+			if (error instanceof JournalError && error.code === 'journal-event-unknown') {
+				return undefined;
+			}
+
+			// An ambiguous start of an id is refused before anything is replayed.
+			throw error;
+		});
 		if (event) {
 			found.push(event);
 		} else {

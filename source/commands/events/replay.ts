@@ -11,6 +11,10 @@ import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError, secretListFlag} from '../../cli/validators.js';
 import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
+import {UserError} from '../../errors.js';
+import type {EventBackend, JobHandler, StoredEvent} from '../../receiver/backend.js';
+import {parseSets, type FieldSet} from '../trigger-fixture.js';
+import {editableBody, editText, replayEdited} from './edit-replay.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
@@ -24,9 +28,13 @@ export type ReplayOptions = StoreOptions & {
 	json: boolean;
 	forwardTo?: string;
 	forwardRetries: number;
+	/** --edit: open the body in $VISUAL/$EDITOR first. */
+	edit: boolean;
+	/** --set path=json, in order. */
+	sets: FieldSet[];
 };
 
-const usage = 'platform-tui events replay <id>... | --status failed [--since 1h] [--type T] [--dry-run] [--concurrency 4] [--forward-to URL] [--json] [--data-dir DIR | --redis URL]';
+const usage = 'platform-tui events replay <id> [--edit] [--set path=json]... | <id>... | --status failed [--since 1h] [--type T] [--dry-run] [--concurrency 4] [--forward-to URL] [--json] [--data-dir DIR | --redis URL]';
 
 /** The handler a replay runs: the built-in answer, or the forward to the developer's handler. */
 function replayHandler(options: ReplayOptions, deps: Deps, client: ReturnType<Deps['client']>, model: string) {
@@ -45,8 +53,48 @@ const replayFlags = {
 	concurrency: {type: 'number', default: 4, range: {kind: 'int', min: 1, max: 256}, description: 'Events replayed at once', placeholder: 'N'},
 	forwardTo: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Forward the events to your own handler (as serve --forward-to does) instead of answering them', placeholder: 'URL'},
 	forwardRetries: {type: 'number', default: 5, range: {kind: 'int', min: 0, max: 100}, description: 'Retries of a forward that got no 2xx', placeholder: 'N'},
+	edit: {type: 'boolean', default: false, description: 'Open the body in $VISUAL/$EDITOR first; the edited copy is stored as a new event (new id, editedFrom the original) and processed'},
+	set: {type: 'string', isMultiple: true, description: 'Change a field of the body first (a dotted path and a JSON value; repeatable); stored as a new event like --edit', placeholder: 'PATH=JSON'},
 	...storeFlags,
 } satisfies Record<string, FlagSpec>;
+
+/** `--edit`/`--set`: the edited copy stored as a new event and processed; its outcome printed. */
+async function editAndReplay(stored: StoredEvent, options: ReplayOptions, deps: Deps, backend: EventBackend, handler: JobHandler): Promise<number> {
+	const {context} = deps;
+	let text = editableBody(stored);
+	if (options.edit) {
+		if (!context.interactive) {
+			throw new UsageError('not-interactive', 'events replay --edit needs a terminal for the editor; change fields with --set path=json instead.');
+		}
+
+		const edited = editText(text, context.env, `${stored.id}.json`);
+		if (edited.trim() === text.trim() && options.sets.length === 0) {
+			context.stderr.write(`The body of ${stored.id} was not changed; nothing was replayed.\n`);
+			return 1;
+		}
+
+		text = edited;
+	}
+
+	const done = await replayEdited(backend, handler, stored, text, options.sets, new Date(deps.clock.now()));
+	const {result} = done;
+	if (result.outcome !== 'done') {
+		throw new UserError('replay-not-done', `The edited copy of ${stored.id} was stored as ${done.id} but not processed (${result.outcome === 'busy' ? `held by ${result.holder}` : result.outcome}); replay it with \`platform-tui events replay ${done.id}\`.`);
+	}
+
+	if (options.json) {
+		deps.writeJson({type: 'replay', id: done.id, editedFrom: stored.id, status: result.result.status, ...(result.result.error ? {error: result.result.error} : {})});
+		// The same closing line as every replay (docs/json.md).
+		const answered = result.result.status === 'answered';
+		deps.writeJson({type: 'summary', total: 1, done: answered ? 1 : 0, failed: answered ? 0 : 1, skipped: 0, queued: 0, notReplayable: 0});
+	} else if (result.result.status === 'answered') {
+		context.stdout.write(`Stored the edited copy of ${stored.id} as ${done.id} and replayed it: answered.\n`);
+	} else {
+		context.stderr.write(`Stored the edited copy of ${stored.id} as ${done.id} and replayed it: failed: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${done.id}\` for its steps.\n`);
+	}
+
+	return result.result.status === 'answered' ? 0 : 1;
+}
 
 const command: Command<ReplayOptions> = {
 	...commandInfo(declaration),
@@ -56,6 +104,8 @@ const command: Command<ReplayOptions> = {
 	flags: replayFlags,
 	examples: [
 		'platform-tui events replay evt_0123456789abcdef01234567',
+		'platform-tui events replay evt_0123 --edit',
+		'platform-tui events replay evt_0123 --set payload.userMessage.text=\'"What does it cost?"\'',
 		'platform-tui events replay --status failed --since 1h --dry-run',
 		'platform-tui events replay --status failed --type external-module.chosen --concurrency 8 --json',
 	],
@@ -66,7 +116,11 @@ const command: Command<ReplayOptions> = {
 			throw new UsageError('argument-missing', `Name the events or filter them: ${usage}`);
 		}
 
-		const {dryRun, concurrency, forwardTo, forwardRetries} = readFlags(replayFlags, {flags, env});
+		const {dryRun, concurrency, forwardTo, forwardRetries, edit} = readFlags(replayFlags, {flags, env});
+		const sets = parseSets(flags.set);
+		if ((edit || sets.length > 0) && (ids.length !== 1 || hasFilter(filter) || dryRun || forwardTo !== undefined)) {
+			throw new UsageError('flag-invalid', `--edit and --set change one event: name one id, without filters, --dry-run or --forward-to: ${usage}`);
+		}
 		return {
 			...parseStore(flags, env),
 			ids,
@@ -76,6 +130,8 @@ const command: Command<ReplayOptions> = {
 			json: flags.json === true,
 			...(forwardTo ? {forwardTo} : {}),
 			forwardRetries,
+			edit,
+			sets,
 		};
 	},
 	async run(options, deps) {
@@ -88,6 +144,7 @@ const command: Command<ReplayOptions> = {
 		try {
 			if (handler) {
 				return await bulkReplay(backend, () => handler.handler, {
+					directory,
 					ids: options.ids,
 					...(hasFilter(options.filter) ? {filter: listFilter(options.filter, deps.clock.now())} : {}),
 					dryRun: options.dryRun,
@@ -97,10 +154,15 @@ const command: Command<ReplayOptions> = {
 				}, deps);
 			}
 
-			const id = options.ids[0] ?? '';
-			const stored = await storedEvent(backend, id, directory);
+			// The id as given may be the start of one: the stored event's whole id from here on.
+			const stored = await storedEvent(backend, options.ids[0] ?? '', directory);
+			const {id} = stored;
 			if (stored.event !== eventTypes.externalModuleChosen) {
 				throw journalError('journal-event-not-replayable', {id: id, event: stored.event}, `event ${id} is not a chosen-module event`);
+			}
+
+			if (options.edit || options.sets.length > 0) {
+				return await editAndReplay(stored, options, deps, backend, storedEventJob(platformPort(client), model));
 			}
 
 			const result = await backend.replay(id, storedEventJob(platformPort(client), model));

@@ -39,7 +39,7 @@ export function parseEventId(usage: string): (input: CommandInput) => EventIdOpt
 export type OpenStore = {backend: EventBackend; where: string; directory: string};
 
 /** Opens the events: Redis when a URL is given, else the journal (read or replay mode). */
-export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv): Promise<OpenStore> {
+export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv, open: {verify?: boolean} = {}): Promise<OpenStore> {
 	if (options.redisUrl) {
 		const where = `Redis ${maskUrl(options.redisUrl)}`;
 		return {backend: await openBackend({redisUrl: options.redisUrl, directory: ''}), where, directory: where};
@@ -53,7 +53,7 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
 	}
 
-	return {backend: await openBackend({directory, mode}), where: `the journal in ${directory}`, directory};
+	return {backend: await openBackend({directory, mode, ...(open.verify === false ? {verify: false} : {})}), where: `the journal in ${directory}`, directory};
 }
 
 /** The refusal of an id that is not stored, with the ids close to it. */
@@ -61,9 +61,35 @@ export function unknownEvent(id: string, near: string[], directory: string) {
 	return journalError('journal-event-unknown', {id, near, directory}, `no event ${id} in ${directory}`);
 }
 
-/** The stored event with this id, or the unknown-id refusal. */
+/** How many of the events an ambiguous id prefix names are listed. */
+const candidatesShown = 10;
+
+/**
+ * The whole id `id` names: itself when stored, else the one stored id it is the start of. An id
+ * that starts several is refused with them listed; one that starts none, with the ids close to it.
+ */
+export async function resolveEventId(backend: EventBackend, id: string, directory: string): Promise<string> {
+	if (await backend.get(id)) {
+		return id;
+	}
+
+	const matches = await backend.withPrefix?.(id, candidatesShown + 1) ?? [];
+	if (matches.length === 1) {
+		return matches[0] ?? id;
+	}
+
+	if (matches.length > 1) {
+		const candidates = matches.slice(0, candidatesShown);
+		throw journalError('journal-event-ambiguous', {prefix: id, candidates, more: matches.length > candidatesShown, directory}, `${id} is the start of ${matches.length > candidatesShown ? 'many' : matches.length} events in ${directory}`);
+	}
+
+	throw unknownEvent(id, await backend.near(id), directory);
+}
+
+/** The stored event `id` (or a unique start of its id) names, or the refusal. */
 export async function storedEvent(backend: EventBackend, id: string, directory: string): Promise<StoredEvent> {
-	const event = await backend.get(id);
+	const whole = await resolveEventId(backend, id, directory);
+	const event = await backend.get(whole);
 	if (!event) {
 		throw unknownEvent(id, await backend.near(id), directory);
 	}

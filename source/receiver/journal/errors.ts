@@ -6,11 +6,12 @@ export type JournalErrorData = {
 	'journal-open-failed': {directory: string; reason: string};
 	'journal-missing': {directory: string};
 	'journal-damaged': {directory: string; file: string; reason: string};
-	'journal-read-only': {directory: string; folder: string};
+	'journal-read-only': {directory: string; folder: string; readOnlyFileSystem?: boolean};
 	'journal-in-use': {directory: string; pid: number};
 	'journal-unrecoverable': {directory: string; file: string; reason: string};
 	'journal-record-format': {format: string; id: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
+	'journal-event-ambiguous': {prefix: string; candidates: string[]; more: boolean; directory: string};
 	'journal-event-busy': {id: string; holder: string};
 	'journal-event-not-replayable': {id: string; event: string};
 };

@@ -65,10 +65,23 @@ function isCommitFailure(reason: unknown): reason is {commitError: Promise<unkno
 }
 
 /**
+ * A write error of lmdb's own batch (its promise kept to itself): "No space left on device" with
+ * errno 28 (ENOSPC) or 5 (EIO) and no `commitError`, rethrown when the batch's page write fails.
+ */
+function isWriteFailure(reason: unknown): boolean {
+	if (!(reason instanceof Error)) {
+		return false;
+	}
+
+	const {code} = reason as {code?: unknown};
+	return code === 28 || code === 5 || code === 'ENOSPC' || code === 'EIO' || /no space left on device/i.test(reason.message);
+}
+
+/**
  * lmdb opens each event-loop turn's batch with a write of its own whose promise it keeps to
  * itself; when that batch's commit fails (a full disk), the promise rejects with nobody to handle
  * it, which would end the process. Every write of ours handles its own failure, so such a
- * rejection is dropped here; any other unhandled rejection still ends the process as Node's
+ * rejection (a failed commit, or the ENOSPC/EIO of a page write) is dropped here; any other unhandled rejection still ends the process as Node's
  * default does, unless someone else listens for them.
  */
 export function guardCommitFailures(): void {
@@ -80,6 +93,10 @@ export function guardCommitFailures(): void {
 	process.on('unhandledRejection', reason => {
 		if (isCommitFailure(reason)) {
 			reason.commitError.catch(() => undefined);
+			return;
+		}
+
+		if (isWriteFailure(reason)) {
 			return;
 		}
 

@@ -4,7 +4,7 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {accessSync, constants, existsSync, mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
 import {emptyJournal} from './empty.js';
@@ -15,8 +15,10 @@ import {JournalBackend} from './journal.js';
 import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
+import {DiskSpace} from './space.js';
 import {dataFile, journalExists, openStores, type Stores} from './store.js';
 import {verifyJournal} from './verify.js';
+import {readOnlyCause, readOnlyText} from './writable.js';
 
 export {defaultDataDir, journalDirectory} from './location.js';
 export {JournalError, type JournalErrorCode, type JournalErrorData} from './errors.js';
@@ -52,31 +54,24 @@ export type JournalOptions = {
 	verify?: boolean;
 	/** Makes `accept` fail as an unwritable journal does (tests). */
 	failWrites?: () => boolean;
+	/** Free disk space kept for the journal's bookkeeping: below it new events get 503 (space.ts). Default 2 MiB. */
+	diskReserveBytes?: number;
+	/** While the disk is full, how often its free space is measured again, ms. Default 1000. */
+	spaceCheckMs?: number;
 };
 
 export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
 export const defaultMaxEntries = 100_000;
 
-/** Whether this user may write the journal's folder and its files (a read-only journal is read, not written). */
-function writable(folder: string): boolean {
-	try {
-		accessSync(folder, constants.W_OK);
-		if (journalExists(folder)) {
-			accessSync(dataFile(folder), constants.W_OK);
-		}
-
-		return true;
-	} catch {
-		return false;
-	}
-}
-
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
 	const folder = journalDirectory(options.directory);
-	const readOnly = existsSync(folder) && !writable(folder);
-	if (readOnly && mode !== 'read') {
-		throw journalError('journal-read-only', {directory: options.directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	// A journal not made yet is refused when its data directory is on a read-only file system.
+	const fresh = !existsSync(folder) && mode === 'serve' && existsSync(options.directory) && readOnlyCause(options.directory) === 'file-system';
+	const cause = existsSync(folder) ? readOnlyCause(folder, dataFile(folder)) : (fresh ? 'file-system' : undefined);
+	const readOnly = cause !== undefined;
+	if (cause && mode !== 'read') {
+		throw journalError('journal-read-only', {directory: options.directory, folder, ...(cause === 'file-system' ? {readOnlyFileSystem: true} : {})}, readOnlyText(folder, cause));
 	}
 
 	if (existsSync(folder)) {
@@ -93,7 +88,8 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	let stores: Stores;
 	try {
 		mkdirSync(folder, {recursive: true});
-		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly});
+		const space = readOnly || mode === 'read' ? undefined : new DiskSpace(folder, options.diskReserveBytes === undefined ? {} : {reserveBytes: options.diskReserveBytes});
+		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly, ...(space ? {space} : {})});
 		if (mode === 'serve') {
 			recordIdentity(folder);
 		}
@@ -132,6 +128,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		indexFlushMs: options.indexFlushMs ?? 1000,
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
 		claimCheckMs: options.claimCheckMs ?? 30_000,
+		spaceCheckMs: options.spaceCheckMs ?? 1000,
 		abortGraceMs: options.abortGraceMs ?? 31_000,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
 		async onClose() {

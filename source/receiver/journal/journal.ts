@@ -6,6 +6,7 @@
 import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
+	StoreCannotRecordError,
 	type AcceptResult,
 	type BackendHealth,
 	type BackendStats,
@@ -17,6 +18,7 @@ import {
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
+	type WaitingSummary,
 } from '../backend.js';
 import {endAttempt, runAttempt} from '../attempt.js';
 import {isoMs} from '../clock.js';
@@ -29,7 +31,10 @@ import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
+import {nextAttemptOf} from '../retry-schedule.js';
 import {newEventTuple, fromStored} from './record-codec.js';
+import {storeEdited} from './edited.js';
+import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
 import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type JournalSettings = {
@@ -40,6 +45,8 @@ export type JournalSettings = {
 	pruneIntervalMs: number;
 	/** How often events held by other processes are looked at again (dead claims taken over), ms. */
 	claimCheckMs: number;
+	/** While writes fail, how often the disk is looked at again to resume by itself, ms. Default 1000. */
+	spaceCheckMs?: number;
 	abortGraceMs: number;
 	/** This process owns the journal (`serve`): it writes new events and the index. */
 	writer: boolean;
@@ -51,7 +58,7 @@ export type JournalSettings = {
 	onClose?: () => Promise<void>;
 };
 
-type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'};
+type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'} | {outcome: 'later'; atMs: number};
 
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
@@ -60,9 +67,15 @@ export class JournalBackend implements EventBackend {
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private rescanTimer: NodeJS.Timeout | undefined;
+	/** Runs while the journal cannot be written: resumes the paused attempts once it can. */
+	private recoveryTimer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** When `wake` last made every waiting event due (ms): a wait recorded before it is over. */
+	private wokenAt = 0;
 	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
 	private queued: number;
+	/** Unfinished events being stored (their commit not yet done): they count against the bound. */
+	private storing = 0;
 
 	constructor(
 		private readonly stores: Stores,
@@ -94,10 +107,18 @@ export class JournalBackend implements EventBackend {
 			run: async (id, signal) => {
 				try {
 					const attempt = await this.attempt(id, handler, signal, 'resume');
+					if (attempt.outcome === 'later') {
+						return {laterMs: attempt.atMs};
+					}
+
+					if (attempt.outcome === 'done' && attempt.result.status === 'waiting') {
+						return {laterMs: Date.parse(attempt.result.nextAttemptAt)};
+					}
+
 					return attempt.outcome === 'busy' ? 'busy' : 'done';
 				} catch (error) {
 					// A journal write of the attempt failed; the event stays queued for the next scan.
-					this.writes.failed(error);
+					this.unwritable(error);
 					throw error;
 				}
 			},
@@ -105,12 +126,12 @@ export class JournalBackend implements EventBackend {
 		await this.index.flush();
 		this.index.startFlushing(this.settings.indexFlushMs, 10_000);
 		await this.prune().catch((error: unknown) => {
-			this.writes.failed(error);
+			this.unwritable(error);
 		});
 		this.runner.pump();
 		this.timer = setInterval(() => {
 			this.prune().catch((error: unknown) => {
-				this.writes.failed(error);
+				this.unwritable(error);
 			});
 		}, this.settings.pruneIntervalMs);
 		this.timer.unref();
@@ -179,6 +200,25 @@ export class JournalBackend implements EventBackend {
 		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
 	}
 
+	async withPrefix(prefix: string, limit: number): Promise<string[]> {
+		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+	}
+
+	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
+	async storeEdited(event: NewEvent): Promise<void> {
+		return storeEdited(this.stores, event);
+	}
+
+	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */
+	readPage(query: PageQuery): Page {
+		return readPage(this.stores, query);
+	}
+
+	/** The newest event's key (a follower compares it to learn of new events). */
+	newestKey(): TimeKey | undefined {
+		return newestKey(this.stores);
+	}
+
 	async stats(): Promise<BackendStats> {
 		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
 	}
@@ -187,9 +227,19 @@ export class JournalBackend implements EventBackend {
 		const writes = this.writes.current();
 		const reason = this.closed
 			? 'the journal is closed'
-			: (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
+			: this.stores.space?.shortage() ?? (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
 				?? (this.settings.failWrites?.() ? `the event journal in ${this.stores.directory} cannot be written` : unwritableReason(this.stores.directory));
 		return Promise.resolve(reason === undefined ? {ok: true} : {ok: false, reason});
+	}
+
+	async wake(): Promise<void> {
+		this.wokenAt = Date.now();
+		this.runner?.wakeAll();
+		return Promise.resolve();
+	}
+
+	async waiting(): Promise<WaitingSummary> {
+		return Promise.resolve(this.runner?.waitingSummary() ?? {count: 0});
 	}
 
 	async backlog(): Promise<Backlog> {
@@ -208,6 +258,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		this.closed = true;
+		clearInterval(this.recoveryTimer);
 		clearInterval(this.timer);
 		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
@@ -233,12 +284,20 @@ export class JournalBackend implements EventBackend {
 			return Promise.reject(new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`));
 		}
 
-		if (event.status === 'received' && this.queued >= this.settings.maxEntries) {
+		if (event.status === 'received' && this.queued + this.storing >= this.settings.maxEntries) {
 			// Retention never removes an unfinished event: past the count bound, the platform retries later.
-			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued} unfinished events, its bound`));
+			// Those being stored count too, so deliveries arriving together never pass the bound.
+			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued + this.storing} unfinished events, its bound`));
 		}
 
 		const {stores} = this;
+		if (stores.space && !stores.space.admits(event.body.length)) {
+			// Below the disk reserve: refused before any write, so no commit can fail for space.
+			const refused = stores.space.refused();
+			this.unwritable(refused);
+			return Promise.reject(this.writeFailed(refused));
+		}
+
 		const parsed = isoMs(event.receivedAt);
 		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
 		const key: TimeKey = [ms, event.id];
@@ -256,26 +315,57 @@ export class JournalBackend implements EventBackend {
 			}
 		} catch (error) {
 			// Refused before any commit (a key LMDB cannot hold, say): fails as a failed commit does.
-			this.writes.failed(error);
+			this.unwritable(error);
 			return Promise.reject(this.writeFailed(error));
+		}
+
+		if (received) {
+			this.storing++;
 		}
 
 		const stored = committed.then(() => {
 			this.writes.succeeded();
 			this.index.settle(entry, true);
 			if (received) {
+				this.storing--;
 				this.queued++;
 				this.runner?.offer(event.id);
 			}
 
 			return 'stored' as const;
 		}, (error: unknown) => {
-			this.writes.failed(error);
+			if (received) {
+				this.storing--;
+			}
+
+			this.unwritable(error);
 			this.index.settle(entry, false);
 			throw this.writeFailed(error);
 		});
 		const entry = this.index.add(event.id, ms, stored);
 		return stored;
+	}
+
+	/** A write failed (or was refused for the disk reserve): unwritable until the disk has room again. */
+	private unwritable(error: unknown): void {
+		this.writes.failed(error);
+		this.runner?.pause();
+		if (this.recoveryTimer || this.closed) {
+			return;
+		}
+
+		this.recoveryTimer = setInterval(() => {
+			if (this.stores.space?.shortage() !== undefined || this.settings.failWrites?.()) {
+				return;
+			}
+
+			clearInterval(this.recoveryTimer);
+			this.recoveryTimer = undefined;
+			this.writes.succeeded();
+			// Attempts paused for the full disk go on from their last recorded step.
+			this.runner?.rescan();
+		}, this.settings.spaceCheckMs ?? 1000);
+		this.recoveryTimer.unref();
 	}
 
 	private writeFailed(error: unknown): BackendUnavailableError {
@@ -301,8 +391,25 @@ export class JournalBackend implements EventBackend {
 	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
 		const {stores} = this;
 		const located = this.index.locate(id);
-		if (!readEvent(stores, located)) {
+		const before = readEvent(stores, located);
+		if (!before) {
 			return {outcome: 'unknown'};
+		}
+
+		if (kind === 'resume' && before.record.status === 'waiting') {
+			// Its schedule is its last step: not due yet, it is left alone (unclaimed) until then.
+			const steps = stepsOf(stores, id, before.record.generation);
+			const next = nextAttemptOf(steps);
+			const atMs = next === undefined ? Number.NaN : Date.parse(next);
+			const woken = Date.parse(steps.at(-1)?.at ?? '') < this.wokenAt;
+			if (atMs > Date.now() && !woken) {
+				return {outcome: 'later', atMs};
+			}
+		}
+
+		if (stores.space && !stores.space.admits(0)) {
+			// A new attempt waits while the disk is below its reserve: nothing is written to the platform.
+			throw new StoreCannotRecordError(stores.space.refused().message);
 		}
 
 		const claim = await claimEvent(stores, id, this.holder);
@@ -311,7 +418,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		const found = readEvent(stores, located);
-		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing')) {
+		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing' && found.record.status !== 'waiting')) {
 			// Finished meanwhile (a replay elsewhere), or pruned.
 			await stores.claims.remove(id);
 			return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
@@ -347,17 +454,24 @@ export class JournalBackend implements EventBackend {
 				try {
 					await stores.steps.put([id, record.generation, next++], step);
 				} catch (error) {
-					this.writes.failed(error);
-					throw error;
+					this.unwritable(error);
+					throw new StoreCannotRecordError(`the event journal in ${stores.directory} could not record step ${step.name}: ${errorMessage(error)}`, {cause: error});
 				}
 			},
 		});
 		const final = endAttempt({...record}, end);
-		// One commit with the final state, whose failure is reported by the caller.
-		stores.queue.remove(key).catch(() => undefined);
+		// One commit with the final state, whose failure is reported by the caller. A waiting event
+		// stays queued (unfinished): the runner takes it again when its next attempt is due.
+		if (result.status !== 'waiting') {
+			stores.queue.remove(key).catch(() => undefined);
+		}
+
 		stores.claims.remove(id).catch(() => undefined);
 		await writeEvent(stores, key, final);
-		this.queued = Math.max(0, this.queued - 1);
+		if (result.status !== 'waiting') {
+			this.queued = Math.max(0, this.queued - 1);
+		}
+
 		return {outcome: 'done', result};
 	}
 }

@@ -13,8 +13,8 @@
  */
 import {closeSync, copyFileSync, fstatSync, openSync, readSync, writeSync} from 'node:fs';
 
-const header = {pgno: 0, txnId: 8, flags: 0x12, lower: 0x14, size: 24} as const;
-const pageFlags = {leaf: 0x02, meta: 0x08, overflow: 0x04} as const;
+export const header = {pgno: 0, txnId: 8, flags: 0x12, lower: 0x14, size: 24} as const;
+export const pageFlags = {leaf: 0x02, meta: 0x08, overflow: 0x04} as const;
 const subData = 0x02;
 const magic = 0xBE_EF_C0_DE;
 const dataVersion = 2;
@@ -23,13 +23,13 @@ const dbRecordBytes = 48;
 const noPage = 0xFF_FF_FF_FF_FF_FF_FF_FFn;
 const pageSizes = [4096, 8192, 16_384, 32_768, 65_536, 2048, 1024, 512];
 
-function readPage(fd: number, pageSize: number, page: number): Buffer | undefined {
+export function readPage(fd: number, pageSize: number, page: number): Buffer | undefined {
 	const buffer = Buffer.alloc(pageSize);
 	return readSync(fd, buffer, 0, pageSize, page * pageSize) === pageSize ? buffer : undefined;
 }
 
 /** The page size under which the most pages carry their own number (the first 64 data pages looked at). */
-function pageSizeOf(fd: number, size: number): number {
+export function pageSizeOf(fd: number, size: number): number {
 	let best = {pageSize: 4096, hits: 0};
 	for (const pageSize of pageSizes) {
 		let hits = 0;

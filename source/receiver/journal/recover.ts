@@ -5,15 +5,17 @@
  * processes (salvage.ts); when its meta pages are lost, from a copy with new ones (meta-rebuild.ts).
  * Refused while a process has the journal open (a serve or a replay: its holder socket accepts).
  */
-import {accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {journalError} from './errors.js';
 import {metaPagesReadable, recordIdentity} from './integrity.js';
 import {liveHolders} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {copyWithNewMeta} from './meta-rebuild.js';
+import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
-import {dataFile, openStores, writeEvent} from './store.js';
+import {dataFile, openStores, writeEvent, type Stores} from './store.js';
+import {readOnlyCause, readOnlyText} from './writable.js';
 
 export type RecoverResult = {
 	/** The damaged data file that was read. */
@@ -32,6 +34,8 @@ export type RecoverResult = {
 	failures: string[];
 	/** The meta pages were lost and new ones were written into a copy to read it. */
 	newMetaPages: boolean;
+	/** What only the page scan found (LMDB could not read the file to its end): events and ids. */
+	scanned: {events: number; ids: number};
 };
 
 /** Writes in batches of this many records, each awaited (one commit each). */
@@ -42,51 +46,72 @@ function stampOf(now: Date): string {
 }
 
 function requireWritable(directory: string, folder: string): void {
-	try {
-		accessSync(directory, constants.W_OK);
-		accessSync(folder, constants.W_OK);
-	} catch {
-		throw journalError('journal-read-only', {directory, folder}, `the journal in ${folder} cannot be written by this user`);
+	const cause = readOnlyCause(directory) ?? readOnlyCause(folder);
+	if (cause) {
+		throw journalError('journal-read-only', {directory, folder, ...(cause === 'file-system' ? {readOnlyFileSystem: true} : {})}, readOnlyText(folder, cause));
 	}
 }
 
-async function writeFresh(folder: string, found: Salvage, nowMs: number): Promise<void> {
-	const stores = openStores(folder);
-	try {
-		let pending: Array<Promise<unknown>> = [];
-		const settle = async (force = false) => {
-			if (force || pending.length >= batch) {
-				await Promise.all(pending);
-				pending = [];
-			}
-		};
+async function writeFresh(stores: Stores, found: Salvage, nowMs: number): Promise<void> {
+	let pending: Array<Promise<unknown>> = [];
+	const settle = async (force = false) => {
+		if (force || pending.length >= batch) {
+			await Promise.all(pending);
+			pending = [];
+		}
+	};
 
-		let latest = nowMs;
-		for (const {key, record, steps} of found.events.values()) {
-			pending.push(writeEvent(stores, key, record), stores.seen.put(record.id, key[0]));
-			if (record.status === 'received' || record.status === 'processing') {
-				pending.push(stores.queue.put(key, true));
-			}
-
-			for (const [stepKey, step] of steps ?? []) {
-				pending.push(stores.steps.put(stepKey, step));
-			}
-
-			latest = Math.max(latest, key[0] + 1);
-			await settle();
+	let latest = nowMs;
+	for (const {key, record, steps} of found.events.values()) {
+		pending.push(writeEvent(stores, key, record), stores.seen.put(record.id, key[0]));
+		if (record.status === 'received' || record.status === 'processing') {
+			pending.push(stores.queue.put(key, true));
 		}
 
-		for (const [id, ms] of found.seen) {
-			pending.push(stores.seen.put(id, ms));
-			await settle();
+		for (const [stepKey, step] of steps ?? []) {
+			pending.push(stores.steps.put(stepKey, step));
 		}
 
-		// Every copied event has its id in the index: nothing before now lacks one.
-		pending.push(stores.marks.put('unindexed-from', latest));
-		await settle(true);
-	} finally {
-		await stores.root.close();
+		latest = Math.max(latest, key[0] + 1);
+		await settle();
 	}
+
+	for (const [id, ms] of found.seen) {
+		pending.push(stores.seen.put(id, ms));
+		await settle();
+	}
+
+	// Every copied event has its id in the index: nothing before now lacks one.
+	pending.push(stores.marks.put('unindexed-from', latest));
+	await settle(true);
+}
+
+/**
+ * Adds what the page scan found and the reading children did not: events (LMDB's own reading wins
+ * where both found one) and exactly-once ids. Returns how many of each it added.
+ */
+function merge(found: Salvage, scan: PageScan): {events: number; ids: number} {
+	const read = new Set([...found.events.values()].map(event => event.record.id));
+	let events = 0;
+	for (const event of scan.events.values()) {
+		if (!read.has(event.record.id)) {
+			found.events.set(`${event.key[0]}\u0000${event.key[1]}`, event);
+			read.add(event.record.id);
+			events++;
+		}
+	}
+
+	let ids = 0;
+	for (const [id, ms] of scan.seen) {
+		if (!found.seen.has(id)) {
+			found.seen.set(id, ms);
+			ids++;
+		}
+	}
+
+	// Every id the index names whose event neither reading found (or that was pruned earlier).
+	found.unreadable = [...found.seen.keys()].filter(id => !read.has(id));
+	return {events, ids};
 }
 
 export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult> {
@@ -123,13 +148,34 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 			source = repair;
 		}
 
-		const found = await salvage(source);
-		if (found.events.size === 0 && found.seen.size === 0 && !found.complete) {
-			throw unrecoverable(found.failures[0] ?? 'it could not be read');
+		mkdirSync(fresh);
+		const stores = openStores(fresh);
+		let found: Salvage;
+		let scanned = {events: 0, ids: 0};
+		try {
+			// Values decoded as lmdb-js encodes them: by a database of the fresh journal.
+			const decode = (bytes: Buffer): unknown => (stores.root as unknown as {decoder: {decode(bytes: Buffer): unknown}}).decoder.decode(bytes);
+			let scan: PageScan | undefined;
+			const scanOnce = () => {
+				scan ??= scanPages(dataFile(source), decode);
+				return scan;
+			};
+
+			found = await salvage(source, () => new Set(scanOnce().events.keys()));
+			if (!found.complete) {
+				// LMDB could not read the file to its end (truncated, holes): its pages are read directly.
+				scanned = merge(found, scanOnce());
+			}
+
+			if (found.events.size === 0 && found.seen.size === 0 && !found.complete) {
+				throw unrecoverable(found.failures[0] ?? 'it could not be read');
+			}
+
+			await writeFresh(stores, found, now.getTime());
+		} finally {
+			await stores.root.close();
 		}
 
-		mkdirSync(fresh);
-		await writeFresh(fresh, found, now.getTime());
 		renameSync(folder, kept);
 		renameSync(fresh, folder);
 		recordIdentity(folder);
@@ -143,6 +189,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 			unreadable: found.unreadable,
 			failures: found.failures,
 			newMetaPages,
+			scanned,
 		};
 	} finally {
 		rmSync(repair, {recursive: true, force: true});

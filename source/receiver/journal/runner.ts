@@ -2,14 +2,17 @@
  * Feeds stored events to the job handler, at most `concurrency` at once. At most `memoryLimit`
  * event ids wait in memory; past that new events stay on disk only (they are in the journal's
  * queue already) and are read back in order as slots free, so a burst costs disk, not memory.
+ * An event waiting for its next attempt (its schedule stored with it) is set aside until it is
+ * due, then looked for again; at start every queued event is looked at, so a schedule survives a
+ * restart.
  */
 import {DrainTimeoutError} from '../memory-backend.js';
 
 export type RunnerSource = {
 	/** Up to `limit` unfinished event ids, oldest first, leaving out those `skip` names. */
 	scan(limit: number, skip: (id: string) => boolean): string[];
-	/** One attempt at `id`; 'busy' when another process holds it. */
-	run(id: string, signal: AbortSignal): Promise<'busy' | 'done'>;
+	/** One attempt at `id`; 'busy' when another process holds it; `laterMs` when it waits until then (ms since the epoch). */
+	run(id: string, signal: AbortSignal): Promise<'busy' | 'done' | {laterMs: number}>;
 };
 
 type Running = {controller: AbortController; done: Promise<void>};
@@ -20,9 +23,15 @@ export class JobRunner {
 	/** Held by another live process; left alone until the next rescan. */
 	private readonly heldElsewhere = new Set<string>();
 	private readonly running = new Map<string, Running>();
+	/** Events waiting for their next attempt, with when it is due (ms since the epoch). */
+	private readonly deferred = new Map<string, number>();
+	private wakeTimer: NodeJS.Timeout | undefined;
+	private wakeAt = Number.POSITIVE_INFINITY;
 	/** Events may wait on disk that are not in `waiting` (always so at start: the resume). */
 	private spilled = true;
 	private stopping = false;
+	/** The journal cannot record (a full disk): no attempt starts until `rescan`. */
+	private paused = false;
 
 	constructor(
 		private readonly source: RunnerSource,
@@ -38,6 +47,16 @@ export class JobRunner {
 	/** Whether `id` waits in memory or runs here. */
 	holds(id: string): boolean {
 		return this.known.has(id);
+	}
+
+	/** Events set aside until their next attempt is due, and the earliest of those attempts. */
+	waitingSummary(): {count: number; nextAttemptAt?: string} {
+		let next = Number.POSITIVE_INFINITY;
+		for (const atMs of this.deferred.values()) {
+			next = Math.min(next, atMs);
+		}
+
+		return Number.isFinite(next) ? {count: this.deferred.size, nextAttemptAt: new Date(next).toISOString()} : {count: 0};
 	}
 
 	/** A freshly stored event to process. */
@@ -58,15 +77,21 @@ export class JobRunner {
 		this.pump();
 	}
 
-	/** Looks at the disk again (events left by a process that died since, or held elsewhere before). */
+	/** Starts no attempt until the next `rescan` (the journal cannot record now). */
+	pause(): void {
+		this.paused = true;
+	}
+
+	/** Looks at the disk again (events left by a process that died since, or held elsewhere before); ends a pause. */
 	rescan(): void {
+		this.paused = false;
 		this.heldElsewhere.clear();
 		this.spilled = true;
 		this.pump();
 	}
 
 	pump(): void {
-		while (!this.stopping && this.running.size < this.concurrency) {
+		while (!this.stopping && !this.paused && this.running.size < this.concurrency) {
 			let id = this.waiting.shift();
 			if (id === undefined && this.spilled) {
 				this.refill();
@@ -84,6 +109,8 @@ export class JobRunner {
 	/** Stops taking jobs; waits `drainMs` for running ones, then aborts the rest. Returns how many were cut off. */
 	async stop(drainMs: number): Promise<number> {
 		this.stopping = true;
+		clearTimeout(this.wakeTimer);
+		this.deferred.clear();
 		for (const id of this.waiting) {
 			this.known.delete(id);
 		}
@@ -103,7 +130,7 @@ export class JobRunner {
 	}
 
 	private refill(): void {
-		const found = this.source.scan(this.memoryLimit, id => this.known.has(id) || this.heldElsewhere.has(id));
+		const found = this.source.scan(this.memoryLimit, id => this.known.has(id) || this.heldElsewhere.has(id) || this.deferred.has(id));
 		this.spilled = found.length >= this.memoryLimit;
 		for (const id of found) {
 			this.waiting.push(id);
@@ -117,6 +144,8 @@ export class JobRunner {
 			.then(outcome => {
 				if (outcome === 'busy') {
 					this.heldElsewhere.add(id);
+				} else if (typeof outcome === 'object') {
+					this.defer(id, outcome.laterMs);
 				}
 			}, () => undefined)
 			.finally(() => {
@@ -125,6 +154,57 @@ export class JobRunner {
 				this.pump();
 			});
 		this.running.set(id, {controller, done});
+	}
+
+	/** Sets `id` aside until `atMs`; one timer, for the earliest, brings the due ones back. */
+	private defer(id: string, atMs: number): void {
+		if (this.stopping) {
+			return;
+		}
+
+		this.deferred.set(id, atMs);
+		if (atMs < this.wakeAt) {
+			clearTimeout(this.wakeTimer);
+			this.wakeAt = atMs;
+			this.wakeTimer = setTimeout(() => {
+				this.wake();
+			}, Math.max(0, atMs - Date.now()));
+			this.wakeTimer.unref();
+		}
+	}
+
+	/** Brings every event set aside back at once (their source decides they are due). */
+	wakeAll(): void {
+		for (const id of this.deferred.keys()) {
+			this.deferred.set(id, 0);
+		}
+
+		this.wake();
+	}
+
+	private wake(): void {
+		clearTimeout(this.wakeTimer);
+		this.wakeAt = Number.POSITIVE_INFINITY;
+		const now = Date.now();
+		let next = Number.POSITIVE_INFINITY;
+		for (const [id, atMs] of this.deferred) {
+			if (atMs <= now) {
+				this.deferred.delete(id);
+			} else {
+				next = Math.min(next, atMs);
+			}
+		}
+
+		if (Number.isFinite(next)) {
+			this.wakeAt = next;
+			this.wakeTimer = setTimeout(() => {
+				this.wake();
+			}, Math.max(0, next - now));
+			this.wakeTimer.unref();
+		}
+
+		this.spilled = true;
+		this.pump();
 	}
 
 	/** True when every running job ended within `ms`. */

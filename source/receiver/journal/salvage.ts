@@ -6,12 +6,11 @@
  * 2. if it died, the events newest first, down to the last one the first pass got: the damaged
  *    region lies between the two;
  * 3. the exactly-once index (`seen`: id → received time), forwards and, if that dies, backwards;
- * 4. if an events pass died, every id of the index whose event was not read yet is looked up by its
- *    key, one by one; a lookup that kills its child marks that event unreadable, and the next child
- *    goes on after it (at most `maxChildren` children).
- *
- * An id the index names but whose event is simply not there was pruned earlier (the index outlives
- * the count bound): it is no loss.
+ * 4. if an events pass died, the file's pages are read directly (page-scan.ts, by the caller,
+ *    through `elsewhere`): it reads every page the file still has, so a lookup by key could find
+ *    nothing more, and each one into a missing page would cost a child its life. An id of the index
+ *    whose event neither found is unreadable (or was pruned earlier: the index outlives the count
+ *    bound; the two cannot be told apart without its page).
  */
 import type {StepRecord} from '../backend.js';
 import {readInChild, type ReaderMessage, type ReaderTask} from './reader.js';
@@ -31,11 +30,10 @@ export type Salvage = {
 	complete: boolean;
 };
 
-const maxChildren = 64;
-
 const keyText = (key: TimeKey) => `${key[0]}\u0000${key[1]}`;
 
-export async function salvage(folder: string): Promise<Salvage> {
+/** `elsewhere`: called once when an events pass died (step 4); the ids whose events it found. */
+export async function salvage(folder: string, elsewhere: () => Set<string>): Promise<Salvage> {
 	const found: Salvage = {events: new Map(), seen: new Map(), unreadable: [], failures: [], complete: true};
 	let last: TimeKey | undefined;
 	const take = (message: ReaderMessage) => {
@@ -77,48 +75,10 @@ export async function salvage(folder: string): Promise<Salvage> {
 	}
 
 	if (!eventsWhole) {
-		await lookUp(folder, found, take);
+		const known = elsewhere();
+		const read = new Set([...found.events.values()].map(event => event.record.id));
+		found.unreadable = [...found.seen.keys()].filter(id => !known.has(id) && !read.has(id));
 	}
 
 	return found;
-}
-
-/** Step 4: the index's ids whose events were not read, looked up one by one. */
-async function lookUp(folder: string, found: Salvage, take: (message: ReaderMessage) => void): Promise<void> {
-	const failures = new Set<string>();
-	let keys: TimeKey[] = [...found.seen].map(([id, ms]): TimeKey => [ms, id]).filter(key => !found.events.has(keyText(key)));
-	for (let child = 0; keys.length > 0 && child < maxChildren; child++) {
-		let trying = -1;
-		const end = await readInChild(folder, {t: 'lookup', keys}, message => {
-			if (message.t === 'try') {
-				trying++;
-			} else if (message.t === 'lost') {
-				found.unreadable.push(message.key[1]);
-				failures.add(message.message);
-			} else {
-				take(message);
-			}
-		});
-		if (end.complete) {
-			keys = [];
-			break;
-		}
-
-		failures.add(end.failure ?? 'a reading child failed');
-		// The key in flight when the child died is unreadable; the next child starts after it.
-		const dead = keys[Math.max(0, trying)];
-		if (dead && !found.events.has(keyText(dead))) {
-			found.unreadable.push(dead[1]);
-		}
-
-		keys = keys.slice(Math.max(0, trying) + 1);
-	}
-
-	// Beyond the bound of children: what is left was not read.
-	if (keys.length > 0 && failures.size > 0) {
-		found.unreadable.push(...keys.map(key => key[1]));
-	}
-
-	found.unreadable = [...new Set(found.unreadable)];
-	found.failures.push(...[...failures].map(failure => failure.startsWith('reading it') ? failure : `reading it failed: ${failure}`));
 }

@@ -16,8 +16,10 @@ import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {open, type Database, type RootDatabase} from 'lmdb';
 import type {StepRecord, StoredEvent} from '../backend.js';
+import {nextAttemptOf} from '../retry-schedule.js';
 import type {Holder} from './liveness.js';
 import {fromStored, toTuple, type StoredRecord} from './record-codec.js';
+import type {DiskSpace} from './space.js';
 
 /** A stored event without its steps, plus the generation its steps are kept under. */
 export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};
@@ -34,7 +36,23 @@ export type Stores = {
 	steps: Database<StepRecord, StepKey>;
 	claims: Database<Holder, string>;
 	meta: Database<Holder, string>;
+	/** The disk reserve every write is checked against (writers only). */
+	space?: DiskSpace;
 };
+
+type Writes = Record<'put' | 'remove' | 'ifNoExists' | 'ifVersion', (...parameters: unknown[]) => Promise<boolean>>;
+
+/**
+ * Every write of `database` first asks the disk reserve (space.ts): refused, it rejects with
+ * `DiskFullError` and LMDB never starts a commit the disk may not hold.
+ */
+function guardWrites(database: unknown, space: DiskSpace): void {
+	const writes = database as Writes;
+	for (const name of ['put', 'remove', 'ifNoExists', 'ifVersion'] as const) {
+		const original = writes[name].bind(database);
+		writes[name] = async (...parameters: unknown[]) => space.allowsBookkeeping() ? original(...parameters) : Promise.reject(space.refused());
+	}
+}
 
 /** Above any generation or step number, for range ends. */
 const highest = Number.MAX_SAFE_INTEGER;
@@ -57,7 +75,7 @@ export function journalExists(directory: string): boolean {
  * (`noSync`), a commit resolves once the OS holds it: a process crash loses nothing, an OS crash
  * or power cut may lose what the OS had not yet written back.
  */
-export function openStores(directory: string, options: {flushBeforeAck?: boolean; readOnly?: boolean} = {}): Stores {
+export function openStores(directory: string, options: {flushBeforeAck?: boolean; readOnly?: boolean; space?: DiskSpace} = {}): Stores {
 	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
 	const named = <V, K extends string | number | TimeKey | StepKey>(name: string, useVersions = false): Database<V, K> => {
 		const database = root.openDB<V, K>({name, useVersions}) as Database<V, K> | undefined;
@@ -65,12 +83,29 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 			throw new Error(`the journal has no ${name} database`);
 		}
 
+		if (options.space) {
+			guardWrites(database, options.space);
+		}
+
 		return database;
 	};
+
+	const {space} = options;
+	if (space) {
+		const transaction = root.transactionSync.bind(root);
+		root.transactionSync = <T>(action: () => T, flags?: Parameters<typeof transaction>[1]): T => {
+			if (!space.allowsBookkeeping()) {
+				throw space.refused();
+			}
+
+			return transaction(action, flags);
+		};
+	}
 
 	try {
 		return {
 			directory,
+			...(space ? {space} : {}),
 			root,
 			seen: named<number, string>('seen'),
 			marks: named<number, string>('marks'),
@@ -111,7 +146,8 @@ export function removeSteps(stores: Stores, id: string): void {
 export function toStored(record: EventRecord, steps: StepRecord[]): StoredEvent {
 	const event: Partial<EventRecord> & Omit<EventRecord, 'generation'> = {...record};
 	delete event.generation;
-	return {...event, steps};
+	const next = record.status === 'waiting' ? nextAttemptOf(steps) : undefined;
+	return {...event, steps, ...(next === undefined ? {} : {nextAttemptAt: next})};
 }
 
 /** Bytes the journal takes on disk (the data file's allocated blocks). */

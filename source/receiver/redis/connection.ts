@@ -1,6 +1,10 @@
-import {Redis, type RedisOptions} from 'ioredis';
+import {Cluster, Redis, type RedisOptions} from 'ioredis';
 import {errorMessage, maskUrl} from '../../format/index.js';
 import {RedisError} from './errors.js';
+import {parseRedisTarget, type RedisTarget} from './target.js';
+
+/** A connection to one server (or a Sentinel-watched primary) or to a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /** How long opening a connection may take before Redis counts as unreachable. */
 export const defaultConnectTimeoutMs = 5000;
@@ -11,6 +15,8 @@ export const defaultCommandTimeoutMs = 3000;
 export type ConnectOptions = {
 	url: string;
 	connectTimeoutMs?: number;
+	/** The producer's command timeout, ms (default `defaultCommandTimeoutMs`). */
+	commandTimeoutMs?: number;
 	/** Extra TLS options (a private CA, …) for `rediss://` URLs. */
 	tls?: RedisOptions['tls'];
 	/** Reports connection errors after the first connect (Redis went away, came back). */
@@ -37,22 +43,61 @@ function optionsFor(kind: ConnectionKind, options: ConnectOptions): RedisOptions
 	}
 
 	return kind === 'producer'
-		? {...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: defaultCommandTimeoutMs}
+		? {...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs ?? defaultCommandTimeoutMs}
 		: {...common, maxRetriesPerRequest: null};
 }
 
-/** Throws `redis-url-invalid` unless the URL is a redis:// or rediss:// URL. */
-export function checkRedisUrl(url: string): void {
-	let protocol: string | undefined;
-	try {
-		protocol = new URL(url).protocol;
-	} catch {
-		protocol = undefined;
-	}
-
-	if (protocol !== 'redis:' && protocol !== 'rediss:') {
+/** The target of a Redis URL; throws `redis-url-invalid` unless it is one of the forms of target.ts. */
+export function checkRedisUrl(url: string): RedisTarget {
+	const target = parseRedisTarget(url);
+	if (target === undefined) {
 		throw new RedisError('redis-url-invalid', {url: maskUrl(url)}, `Not a Redis URL: ${maskUrl(url)}`);
 	}
+
+	return target;
+}
+
+function tlsOf(target: RedisTarget, options: ConnectOptions): RedisOptions['tls'] | undefined {
+	return options.tls ?? (target.tls ? {} : undefined);
+}
+
+/** A client for the target (not connected yet: `lazyConnect`). */
+function createClient(kind: ConnectionKind, target: RedisTarget, options: ConnectOptions): RedisClient {
+	const base = optionsFor(kind, options);
+	const tls = tlsOf(target, options);
+	if (target.kind === 'single') {
+		return new Redis(target.url, base);
+	}
+
+	const auth = {...(target.username ? {username: target.username} : {}), ...(target.password ? {password: target.password} : {})};
+	if (target.kind === 'sentinel') {
+		return new Redis({
+			...base,
+			...auth,
+			sentinels: target.nodes,
+			name: target.name,
+			...(target.db === undefined ? {} : {db: target.db}),
+			...(target.sentinelUsername ? {sentinelUsername: target.sentinelUsername} : {}),
+			...(target.sentinelPassword ? {sentinelPassword: target.sentinelPassword} : {}),
+			...(tls === undefined ? {} : {tls, enableTLSForSentinelMode: true}),
+			// Learn of a failover from the Sentinels at once rather than at the next broken connection.
+			failoverDetector: true,
+			sentinelRetryStrategy: (times: number) => Math.min(times * 100, 2000),
+		});
+	}
+
+	const {retryStrategy, lazyConnect, enableOfflineQueue, ...redisOptions} = base;
+	return new Cluster(target.nodes, {
+		lazyConnect,
+		...(enableOfflineQueue === undefined ? {} : {enableOfflineQueue}),
+		clusterRetryStrategy: retryStrategy,
+		redisOptions: {...redisOptions, ...auth, ...(tls === undefined ? {} : {tls})},
+		// ioredis's recipe for TLS clusters (managed services): keep the host names the nodes announce,
+		// so each node's certificate is checked against the name it was issued for.
+		...(tls === undefined ? {} : {dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => {
+			callback(null, address);
+		}}),
+	});
 }
 
 function isAuthError(message: string): boolean {
@@ -63,9 +108,8 @@ function isAuthError(message: string): boolean {
  * Opens one connection and waits until it is ready. A refused connection, a timeout, a TLS or an
  * authentication failure ends the attempt (no endless retrying) with a `RedisError`.
  */
-export async function connect(kind: ConnectionKind, options: ConnectOptions): Promise<Redis> {
-	checkRedisUrl(options.url);
-	const client = new Redis(options.url, optionsFor(kind, options));
+export async function connect(kind: ConnectionKind, options: ConnectOptions): Promise<RedisClient> {
+	const client = createClient(kind, checkRedisUrl(options.url), options);
 	let lastError: Error | undefined;
 	const remember = (error: Error) => {
 		lastError = error;
@@ -97,7 +141,7 @@ export async function connect(kind: ConnectionKind, options: ConnectOptions): Pr
 }
 
 /** Closes a connection politely, or at once when Redis does not answer. */
-export async function disconnect(client: Redis): Promise<void> {
+export async function disconnect(client: RedisClient): Promise<void> {
 	if (client.status === 'end') {
 		return;
 	}

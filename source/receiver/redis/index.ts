@@ -4,9 +4,10 @@
  */
 import type {BackendHealth, EventBackend} from '../backend.js';
 import {maskUrl} from '../../format/index.js';
-import {type ConnectOptions, connect, disconnect} from './connection.js';
+import {type ConnectOptions, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
+import {prefixFor} from './target.js';
 import {checkPersistence} from './persistence.js';
-import {createEventQueue} from './queue.js';
+import {createEventQueue, defaultWaitTimeoutMs} from './queue.js';
 import {type EventWorker, startWorker} from './worker.js';
 
 export {RedisError, type RedisErrorCode, type RedisErrorData} from './errors.js';
@@ -20,7 +21,7 @@ export const defaultQueueName = 'events';
 export const defaultPrefix = 'platform-tui';
 
 export type RedisBackendOptions = {
-	/** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+	/** `redis://[user:password@]host:port[/db]`, `rediss://…` (TLS), or a Cluster or Sentinel URL (target.ts). */
 	url: string;
 	/** How long finished events are kept (at least 24 h: the ids are the exactly-once keys). */
 	maxAgeMs?: number;
@@ -44,19 +45,40 @@ export type RedisBackendOptions = {
 	limiter?: {max: number; durationMs: number};
 	/** Connection errors after start-up (Redis went away); the backend keeps reconnecting. */
 	onError?: (error: Error) => void;
-	/** Check whether Redis persists its data (`durability` on the backend); serve does. */
+	/** Check whether Redis keeps acknowledged events (`durability` on the backend); serve does. */
 	checkDurability?: boolean;
+	/**
+	 * A volatile Redis (see persistence.ts) is accepted: `health` stays ok (serve warns instead).
+	 * Without it, `health` is not ok while the check finds Redis volatile.
+	 */
+	allowVolatile?: boolean;
+	/** Acknowledge an event only once this many replicas confirm it (WAIT); see queue.ts. */
+	waitReplicas?: number;
+	waitTimeoutMs?: number;
+	/** How often the durability check runs again after the first, ms (default 5000). */
+	durabilityRecheckMs?: number;
 };
+
+/** How often serve checks Redis's persistence settings again after start. */
+export const defaultDurabilityRecheckMs = 5000;
 
 /**
  * Connects to Redis and returns the backend. Throws a `RedisError` (`redis-url-invalid`,
  * `redis-unreachable`, `redis-auth`) when Redis cannot be used now.
  */
 export async function openRedisBackend(options: RedisBackendOptions): Promise<EventBackend> {
-	const connectOptions: ConnectOptions = {url: options.url, connectTimeoutMs: options.connectTimeoutMs, tls: options.tls, onError: options.onError};
+	const connectOptions: ConnectOptions = {
+		url: options.url,
+		connectTimeoutMs: options.connectTimeoutMs,
+		tls: options.tls,
+		onError: options.onError,
+		// WAIT blocks up to its timeout: the producer's command timeout leaves it room.
+		...(options.waitReplicas ? {commandTimeoutMs: defaultCommandTimeoutMs + (options.waitTimeoutMs ?? defaultWaitTimeoutMs)} : {}),
+	};
 	const producer = await connect('producer', connectOptions);
 	const queueName = options.queueName ?? defaultQueueName;
-	const prefix = options.prefix ?? defaultPrefix;
+	// In a Cluster the prefix is hash-tagged (`{platform-tui}`): all keys of the queue in one slot.
+	const prefix = prefixFor(checkRedisUrl(options.url), options.prefix ?? defaultPrefix);
 	const events = createEventQueue({
 		producer,
 		queueName,
@@ -65,14 +87,31 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		keepCount: options.maxEntries ?? defaultMaxEntries,
 		holdIdMs: minRetentionMs,
 		maskedUrl: maskUrl(options.url),
+		...(options.waitReplicas ? {waitReplicas: options.waitReplicas, waitTimeoutMs: options.waitTimeoutMs ?? defaultWaitTimeoutMs} : {}),
 	});
-	const durability = options.checkDurability ? await checkPersistence(producer) : undefined;
+	let durability = options.checkDurability ? await checkPersistence(producer) : undefined;
+	let durabilityCheckedAt = Date.now();
+	/** Checks the settings again when the last check is old (someone may have changed them since). */
+	const recheckDurability = async () => {
+		if (durability === undefined || producer.status !== 'ready' || Date.now() - durabilityCheckedAt < (options.durabilityRecheckMs ?? defaultDurabilityRecheckMs)) {
+			return;
+		}
+
+		durabilityCheckedAt = Date.now();
+		const found = await checkPersistence(producer);
+		// A connection lost during the check says nothing about the settings: keep the last answer.
+		if (found.state !== 'unknown' || durability.state === 'unknown') {
+			durability = found;
+		}
+	};
 	let worker: EventWorker | undefined;
 	let workerConnection: Awaited<ReturnType<typeof connect>> | undefined;
 
 	return {
 		kind: 'redis',
-		...(durability ? {durability} : {}),
+		get durability() {
+			return durability;
+		},
 		accept: async event => events.accept(event),
 		async start(handler, {concurrency}) {
 			if (worker !== undefined) {
@@ -104,9 +143,23 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		stats: async () => events.stats(),
 		async health(): Promise<BackendHealth> {
 			const down = [producer, workerConnection].find(client => client !== undefined && client.status !== 'ready');
-			return Promise.resolve(down === undefined ? {ok: true} : {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`});
+			if (down !== undefined) {
+				return {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`};
+			}
+
+			await recheckDurability();
+			if (durability?.state === 'volatile' && options.allowVolatile !== true) {
+				return {ok: false, reason: `Redis at ${maskUrl(options.url)} may lose acknowledged events: ${durability.detail ?? 'persistence is off'}`};
+			}
+
+			return {ok: true};
 		},
 		backlog: async () => events.backlog(),
+		waiting: async () => events.waiting(),
+		async wake() {
+			// Every delayed job is a waiting event (BullMQ delays nothing else here).
+			await events.queue.promoteJobs();
+		},
 		async throttle(ms) {
 			await events.queue.rateLimit(Math.max(1, Math.round(ms)));
 		},

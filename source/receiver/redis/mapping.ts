@@ -6,6 +6,7 @@
  */
 import type {EventStatus, NewEvent, StepRecord, StoredEvent} from '../backend.js';
 import {isRecord} from '../../format/index.js';
+import {nextAttemptOf} from '../retry-schedule.js';
 
 import type {JobState as BullState} from 'bullmq';
 
@@ -63,6 +64,10 @@ export function statusOf(job: JobView, state: JobState, steps: StepRecord[]): Ev
 		}
 
 		default: {
+			if (state === 'delayed' && nextAttemptOf(steps) !== undefined) {
+				return 'waiting';
+			}
+
 			// Back in the queue after its replica died, with steps done: still in progress.
 			return steps.length > 0 ? 'processing' : 'received';
 		}
@@ -87,6 +92,13 @@ export function toStoredEvent(job: JobView, state: JobState): StoredEvent {
 		steps,
 		attempts: job.attemptsStarted,
 	};
+	if (status === 'waiting') {
+		const next = nextAttemptOf(steps);
+		if (next !== undefined) {
+			event.nextAttemptAt = next;
+		}
+	}
+
 	if (finished && job.data.status === 'received') {
 		const finishedAt = iso(job.finishedOn);
 		if (finishedAt !== undefined) {

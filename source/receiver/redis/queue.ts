@@ -3,7 +3,7 @@
  * Every replica and every `events` command use it; only `serve` also runs a worker (worker.ts).
  */
 import {type Job, type JobState as BullState, Queue} from 'bullmq';
-import type {Redis} from 'ioredis';
+import type {RedisClient} from './connection.js';
 import {
 	type AcceptResult,
 	type BackendStats,
@@ -13,6 +13,7 @@ import {
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
+	type WaitingSummary,
 } from '../backend.js';
 import {errorMessage} from '../../format/index.js';
 import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
@@ -20,7 +21,7 @@ import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
 
 export type EventQueueOptions = {
-	producer: Redis;
+	producer: RedisClient;
 	queueName: string;
 	prefix: string;
 	/** How long finished jobs (and so their ids, the exactly-once keys) are kept, ms. */
@@ -35,7 +36,16 @@ export type EventQueueOptions = {
 	holdIdMs: number;
 	/** The masked URL, for messages. */
 	maskedUrl: string;
+	/**
+	 * Acknowledge only once this many replicas confirm the event (`WAIT n timeout` after the writes);
+	 * fewer in time → `BackendUnavailableError` (503). 0 or undefined: off.
+	 */
+	waitReplicas?: number;
+	/** WAIT's timeout, ms (default 1000). */
+	waitTimeoutMs?: number;
 };
+
+export const defaultWaitTimeoutMs = 1000;
 
 /** The states `list` reads, each with the state it maps from. */
 const listedStates: BullState[] = ['active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed'];
@@ -51,6 +61,7 @@ export type EventQueue = {
 	holds(id: string): Promise<boolean>;
 	stats(): Promise<BackendStats>;
 	backlog(): Promise<Backlog>;
+	waiting(): Promise<WaitingSummary>;
 	close(): Promise<void>;
 };
 
@@ -86,6 +97,23 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 		});
 	}
 
+	/**
+	 * With `waitReplicas`: WAIT until that many replicas have every write this connection made (the
+	 * job and its id), or 503 when they do not confirm within the timeout.
+	 */
+	async function confirmed(eventId: string): Promise<void> {
+		const wanted = options.waitReplicas ?? 0;
+		if (wanted <= 0) {
+			return;
+		}
+
+		const timeoutMs = options.waitTimeoutMs ?? defaultWaitTimeoutMs;
+		const replicas = Number(await options.producer.call('WAIT', String(wanted), String(timeoutMs)));
+		if (!(replicas >= wanted)) {
+			throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} stored event ${eventId}, but only ${String(replicas)} of ${String(wanted)} replicas confirmed it within ${String(timeoutMs)} ms (--redis-wait-replicas)`);
+		}
+	}
+
 	async function near(id: string): Promise<string[]> {
 		return nearIds(id, (await allJobs()).map(({job}) => job.data.id));
 	}
@@ -100,14 +128,21 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 				// racing on one id both add; BullMQ keeps one job, so it runs once.
 				const idKey = queue.toKey(`id:${jobId}`);
 				if (await options.producer.exists(queue.toKey(jobId), idKey) > 0) {
+					// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
+					await confirmed(event.id);
 					return 'duplicate';
 				}
 
 				await queue.add(event.event, event, {jobId});
 				// Set after the job is stored: a failure here is a 503, and the redelivery finds the job.
 				await options.producer.set(idKey, '1', 'PX', options.holdIdMs);
+				await confirmed(event.id);
 				return 'stored';
 			} catch (error) {
+				if (error instanceof BackendUnavailableError) {
+					throw error;
+				}
+
 				throw new BackendUnavailableError('backend-unavailable', `Redis at ${options.maskedUrl} could not store event ${event.id}: ${errorMessage(error)}`, {cause: error});
 			}
 		},
@@ -163,6 +198,13 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			// The waiting list's oldest job is at its end.
 			const [oldest] = await queue.getJobs(['waiting'], -1, -1);
 			return oldest?.data === undefined ? {count} : {count, oldestReceivedAt: oldest.data.receivedAt};
+		},
+		async waiting() {
+			// Delayed jobs are the waiting events (moved there with their schedule); the set is ordered by due time.
+			const count = await queue.getDelayedCount();
+			const [first] = await queue.getJobs(['delayed'], 0, 0, true);
+			const next = first?.data === undefined ? undefined : toStoredEvent(first, 'delayed').nextAttemptAt;
+			return next === undefined ? {count} : {count, nextAttemptAt: next};
 		},
 		async close() {
 			await queue.close();

@@ -4,8 +4,9 @@
  * owner died (BullMQ's stalled-job check) resumes from the last step.
  */
 import {hostname} from 'node:os';
-import {type Job, UnrecoverableError, Worker} from 'bullmq';
-import type {Redis} from 'ioredis';
+import {DelayedError, type Job, UnrecoverableError, Worker} from 'bullmq';
+import {testTimers} from '../../config/test-timers.js';
+import type {RedisClient} from './connection.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
 import {progressOf, toStoredEvent} from './mapping.js';
 
@@ -24,7 +25,7 @@ export const defaultStalledIntervalMs = 10_000;
 export const maxTakeovers = 2;
 
 export type WorkerOptions = {
-	connection: Redis;
+	connection: RedisClient;
 	queueName: string;
 	prefix: string;
 	handler: JobHandler;
@@ -65,7 +66,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	const cleanups = new Set<Promise<unknown>>();
 	/** Jobs Redis lost while they ran here: BullMQ's complaints about them (no key, no lock) are expected for a while. */
 	const lostJobs = new Set<string>();
-	const processor = async (job: Job<NewEvent>, _token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
+	const processor = async (job: Job<NewEvent>, token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
 		if (job.data.status !== 'received') {
 			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
 			return {status: job.data.status};
@@ -102,6 +103,14 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 				},
 				storeLost: () => record.lost,
 			});
+			if (result.status === 'waiting' && !record.lost) {
+				// A transient failure: the job goes to BullMQ's delayed set until its next attempt (any
+				// replica takes it then), its steps, the schedule among them, kept in its progress.
+				const atMs = Date.parse(result.nextAttemptAt);
+				await job.moveToDelayed(Number.isNaN(atMs) ? Date.now() : atMs, token);
+				throw new DelayedError();
+			}
+
 			if (result.status === 'failed') {
 				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
 				const error = new UnrecoverableError(result.error ?? 'failed');
@@ -123,8 +132,8 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		prefix: options.prefix,
 		concurrency: options.concurrency,
 		name: options.name ?? replicaName(),
-		lockDuration: options.lockDurationMs ?? defaultLockDurationMs,
-		stalledInterval: options.stalledIntervalMs ?? defaultStalledIntervalMs,
+		lockDuration: options.lockDurationMs ?? testTimers()?.lockDurationMs ?? defaultLockDurationMs,
+		stalledInterval: options.stalledIntervalMs ?? testTimers()?.stalledIntervalMs ?? defaultStalledIntervalMs,
 		maxStalledCount: maxTakeovers,
 		autorun: false,
 		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),

@@ -3,9 +3,10 @@ import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/backend
 import {formatBytes} from '../../format/bytes.js';
 import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
-import {formatTable} from '../../format/table.js';
+import {formatTable, type TableFit} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {bodyText} from '../../receiver/body.js';
+import {editedFrom} from '../../receiver/edit-event.js';
 import {shortType} from '../serve/format.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
@@ -36,18 +37,28 @@ function durationOf(event: StoredEvent): string {
 		return 'running';
 	}
 
+	if (event.status === 'waiting') {
+		return event.nextAttemptAt === undefined ? 'waiting' : `next ${formatTime(event.nextAttemptAt)}`;
+	}
+
 	return event.durationMs === undefined ? '-' : formatMs(event.durationMs);
 }
 
 const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
 
 /**
- * The `events list` table, newest first as given: fitted to `width` on a terminal, tab-separated
- * and uncut when `width` is undefined (piped).
+ * The id is never cut, nor the time (shortened to the time of day first), the status or the
+ * duration; type and chat are cut, then duration, chat, time and type drop.
+ */
+const eventTableFit: TableFit = {whole: [0, 1, 3, 5], shorter: {0: cell => cell.slice(11)}, dropOrder: [5, 4, 0, 2]};
+
+/**
+ * The `events list` table, newest first as given: fitted to `width` on a terminal with the ids
+ * whole, tab-separated and uncut when `width` is undefined (piped).
  */
 export function formatEventTable(events: readonly StoredEvent[], width: number | undefined): string[] {
 	const rows = events.map(event => [formatTime(event.receivedAt), event.id, shortType(event.event), event.status, event.chatId ?? '-', durationOf(event)]);
-	return formatTable(columns, rows, width);
+	return formatTable(columns, rows, width, eventTableFit);
 }
 
 /** `3 events shown of 120 in the journal /data/journal (1.20 MiB on disk).` */
@@ -67,6 +78,7 @@ export function eventSummary(event: StoredEvent): Record<string, unknown> {
 		...(event.chatId ? {chatId: event.chatId} : {}),
 		...(event.durationMs === undefined ? {} : {durationMs: event.durationMs}),
 		attempts: event.attempts,
+		...(event.nextAttemptAt === undefined ? {} : {nextAttemptAt: event.nextAttemptAt}),
 		...(event.error ? {error: event.error} : {}),
 		...(event.note ? {note: event.note} : {}),
 	};
@@ -86,11 +98,12 @@ function parsedBody(body: string): {value: unknown} | undefined {
  * holds (the raw text only when it is not JSON), so `jq .body.payload` works. A body that is not
  * valid UTF-8 is read with U+FFFD for its bad bytes, and its exact bytes come in `bodyBase64`.
  */
-export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bodyEncoding'> & {body: unknown; bodyBase64?: string} {
+export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bodyEncoding'> & {body: unknown; bodyBase64?: string; editedFrom?: string} {
 	const {bodyEncoding, ...rest} = event;
 	const text = bodyText(event);
 	const parsed = parsedBody(text);
-	return {...rest, headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
+	const original = editedFrom(event);
+	return {...rest, ...(original ? {editedFrom: original} : {}), headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
 }
 
 /** A JSON body indented by two spaces; anything else as it is (bytes that are not UTF-8 as U+FFFD). */
@@ -126,6 +139,15 @@ export function formatEventDetail(event: StoredEvent): string[] {
 	];
 	if (event.chatId) {
 		lines.push(`Chat      ${event.chatId}`);
+	}
+
+	if (event.nextAttemptAt !== undefined) {
+		lines.push(`Next      ${formatTime(event.nextAttemptAt)} (the next attempt after a transient failure)`);
+	}
+
+	const original = editedFrom(event);
+	if (original) {
+		lines.push(`Edited    from ${original}`);
 	}
 
 	if (event.error) {

@@ -10,6 +10,9 @@ import type {ServeSource} from './source.js';
 import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
 import {StatusPanel, statusPanelLines} from './StatusPanel.js';
 import type {KeyStatus, StatusInput} from './status-lines.js';
+import {clipboardSupported, helpLines, osc52} from '../events/inspector-format.js';
+import {emptyQuery, filterHelp, filterText, isEmptyQuery, parseFilterText, queryText, type Query} from '../events/inspector-query.js';
+import {matchingRows, serveKeys} from './keys.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 
@@ -28,7 +31,7 @@ export type ServeScreenProps = {
 	drainTimeoutMs: number;
 	keyStatus: () => KeyStatus;
 	/** serve's status in a few words (ready, degraded …, draining) with the admin address; read every second. */
-	health?: () => {text: string; ok: boolean};
+	health?: () => {text: string; ok: boolean; next?: string};
 	/** Called on q or Ctrl+C: first to stop gracefully (drain), then with force=true to quit at once. */
 	onQuit: (force: boolean) => void;
 	/** Shortest time between two re-renders of the live part, ms. Default 100 (at most 10 a second). */
@@ -47,11 +50,13 @@ type View = {
 	live: LogRow[];
 	liveCount: number;
 	recent: LogRow[];
+	/** Finished rows not written yet (paused). */
+	held: number;
 	draining?: ServeState['draining'];
 	stopped?: ServeState['stopped'];
 };
 
-const initialView: View = {batch: {id: 0, items: [{kind: 'banner', key: 'banner'}]}, live: [], liveCount: 0, recent: []};
+const initialView: View = {batch: {id: 0, items: [{kind: 'banner', key: 'banner'}]}, live: [], liveCount: 0, recent: [], held: 0};
 
 /** Live rows copied per flush: more than any terminal has lines. */
 const maxLiveCopied = 300;
@@ -82,6 +87,30 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 	const [details, setDetails] = useState<{id: string; event: StoredEvent | undefined}>();
 	const [notice, setNotice] = useState<string>();
 	const [quitting, setQuitting] = useState(false);
+	const [mode, setModeState] = useState<'rows' | 'search' | 'filter' | 'help'>('rows');
+	// Keys of one chunk (typed text, then Enter) are handled before the next render: refs too.
+	const modeRef = useRef(mode);
+	const setMode = (next: typeof mode) => {
+		modeRef.current = next;
+		setModeState(next);
+	};
+
+	const [typed, setTypedState] = useState('');
+	const typedRef = useRef('');
+	const setTyped = (next: string) => {
+		typedRef.current = next;
+		setTypedState(next);
+	};
+
+	const [query, setQuery] = useState<Query>(emptyQuery);
+	const [matched, setMatches] = useState<{query: Query; keys: Set<string>}>();
+	const matches = matched?.query === query ? matched.keys : undefined;
+	const [paused, setPaused] = useState(false);
+	const pausedRef = useRef(false);
+	const flushRef = useRef<() => void>(undefined);
+	// While the editor has the terminal, the screen draws nothing and reads no key.
+	const [editing, setEditing] = useState<string>();
+	const editingRef = useRef(false);
 	const {isRawModeSupported} = useStdin();
 	const stopping = useRef(false);
 	const widthRef = useRef(width);
@@ -89,17 +118,74 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 		widthRef.current = width;
 	}, [width]);
 	const {recent} = view;
-	const selectedIndex = selected === undefined ? -1 : recent.findIndex(row => row.key === selected);
-	const selectedRow = selectedIndex === -1 ? undefined : recent[selectedIndex];
+	// With a search or filter, the arrows move among the rows that match.
+	const selectable = isEmptyQuery(query) ? recent : recent.filter(row => matches?.has(row.key));
+	const selectedIndex = selected === undefined ? -1 : selectable.findIndex(row => row.key === selected);
+	const selectedRow = selectedIndex === -1 ? undefined : selectable[selectedIndex];
 	// What the keys act on, as of the last render: Ink re-subscribes a new handler only after the
 	// render is on screen, so a key pressed right after another must not see the older state.
-	const shown = useRef({recent, selectedIndex, selectedRow, details});
+	const shown = useRef({recent: selectable, selectedIndex, selectedRow, details, query});
 	useLayoutEffect(() => {
-		shown.current = {recent, selectedIndex, selectedRow, details};
+		shown.current = {recent: selectable, selectedIndex, selectedRow, details, query};
 	});
 
+	useEffect(() => {
+		if (isEmptyQuery(query) || !source.event) {
+			return;
+		}
+
+		let current = true;
+		void matchingRows(recent, query, source.event, now()).then(keys => {
+			if (current) {
+				setMatches({query, keys});
+			}
+		}, () => undefined);
+		return () => {
+			current = false;
+		};
+	}, [query, recent, source, now]);
+
+	const typing = (input: string, pressed: {escape: boolean; return: boolean; backspace: boolean; delete: boolean; ctrl: boolean; meta: boolean}) => {
+		const current = modeRef.current;
+		if (pressed.escape) {
+			setMode('rows');
+		} else if (pressed.return) {
+			const {query} = shown.current;
+			if (current === 'search') {
+				setQuery({...query, search: typedRef.current.trim()});
+			} else {
+				const parsed = parseFilterText(typedRef.current);
+				if ('error' in parsed) {
+					setNotice(parsed.error);
+					return;
+				}
+
+				setQuery({...query, filter: parsed.filter});
+			}
+
+			setNotice(undefined);
+			setSelected(undefined);
+			setDetails(undefined);
+			setMode('rows');
+		} else if (pressed.backspace || pressed.delete) {
+			setTyped(typedRef.current.slice(0, -1));
+		} else if (input && !pressed.ctrl && !pressed.meta) {
+			setTyped(typedRef.current + input);
+		}
+	};
+
 	useInput((input, pressed) => {
-		const {recent, selectedIndex, selectedRow, details} = shown.current;
+		const {recent, selectedIndex, selectedRow, details, query} = shown.current;
+		if (modeRef.current === 'search' || modeRef.current === 'filter') {
+			typing(input, pressed);
+			return;
+		}
+
+		if (modeRef.current === 'help') {
+			setMode('rows');
+			return;
+		}
+
 		if (input === 'q' || (pressed.ctrl && input === 'c')) {
 			if (stopping.current) {
 				setQuitting(true);
@@ -121,6 +207,33 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 			setSelected(undefined);
 			setDetails(undefined);
 			setNotice(undefined);
+			setQuery(emptyQuery);
+		} else if (input === '/' || input === 'f') {
+			setTyped(input === '/' ? query.search : filterText(query.filter));
+			setMode(input === '/' ? 'search' : 'filter');
+		} else if (input === '?') {
+			setMode('help');
+		} else if (input === 'p') {
+			pausedRef.current = !pausedRef.current;
+			setPaused(pausedRef.current);
+			flushRef.current?.();
+		} else if (input === 'y') {
+			if (!selectedRow?.eventId) {
+				setNotice('select an event with ↑/↓ first, then press y to copy its id');
+				return;
+			}
+
+			stdout.write(osc52(selectedRow.eventId));
+			setNotice(clipboardSupported(process.env) ? `copied ${selectedRow.eventId}` : `copy ${selectedRow.eventId} (sent to the clipboard with OSC 52; this terminal shows no sign it takes it)`);
+		} else if (input === 'e') {
+			if (!selectedRow?.eventId || !source.edit) {
+				setNotice(selectedRow?.eventId ? `not edited: ${selectedRow.eventId} cannot be edited from this screen` : 'select an event with ↑/↓ first, then press e to edit and replay it');
+				return;
+			}
+
+			editingRef.current = true;
+			setNotice(`editing ${selectedRow.eventId} in $VISUAL/$EDITOR…`);
+			setEditing(selectedRow.eventId);
 		} else if (pressed.return && selectedRow?.eventId) {
 			const id = selectedRow.eventId;
 			if (details?.id === id) {
@@ -152,7 +265,21 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 				setNotice(`replay of ${id} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
 			});
 		}
-	}, {isActive: isRawModeSupported});
+	}, {isActive: isRawModeSupported && editing === undefined});
+
+	useEffect(() => {
+		if (editing === undefined || !source.edit) {
+			return;
+		}
+
+		// Runs after the frame that gave the keys up: the editor gets a terminal no one else reads.
+		void source.edit(editing).then(said => said, (error: unknown) => `edit of ${editing} failed: ${error instanceof Error ? error.message : 'unknown error'}`).then(said => {
+			editingRef.current = false;
+			setEditing(undefined);
+			setNotice(said);
+			flushRef.current?.();
+		});
+	}, [editing, source]);
 
 	useEffect(() => {
 		if (quitting) {
@@ -173,7 +300,12 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 				lines.push(paint(`… ${skipped} rows not shown to keep up with the load (the counters include them; --json logs every event)`, 'yellow', color));
 			}
 
-			for (const row of done.splice(0, all ? done.length : maxRowsPerFlush)) {
+			// Paused, finished rows wait (the live rows and the box still change).
+			if (editingRef.current && !all) {
+				return;
+			}
+
+			for (const row of done.splice(0, all ? done.length : (pausedRef.current ? 0 : maxRowsPerFlush))) {
 				lines.push(rowLine(row, color, widthRef.current));
 			}
 
@@ -184,12 +316,18 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 				live: [...live.values()].slice(0, maxLiveCopied),
 				liveCount: live.size,
 				recent: [...latest],
+				held: done.length,
 				...(draining ? {draining} : {}),
 				...(stopped ? {stopped} : {}),
 			}));
-			if (done.length > 0) {
+			if (done.length > 0 && !pausedRef.current) {
 				timer = setTimeout(flush, flushIntervalMs);
 			}
+		};
+
+		flushRef.current = () => {
+			clearTimeout(timer);
+			flush();
 		};
 
 		const unsubscribe = source.on('event', (event: ReceiverEvent) => {
@@ -211,6 +349,10 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 
 	useEffect(() => {
 		const tick = () => {
+			if (editingRef.current) {
+				return;
+			}
+
 			setClockNow(now());
 			try {
 				setKey(keyStatus());
@@ -249,9 +391,20 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 		...(stopped ? {stopped} : {}),
 		selectable: source.event !== undefined,
 	};
-	const statusLines = statusPanelLines(statusInput, width);
+	// The box never fills the window (its border takes 2 lines, and one stays free).
+	const statusMax = Math.max(1, (size.rows ?? 24) - 3);
+	const statusLines = statusPanelLines(statusInput, width, statusMax);
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
-	const noticeText = notice === undefined ? undefined : wrapParagraphs(notice, width - 1);
+	// The keys' own lines (what is typed, the query, the pause, the help) go with the notice.
+	const said = [
+		mode === 'search' ? `/${typed}▏  (Enter search · Esc cancel)` : '',
+		mode === 'filter' ? `filter: ${typed}▏  (${filterHelp})` : '',
+		isEmptyQuery(query) ? '' : `${queryText(query)}: ${matches === undefined ? 'matching…' : `${selectable.length} of ${recent.length} rows match (↑/↓ select among them · Esc clears)`}`,
+		paused ? `paused: ${view.held} finished rows held (p resumes)` : '',
+		...(mode === 'help' ? helpLines(width - 1, Math.max(3, (size.rows ?? 24) - statusLines - 6), serveKeys) : []),
+		notice ?? '',
+	].filter(line => line !== '');
+	const noticeText = said.length === 0 ? undefined : wrapParagraphs(said.join('\n'), width - 1);
 	const noticeLines = noticeText === undefined ? 0 : noticeText.split('\n').length;
 	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined, noticeLines, detailsWanted: wantedDetails, live: liveCount});
 	const liveShown = live.slice(0, layout.liveRows);
@@ -278,7 +431,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 				)
 				: null}
 			<Box marginTop={layout.spacer && (liveShown.length > 0 || layout.hiddenLive > 0) ? 1 : 0}>
-				<StatusPanel {...statusInput} quitting={quitting} width={width} />
+				<StatusPanel {...statusInput} quitting={quitting} width={width} maxLines={statusMax} />
 			</Box>
 		</Box>
 	);

@@ -9,6 +9,8 @@ export type StatusPanelProps = StatusInput & {
 	/** Quitting without waiting: no spinner may stay on the screen. */
 	quitting: boolean;
 	width: number;
+	/** Lines inside the box at most (the window's height allows). */
+	maxLines?: number;
 };
 
 /** Columns inside the box: its border and padding take 4. */
@@ -16,14 +18,23 @@ export function statusInnerWidth(width: number): number {
 	return Math.max(20, width - 4);
 }
 
-/** The box's lines for `props` at `width` (the layout counts them; the panel draws them). */
-export function statusPanelContent(props: StatusInput, width: number): StatusLine[] {
-	return statusLines(statusSections(props), statusInnerWidth(width));
+/**
+ * The box's lines for `props` at `width` (the layout counts them; the panel draws them). Past
+ * `maxLines` (a window too short for them), the last line says how many more there are.
+ */
+export function statusPanelContent(props: StatusInput, width: number, maxLines = Number.POSITIVE_INFINITY): StatusLine[] {
+	const lines = statusLines(statusSections(props), statusInnerWidth(width));
+	if (lines.length <= maxLines) {
+		return lines;
+	}
+
+	const kept = Math.max(0, Math.floor(maxLines) - 1);
+	return [...lines.slice(0, kept), {key: 'more', tone: 'dim', items: [{text: `… ${lines.length - kept} more lines (the window is too short)`}]}];
 }
 
 /** Lines the panel takes (its border included), for the layout. */
-export function statusPanelLines(props: StatusInput, width: number): number {
-	return 2 + statusPanelContent(props, width).length;
+export function statusPanelLines(props: StatusInput, width: number, maxLines?: number): number {
+	return 2 + statusPanelContent(props, width, maxLines).length;
 }
 
 function toneProps(tone: Tone | undefined): {bold?: boolean; color?: string; dimColor?: boolean} {
@@ -56,7 +67,7 @@ function Item({item}: {item: StatusItem}) {
 /** The status box under the live rows: address, secrets, key, counters, cluster queue, keys. */
 export function StatusPanel(props: StatusPanelProps) {
 	const {draining, stopped} = props;
-	const lines = statusPanelContent(props, props.width);
+	const lines = statusPanelContent(props, props.width, props.maxLines);
 	return (
 		<Box flexDirection="column" width={props.width} borderStyle="round" borderColor={stopped ? 'gray' : (draining ? 'yellow' : 'cyan')} paddingX={1}>
 			{lines.map((line, index) => (

@@ -46,12 +46,25 @@ export function forwardText(forward: NonNullable<StageEvent['forward']>): string
 }
 
 /** The live stage of a chosen-module job, in words. */
-export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus' | 'storeLost'>): string {
+export function stageText(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus' | 'storeLost' | 'nextAttemptAt' | 'waitingFor' | 'tries'>): string {
 	const text = stageWords(event);
 	return event.storeLost ? `${text}; its record was lost with the Redis data while it ran (finished from this replica's copy)` : text;
 }
 
-function stageWords(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus'>): string {
+/** `waiting: next attempt at 14:05:09 (wait 3, the answer): POST /search … HTTP 503`. */
+function waitingWords(event: Pick<StageEvent, 'reason' | 'nextAttemptAt' | 'waitingFor' | 'tries'>): string {
+	const what = event.waitingFor === undefined ? '' : `, ${waitWords[event.waitingFor] ?? event.waitingFor}`;
+	const at = event.nextAttemptAt === undefined ? 'later' : `at ${clock(event.nextAttemptAt)}`;
+	return `waiting: next attempt ${at} (wait ${event.tries ?? 1}${what})${event.reason ? `: ${event.reason}` : ''}`;
+}
+
+const waitWords: Record<string, string> = {answer: 'the answer', apology: 'the apology', final: 'the final message', forward: 'the forward', store: 'the store could not record'};
+
+function stageWords(event: Pick<StageEvent, 'stage' | 'documents' | 'durationMs' | 'reason' | 'cleanup' | 'forward' | 'finalStatus' | 'nextAttemptAt' | 'waitingFor' | 'tries'>): string {
+	if (event.stage === 'waiting') {
+		return waitingWords(event);
+	}
+
 	if (event.forward && event.stage !== 'failed') {
 		return event.stage === 'answered' ? `forwarded: ${forwardText(event.forward)}` : forwardText(event.forward);
 	}

@@ -7,6 +7,8 @@ export type ServeSource = {
 	counters(): ReceiverCounters;
 	event?: (id: string) => Promise<StoredEvent | undefined>;
 	replay?: (id: string) => Promise<ReplayResult>;
+	/** Opens the event's body in the editor, stores the edited copy as a new event and processes it; resolves to a sentence. */
+	edit?: (id: string) => Promise<string>;
 	backendStats?: () => Promise<BackendStats>;
 };
 
@@ -35,6 +37,7 @@ export function replayingSource(source: ServeSource): ServeSource & {dispose(): 
 		counters: () => source.counters(),
 		...(source.event ? {event: source.event.bind(source)} : {}),
 		...(source.replay ? {replay: source.replay.bind(source)} : {}),
+		...(source.edit ? {edit: source.edit.bind(source)} : {}),
 		...(source.backendStats ? {backendStats: source.backendStats.bind(source)} : {}),
 		on(_type, listener) {
 			listeners.add(listener);

@@ -134,8 +134,9 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 
 			row.stage = event.stage;
 			row.detail = stageText(event);
-			if (event.stage === 'answered' || event.stage === 'failed' || event.stage === 'elsewhere' || event.stage === 'lost') {
-				row.tone = event.stage === 'answered' ? 'ok' : (event.stage === 'elsewhere' ? 'info' : 'error');
+			// A waiting event leaves the live area too (it may wait for minutes); its next attempt gets a row of its own.
+			if (event.stage === 'answered' || event.stage === 'failed' || event.stage === 'elsewhere' || event.stage === 'lost' || event.stage === 'waiting') {
+				row.tone = event.stage === 'answered' ? 'ok' : (event.stage === 'elsewhere' ? 'info' : (event.stage === 'waiting' ? 'warn' : 'error'));
 				state.live.delete(event.eventId);
 				finish(state, {...row, key: nextKey('finished')});
 			}

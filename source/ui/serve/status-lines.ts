@@ -51,8 +51,8 @@ export type StatusInput = {
 	now: number;
 	counters: ReceiverCounters;
 	queue?: BackendStats['queue'];
-	/** serve's status line (ready, degraded …, draining). */
-	health?: {text: string; ok: boolean};
+	/** serve's status line (ready, degraded …, draining) and, when degraded, what to do. */
+	health?: {text: string; ok: boolean; next?: string};
 	drainTimeoutMs: number;
 	draining?: {timeoutMs: number};
 	stopped?: {cutOff: number};
@@ -84,11 +84,11 @@ export function statusSections(input: StatusInput): StatusSection[] {
 		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
 		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];
+	const sections: StatusSection[] = [{key: 'address', items: address}];
 	if (Number.isFinite(expiresAt) && expiresAt > input.now) {
-		address.push({text: `previous key ${key.previousKeyMasked ?? ''} valid for ${formatCountdown(expiresAt - input.now)}`, tone: 'yellow'});
+		sections.push(rotationSection(key, expiresAt, input.now));
 	}
 
-	const sections: StatusSection[] = [{key: 'address', items: address}];
 	if (input.store) {
 		sections.push({key: 'store', items: [{text: `events in ${input.store}`}], tone: 'dim', path: true});
 	}
@@ -98,7 +98,9 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	}
 
 	if (input.health) {
-		sections.push({key: 'health', tone: input.health.ok ? 'green' : 'red', items: [{text: input.health.text}]});
+		// The reason and the next step whole, each on lines of its own: what to do is never cut off.
+		const {text, next} = input.health;
+		sections.push({key: 'health', tone: input.health.ok ? 'green' : 'red', wrap: true, items: [{text}, ...(next ? [{text: `next: ${next}`}] : [])]});
 	}
 
 	sections.push({key: 'counters', items: counterItems(input.counters)});
@@ -114,6 +116,30 @@ export function statusSections(input: StatusInput): StatusSection[] {
 
 	sections.push(footerSection(input));
 	return sections;
+}
+
+const pad2 = (value: number) => String(value).padStart(2, '0');
+
+/** `2025-03-02 14:05` in local time. */
+function localMinute(ms: number): string {
+	const date = new Date(ms);
+	return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${pad2(date.getHours())}:${pad2(date.getMinutes())}`;
+}
+
+/**
+ * The rotation while the previous key is valid. When serve still runs on the key that was
+ * rotated out (it came from PLATFORM_API_KEY, read once at start), that is said plainly, with
+ * until when that key works. Wrapped onto lines of its own, never cut.
+ */
+function rotationSection(key: KeyStatus, expiresAt: number, now: number): StatusSection {
+	const previous = key.previousKeyMasked ?? '';
+	const until = `${localMinute(expiresAt)} (in ${formatCountdown(expiresAt - now)})`;
+	if (previous !== '' && previous === key.keyMasked) {
+		const restart = key.source === 'env' ? 'restarted with PLATFORM_API_KEY set to the new key (or unset)' : 'restarted';
+		return {key: 'rotation', tone: 'yellow', wrap: true, items: [{text: `The key was rotated: serve still signs and calls the platform with the previous key ${previous} until it is ${restart}; that key is valid until ${until}.`}]};
+	}
+
+	return {key: 'rotation', tone: 'yellow', wrap: true, items: [{text: `previous key ${previous} valid until ${until}`}]};
 }
 
 function footerSection(input: StatusInput): StatusSection {
@@ -135,7 +161,7 @@ function footerSection(input: StatusInput): StatusSection {
 		]};
 	}
 
-	const keys: StatusItem[] = input.selectable ? [{text: '↑/↓ select'}, {text: 'Enter details'}, {text: 'r replay failed'}] : [];
+	const keys: StatusItem[] = input.selectable ? [{text: '↑/↓ select'}, {text: 'Enter details'}, {text: 'r replay failed'}, {text: '? help'}] : [];
 	return {key: 'footer', tone: 'dim', items: [
 		...keys,
 		{text: 'q or Ctrl+C to stop'},

@@ -120,6 +120,7 @@ function EndArea({state}: {state: UploadViewState}) {
 			{state.result && <Text><Text color={failed.length > 0 ? 'yellow' : 'green'}>Done</Text>: chat {state.result.chatId} · {plural(state.result.contentIds.length, 'file')} asked about{failed.length > 0 ? ` · ${failed.length} left out` : ''} · {formatElapsed((state.endedAt ?? state.startedAt) - state.startedAt)}</Text>}
 			{state.error !== undefined && <ErrorBox message={state.error}/>}
 			{state.cancelled && <Text color='yellow'>Cancelled; in-flight requests were aborted. {chat.charAt(0).toUpperCase()}{chat.slice(1)}.</Text>}
+			{state.cancelled && state.resume !== undefined && <Text>{state.resume}</Text>}
 		</Box>
 	);
 }

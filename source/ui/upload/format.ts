@@ -27,6 +27,7 @@ const kindNames: Record<SkipKind, [string, string]> = {
 	socket: ['socket', 'sockets'],
 	device: ['device', 'devices'],
 	filtered: ['file left out by --include/--exclude', 'files left out by --include/--exclude'],
+	'too-recent': ['file modified within --min-age', 'files modified within --min-age'],
 	other: ['other entry', 'other entries'],
 };
 

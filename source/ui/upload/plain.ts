@@ -12,7 +12,7 @@ export const resultEvents: ReadonlySet<UploadEvent['type']> = new Set(['reply-co
 export function plainLine(event: UploadEvent): string | undefined {
 	switch (event.type) {
 		case 'files-listed': {
-			const files = `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${event.files.map(file => file.name).join(', ')}`;
+			const files = `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${cappedNames(event.files.map(file => file.name))}`;
 			return event.skipped.length > 0 ? `${files}\n${skippedLine(event.skipped)}` : files;
 		}
 
@@ -63,6 +63,14 @@ export function plainLine(event: UploadEvent): string | undefined {
 
 		case 'file-finalized': {
 			return `Finalized ${event.name} (${event.contentId})`;
+		}
+
+		case 'content-deleted': {
+			return `Deleted ${event.name} (${event.contentId}): its file is gone`;
+		}
+
+		case 'delete-failed': {
+			return `Failed to delete ${event.name} (${event.contentId}): ${event.message}`;
 		}
 
 		case 'file-failed': {
@@ -118,6 +126,11 @@ export function plainLine(event: UploadEvent): string | undefined {
 
 type SyncPlanned = Extract<UploadEvent, {type: 'sync-planned'}>;
 
+/** Names cut after `shown`, as the Skipped line cuts them: `a, b, c, … 297 more`. */
+export function cappedNames(names: readonly string[], shown = 10): string {
+	return names.length > shown ? `${names.slice(0, shown).join(', ')}, … ${names.length - shown} more` : names.join(', ');
+}
+
 function sizeOf(files: ReadonlyArray<{size: number}>): string {
 	return formatBytes(files.reduce((sum, file) => sum + file.size, 0));
 }
@@ -127,11 +140,13 @@ function sizeOf(files: ReadonlyArray<{size: number}>): string {
  * per file (what would happen to it, its size, its key), as rsync's --dry-run lists them.
  */
 export function syncLines(event: SyncPlanned): string {
-	const counts = `${event.upload.length} new, ${event.replace.length} changed, ${event.unchanged.length} unchanged${event.awaiting.length > 0 ? `, ${event.awaiting.length} still ingesting` : ''}`;
+	const counts = `${event.upload.length} new, ${event.replace.length} replaced, ${event.unchanged.length} unchanged${event.awaiting.length > 0 ? `, ${event.awaiting.length} still ingesting` : ''}`;
 	const manifest = event.manifest === undefined ? '' : `\nManifest: ${event.manifest}`;
+	const removed = event.delete ?? [];
+	const deleting = removed.length > 0 ? `\nDelete: ${plural(removed.length, 'content')} whose file is gone: ${cappedNames(removed.map(file => file.name))}` : '';
 	if (!event.dryRun) {
-		const unchanged = event.unchanged.length > 0 ? `\nUnchanged: ${plural(event.unchanged.length, 'file')} skipped (${sizeOf(event.unchanged)}): ${event.unchanged.map(file => file.name).join(', ')}` : '';
-		return `Sync: ${counts}; ${sizeOf([...event.upload, ...event.replace])} to send${unchanged}${manifest}`;
+		const unchanged = event.unchanged.length > 0 ? `\nUnchanged: ${plural(event.unchanged.length, 'file')} skipped (${sizeOf(event.unchanged)}): ${cappedNames(event.unchanged.map(file => file.name))}` : '';
+		return `Sync: ${counts}; ${sizeOf([...event.upload, ...event.replace])} to send${unchanged}${deleting}${manifest}`;
 	}
 
 	const rows: Array<[string, {name: string; size: number}]> = [
@@ -140,8 +155,11 @@ export function syncLines(event: SyncPlanned): string {
 		...event.awaiting.map(file => ['ingesting', file] as [string, {name: string; size: number}]),
 		...event.unchanged.map(file => ['unchanged', file] as [string, {name: string; size: number}]),
 	];
-	const lines = rows.map(([action, file]) => `  ${action.padEnd(9)} ${formatBytes(file.size).padStart(10)}  ${file.name}`);
-	const head = `Dry run, nothing sent: would upload ${plural(event.upload.length, 'file')} (${sizeOf(event.upload)}), replace ${event.replace.length} (${sizeOf(event.replace)}), skip ${event.unchanged.length} unchanged (${sizeOf(event.unchanged)})${event.awaiting.length > 0 ? ` and wait for ${event.awaiting.length} still ingesting` : ''}${event.chatId === undefined ? ' in a new chat' : ` in chat ${event.chatId}`}`;
+	const lines = [
+		...rows.map(([action, file]) => `  ${action.padEnd(9)} ${formatBytes(file.size).padStart(10)}  ${file.name}`),
+		...removed.map(file => `  ${'delete'.padEnd(9)} ${file.contentId.padStart(10)}  ${file.name}`),
+	];
+	const head = `Dry run, nothing sent: would upload ${plural(event.upload.length, 'file')} (${sizeOf(event.upload)}), replace ${event.replace.length} (${sizeOf(event.replace)}), skip ${event.unchanged.length} unchanged (${sizeOf(event.unchanged)})${event.awaiting.length > 0 ? ` and wait for ${event.awaiting.length} still ingesting` : ''}${removed.length > 0 ? `, delete ${removed.length}` : ''}${event.chatId === undefined ? ' in a new chat' : ` in chat ${event.chatId}`}`;
 	return [head, ...lines].join('\n') + manifest;
 }
 

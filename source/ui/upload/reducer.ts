@@ -62,6 +62,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 				awaiting: event.awaiting.length,
 				unchanged: event.unchanged.map(file => file.name),
 				unchangedBytes: event.unchanged.reduce((sum, file) => sum + file.size, 0),
+				deleting: (event.delete ?? []).map(file => file.name),
 				...(event.manifest === undefined ? {} : {manifest: event.manifest}),
 			});
 		}

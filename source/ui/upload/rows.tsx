@@ -128,8 +128,9 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 			const more = item.unchanged.length > 5 ? `, … ${item.unchanged.length - 5} more` : '';
 			return (
 				<Panel title='Sync'>
-					<Text>{item.upload} new · {item.replace} changed{item.awaiting > 0 ? ` · ${item.awaiting} still ingesting` : ''} · <Text color='green'>{item.unchanged.length} unchanged</Text></Text>
+					<Text>{item.upload} new · {item.replace} replaced{item.awaiting > 0 ? ` · ${item.awaiting} still ingesting` : ''} · <Text color='green'>{item.unchanged.length} unchanged</Text>{item.deleting.length > 0 ? ` · ${item.deleting.length} to delete` : ''}</Text>
 					{item.unchanged.length > 0 && <Text dimColor>unchanged, skipped ({formatBytes(item.unchangedBytes)}): {shown}{more}</Text>}
+					{item.deleting.length > 0 && <Text dimColor>deleting, their file is gone: {item.deleting.slice(0, 5).join(', ')}{item.deleting.length > 5 ? `, … ${item.deleting.length - 5} more` : ''}</Text>}
 					{item.manifest !== undefined && <Text dimColor>manifest {item.manifest}</Text>}
 				</Panel>
 			);

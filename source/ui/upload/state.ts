@@ -40,8 +40,13 @@ export class UploadViewModel {
 		this.notify(true);
 	}
 
-	cancel(): void {
+	/** Cancels the screen; `resume` (how to continue, when the chat is known) shows under it. */
+	cancel(resume?: string): void {
 		if (!this.current.done) {
+			if (resume !== undefined) {
+				this.current = {...this.current, resume};
+			}
+
 			this.current = cancelUpload(this.current, this.clock());
 			this.notify(true);
 		}

@@ -31,7 +31,7 @@ export type StaticItem =
 	| {kind: 'space-warning'; key: string; message: string}
 	| {kind: 'chat'; key: string; chatId: string; title: string; elapsedMs: number}
 	/** A sync's plan: counts, and the unchanged files skipped. */
-	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; manifest?: string}
+	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; deleting: string[]; manifest?: string}
 	| {kind: 'skipped'; key: string; skipped: SkippedEntry[]}
 	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number}
 	| {kind: 'reply'; key: string; text: string; elapsedMs: number}
@@ -59,6 +59,8 @@ export type UploadViewState = {
 	result?: {chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
 	error?: string;
 	cancelled: boolean;
+	/** A cancelled run into a known chat: the chat and the command that continues it. */
+	resume?: string;
 	/** Ended: result, error or cancelled. */
 	done: boolean;
 	endedAt?: number;

@@ -37,7 +37,7 @@ describe('the serve status box', () => {
 		}
 
 		const text = lines.map(line => lineText(line)).join(' · ');
-		for (const section of statusSections(input).filter(section => !section.path)) {
+		for (const section of statusSections(input).filter(section => !section.path && !section.wrap)) {
 			for (const item of section.items) {
 				expect(text).toContain(item.text);
 			}
@@ -56,9 +56,36 @@ describe('the serve status box', () => {
 		expect(lines.map(line => lineText(line)).join(' ')).toBe(`warning: ${warning}`);
 	});
 
+	it.each([60, 80, 200])('wraps a degraded status and its next step onto whole lines at %i columns', width => {
+		const reason = 'degraded since 03:30:52: platform: the API key was rejected (GET /messages?chatId=chat_0123456789abcdef&limit=50 answered 401)';
+		const next = 'set a valid key with `platform-tui keys set` (or PLATFORM_API_KEY), or rotate it with `platform-tui keys rotate`';
+		const lines = statusPanelContent({...input, health: {text: reason, ok: false, next}}, width).filter(line => line.key === 'health');
+		expect(lines.every(line => line.tone === 'red' && Array.from(lineText(line)).length <= statusInnerWidth(width))).toBe(true);
+		expect(lines.map(line => lineText(line)).join(' ')).toBe(`${reason} next: ${next}`);
+		expect(lines.map(line => lineText(line)).at(-1)).toMatch(/rotate`$/);
+		expect(lines.some(line => lineText(line).startsWith('next: '))).toBe(true);
+	});
+
+	it('says plainly that serve still runs on the rotated-out key, and until when it is valid', () => {
+		const rotated: StatusInput = {...input, keyStatus: {keyMasked: '…1gyP', source: 'env', previousKeyMasked: '…1gyP', previousKeyExpiresAt: new Date(Date.parse(at) + 86_340_000).toISOString()}};
+		const text = statusPanelContent(rotated, 80).filter(line => line.key === 'rotation').map(line => lineText(line)).join(' ');
+		expect(text).toMatch(/^The key was rotated: serve still signs and calls the platform with the previous key …1gyP until it is restarted with PLATFORM_API_KEY set to the new key \(or unset\); that key is valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 23 h 59 min\)\.$/);
+		for (const width of [60, 200]) {
+			const moved = statusPanelContent(input, width).filter(line => line.key === 'rotation').map(line => lineText(line)).join(' ');
+			expect(moved).toMatch(/^previous key …wxyz valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 2 h 05 min\)$/);
+		}
+	});
+
+	it('never takes more lines than the window gives it, saying how many it left out', () => {
+		const all = statusPanelContent(input, 60);
+		const capped = statusPanelContent(input, 60, 3);
+		expect(capped).toHaveLength(3);
+		expect(capped.map(line => lineText(line))[2]).toBe(`… ${all.length - 2} more lines (the window is too short)`);
+	});
+
 	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {
 		const footer = (value: StatusInput) => statusPanelContent(value, 80).filter(line => line.key === 'footer');
-		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · q or Ctrl+C to stop · running jobs get 25 s to finish');
+		expect(footer(input).map(line => lineText(line)).join(' · ')).toBe('↑/↓ select · Enter details · r replay failed · ? help · q or Ctrl+C to stop · running jobs get 25 s to finish');
 		const draining = footer({...input, draining: {timeoutMs: 25_000}});
 		expect(draining[0]?.spinner).toBe(true);
 		expect(draining.map(line => lineText(line)).join(' · ')).toContain('waiting up to 25 s for 3 jobs…');
@@ -117,6 +144,17 @@ describe('serve rows for jobs no request of the screen started', () => {
 		applyEvent(state, {type: 'stage', at, eventId: 'evt_r', chatId: 'chat_r', stage: 'answered', durationMs: 12});
 		expect(state.live.size).toBe(0);
 		expect(state.done.map(row => [row.label, row.detail])).toEqual([['resumed', 'answered in 12 ms']]);
+	});
+
+	it('ends a waiting job\'s row with its next attempt (the live area stays short); the next attempt gets a row of its own', () => {
+		const state = initialServeState();
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:00.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'searching'});
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:01.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'waiting', nextAttemptAt: '2026-01-01T10:00:06.000Z', waitingFor: 'answer', tries: 1, reason: 'POST /search failed with HTTP 503'});
+		expect(state.live.size).toBe(0);
+		expect(state.done.at(-1)).toMatchObject({eventId: 'evt_w', tone: 'warn'});
+		expect(state.done.at(-1)?.detail).toMatch(/^waiting: next attempt at \S+ \(wait 1, the answer\): POST \/search failed with HTTP 503$/);
+		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:06.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'queued'});
+		expect(state.live.get('evt_w')).toMatchObject({label: 'resumed'});
 	});
 
 	it('labels a replay started with r, and says why r replays nothing', () => {

@@ -13,7 +13,7 @@ import type {LocalPlatform} from '../../../source/local-platform/index.js';
 import type {PlatformClient} from '../../../source/platform/client.js';
 import {buildTestEvent, signDelivery} from '../../../source/receiver/test-event.js';
 import {startCli} from '../../support/cli.js';
-import {runInPty, type PtySession} from '../../support/pty.js';
+import {runInPty, stripAnsi, type PtySession} from '../../support/pty.js';
 import {clientFor, startPlatform} from '../../support/platform.js';
 import {waitFor} from '../../support/wait.js';
 import {tempDataDir} from '../../journal/helpers.js';
@@ -62,16 +62,13 @@ async function startModel(): Promise<{url: string; mode: Mode; active: number; c
 	});
 }
 
-async function freePort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>(resolve => {
-		server.listen(0, '127.0.0.1', resolve);
-	});
-	const {port} = server.address() as AddressInfo;
-	await new Promise(resolve => {
-		server.close(resolve);
-	});
-	return port;
+/**
+ * The port a serve started with `--port 0` listens on, as it reports it: the listening line of its
+ * screen, or the `listening` record of --json. No port is picked before the server binds it.
+ */
+async function listeningPort(read: () => string): Promise<number> {
+	const found = await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)|"url":"http:\/\/127\.0\.0\.1:(\d+)"/i.exec(stripAnsi(read())), {what: 'serve to say where it listens'});
+	return Number(found[1] ?? found[2]);
 }
 
 let platform: LocalPlatform;
@@ -124,10 +121,10 @@ const has = (text: string) => (screen: string[]) => screen.some(line => line.inc
 async function leaveUnfinished(dataDir: string): Promise<string> {
 	const event = await chosenEvent('Resume me');
 	model.mode = 'hold';
-	const port = await freePort();
-	const first = startCli(['serve', '--port', String(port), '--json', '--data-dir', dataDir], {env: env()});
+	const first = startCli(['serve', '--port', '0', '--json', '--data-dir', dataDir], {env: env()});
 	try {
 		await waitFor(() => first.stdout().includes('"listening"') || first.child.exitCode !== null, {what: 'the first serve to listen'});
+		const port = await listeningPort(() => first.stdout());
 		await deliver(port, event);
 		await waitFor(() => model.active > 0, {what: 'the held completion'});
 	} finally {
@@ -147,17 +144,19 @@ describe('serve screen in a terminal', () => {
 		const resumedId = await leaveUnfinished(dataDir);
 		const failing = await chosenEvent('Fail me');
 		const running = await chosenEvent('Hold me');
-		const port = await freePort();
 		model.mode = 'ok';
-		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns, rows, before: 'printed before serve started'});
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns, rows, before: 'printed before serve started'});
 		try {
+			const port = await listeningPort(() => session.output());
 			// The event resumed at start-up has a row and is counted.
 			await screenShows(session, has('answered 1'), 'the resumed event counted');
 			const text = () => session.terminal().text();
 			await waitFor(() => text().some(line => /---\s+resumed\b.*answered in/.test(line)), {what: `the resumed row for ${resumedId}`});
 
 			// A chosen event fails; r on a user message (it did not fail) says why nothing happened.
-			model.mode = 'fail';
+			// A model failing with a 5xx is transient (the answer would wait and retry): the platform
+			// answers the completion with a body the spec does not allow, a permanent failure.
+			platform.setFaults({rules: [{operation: 'chatCompletion', kind: 'empty-200'}]});
 			await deliver(port, failing);
 			await screenShows(session, has('failed 1'), 'the failure counted');
 			const message = buildTestEvent('user-message', {text: 'Just saying hi', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
@@ -180,6 +179,7 @@ describe('serve screen in a terminal', () => {
 			expect(afterReplay.join(' ')).not.toMatch(/replay(?:ing|ed) evt_/);
 
 			// A running job shows its step, whole.
+			platform.setFaults({rules: []});
 			model.mode = 'hold';
 			session.write('\u001B');
 			await deliver(port, running);
@@ -232,9 +232,9 @@ describe('serve screen in a terminal', () => {
 		{columns: 60, rows: 15},
 	])('narrowed from 80×24 to $columns×$rows mid-run: the scrollback holds what was printed, line by line, and one frame', async ({columns, rows}) => {
 		const dataDir = tempDataDir();
-		const port = await freePort();
-		const session = runInPty(['serve', '--port', String(port), '--data-dir', dataDir], {env: env(), columns: 80, rows: 24, before: 'printed before serve started', resizable: true});
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 80, rows: 24, before: 'printed before serve started', resizable: true});
 		try {
+			const port = await listeningPort(() => session.output());
 			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
 			const message = buildTestEvent('user-message', {text: 'Before the resize', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
@@ -276,6 +276,84 @@ describe('serve screen in a terminal', () => {
 				expect(Array.from(line).length).toBeLessThanOrEqual(columns);
 			}
 
+			session.write('q');
+			await session.exit();
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('at 80×24, / ? p y and e (a scripted $EDITOR) act on the rows', async () => {
+		const dataDir = tempDataDir();
+		const editor = 'sed -i s/Edit/Edited/';
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: {...env(), EDITOR: editor, VISUAL: undefined}, columns: 80, rows: 24});
+		try {
+			const port = await listeningPort(() => session.output());
+			await screenShows(session, has('? help'), 'the screen');
+			const first = await chosenEvent('Edit me please');
+			await deliver(port, first);
+			const other = buildTestEvent('user-message', {text: 'Unrelated', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, other);
+			await screenShows(session, screen => screen.some(line => line.includes('answered 1')), 'the answer');
+			session.write('/');
+			await screenShows(session, has('Enter search · Esc cancel'), 'the search line');
+			session.write('please');
+			await screenShows(session, has('/please'), 'the typed search');
+			session.write('\r');
+			await screenShows(session, has('search "please": 1 of 2 rows match'), 'the match count');
+			session.write('\u001B[A');
+			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('Edit me please')), 'the selected match');
+			session.write('y');
+			await screenShows(session, has(first.id.slice(0, 12)), 'the copy notice');
+			expect(session.output()).toContain(`\u001B]52;c;${Buffer.from(first.id).toString('base64')}\u0007`);
+			session.write('?');
+			await screenShows(session, has('Any key closes this help.'), 'the help');
+			session.write('x');
+			await screenShows(session, screen => !screen.some(line => line.includes('Any key closes')), 'the help closed');
+			session.write('p');
+			await screenShows(session, has('paused: 0 finished rows held (p resumes)'), 'paused');
+			session.write('p');
+			await screenShows(session, screen => !screen.some(line => line.includes('paused:')), 'resumed');
+			session.write('e');
+			const edited = await screenShows(session, has('Stored the edited copy'), 'the edited replay');
+			expect(edited.join(' ')).toMatch(/replayed it: answered/);
+			const copy = /as (evt_\S+) and replayed/.exec(edited.join(' ').replace(/\s+/g, ' '))?.[1] ?? '';
+			expect(copy).not.toBe('');
+			session.write('q');
+			await session.exit();
+			const show = startCli(['events', 'show', copy, '--json', '--data-dir', dataDir], {env: env()});
+			await show.closed;
+			expect(show.stdout()).toContain('Edited me please');
+			expect(show.stdout()).toContain(first.id);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	// Known defect, not fixed yet: when the window shrinks, the terminal re-wraps the 200-column frame
+	// into more lines than Ink erases, so the top of the old box stays above the new one (and, grown
+	// back, that stale top border is what is left). Marked as failing so the fix turns it red: then
+	// drop `.fails`.
+	it.fails('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback', async () => {
+		const dataDir = tempDataDir();
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 200, rows: 50, resizable: true});
+		const port = await listeningPort(() => session.output());
+		const boxAt = (columns: number) => async () => waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), what: `the whole box at ${columns} columns`});
+		try {
+			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
+			const message = buildTestEvent('user-message', {text: 'Before the shrink', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
+			await deliver(port, message);
+			await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')), what: 'the logged row'});
+			await boxAt(200)();
+			session.resize(60, 15);
+			await boxAt(60)();
+			session.resize(200, 50);
+			const after = await boxAt(200)();
+			// One box, one account of the secrets and the key, one row per event: nothing left over.
+			expect(after.filter(line => line.startsWith('╭'))).toHaveLength(1);
+			expect(after.filter(line => line.startsWith('╰'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('endpoint secret'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('user-message.created'))).toHaveLength(1);
 			session.write('q');
 			await session.exit();
 		} finally {

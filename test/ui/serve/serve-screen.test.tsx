@@ -54,7 +54,7 @@ describe('ServeScreen (the event log)', () => {
 		cleanup = undefined;
 	});
 
-	function mount(options: {key?: KeyStatus; now?: number; extras?: Partial<ServeSource>} = {}) {
+	function mount(options: {key?: KeyStatus; now?: number; extras?: Partial<ServeSource>; health?: {text: string; ok: boolean; next?: string}} = {}) {
 		const source = fakeSource();
 		// Events emitted right after the first render (before the screen subscribed) are replayed.
 		const replaying = replayingSource({...source, on: source.on.bind(source), counters: source.counters, ...options.extras});
@@ -67,6 +67,7 @@ describe('ServeScreen (the event log)', () => {
 				secretCount={2}
 				drainTimeoutMs={25_000}
 				keyStatus={() => key}
+				{...(options.health ? {health: () => options.health ?? {text: '', ok: true}} : {})}
 				flushIntervalMs={10}
 				now={() => options.now ?? Date.parse(at)}
 				onQuit={force => {
@@ -155,11 +156,21 @@ describe('ServeScreen (the event log)', () => {
 		expect(text).toContain('invalid: lacks payload.chatid; no platform call made');
 	});
 
+	it('shows a degraded status with its next step whole, wrapped inside the box', async () => {
+		const next = 'set a valid key with `platform-tui keys set` (or PLATFORM_API_KEY), or rotate it with `platform-tui keys rotate`';
+		const {instance} = mount({health: {text: 'degraded since 03:30:52: platform: the API key was rejected (GET /messages?chatId=chat_1 answered 401)', ok: false, next}});
+		await waitFor(() => flat(instance.lastFrame()).includes('keys rotate`'));
+		const frame = flat(instance.lastFrame());
+		expect(frame).toContain('the API key was rejected (GET /messages?chatId=chat_1 answered 401)');
+		expect(frame).toContain(`next: ${next}`);
+		expect(instance.lastFrame()).not.toMatch(/…\s*│/);
+	});
+
 	it('counts down while the previous key is still valid', async () => {
 		const now = Date.parse(at);
 		const {instance} = mount({now, key: {keyMasked: '…newk', previousKeyMasked: '…oldk', previousKeyExpiresAt: new Date(now + (((2 * 3600) + (5 * 60) + 7) * 1000)).toISOString()}});
 		await waitFor(() => flat(instance.lastFrame()).includes('key …newk'));
-		expect(flat(instance.lastFrame())).toContain('previous key …oldk valid for 2 h 05 min');
+		expect(flat(instance.lastFrame())).toMatch(/previous key …oldk valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 2 h 05 min\)/);
 	});
 
 	it('hides an expired previous key', async () => {

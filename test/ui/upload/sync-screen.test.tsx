@@ -69,7 +69,7 @@ describe('the upload screen of a sync', () => {
 		model.apply({type: 'file-progress', name: 'a.txt', contentId: 'cont_a', sentBytes: 64 * kib, totalBytes: 64 * kib});
 		const frame = await waitFor(() => app.lastFrame() ?? '', {until: text => text.includes('ETA')});
 		expect(frame).toContain('chat_1 · existing chat, 4 messages');
-		expect(frame).toContain('1 new · 1 changed · 2 unchanged');
+		expect(frame).toContain('1 new · 1 replaced · 2 unchanged');
 		expect(frame).toContain('unchanged, skipped (128 KiB): c.txt, d.txt');
 		expect(frame).toMatch(/0\/2 files uploaded · 64\.0 KiB of 128 KiB · 32\.0 KiB\/s · ETA 2 s · 0 ingested · 2 unchanged/);
 	});

@@ -1,0 +1,33 @@
+/**
+ * Shorter timers for the project's own test suite, so its tests of the built CLI do not wait for
+ * the product's real lock, stall-check and retry times. Set by the suite (test/support/cli.ts
+ * documents it) with PLATFORM_TUI_TEST_TIMERS=1 and NODE_ENV=test; refused anywhere else, so a
+ * real run can never pick it up by accident. Not a user setting: it is in no user doc.
+ */
+export type TestTimers = {
+	/** BullMQ's lock on a running job (the product's default is 15 s). */
+	lockDurationMs: number;
+	/** How often BullMQ looks for jobs whose lock ran out (default 10 s). */
+	stalledIntervalMs: number;
+	/** Base of the platform client's retry backoff (default 0.5 s). */
+	retryBaseMs: number;
+};
+
+/** The test values: short, yet long enough that a live replica on a loaded machine keeps its locks. */
+const testValues: TestTimers = {lockDurationMs: 4000, stalledIntervalMs: 1000, retryBaseMs: 10};
+
+export const testTimersVariable = 'PLATFORM_TUI_TEST_TIMERS';
+
+/** The test timers when the suite set them, undefined otherwise; throws when set outside a test run. */
+export function testTimers(env: NodeJS.ProcessEnv = process.env): TestTimers | undefined {
+	const value = env[testTimersVariable];
+	if (value === undefined || value === '') {
+		return undefined;
+	}
+
+	if (env.NODE_ENV !== 'test' || value !== '1') {
+		throw new Error(`${testTimersVariable} is a setting of platform-tui's own test suite and is refused outside it; unset ${testTimersVariable}.`);
+	}
+
+	return testValues;
+}

@@ -1,0 +1,65 @@
+/**
+ * Acknowledged events per second and p99 ack latency of `serve --redis` with AOF `appendfsync
+ * everysec` and `always`, beside the journal backend, in the same run (`npm run bench -- redis`).
+ * Each round sends the same number of fresh signed deliveries (32 connections) to each serve,
+ * the order rotating; the figures printed are the medians of the rounds.
+ */
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {startLocalPlatform} from '../../source/local-platform/index.js';
+import {startRedis, type TestRedis} from '../support/redis.js';
+import {deliveries, fmt, load, median, startServe, type Child} from './receiver-harness.js';
+
+const rounds = Number(process.argv[2] ?? 3);
+const requests = Number(process.argv[3] ?? 4000);
+const names = ['journal', 'redis everysec', 'redis always'] as const;
+type Name = (typeof names)[number];
+
+const configDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-bench-redis-'));
+const platform = await startLocalPlatform({});
+const servers: TestRedis[] = [];
+const serves = new Map<Name, Child>();
+try {
+	for (const fsync of ['everysec', 'always']) {
+		servers.push(await startRedis({forceLocal: true, appendonly: true, args: ['--appendfsync', fsync]}));
+	}
+
+	serves.set('journal', await startServe(platform, configDir, path.join(configDir, 'journal.log')));
+	serves.set('redis everysec', await startServe(platform, configDir, path.join(configDir, 'everysec.log'), [], ['--redis', servers[0]?.url ?? '']));
+	serves.set('redis always', await startServe(platform, configDir, path.join(configDir, 'always.log'), [], ['--redis', servers[1]?.url ?? '']));
+	const figures = new Map<Name, Array<{perSecond: number; p99: number; non200: number}>>(names.map(name => [name, []]));
+	console.log(`\nAcknowledged events per second and p99 (ms): ${String(rounds)} rounds of ${String(requests)} fresh deliveries each, 32 connections`);
+	for (let round = 0; round < rounds; round++) {
+		const order = names.map((_, index) => names[(index + round) % names.length] ?? 'journal');
+		for (const name of order) {
+			const target = serves.get(name);
+			if (target === undefined) {
+				continue;
+			}
+
+			const result = await load(target.url, deliveries(requests));
+			figures.get(name)?.push({perSecond: result.perSecond, p99: result.p99, non200: result.non200});
+		}
+	}
+
+	const journal = median((figures.get('journal') ?? []).map(item => item.perSecond));
+	for (const name of names) {
+		const list = figures.get(name) ?? [];
+		const perSecond = median(list.map(item => item.perSecond));
+		const p99 = median(list.map(item => item.p99));
+		const non200 = list.reduce((sum, item) => sum + item.non200, 0);
+		console.log(`  ${name.padEnd(16)} ${fmt(perSecond, 0).padStart(7)} acked/s   p99 ${fmt(p99).padStart(6)} ms   ${fmt(perSecond / journal, 2)}× the journal${non200 > 0 ? `   (${String(non200)} not 200)` : ''}`);
+	}
+} finally {
+	for (const serve of serves.values()) {
+		await serve.stop();
+	}
+
+	for (const server of servers) {
+		await server.stop();
+	}
+
+	await platform.close();
+	rmSync(configDir, {recursive: true, force: true});
+}

@@ -1,0 +1,24 @@
+import {describe, expect, it} from 'vitest';
+import {testTimers} from '../../source/config/test-timers.js';
+
+describe('the test-only timer setting', () => {
+	it('is off when PLATFORM_TUI_TEST_TIMERS is not set (or empty), whatever NODE_ENV says', () => {
+		expect(testTimers({})).toBeUndefined();
+		expect(testTimers({NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: ''})).toBeUndefined();
+	});
+
+	it('gives short BullMQ lock, stall-check and retry times in a test run (NODE_ENV=test)', () => {
+		const timers = testTimers({NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: '1'});
+		expect(timers?.lockDurationMs).toBeLessThan(15_000);
+		expect(timers?.stalledIntervalMs).toBeLessThan(10_000);
+		expect(timers?.retryBaseMs).toBeLessThan(500);
+		// BullMQ renews a lock every half lock: the stalled check must not outrun a live renewal.
+		expect(timers?.stalledIntervalMs).toBeLessThan((timers?.lockDurationMs ?? 0) / 2);
+	});
+
+	it('is refused outside a test run, and any value but 1 is refused, naming the variable', () => {
+		for (const env of [{PLATFORM_TUI_TEST_TIMERS: '1'}, {NODE_ENV: 'production', PLATFORM_TUI_TEST_TIMERS: '1'}, {NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: 'yes'}]) {
+			expect(() => testTimers(env)).toThrow('PLATFORM_TUI_TEST_TIMERS is a setting of platform-tui\'s own test suite and is refused outside it; unset PLATFORM_TUI_TEST_TIMERS.');
+		}
+	});
+});

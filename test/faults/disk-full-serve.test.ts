@@ -1,0 +1,153 @@
+/**
+ * `serve` on a full disk (its data directory on a real 6 MB tmpfs, filled to the last byte): it
+ * stays up, new deliveries get 503, /readyz names the full disk, answers pause, and everything
+ * resumes by itself when space is freed — also after a restart on the still-full disk. Every
+ * chat gets its answer once and no apology. Needs root (mount); skipped with one line otherwise.
+ */
+import {rmSync, statfsSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import type {LocalPlatform} from '../../source/local-platform/index.js';
+import type {PlatformClient} from '../../source/platform/client.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {startCli, type CliProcess} from '../support/cli.js';
+import {post, startModel} from '../receiver/helpers.js';
+import {clientFor, startPlatform} from '../support/platform.js';
+import {mountTmpfs, rootOnly} from '../support/root.js';
+import {waitFor} from '../support/wait.js';
+
+const runs = rootOnly('The full-disk serve test');
+type Serve = CliProcess & {url: string; adminUrl: string; events(): Array<Record<string, unknown>>};
+
+let platform: LocalPlatform;
+let model: Awaited<ReturnType<typeof startModel>>;
+let user: PlatformClient;
+const running: Serve[] = [];
+const cleanups: Array<() => void> = [];
+const answerText = 'The tide tables are in the harbour office.';
+
+async function startServe(dataDir: string): Promise<Serve> {
+	const env = {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
+	const run = startCli(['serve', '--port', '0', '--admin-port', '0', '--json', '--data-dir', dataDir], {env});
+	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
+	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
+	if (first?.type !== 'listening') {
+		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
+	}
+
+	const serve: Serve = {...run, url: String(first.url), adminUrl: String(first.adminUrl), events};
+	running.push(serve);
+	return serve;
+}
+
+/** A real assistant message to answer. */
+async function assistantMessage(): Promise<{chatId: string; messageId: string}> {
+	const chat = await user.createChat({title: 'Disk', assistantId: platform.assistantId});
+	await user.createSpaceMessage({assistantId: platform.assistantId, chatId: chat.id, text: 'Where are the tide tables?'});
+	const history = await user.getChatMessages(chat.id);
+	const messageId = history.messages.find(message => message.role === 'ASSISTANT')?.id ?? '';
+	await waitFor(() => platform.message(messageId)?.stoppedStreamingAt, {what: 'the built-in answer'});
+	return {chatId: chat.id, messageId};
+}
+
+async function deliver(serve: Serve, target: {chatId: string; messageId: string}, id?: string): Promise<{status: number; id: string}> {
+	const event = buildTestEvent('external-module-chosen', {chatId: target.chatId, assistantMessageId: target.messageId, text: `Where are the tide tables? ${'t'.repeat(3000)}`, userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId, ...(id === undefined ? {} : {id})});
+	const delivery = signDelivery(event, platform.endpointSecret);
+	const answer = await post(`${serve.url}/webhook`, delivery.body, delivery.headers);
+	return {status: answer.status, id: event.id};
+}
+
+async function readyz(serve: Serve): Promise<{status: number; body: {ready?: boolean; reasons?: string[]}}> {
+	const response = await fetch(`${serve.adminUrl}/readyz`);
+	return {status: response.status, body: await response.json() as {ready?: boolean; reasons?: string[]}};
+}
+
+/** Fills the file system of `directory` to its last byte. */
+function fill(directory: string): string {
+	const file = path.join(directory, 'filler');
+	const stats = statfsSync(directory);
+	writeFileSync(file, Buffer.alloc(stats.bavail * stats.bsize));
+	return file;
+}
+
+/** PATCH requests that wrote `messageId`'s text (the answer or the apology). */
+function writesOf(messageId: string): number {
+	return platform.requests.filter(request => request.method === 'PATCH' && request.path.startsWith(`/messages/${messageId}`)).length;
+}
+
+beforeAll(async () => {
+	model = await startModel({content: answerText});
+	platform = (await startPlatform({llmUrl: model.url})).platform;
+	user = clientFor(platform);
+});
+
+afterEach(async () => {
+	for (const serve of running.splice(0)) {
+		if (serve.child.exitCode === null && serve.child.signalCode === null) {
+			serve.child.kill('SIGKILL');
+		}
+
+		await serve.closed;
+	}
+
+	for (const cleanup of cleanups.splice(0).reverse()) {
+		cleanup();
+	}
+});
+
+afterAll(async () => {
+	await user.close();
+	await platform.close();
+	await model.close();
+});
+
+describe.runIf(runs)('serve on a full disk (a 6 MB tmpfs)', () => {
+	it('answers 503 with /readyz naming the full disk, stays up, resumes when space is freed, and after a restart on the full disk; every answer written once', async () => {
+		const fs = mountTmpfs(6 * 1024 * 1024);
+		cleanups.push(() => {
+			fs.unmount();
+		});
+		const first = await startServe(fs.directory);
+		const before = await assistantMessage();
+		const stored = await deliver(first, before);
+		expect(stored.status).toBe(200);
+		await waitFor(() => first.events().some(line => line.stage === 'answered' && line.eventId === stored.id), {what: 'the first answer'});
+
+		// The disk fills to its last byte: deliveries get 503, nothing is stored, serve stays up.
+		let filler = fill(fs.directory);
+		const waiting = await assistantMessage();
+		const refused = await deliver(first, waiting);
+		expect(refused.status).toBe(503);
+		const down = await readyz(first);
+		expect(down.status).toBe(503);
+		expect(down.body.reasons?.join(' ')).toMatch(/disk .* is full/);
+		expect(first.child.exitCode).toBeNull();
+
+		// Space returns: the platform's redelivery of the same event is stored and answered.
+		rmSync(filler);
+		await waitFor(async () => (await readyz(first)).status, {until: status => status === 200, what: '/readyz ready after space returned'});
+		expect((await deliver(first, waiting, refused.id)).status).toBe(200);
+		await waitFor(() => first.events().some(line => line.stage === 'answered' && line.eventId === refused.id), {what: 'the answer after space returned'});
+
+		// A restart on the full disk: it starts, refuses with 503, and resumes once space is freed.
+		filler = fill(fs.directory);
+		first.child.kill('SIGTERM');
+		await first.closed;
+		expect(first.child.exitCode).toBe(0);
+		const second = await startServe(fs.directory);
+		const later = await assistantMessage();
+		const again = await deliver(second, later);
+		expect(again.status).toBe(503);
+		expect((await readyz(second)).body.reasons?.join(' ')).toMatch(/disk .* is full/);
+		rmSync(filler);
+		await waitFor(async () => (await readyz(second)).status, {until: status => status === 200, what: '/readyz ready after the restart'});
+		expect((await deliver(second, later, again.id)).status).toBe(200);
+		await waitFor(() => second.events().some(line => line.stage === 'answered' && line.eventId === again.id), {what: 'the answer after the restart'});
+		expect(second.child.exitCode).toBeNull();
+
+		for (const target of [before, waiting, later]) {
+			expect(platform.message(target.messageId)?.text).toBe(answerText);
+			expect(writesOf(target.messageId)).toBe(1);
+		}
+	});
+});

@@ -1,0 +1,58 @@
+/**
+ * Fills a journal directly in LMDB (not through HTTP or `accept`): `count` events, one every
+ * `stepMs` up to `newestMs`, with their exactly-once entries, in large write batches. For the
+ * inspector's tests and bench (a million events in a few seconds).
+ */
+import {mkdirSync} from 'node:fs';
+import type {EventStatus, NewEvent} from '../../../source/receiver/backend.js';
+import {journalDirectory} from '../../../source/receiver/journal/location.js';
+import {newEventTuple} from '../../../source/receiver/journal/record-codec.js';
+import {openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
+
+export type FixtureEvent = Pick<NewEvent, 'id' | 'event' | 'chatId' | 'body'> & {status: EventStatus};
+
+/** The `index`-th event of a filled journal: ids `evt_` + 24 hex digits; every 7th a user message, every 5th other one failed. */
+export function fixtureEvent(index: number): FixtureEvent {
+	const id = `evt_${index.toString(16).padStart(24, '0')}`;
+	const chosen = index % 7 !== 0;
+	const chatId = `chat_${(index % 97).toString().padStart(4, '0')}`;
+	return chosen
+		? {id, event: 'platform.chat.external-module.chosen', status: index % 5 === 0 ? 'failed' : 'received', chatId, body: JSON.stringify({id, event: 'platform.chat.external-module.chosen', payload: {chatid: chatId, userMessage: {text: `question number ${index}`}}})}
+		: {id, event: 'platform.chat.user-message.created', status: 'logged', chatId, body: JSON.stringify({id, event: 'platform.chat.user-message.created', payload: {chatId, text: `message number ${index}`}})};
+}
+
+export async function fillJournal(dataDirectory: string, count: number, options: {newestMs?: number; stepMs?: number; event?: (index: number) => FixtureEvent} = {}): Promise<void> {
+	const folder = journalDirectory(dataDirectory);
+	mkdirSync(folder, {recursive: true});
+	const stores = openStores(folder, {flushBeforeAck: false});
+	const newestMs = options.newestMs ?? Date.now();
+	const stepMs = options.stepMs ?? 1000;
+	const make = options.event ?? fixtureEvent;
+	try {
+		const batch = 50_000;
+		for (let start = 0; start < count; start += batch) {
+			await stores.root.transaction(() => {
+				for (let index = start; index < Math.min(count, start + batch); index++) {
+					const event = make(index);
+					const ms = newestMs - ((count - 1 - index) * stepMs);
+					const key: TimeKey = [ms, event.id];
+					const stored: NewEvent = {...event, receivedAt: new Date(ms).toISOString(), headers: {'x-platform-signature': 'feedfacecafebeef0123456789abcdef'}, status: event.status === 'logged' ? 'logged' : 'received'};
+					const tuple = newEventTuple(stored);
+					tuple[12] = event.status;
+					if (event.status === 'failed') {
+						// A finished failure: the state fields of the tuple (record-codec.ts).
+						tuple[17] = 'the platform answered 503';
+						tuple[18] = 1;
+					}
+
+					stores.events.put(key, tuple).catch(() => undefined);
+					stores.seen.put(event.id, ms).catch(() => undefined);
+				}
+			});
+		}
+
+		await stores.marks.put('unindexed-from', newestMs);
+	} finally {
+		await stores.root.close();
+	}
+}
