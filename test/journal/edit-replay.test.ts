@@ -55,8 +55,14 @@ describe('events replay --set', () => {
 		const result = await runCommand(replayCommand, {argv: [original.id.slice(0, 12)], flags: {dataDir: directory, set: ['payload.userMessage.text="What does it cost?"'], json: true}, env: platformEnv()});
 		expect(result.stderr).toBe('');
 		expect(result.code).toBe(0);
-		const line = JSON.parse(result.stdout) as {id: string; editedFrom: string; status: string};
+		// The replay line, then the summary every replay ends with (docs/json.md).
+		const [line, summary] = result.stdout.trim().split('\n').map(text => JSON.parse(text) as {id: string; editedFrom: string; status: string});
 		expect(line).toMatchObject({type: 'replay', editedFrom: original.id, status: 'answered'});
+		expect(summary).toMatchObject({type: 'summary', total: 1, done: 1, failed: 0});
+		if (!line) {
+			throw new Error('no replay line');
+		}
+
 		expect(line.id).not.toBe(original.id);
 		const copy = await show(line.id);
 		expect(copy).toMatchObject({status: 'answered', editedFrom: original.id, chatId: original.chatId});
