@@ -127,9 +127,10 @@ describe.each([[80, 24], [60, 15]])('the inspector at %i×%i', (columns, rows) =
 
 		// The edited copy is an event of its own naming the original.
 		const listed = await runCli(['events', 'list', '--json', '--data-dir', directory, '--limit', '500']);
-		const copies = listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {id: string}).filter(event => !event.id.startsWith('evt_0000'));
+		// The event lines; the envelope's last line is the run's result (docs/json.md).
+		const copies = listed.stdout.trim().split('\n').map(line => JSON.parse(line) as {type: string; id: string}).filter(event => event.type === 'event' && !event.id.startsWith('evt_0000'));
 		expect(copies.length).toBe(1);
-		const shown = JSON.parse((await runCli(['events', 'show', copies[0]?.id ?? '', '--json', '--data-dir', directory])).stdout) as {editedFrom: string; body: {payload: {userMessage: {text: string}}}};
+		const shown = JSON.parse((await runCli(['events', 'show', copies[0]?.id ?? '', '--json', '--data-dir', directory])).stdout.split('\n')[0] ?? '') as {editedFrom: string; body: {payload: {userMessage: {text: string}}}};
 		expect(shown.editedFrom).toBe(idOf(295));
 		expect(shown.body.payload.userMessage.text).toBe('edited question');
 	});
