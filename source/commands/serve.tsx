@@ -5,7 +5,7 @@ import {mask, maskUrl} from '../format/secret.js';
 import {plural} from '../format/text.js';
 import {errorCode} from '../format/value.js';
 import type {EventBackend, StoreDurability} from '../receiver/backend.js';
-import {defaultDataDir, openBackend} from '../receiver/open-backend.js';
+import {defaultDataDir} from '../receiver/open-backend.js';
 import {createReceiver} from '../receiver/server.js';
 import {createService} from '../receiver/service.js';
 import {Pacer} from '../platform/pacer.js';
@@ -19,16 +19,14 @@ import {editWhileServing} from './events/edit-replay.js';
 import type {Deps} from '../cli/deps.js';
 import type {Command} from '../cli/types.js';
 import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '../cli/messages/health.js';
-import {durabilityWarning, volatileRefusal} from '../cli/messages/redis.js';
+import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
+import {openServeStore, receiverOptions} from './serve-start.js';
 import {secretListFlag} from '../cli/validators.js';
 import {commandInfo} from '../cli/declaration.js';
 import declaration from './serve.command.js';
 
 export type {ServeOptions} from './serve-flags.js';
-
-/** Platform calls one answer makes (logs, search, completion, message): BullMQ's job limiter is set from it. */
-const callsPerAnswer = 7;
 
 function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'>): Error {
 	const code = errorCode(error);
@@ -161,20 +159,7 @@ const command: Command<ServeOptions> = {
 		const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
 		const directory = options.dataDir ?? defaultDataDir(context.env);
 		const rate = options.platformRate;
-		const backend: EventBackend = await openBackend({
-			...(options.redisUrl ? {redisUrl: options.redisUrl} : {}),
-			directory,
-			maxAgeMs: options.retentionMs,
-			maxEntries: options.maxEvents,
-			...(options.redisUrl ? {checkDurability: true, allowVolatile: options.allowVolatileRedis === true, waitReplicas: options.redisWaitReplicas ?? 0, ...(options.redisWaitTimeoutMs === undefined ? {} : {waitTimeoutMs: options.redisWaitTimeoutMs})} : {}),
-			...(options.redisUrl && rate !== undefined ? {limiter: {max: Math.max(1, Math.round(rate)), durationMs: Math.round(callsPerAnswer * 1000 * Math.max(1, Math.round(rate)) / rate)}} : {}),
-		});
-		if (options.redisUrl && backend.durability?.state === 'volatile' && !options.allowVolatileRedis) {
-			const refusal = volatileRefusal(backend.durability, maskUrl(options.redisUrl));
-			await backend.close();
-			throw new UserError('redis-volatile', refusal);
-		}
-
+		const backend = await openServeStore(options, directory);
 		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
 		const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
 		const client = deps.client(settings, {pacer, onRequest: entry => {
@@ -183,21 +168,7 @@ const command: Command<ServeOptions> = {
 		const service = createService({backend, client, maxBacklog: options.maxBacklog, ...(options.probeIntervalMs === undefined ? {} : {probeIntervalMs: options.probeIntervalMs, failingProbeIntervalMs: options.probeIntervalMs})});
 		const keyStatus = keyStatusOf(deps, deps.apiKey(settings.apiKey));
 		const model = settings.model ?? defaultModel;
-		const receiver = createReceiver({
-			client,
-			secrets,
-			backend,
-			toleranceSeconds: options.toleranceSeconds,
-			concurrency: options.concurrency,
-			model,
-			drainTimeoutMs: options.drainTimeoutMs,
-			replayWindowMs: options.retentionMs,
-			maxBacklog: options.maxBacklog,
-			observer: service.observer,
-			callWatcher: service.callWatcher,
-			retry: {answerDeadlineMs: options.answerDeadlineMs, finalDeadlineMs: options.finalMessageDeadlineMs, ...(options.retryBackoffMs === undefined ? {} : {baseMs: options.retryBackoffMs})},
-			...(options.forwardTo ? {forward: {url: options.forwardTo, secret: secrets[0] ?? '', retries: options.forwardRetries, ...(options.forwardBackoffMs === undefined ? {} : {baseMs: options.forwardBackoffMs})}} : {}),
-		});
+		const receiver = createReceiver(receiverOptions(options, {client, secrets, backend, model, service}));
 		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
 		// Said at start-up: on the screen's status box, as a log line, as an NDJSON record; a volatile
 		// Redis (run with --allow-volatile-redis) is named again on every status line.
