@@ -121,33 +121,6 @@ function seen(root: RootDatabase, reverse: boolean): void {
 	send({t: 'seen', entries});
 }
 
-function lookup(root: RootDatabase, keys: ReadonlyArray<[number, string]>): void {
-	const store = root.openDB({name: 'events'});
-	const steps = root.openDB({name: 'steps'});
-	for (const key of keys) {
-		send({t: 'try', key});
-		let value: unknown;
-		try {
-			value = store.get(key);
-		} catch (error) {
-			send({t: 'lost', key, message: messageOf(error)});
-			// A failed read leaves its read transaction unusable: the next lookup gets a new one.
-			try {
-				root.resetReadTxn();
-			} catch {
-				// The next read opens its own transaction anyway.
-			}
-
-			continue;
-		}
-
-		if (value !== undefined) {
-			send({t: 'event', key, value} as ReaderMessage);
-			sendSteps(steps, key[1]);
-		}
-	}
-}
-
 function main(): void {
 	const {folder, task} = JSON.parse(readFileSync(0, 'utf8')) as {folder: string; task: ReaderTask};
 	const root = open({path: folder, maxDbs: 8, noSubdir: false, readOnly: true});
@@ -167,10 +140,6 @@ function main(): void {
 			break;
 		}
 
-		case 'lookup': {
-			lookup(root, task.keys);
-			break;
-		}
 	}
 
 	send({t: 'end'});

@@ -22,13 +22,10 @@ import type {StepKey, TimeKey} from './store.js';
 export type ReaderTask =
 	| {t: 'verify'; write: boolean}
 	| {t: 'events'; reverse: boolean; after?: TimeKey}
-	| {t: 'seen'; reverse: boolean}
-	| {t: 'lookup'; keys: TimeKey[]};
+	| {t: 'seen'; reverse: boolean};
 
 export type ReaderMessage =
 	| {t: 'counts'; counts: Record<string, number>}
-	| {t: 'try'; key: TimeKey}
-	| {t: 'lost'; key: TimeKey; message: string}
 	| {t: 'event'; key: TimeKey; value: StoredRecord}
 	| {t: 'steps'; id: string; entries: Array<[StepKey, StepRecord]>}
 	| {t: 'seen'; entries: Array<[string, number]>}
