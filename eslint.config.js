@@ -10,7 +10,9 @@ export default tseslint.config(
 	{
 		languageOptions: {
 			parserOptions: {
-				projectService: true,
+				// One program for every file: test/tsconfig.json holds source/ and test/. (A project
+				// service would build one for source/ and another for test/ that holds source/ again.)
+				project: ['./test/tsconfig.json'],
 				tsconfigRootDir: import.meta.dirname,
 			},
 		},
