@@ -1,5 +1,6 @@
 import {fileURLToPath} from 'node:url';
 import {defineConfig} from 'vitest/config';
+import {TierSequencer} from './support/sequencer.js';
 import {testFilesByTier} from './support/tiers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,10 +25,12 @@ const shared = {
 
 /** One project per tier (`npm run test:unit` runs the first alone). */
 export const projects = [
-	// Pure code and files: no build, no sockets, no other program.
-	{test: {...shared, name: 'unit', include: tiers.unit, pool: 'threads' as const}},
-	// The local platform or another server on loopback, in this process.
-	{test: {...shared, name: 'integration', include: tiers.integration, pool: 'threads' as const}},
+	// Pure code and files: no build, no sockets, no other program. A worker keeps the modules it
+	// loaded from one file to the next (no test mocks a module; each file still gets its own setup,
+	// test/setup.ts): loading Ink, React, lmdb and undici once per worker instead of once per file.
+	{test: {...shared, name: 'unit', include: tiers.unit, pool: 'threads' as const, isolate: false}},
+	// The local platform or another server on loopback, in this process (modules kept as above).
+	{test: {...shared, name: 'integration', include: tiers.integration, pool: 'threads' as const, isolate: false}},
 	// The built CLI, pseudo-terminals, redis-server, shells and other child programs.
 	{test: {...shared, name: 'process', include: tiers.process, pool: 'forks' as const}},
 ];
@@ -37,6 +40,7 @@ export default defineConfig({
 		root,
 		maxWorkers: workers,
 		globalSetup: ['test/support/temp-root.ts'],
+		sequence: {sequencer: TierSequencer},
 		projects,
 	},
 });

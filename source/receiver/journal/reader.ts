@@ -11,7 +11,7 @@
  * synchronous write, so a frame the parent got was complete when the child died.
  */
 import {spawn} from 'node:child_process';
-import {existsSync} from 'node:fs';
+import {existsSync, statSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {deserialize} from 'node:v8';
 import type {StepRecord} from '../backend.js';
@@ -40,12 +40,29 @@ export type ReaderEnd = {
 };
 
 /**
- * How to start the child: the compiled reader-child.js beside this module, or (when this module
- * runs from source, as in the tests) reader-child.ts through tsx.
+ * How to start the child: the compiled reader-child.js beside this module; or, when this module
+ * runs from source (the tests), the build's copy of it when it is at least as new as
+ * reader-child.ts (the child imports nothing of this project's but types, so that one file is
+ * what it is built from), else reader-child.ts through tsx, which costs a TypeScript loader per
+ * child.
  */
 function childArgs(): string[] {
 	const compiled = fileURLToPath(new URL('reader-child.js', import.meta.url));
-	return existsSync(compiled) ? [compiled] : ['--import', 'tsx', fileURLToPath(new URL('reader-child.ts', import.meta.url))];
+	if (existsSync(compiled)) {
+		return [compiled];
+	}
+
+	const source = fileURLToPath(new URL('reader-child.ts', import.meta.url));
+	const built = fileURLToPath(new URL('../../../dist/receiver/journal/reader-child.js', import.meta.url));
+	return isAsNew(built, source) ? [built] : ['--import', 'tsx', source];
+}
+
+function isAsNew(file: string, than: string): boolean {
+	try {
+		return statSync(file).mtimeMs >= statSync(than).mtimeMs;
+	} catch {
+		return false;
+	}
 }
 
 /** Splits the child's stdout into frames. */

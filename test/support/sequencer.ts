@@ -1,0 +1,31 @@
+/**
+ * The order the suite's files start in. Vitest's own order (projects by name, then the slowest of
+ * the last run, or the largest file when there was none) starts the process tier after the whole
+ * integration tier, and a fresh clone has no last run: the longest files (a child CLI, Redis, a
+ * pty, each mostly waiting) then start late and end the run alone. Here the process tier goes
+ * first, then integration, then unit; within a tier the slowest of the last run first, else the
+ * largest file.
+ */
+import {relative} from 'node:path';
+import {BaseSequencer, type TestSpecification} from 'vitest/node';
+
+/** The projects of test/vitest.config.ts, in the order they start. */
+const tierOrder = ['process', 'integration', 'unit'];
+
+export class TierSequencer extends BaseSequencer {
+	override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+		const {cache, config} = this.ctx;
+		const weight = (file: TestSpecification): number => {
+			const key = `${file.project.name}:${relative(config.root, file.moduleId)}`;
+			// A duration in ms (last run) ranks above any size in bytes / 1000 (no last run).
+			return cache.getFileTestResults(key)?.duration ?? (cache.getFileStats(key)?.size ?? 0) / 1000;
+		};
+
+		const tier = (file: TestSpecification): number => {
+			const index = tierOrder.indexOf(file.project.name);
+			return index === -1 ? tierOrder.length : index;
+		};
+
+		return Promise.resolve([...files].sort((a, b) => tier(a) - tier(b) || weight(b) - weight(a)));
+	}
+}
