@@ -7,7 +7,7 @@
  * few seconds after; a managed Redis that renames or forbids CONFIG gives `unknown` with the
  * reason and what to check by hand, never a failure.
  */
-import {Cluster} from 'ioredis';
+import type {Cluster} from 'ioredis';
 import type {RedisClient} from './connection.js';
 import {errorMessage} from '../../format/index.js';
 import type {DurabilityProblem, StoreDurability} from '../backend.js';
@@ -81,11 +81,19 @@ async function checkServer(client: RedisClient): Promise<StoreDurability> {
 }
 
 /**
+ * Whether a connection is to a Cluster, asked of the connection itself: this module loads no
+ * ioredis (the CLI's wording imports `checkByHand` from it, and every command would load it).
+ */
+function isCluster(client: RedisClient): client is Cluster {
+	return client.isCluster;
+}
+
+/**
  * The durability of the Redis behind a connection. In a Cluster every primary holds part of the
  * queue: each is checked, and the worst answer (volatile, then unknown) stands, naming its node.
  */
 export async function checkPersistence(client: RedisClient): Promise<StoreDurability> {
-	if (!(client instanceof Cluster)) {
+	if (!isCluster(client)) {
 		return checkServer(client);
 	}
 
