@@ -32,7 +32,7 @@ export const projects = [
 	// The local platform or another server on loopback, in this process (modules kept as above).
 	{test: {...shared, name: 'integration', include: tiers.integration, pool: 'threads' as const, isolate: false}},
 	// The built CLI, pseudo-terminals, redis-server, shells and other child programs.
-	{test: {...shared, name: 'process', include: tiers.process, pool: 'forks' as const}},
+	{test: {...shared, name: 'process', include: tiers.process, pool: 'forks' as const, isolate: false}},
 ];
 
 export default defineConfig({

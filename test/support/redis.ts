@@ -124,13 +124,15 @@ export type StartRedisOptions = {
 	args?: string[];
 };
 
+/**
+ * Removes a server's folders. A killed server's forked child (a snapshot for a replica, an AOF
+ * rewrite) may still be writing its temporary file there for a moment: ENOTEMPTY is retried.
+ */
 function removeFolders(certificate: {dir: string} | undefined, dataDir: string | undefined): void {
-	if (certificate !== undefined) {
-		rmSync(certificate.dir, {recursive: true, force: true});
-	}
-
-	if (dataDir !== undefined) {
-		rmSync(dataDir, {recursive: true, force: true});
+	for (const folder of [certificate?.dir, dataDir]) {
+		if (folder !== undefined) {
+			rmSync(folder, {recursive: true, force: true, maxRetries: 10, retryDelay: 100});
+		}
 	}
 }
 
