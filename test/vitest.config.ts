@@ -31,7 +31,8 @@ export const projects = [
 	{test: {...shared, name: 'unit', include: tiers.unit, pool: 'threads' as const, isolate: false}},
 	// The local platform or another server on loopback, in this process (modules kept as above).
 	{test: {...shared, name: 'integration', include: tiers.integration, pool: 'threads' as const, isolate: false}},
-	// The built CLI, pseudo-terminals, redis-server, shells and other child programs.
+	// The built CLI, pseudo-terminals, redis-server, shells and other child programs (modules kept
+	// from file to file as above; each file stops the programs it started).
 	{test: {...shared, name: 'process', include: tiers.process, pool: 'forks' as const, isolate: false}},
 ];
 
