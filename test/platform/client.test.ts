@@ -6,29 +6,12 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
 import {ManualClock} from '../../source/platform/clock.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import {clientFixture} from './fixture.js';
+import {clientFixture, retries, wakeWhen} from './fixture.js';
 import {validAnswers} from './answers.js';
 import {freePort} from '../support/free-port.js';
-import {waitFor} from '../support/wait.js';
 
 const fixture = clientFixture({userId: 'user_1', companyId: 'company_1'});
 const {client} = fixture;
-
-/**
- * Once `ready` holds (the call has reached the step the test waits for), moves `clock` to its next
- * wake-up (a backoff wait or an attempt's timeout) and returns how far it moved.
- */
-async function wakeWhen(clock: ManualClock, ready: () => boolean, what: string): Promise<number> {
-	// Wrapped so that a wake-up due now (0 ms) counts as found.
-	const {ms} = await waitFor(() => {
-		const wake = ready() ? clock.nextWakeMs() : undefined;
-		return wake === undefined ? undefined : {ms: wake};
-	}, {what});
-	clock.advance(ms);
-	return ms;
-}
-
-const retries = (log: RequestLogEntry[]) => log.filter(entry => entry.retryInMs !== undefined);
 
 describe('operations: method, path, headers and body', () => {
 	// `answer` is a valid answer of the operation (the client decodes every answer).
