@@ -4,7 +4,7 @@
  * error that leaves here is a `PlatformError` settled with its attempt count and elapsed time; an
  * aborted caller signal ends it at once with the signal's reason.
  */
-import {setTimeout as sleep} from 'node:timers/promises';
+import {neverAborted, timeoutSignal, type Clock} from './clock.js';
 import {
 	PlatformApiError,
 	PlatformConnectionError,
@@ -49,6 +49,8 @@ export type AttemptPlan = {
 	log: (entry: RequestLogEntry) => void;
 	/** Paces every attempt (a call rate) and spreads a 429's wait to every caller of the client. */
 	pacer?: Pacer | undefined;
+	/** Times the attempts, the waits between them and the operation's total. */
+	clock: Clock;
 };
 
 function classify(error: unknown, plan: AttemptPlan, timedOut: boolean, timeoutMs: number): PlatformError {
@@ -80,8 +82,9 @@ function shortReason(failure: PlatformError): string {
 }
 
 export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: AbortSignal, attempt: number) => Promise<T>): Promise<T> {
-	const started = performance.now();
-	const elapsed = () => performance.now() - started;
+	const {clock} = plan;
+	const started = clock.now();
+	const elapsed = () => clock.now() - started;
 	const retryClass = retryClasses[plan.operation];
 	for (let attempt = 1; ; attempt++) {
 		plan.signal?.throwIfAborted();
@@ -94,10 +97,10 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 		}
 
 		const attemptMs = Math.max(1, Math.ceil(Math.min(plan.attemptTimeoutMs, plan.totalTimeoutMs - elapsed())));
-		const timeout = AbortSignal.timeout(attemptMs);
-		const signal = plan.signal ? AbortSignal.any([plan.signal, timeout]) : timeout;
+		const timeout = timeoutSignal(clock, attemptMs);
+		const signal = plan.signal ? AbortSignal.any([plan.signal, timeout.signal]) : timeout.signal;
 		let failure: PlatformError;
-		const attemptStarted = performance.now();
+		const attemptStarted = clock.now();
 		try {
 			return await attemptOnce(signal, attempt);
 		} catch (error) {
@@ -105,10 +108,12 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 				throw plan.signal.reason ?? error;
 			}
 
-			failure = classify(error, plan, timeout.aborted, attemptMs);
+			failure = classify(error, plan, timeout.signal.aborted, attemptMs);
 			if (!(failure instanceof PlatformApiError)) {
-				plan.log({method: plan.method, path: plan.path, attempt, durationMs: performance.now() - attemptStarted, error: failure.message});
+				plan.log({method: plan.method, path: plan.path, attempt, durationMs: clock.now() - attemptStarted, error: failure.message});
 			}
+		} finally {
+			timeout.clear();
 		}
 
 		const delay = retryDelay(failure, retryClass, attempt, plan.timing);
@@ -121,10 +126,7 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 		}
 
 		plan.log({method: plan.method, path: plan.path, attempt, durationMs: 0, retryInMs: Math.round(delay), error: failure.message, reason: shortReason(failure)});
-		try {
-			await sleep(delay, undefined, plan.signal ? {signal: plan.signal} : undefined);
-		} catch (error) {
-			throw plan.signal?.reason ?? error;
-		}
+		await clock.sleep(delay, plan.signal ?? neverAborted);
+		plan.signal?.throwIfAborted();
 	}
 }

@@ -4,6 +4,7 @@
  */
 import {testTimers} from '../config/test-timers.js';
 import type {AttemptPlan, RequestLogEntry} from './attempts.js';
+import {monotonicClock, type Clock} from './clock.js';
 import type {Pacer} from './pacer.js';
 import type {RequestLog} from './request-log.js';
 import type {OperationName} from './retry.js';
@@ -41,6 +42,8 @@ export type PlatformClientOptions = {
 	onRequest?: (entry: RequestLogEntry) => void;
 	/** Paces the attempts of every call (serve's --platform-rate) and shares a 429's wait. */
 	pacer?: Pacer;
+	/** Times attempts, backoff waits and totals. Default: the monotonic clock (a test passes a `ManualClock`). */
+	clock?: Clock;
 };
 
 export type CallOptions = {
@@ -85,5 +88,6 @@ export function attemptPlan(context: ClientContext, operation: OperationName, me
 		},
 		log: context.log,
 		pacer: options.pacer,
+		clock: options.clock ?? monotonicClock,
 	};
 }

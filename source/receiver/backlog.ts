@@ -5,6 +5,7 @@
  * before its event is stored (`reserve`), so deliveries arriving together never pass the bound
  * between the check and the store.
  */
+import {monotonicClock, type Clock} from '../platform/clock.js';
 import type {Backlog} from './backend.js';
 
 export class BacklogLimit {
@@ -12,7 +13,8 @@ export class BacklogLimit {
 	private acceptedSinceRead = 0;
 	/** Slots taken by deliveries whose events are being stored. */
 	private reserved = 0;
-	private timer: NodeJS.Timeout | undefined;
+	/** Aborted to end the polling. */
+	private polling: AbortController | undefined;
 	private reading = false;
 
 	constructor(
@@ -20,6 +22,7 @@ export class BacklogLimit {
 		private readonly local: () => number,
 		private readonly read: (() => Promise<Backlog>) | undefined,
 		private readonly pollMs = 1000,
+		private readonly clock: Clock = monotonicClock,
 	) {}
 
 	/** The unfinished events as last known, with those being stored. */
@@ -59,21 +62,30 @@ export class BacklogLimit {
 		this.reserved = Math.max(0, this.reserved - 1);
 	}
 
+	/** Reads the store's count now, then every `pollMs` until `stop` (a read still running is not doubled). */
 	start(): void {
-		if (!this.read || this.timer) {
+		if (!this.read || this.polling) {
 			return;
 		}
 
+		const polling = new AbortController();
+		this.polling = polling;
 		void this.refresh();
-		this.timer = setInterval(() => {
-			void this.refresh();
-		}, this.pollMs);
-		this.timer.unref();
+		void (async () => {
+			for (;;) {
+				await this.clock.sleep(this.pollMs, polling.signal);
+				if (polling.signal.aborted) {
+					return;
+				}
+
+				void this.refresh();
+			}
+		})();
 	}
 
 	stop(): void {
-		clearInterval(this.timer);
-		this.timer = undefined;
+		this.polling?.abort();
+		this.polling = undefined;
 	}
 
 	private async refresh(): Promise<void> {

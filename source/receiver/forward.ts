@@ -18,7 +18,6 @@
  * - `forwarded` {attempt, status}: the handler answered 2xx. A job that finds this step ends at
  *   once: a forward that got a 2xx is never sent again, even after a crash.
  */
-import {setTimeout as sleep} from 'node:timers/promises';
 import {errorMessage, isRecord} from '../format/value.js';
 import {signWebhookBody, webhookHeaders} from '../platform/webhook-signature.js';
 import {createTransport, type Transport} from '../platform/transport.js';
@@ -28,6 +27,7 @@ import type {JobHandle, JobHandler, JobResult, StepRecord, StoredEvent} from './
 import {bodyBytes, bodyText} from './body.js';
 import type {ForwardAttempt} from './events.js';
 import {isTransientStatus, retryDelay, waitsOf, waitStep, type RetrySchedule} from './retry-schedule.js';
+import {monotonicClock, timeoutSignal, type Clock} from '../platform/clock.js';
 import {isoMs} from './clock.js';
 
 export const forwardSteps = {failed: 'forward-failed', forwarded: 'forwarded'} as const;
@@ -53,6 +53,8 @@ export type ForwardOptions = {
 	schedule?: RetrySchedule;
 	/** Each attempt as it ends (the screen's status code and time, the retry counter). */
 	onAttempt?: (event: StoredEvent, attempt: ForwardAttempt) => void;
+	/** Times the open limit, the backoff waits and each attempt. Default: the monotonic clock (a test passes a `ManualClock`). */
+	clock?: Clock;
 };
 
 export type Forwarder = {handler: JobHandler; close(): Promise<void>};
@@ -107,15 +109,17 @@ async function attemptOnce(transport: Transport, url: URL, event: StoredEvent, o
 	// Not aborted at the attempt timeout: a slow handler still holds this copy, and a second one
 	// sent meanwhile would be a duplicate. Given up only past the open limit.
 	const limitMs = openLimit(options);
-	const timeout = AbortSignal.timeout(limitMs);
+	const timeout = timeoutSignal(options.clock ?? monotonicClock, limitMs);
 	try {
 		// The exact bytes received, so the handler can check them against the signature as the platform made it.
 		const bytes = bodyBytes(event);
-		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000), bytes), body: bytes, signal: AbortSignal.any([signal, timeout])});
+		const response = await transport.request(url, {method: 'POST', headers: forwardHeaders(event, options.secret, Math.floor(Date.now() / 1000), bytes), body: bytes, signal: AbortSignal.any([signal, timeout.signal])});
 		const retryAfter = parseRetryAfter(typeof response.headers['retry-after'] === 'string' ? response.headers['retry-after'] : undefined);
 		return {status: response.statusCode, ...(retryAfter === undefined ? {} : {retryAfterMs: retryAfter * 1000})};
 	} catch (error) {
-		return {error: timeout.aborted ? `no answer within ${limitMs} ms (the request was kept open that long)` : errorMessage(error)};
+		return {error: timeout.signal.aborted ? `no answer within ${limitMs} ms (the request was kept open that long)` : errorMessage(error)};
+	} finally {
+		timeout.clear();
 	}
 }
 
@@ -144,6 +148,7 @@ async function forwardEvent(transport: Transport, url: URL, job: JobHandle, opti
 		return {status: 'answered'};
 	}
 
+	const clock = options.clock ?? monotonicClock;
 	const retries = options.retries ?? 5;
 	const timing = {baseMs: options.baseMs ?? 500, capMs: options.capMs ?? 30_000, random: options.random ?? Math.random};
 	// Attempts recorded by an earlier run count against the retries (a waiting event's count afresh).
@@ -157,9 +162,9 @@ async function forwardEvent(transport: Transport, url: URL, job: JobHandle, opti
 	while (attempt <= limit) {
 		attempt++;
 		signal.throwIfAborted();
-		const started = performance.now();
+		const started = clock.now();
 		const result = await attemptOnce(transport, url, event, options, signal);
-		const ms = Math.round(performance.now() - started);
+		const ms = Math.round(clock.now() - started);
 		const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
 		if (ok) {
 			await recordStep({name: forwardSteps.forwarded, at: new Date().toISOString(), data: {attempt, status: result.status}});
@@ -179,7 +184,8 @@ async function forwardEvent(transport: Transport, url: URL, job: JobHandle, opti
 			break;
 		}
 
-		await sleep(retryInMs, undefined, {signal});
+		await clock.sleep(retryInMs, signal);
+		signal.throwIfAborted();
 	}
 
 	const waiting = transient ? await waitForHandler(job, options, `forwarding to ${options.url}: ${last}`, retryAfterMs) : undefined;

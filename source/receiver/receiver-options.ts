@@ -2,6 +2,7 @@
 import {defaultModel} from '../config/settings.js';
 import {isRecord} from '../format/value.js';
 import type {PlatformClient} from '../platform/client.js';
+import type {Clock} from '../platform/clock.js';
 import type {EventBackend} from './backend.js';
 import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
 import type {ReceiverCounters} from './events.js';
@@ -50,6 +51,8 @@ export type ReceiverOptions = {
 	maxBacklog?: number;
 	/** How often the store's backlog is read for `maxBacklog`, ms. Default 1000. */
 	backlogPollMs?: number;
+	/** The clock `backlogPollMs` is counted on. Default: the monotonic clock (a test passes a `ManualClock`). */
+	backlogClock?: Clock;
 	/**
 	 * Durable retries (retry-schedule.ts): an answer or forward that fails for a transient reason
 	 * waits, its schedule stored with the event, until the answer deadline; then the apology is
@@ -84,7 +87,7 @@ export type CloseResult = {
 	counters: ReceiverCounters;
 };
 
-export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs' | 'retry'>>;
+export type ResolvedOptions = Required<Omit<ReceiverOptions, 'dedupe' | 'backend' | 'client' | 'secrets' | 'maxPending' | 'maxBacklog' | 'backlogPollMs' | 'backlogClock' | 'forward' | 'observer' | 'callWatcher' | 'lostSweepMs' | 'retry'>>;
 
 /** The receiver's defaults, declared once: serve's flags show and use them. */
 export const receiverDefaults = {

@@ -98,7 +98,7 @@ export class WebhookReceiver {
 		const {backend} = this;
 		this.backlogLimit = options.maxBacklog === undefined
 			? undefined
-			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs);
+			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs, options.backlogClock);
 		this.handler = (request, response) => {
 			try {
 				this.route(request, response);

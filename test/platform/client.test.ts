@@ -4,8 +4,9 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
+import {ManualClock} from '../../source/platform/clock.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import {clientFixture} from './fixture.js';
+import {clientFixture, retries, wakeWhen} from './fixture.js';
 import {validAnswers} from './answers.js';
 import {freePort} from '../support/free-port.js';
 
@@ -164,7 +165,11 @@ describe('retries', () => {
 	it('retries a 429 after the Retry-After it names, then succeeds', async () => {
 		fixture.server.enqueue({status: 429, body: {error: 'slow down'}, headers: {'retry-after': '1'}}, {status: 200, body: {name: 'Space'}});
 		const log: RequestLogEntry[] = [];
-		await expect(client({onRequest: entry => log.push(entry)}).getSpace('a')).resolves.toEqual({name: 'Space'});
+		const clock = new ManualClock();
+		const answer = client({onRequest: entry => log.push(entry), clock}).getSpace('a');
+		// The client waits the second the platform named on its clock before the second attempt.
+		expect(await wakeWhen(clock, () => retries(log).length === 1, 'the retry after the 429')).toBe(1000);
+		await expect(answer).resolves.toEqual({name: 'Space'});
 		expect(fixture.server.requests).toHaveLength(2);
 		expect(log.find(entry => entry.retryInMs !== undefined)).toMatchObject({retryInMs: 1000, reason: 'HTTP 429'});
 	});
@@ -172,9 +177,15 @@ describe('retries', () => {
 	it('names why each retry happens: the system code of a reset, a timeout', async () => {
 		fixture.server.enqueue({status: 0, reset: true}, {status: 0, hang: true}, {status: 200, body: {name: 'Space'}});
 		const log: RequestLogEntry[] = [];
-		// The hanging attempt times out; the limit is far past what the other answers need on a loaded machine.
-		await expect(client({onRequest: entry => log.push(entry), timeoutMs: 5000, retryBaseMs: 10}).getSpace('a')).resolves.toEqual({name: 'Space'});
-		expect(log.filter(entry => entry.retryInMs !== undefined).map(entry => entry.reason)).toEqual(['ECONNRESET', 'a timeout']);
+		const clock = new ManualClock();
+		const answer = client({onRequest: entry => log.push(entry), timeoutMs: 5000, retryBaseMs: 10, clock}).getSpace('a');
+		await wakeWhen(clock, () => retries(log).length === 1, 'the retry after the reset');
+		// The second attempt reaches the platform, which never answers: its 5 s run out on the clock.
+		expect(await wakeWhen(clock, () => fixture.server.requests.length === 2, 'the hanging attempt')).toBe(5000);
+		await wakeWhen(clock, () => retries(log).length === 2, 'the retry after the timeout');
+		await expect(answer).resolves.toEqual({name: 'Space'});
+		expect(fixture.server.requests).toHaveLength(3);
+		expect(retries(log).map(entry => entry.reason)).toEqual(['ECONNRESET', 'a timeout']);
 	});
 
 	it('retries a 503 then succeeds', async () => {
@@ -275,8 +286,24 @@ describe('errors', () => {
 
 	it('times out a request that never answers', async () => {
 		fixture.server.enqueue({status: 0, hang: true});
-		const error = await client({timeoutMs: 300, retries: 0}).getSpace('a').catch((error_: unknown) => error_);
+		const clock = new ManualClock();
+		const failing = client({timeoutMs: 300, retries: 0, clock}).getSpace('a').catch((error_: unknown) => error_);
+		expect(await wakeWhen(clock, () => fixture.server.requests.length === 1, 'the request to reach the platform')).toBe(300);
+		const error = await failing as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
+		expect(error.code).toBe('platform-no-answer');
+		expect(error.timeoutMs).toBe(300);
+		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a', attempts: 1, elapsedMs: 300, timeoutMs: 300});
+	});
+
+	it('gives an attempt 15 s by default', async () => {
+		fixture.server.enqueue({status: 0, hang: true});
+		const clock = new ManualClock();
+		const failing = client({retries: 0, clock}).getSpace('a').catch((error_: unknown) => error_);
+		expect(await wakeWhen(clock, () => fixture.server.requests.length === 1, 'the request to reach the platform')).toBe(15_000);
+		const error = await failing as PlatformTimeoutError;
+		expect(error).toBeInstanceOf(PlatformTimeoutError);
+		expect(error.data).toMatchObject({attempts: 1, elapsedMs: 15_000, timeoutMs: 15_000});
 	});
 
 	it('never puts the key into an error message, even when the platform echoes it', async () => {

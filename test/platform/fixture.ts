@@ -3,8 +3,10 @@
  * (closed after each test, with the server's requests and scripted answers reset).
  */
 import {afterAll, afterEach, beforeAll} from 'vitest';
-import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
+import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../../source/platform/client.js';
+import type {ManualClock} from '../../source/platform/clock.js';
 import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
+import {waitFor} from '../support/wait.js';
 
 export type ClientFixture = {
 	/** The file's recording server (started before the first test). */
@@ -48,4 +50,23 @@ export function clientFixture(defaults: Partial<PlatformClientOptions> = {}): Cl
 			return created;
 		},
 	};
+}
+
+/**
+ * Once `ready` holds (the call has reached the step the test waits for), moves `clock` to its next
+ * wake-up (a backoff wait or an attempt's timeout) and returns how far it moved.
+ */
+export async function wakeWhen(clock: ManualClock, ready: () => boolean, what: string): Promise<number> {
+	// Wrapped so that a wake-up due now (0 ms) counts as found.
+	const {ms} = await waitFor(() => {
+		const wake = ready() ? clock.nextWakeMs() : undefined;
+		return wake === undefined ? undefined : {ms: wake};
+	}, {what});
+	clock.advance(ms);
+	return ms;
+}
+
+/** The log entries of the retries (each names its wait and why). */
+export function retries(log: readonly RequestLogEntry[]): RequestLogEntry[] {
+	return log.filter(entry => entry.retryInMs !== undefined);
 }

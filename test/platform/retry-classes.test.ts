@@ -1,11 +1,13 @@
 import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
 import {afterEach, describe, expect, it} from 'vitest';
 import {PlatformClient, type RequestLogEntry} from '../../source/platform/client.js';
+import {ManualClock} from '../../source/platform/clock.js';
 import {PlatformApiError, PlatformConnectionError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import {retryClasses} from '../../source/platform/retry.js';
-import {clientFixture} from './fixture.js';
+import {clientFixture, retries, wakeWhen} from './fixture.js';
 import {validAnswers} from './answers.js';
 import {freePort} from '../support/free-port.js';
+import {waitFor} from '../support/wait.js';
 
 const fixture = clientFixture();
 const {client} = fixture;
@@ -36,7 +38,10 @@ describe('the retry table', () => {
 
 	it('a create that timed out after sending is not sent again either', async () => {
 		fixture.server.enqueue({status: 0, hang: true});
-		const error = await client({timeoutMs: 100}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_) as PlatformTimeoutError;
+		const clock = new ManualClock();
+		const failing = client({timeoutMs: 100, clock}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_);
+		expect(await wakeWhen(clock, () => fixture.server.requests.length === 1, 'the create to reach the platform')).toBe(100);
+		const error = await failing as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.message).toMatch(/^POST \/space\/chat: no answer after 1 attempt over /);
 		expect(fixture.server.requests).toHaveLength(1);
@@ -131,16 +136,34 @@ describe('a create whose connection was refused is retried', () => {
 describe('total time', () => {
 	it('bounds all attempts of an operation together, not each one', async () => {
 		fixture.server.setFallback(() => ({status: 0, hang: true}));
-		const error = await client({timeoutMs: 100, totalTimeoutMs: 350, retries: 50}).getSpace('a').catch((error_: unknown) => error_) as PlatformTimeoutError;
+		const clock = new ManualClock();
+		const log: RequestLogEntry[] = [];
+		const state = {settled: false};
+		const failing = client({timeoutMs: 100, totalTimeoutMs: 350, retries: 50, retryBaseMs: 10, onRequest: entry => log.push(entry), clock}).getSpace('a').catch((error_: unknown) => error_).finally(() => {
+			state.settled = true;
+		});
+		// Each attempt hangs: its timeout runs out on the clock once its request has arrived, then the
+		// retry's wait, until the operation's 350 ms are spent.
+		for (let attempt = 1, ended = 'retry'; ended === 'retry' && attempt <= 10; attempt++) {
+			await wakeWhen(clock, () => fixture.server.requests.length === attempt, `attempt ${attempt} to reach the platform`);
+			ended = await waitFor(() => (state.settled ? 'settled' : (retries(log).length === attempt ? 'retry' : undefined)), {what: `attempt ${attempt} to end`});
+			if (ended === 'retry') {
+				clock.advance(clock.nextWakeMs() ?? 0);
+			}
+		}
+
+		const error = await failing as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.code).toBe('platform-no-answer');
-		// Each attempt lasts its 100 ms at least, so 350 ms hold four at most, whatever the retry count
-		// (a loaded machine may fit fewer: how many is not the point, the bound is).
-		expect(error.attempts).toBeGreaterThanOrEqual(1);
+		// Three 100 ms attempts and the waits between them (5-10 ms, then 10-20 ms) leave 15-35 ms:
+		// a fourth attempt gets what is left, or none when the next wait would not fit.
+		expect(error.attempts).toBeGreaterThanOrEqual(3);
 		expect(error.attempts).toBeLessThanOrEqual(4);
 		expect(fixture.server.requests).toHaveLength(error.attempts);
 		expect(error.data).toMatchObject({operation: 'getSpace', method: 'GET', path: '/space/a'});
 		expect(error.elapsedMs).toBeGreaterThanOrEqual(300);
+		// The bound, but for the last attempt's timer being whole milliseconds, rounded up.
+		expect(error.elapsedMs).toBeLessThanOrEqual(351);
 		expect(error.message).toMatch(new RegExp(`^GET /space/a: no answer after ${error.attempts} attempts over \\d+(\\.\\d+)? s$`));
 	});
 

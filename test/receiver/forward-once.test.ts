@@ -4,8 +4,10 @@
  */
 import {afterEach, describe, expect, it} from 'vitest';
 import type {StoredEvent} from '../../source/receiver/backend.js';
+import {ManualClock} from '../../source/platform/clock.js';
 import {createForwarder} from '../../source/receiver/forward.js';
 import {sendJson, startRecordingServer} from '../support/recording-server.js';
+import {waitFor} from '../support/wait.js';
 
 const secret = 'whsec_forward_once';
 const cleanups: Array<() => Promise<void>> = [];
@@ -46,13 +48,16 @@ describe('forwards', () => {
 			sendJson(response, 200, {});
 		}});
 		cleanups.push(async () => handler.close());
-		const forwarder = createForwarder({url: handler.url, secret, retries: 5, baseMs: 1, capMs: 2, timeoutMs: 50, openLimitMs: 60_000});
+		const clock = new ManualClock();
+		const forwarder = createForwarder({url: handler.url, secret, retries: 5, baseMs: 1, capMs: 2, timeoutMs: 50, openLimitMs: 60_000, clock});
 		cleanups.push(async () => forwarder.close());
 		const forwarding = forwarder.handler({event: storedEvent('evt_slow'), signal: new AbortController().signal, recordStep: async () => Promise.resolve()});
-		// Well past the attempt timeout (and every retry's backoff): still the one request, still open.
-		await new Promise(resolve => {
-			setTimeout(resolve, 400);
-		});
+		await waitFor(() => handler.requests.length === 1, {what: 'the first copy to reach the handler'});
+		// Well past the attempt timeout (and every retry's backoff): still the one request, still
+		// open, and nothing waits on the clock but its open limit (no backoff, no second copy).
+		clock.advance(10_000);
+		expect(clock.pendingSleeps).toBe(1);
+		expect(clock.nextWakeMs()).toBe(50_000);
 		expect(handler.requests).toHaveLength(1);
 		release();
 		expect(await forwarding).toEqual({status: 'answered'});

@@ -201,9 +201,9 @@ describe('chosen-module processing against the local platform', () => {
 		const answer = await sendSigned(`${defined(h.receiver.url)}/webhook`, event, h.platform.endpointSecret);
 		expect(answer).toMatchObject({status: 200, body: {success: true}});
 		expect(h.events.at(-1)).toMatchObject({type: 'accepted', handling: 'invalid', missing: ['companyId', 'payload.assistantMessage.id']});
-		await new Promise(resolve => {
-			setTimeout(resolve, 100);
-		});
+		// Stored finished, not queued: no job exists that could still call the platform.
+		expect(await h.receiver.event(String(event.id))).toMatchObject({status: 'ignored', attempts: 0, steps: []});
+		expect(h.receiver.counters().processing).toBe(0);
 		expect(h.platform.requests.length).toBe(requestsBefore);
 		expect(h.receiver.counters().failed).toBe(failedBefore + 1);
 	});

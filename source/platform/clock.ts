@@ -1,0 +1,133 @@
+/**
+ * Time as the platform client, its pacer and the local platform read it: `now()` and an abortable
+ * `sleep`. The real clocks wait on Node's timers; `ManualClock` only moves when told to, so a test
+ * moves time forward instead of sleeping in real time.
+ */
+import {setMaxListeners} from 'node:events';
+
+export type Clock = {
+	/** Milliseconds: since the epoch (`systemClock`), or of a monotonic timer (`monotonicClock`). */
+	now(): number;
+	/** Resolves after `ms` of this clock's time, or at once when `signal` aborts (never rejects). */
+	sleep(ms: number, signal: AbortSignal): Promise<void>;
+};
+
+/** Resolves after `ms`, or at once when `signal` aborts (it never rejects). */
+export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+	return new Promise(resolve => {
+		if (signal.aborted) {
+			resolve();
+			return;
+		}
+
+		const timer = setTimeout(done, ms);
+		function done(): void {
+			clearTimeout(timer);
+			signal.removeEventListener('abort', done);
+			resolve();
+		}
+
+		signal.addEventListener('abort', done, {once: true});
+	});
+}
+
+/** Wall-clock time: timestamps and expiry (the local platform). */
+export const systemClock: Clock = {
+	now: () => Date.now(),
+	sleep: abortableSleep,
+};
+
+/** Spans only (attempt timeouts, backoff, pacing): a monotonic timer that a wall-clock jump does not move. */
+export const monotonicClock: Clock = {
+	now: () => performance.now(),
+	sleep: abortableSleep,
+};
+
+/** A signal no one aborts, for a sleep that has no caller's signal (any number of sleeps may wait on it). */
+export const neverAborted: AbortSignal = new AbortController().signal;
+setMaxListeners(0, neverAborted);
+
+/** A signal that `clock` aborts after `ms` with a `TimeoutError` (as `AbortSignal.timeout` does); `clear()` drops its timer. */
+export function timeoutSignal(clock: Clock, ms: number): {signal: AbortSignal; clear: () => void} {
+	const timeout = new AbortController();
+	const cleared = new AbortController();
+	void clock.sleep(ms, cleared.signal).then(() => {
+		if (!cleared.signal.aborted) {
+			timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+		}
+	});
+	return {
+		signal: timeout.signal,
+		clear() {
+			cleared.abort();
+		},
+	};
+}
+
+type Sleeper = {at: number; wake: () => void};
+
+/** A clock that only moves when told to: `advance(ms)` wakes every sleep that falls due, in order. */
+export class ManualClock implements Clock {
+	private current: number;
+	private sleepers: Sleeper[] = [];
+
+	constructor(start = Date.now()) {
+		this.current = start;
+	}
+
+	now(): number {
+		return this.current;
+	}
+
+	/** Sleeps waiting for this clock right now. */
+	get pendingSleeps(): number {
+		return this.sleepers.length;
+	}
+
+	/** Time until the earliest sleep falls due (0 when one is due now); undefined when nothing sleeps. */
+	nextWakeMs(): number | undefined {
+		if (this.sleepers.length === 0) {
+			return undefined;
+		}
+
+		return Math.max(0, Math.min(...this.sleepers.map(sleeper => sleeper.at)) - this.current);
+	}
+
+	async sleep(ms: number, signal: AbortSignal): Promise<void> {
+		return new Promise(resolve => {
+			if (signal.aborted) {
+				resolve();
+				return;
+			}
+
+			const sleeper: Sleeper = {
+				at: this.current + Math.max(0, ms),
+				wake: () => {
+					signal.removeEventListener('abort', sleeper.wake);
+					this.sleepers = this.sleepers.filter(entry => entry !== sleeper);
+					resolve();
+				},
+			};
+			this.sleepers.push(sleeper);
+			signal.addEventListener('abort', sleeper.wake, {once: true});
+		});
+	}
+
+	/** Moves time forward by `ms`, waking due sleeps earliest first (time stands at each one's due moment as it wakes). */
+	advance(ms: number): void {
+		const target = this.current + Math.max(0, ms);
+		for (;;) {
+			const due = this.sleepers
+				.filter(sleeper => sleeper.at <= target)
+				.sort((a, b) => a.at - b.at)[0];
+			if (due === undefined) {
+				break;
+			}
+
+			this.current = Math.max(this.current, due.at);
+			due.wake();
+		}
+
+		this.current = target;
+	}
+}
