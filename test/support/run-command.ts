@@ -9,6 +9,7 @@ import {createDeps, type Clock} from '../../source/cli/deps.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
 import type {AnyCommand, CommandContext} from '../../source/cli/types.js';
 import {UsageError} from '../../source/cli/validators.js';
+import {testTimersEnv} from './cli.js';
 import {withTestDirs} from './env.js';
 
 export type MemoryStream = PassThrough & {isTTY?: boolean; columns?: number; rows?: number; text(): string};
@@ -42,8 +43,9 @@ export type RunCommandOptions = {
 
 export type RunCommandResult = {code: number; stdout: string; stderr: string; error?: unknown};
 
+/** An env of the test's own: its config and data dirs, and the suite's test timers (test/support/cli.ts says what they shorten). */
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-	return withTestDirs({}, extra);
+	return withTestDirs({}, {...testTimersEnv, ...extra});
 }
 
 /** Parses and runs `command`; errors thrown by run are returned (not rethrown) with code 1. */
