@@ -105,3 +105,41 @@ export function guardCommitFailures(): void {
 		}
 	});
 }
+
+/**
+ * A journal's writes with their recovery: a failed write (or one refused for the disk reserve)
+ * pauses the attempts and looks at the disk every `checkMs` until it is usable again, then marks
+ * the journal writable and resumes them from their last recorded step.
+ */
+export class WriteRecovery {
+	readonly health = new WriteHealth();
+	private timer: NodeJS.Timeout | undefined;
+	private stopped = false;
+
+	constructor(private readonly options: {checkMs: number; blocked: () => boolean; pause: () => void; resume: () => void}) {}
+
+	failed(error: unknown): void {
+		this.health.failed(error);
+		this.options.pause();
+		if (this.timer || this.stopped) {
+			return;
+		}
+
+		this.timer = setInterval(() => {
+			if (this.options.blocked()) {
+				return;
+			}
+
+			clearInterval(this.timer);
+			this.timer = undefined;
+			this.health.succeeded();
+			this.options.resume();
+		}, this.options.checkMs);
+		this.timer.unref();
+	}
+
+	stop(): void {
+		this.stopped = true;
+		clearInterval(this.timer);
+	}
+}

@@ -6,36 +6,32 @@
 import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
-	StoreCannotRecordError,
 	type AcceptResult,
 	type BackendHealth,
 	type BackendStats,
 	type Backlog,
 	type EventBackend,
 	type JobHandler,
-	type JobResult,
 	type ListFilter,
 	type NewEvent,
 	type ReplayResult,
 	type StoredEvent,
 	type WaitingSummary,
 } from '../backend.js';
-import {endAttempt, runAttempt} from '../attempt.js';
 import {isoMs} from '../clock.js';
-import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
-import {claimEvent} from './claims.js';
-import {WriteHealth} from './health.js';
+import {WriteRecovery} from './health.js';
 import {IdIndex} from './id-index.js';
 import {dropToken, type Holder} from './liveness.js';
 import {prune, type PruneResult} from './retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './writable.js';
-import {nextAttemptOf} from '../retry-schedule.js';
-import {newEventTuple, fromStored} from './record-codec.js';
+import {newEventTuple} from './record-codec.js';
 import {storeEdited} from './edited.js';
 import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
-import {diskBytes, readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
+import {diskBytes, readEvent, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
+import {backlogOf, listEvents} from './queries.js';
+import {attemptEvent, type AttemptKind, type AttemptOutcome} from './attempt-event.js';
 
 export type JournalSettings = {
 	maxAgeMs: number;
@@ -58,17 +54,14 @@ export type JournalSettings = {
 	onClose?: () => Promise<void>;
 };
 
-type AttemptOutcome = {outcome: 'done'; result: JobResult} | {outcome: 'busy'; holder: Holder} | {outcome: 'skipped'} | {outcome: 'unknown'} | {outcome: 'later'; atMs: number};
-
 export class JournalBackend implements EventBackend {
 	readonly kind = 'journal' as const;
 	private readonly index: IdIndex;
-	private readonly writes = new WriteHealth();
+	/** Write failures and the recovery from them (health.ts). */
+	private readonly recovery: WriteRecovery;
 	private runner: JobRunner | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private rescanTimer: NodeJS.Timeout | undefined;
-	/** Runs while the journal cannot be written: resumes the paused attempts once it can. */
-	private recoveryTimer: NodeJS.Timeout | undefined;
 	private closed = false;
 	/** When `wake` last made every waiting event due (ms): a wait recorded before it is over. */
 	private wokenAt = 0;
@@ -83,6 +76,13 @@ export class JournalBackend implements EventBackend {
 		private readonly settings: JournalSettings,
 	) {
 		this.index = new IdIndex(stores, settings.writer);
+		this.recovery = new WriteRecovery({
+			checkMs: settings.spaceCheckMs ?? 1000,
+			blocked: () => stores.space?.shortage() !== undefined || settings.failWrites?.() === true,
+			pause: () => this.runner?.pause(),
+			// Attempts paused for the full disk go on from their last recorded step.
+			resume: () => this.runner?.rescan(),
+		});
 		this.queued = settings.writer ? stores.queue.getCount() : 0;
 	}
 
@@ -155,22 +155,7 @@ export class JournalBackend implements EventBackend {
 	}
 
 	async list(filter: ListFilter): Promise<StoredEvent[]> {
-		const found: StoredEvent[] = [];
-		const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-		for (const {key, value} of this.stores.events.getRange({reverse: true})) {
-			if (found.length >= limit || (filter.sinceMs !== undefined && key[0] < filter.sinceMs)) {
-				break;
-			}
-
-			const record = fromStored(value);
-			if (!matchesFilter(record, filter)) {
-				continue;
-			}
-
-			found.push(toStored(record, stepsOf(this.stores, record.id, record.generation)));
-		}
-
-		return Promise.resolve(found);
+		return Promise.resolve(listEvents(this.stores, filter));
 	}
 
 	async get(id: string): Promise<StoredEvent | undefined> {
@@ -224,7 +209,7 @@ export class JournalBackend implements EventBackend {
 	}
 
 	async health(): Promise<BackendHealth> {
-		const writes = this.writes.current();
+		const writes = this.recovery.health.current();
 		const reason = this.closed
 			? 'the journal is closed'
 			: this.stores.space?.shortage() ?? (writes.writable ? undefined : `the event journal in ${this.stores.directory} could not be written since ${writes.since}: ${writes.reason ?? 'a write failed'}`)
@@ -243,13 +228,7 @@ export class JournalBackend implements EventBackend {
 	}
 
 	async backlog(): Promise<Backlog> {
-		let oldest: number | undefined;
-		for (const key of this.stores.queue.getKeys({limit: 1})) {
-			oldest = key[0];
-		}
-
-		const count = this.stores.queue.getCount();
-		return Promise.resolve(oldest === undefined ? {count} : {count, oldestReceivedAt: new Date(oldest).toISOString()});
+		return Promise.resolve(backlogOf(this.stores));
 	}
 
 	async close(): Promise<void> {
@@ -258,7 +237,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		this.closed = true;
-		clearInterval(this.recoveryTimer);
+		this.recovery.stop();
 		clearInterval(this.timer);
 		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
@@ -324,7 +303,7 @@ export class JournalBackend implements EventBackend {
 		}
 
 		const stored = committed.then(() => {
-			this.writes.succeeded();
+			this.recovery.health.succeeded();
 			this.index.settle(entry, true);
 			if (received) {
 				this.storing--;
@@ -348,24 +327,7 @@ export class JournalBackend implements EventBackend {
 
 	/** A write failed (or was refused for the disk reserve): unwritable until the disk has room again. */
 	private unwritable(error: unknown): void {
-		this.writes.failed(error);
-		this.runner?.pause();
-		if (this.recoveryTimer || this.closed) {
-			return;
-		}
-
-		this.recoveryTimer = setInterval(() => {
-			if (this.stores.space?.shortage() !== undefined || this.settings.failWrites?.()) {
-				return;
-			}
-
-			clearInterval(this.recoveryTimer);
-			this.recoveryTimer = undefined;
-			this.writes.succeeded();
-			// Attempts paused for the full disk go on from their last recorded step.
-			this.runner?.rescan();
-		}, this.settings.spaceCheckMs ?? 1000);
-		this.recoveryTimer.unref();
+		this.recovery.failed(error);
 	}
 
 	private writeFailed(error: unknown): BackendUnavailableError {
@@ -387,91 +349,20 @@ export class JournalBackend implements EventBackend {
 		return found;
 	}
 
-	/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
-	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: 'resume' | 'replay'): Promise<AttemptOutcome> {
-		const {stores} = this;
-		const located = this.index.locate(id);
-		const before = readEvent(stores, located);
-		if (!before) {
-			return {outcome: 'unknown'};
-		}
-
-		if (kind === 'resume' && before.record.status === 'waiting') {
-			// Its schedule is its last step: not due yet, it is left alone (unclaimed) until then.
-			const steps = stepsOf(stores, id, before.record.generation);
-			const next = nextAttemptOf(steps);
-			const atMs = next === undefined ? Number.NaN : Date.parse(next);
-			const woken = Date.parse(steps.at(-1)?.at ?? '') < this.wokenAt;
-			if (atMs > Date.now() && !woken) {
-				return {outcome: 'later', atMs};
-			}
-		}
-
-		if (stores.space && !stores.space.admits(0)) {
-			// A new attempt waits while the disk is below its reserve: nothing is written to the platform.
-			throw new StoreCannotRecordError(stores.space.refused().message);
-		}
-
-		const claim = await claimEvent(stores, id, this.holder);
-		if (!claim.ok) {
-			return {outcome: 'busy', holder: claim.holder};
-		}
-
-		const found = readEvent(stores, located);
-		if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing' && found.record.status !== 'waiting')) {
-			// Finished meanwhile (a replay elsewhere), or pruned.
-			await stores.claims.remove(id);
-			return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
-		}
-
-		const {key} = found;
-		const record: EventRecord = {...found.record, status: 'processing', attempts: found.record.attempts + 1, updatedAt: new Date().toISOString()};
-		if (kind === 'replay') {
-			record.generation++;
-			delete record.error;
-			delete record.finishedAt;
-			delete record.durationMs;
-		}
-
-		// Queued again in the same commit (a replay of a finished event): if this process dies, the
-		// event is unfinished and the next serve, or the running one, takes over its claim.
-		const requeued = !stores.queue.doesExist(key);
-		if (requeued) {
-			stores.queue.put(key, true).catch(() => undefined);
-		}
-
-		await writeEvent(stores, key, record);
-		if (requeued && this.settings.writer) {
-			this.queued++;
-		}
-
-		const steps = stepsOf(stores, id, record.generation);
-		let next = steps.length;
-		const {result, end} = await runAttempt(handler, {
-			event: toStored(record, steps),
-			signal,
-			recordStep: async step => {
-				try {
-					await stores.steps.put([id, record.generation, next++], step);
-				} catch (error) {
-					this.unwritable(error);
-					throw new StoreCannotRecordError(`the event journal in ${stores.directory} could not record step ${step.name}: ${errorMessage(error)}`, {cause: error});
-				}
+	/** One attempt of an event (attempt-event.ts), with this journal's state. */
+	private async attempt(id: string, handler: JobHandler, signal: AbortSignal, kind: AttemptKind): Promise<AttemptOutcome> {
+		return attemptEvent({
+			stores: this.stores,
+			index: this.index,
+			holder: this.holder,
+			writer: this.settings.writer,
+			wokenAt: this.wokenAt,
+			unwritable: error => {
+				this.unwritable(error);
 			},
-		});
-		const final = endAttempt({...record}, end);
-		// One commit with the final state, whose failure is reported by the caller. A waiting event
-		// stays queued (unfinished): the runner takes it again when its next attempt is due.
-		if (result.status !== 'waiting') {
-			stores.queue.remove(key).catch(() => undefined);
-		}
-
-		stores.claims.remove(id).catch(() => undefined);
-		await writeEvent(stores, key, final);
-		if (result.status !== 'waiting') {
-			this.queued = Math.max(0, this.queued - 1);
-		}
-
-		return {outcome: 'done', result};
+			countQueued: delta => {
+				this.queued = Math.max(0, this.queued + delta);
+			},
+		}, id, handler, signal, kind);
 	}
 }
