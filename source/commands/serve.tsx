@@ -4,15 +4,15 @@ import {formatCompactDuration} from '../format/duration.js';
 import {mask, maskUrl} from '../format/secret.js';
 import {plural} from '../format/text.js';
 import {errorCode} from '../format/value.js';
-import type {EventBackend, StoreDurability} from '../receiver/backend.js';
 import {defaultDataDir} from '../receiver/open-backend.js';
-import {createReceiver} from '../receiver/server.js';
-import {createService} from '../receiver/service.js';
+import {createReceiver, type WebhookReceiver} from '../receiver/server.js';
+import {createService, type Service} from '../receiver/service.js';
 import {Pacer} from '../platform/pacer.js';
+import type {PlatformClient} from '../platform/client.js';
 import {lineWriter} from '../ui/serve/line-writer.js';
-import {clock, plainLine} from '../ui/serve/format.js';
+import {clock} from '../ui/serve/format.js';
 import {replayingSource} from '../ui/serve/source.js';
-import type {KeyStatus} from '../ui/serve/ServeScreen.js';
+import type {KeyStatus, ServeScreenProps} from '../ui/serve/ServeScreen.js';
 import type {renderApp} from '../ui/render.js';
 import {waitForAbort} from '../cli/abort.js';
 import {editWhileServing} from './events/edit-replay.js';
@@ -22,6 +22,7 @@ import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '
 import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {openServeStore, receiverOptions} from './serve-start.js';
+import {presentJson, presentPlain, type Started} from './serve-present.js';
 import {secretListFlag} from '../cli/validators.js';
 import {commandInfo} from '../cli/declaration.js';
 import declaration from './serve.command.js';
@@ -45,11 +46,6 @@ function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'
 	return error instanceof Error ? error : new UserError('listen-failed', `Cannot listen on ${options.host}:${options.port}`);
 }
 
-/** `on`, `off` or `unknown`: Redis persistence as the listening line and the warning's code name it. */
-function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' {
-	return durability.state === 'persistent' ? 'on' : (durability.state === 'volatile' ? 'off' : 'unknown');
-}
-
 function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 	// PLATFORM_API_KEY is read once at start (as the client does): a rotation stored meanwhile is not used.
 	const source = deps.context.env.PLATFORM_API_KEY?.trim() ? 'env' as const : 'stored' as const;
@@ -64,77 +60,101 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 	};
 }
 
-/** What a started serve tells its presenter: where it listens and with what. */
-type Started = {
-	options: ServeOptions;
-	url: string;
-	adminUrl?: string;
-	secrets: number;
-	key: KeyStatus;
-	previousValid: boolean;
-	model: string;
-	backend: EventBackend;
-	directory: string;
-	store: string;
-	warning?: string;
-	now: () => string;
-};
-
-type EventLog = ReturnType<typeof replayingSource>;
-
-/** The NDJSON presenter: a `listening` record, a start-up warning, then one record per event. */
-function presentJson(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
-	const {options, url, key, previousValid, model, backend, directory, adminUrl, warning, now} = started;
+/** Serve's parts, wired: the store, the platform client with its pacer, the service, the receiver and its event source. */
+async function assemble(options: ServeOptions, deps: Deps) {
+	const {context} = deps;
+	const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
+	const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
+	const directory = options.dataDir ?? defaultDataDir(context.env);
 	const rate = options.platformRate;
-	deps.writeJson({
-		type: 'listening',
-		at: now(),
-		url,
-		webhookUrl: `${url}/webhook`,
-		healthUrl: `${url}/health`,
-		secrets: started.secrets,
-		key: key.keyMasked,
-		keySource: key.source,
-		...(previousValid ? {previousKey: key.previousKeyMasked, previousKeyExpiresAt: key.previousKeyExpiresAt} : {}),
-		model,
-		concurrency: options.concurrency,
-		toleranceSeconds: options.toleranceSeconds,
-		drainTimeoutMs: options.drainTimeoutMs,
-		backend: backend.kind,
-		...(options.redisUrl ? {redis: maskUrl(options.redisUrl), ...(backend.durability ? {redisPersistence: persistenceWord(backend.durability), ...(warning ? {redisWarning: warning} : {})} : {})} : {dataDir: directory}),
-		...(options.redisWaitReplicas === undefined ? {} : {redisWaitReplicas: options.redisWaitReplicas}),
-		retention: formatCompactDuration(options.retentionMs),
-		maxEvents: options.maxEvents,
-		maxBacklog: options.maxBacklog,
-		...(adminUrl ? {adminUrl} : {}),
-		...(rate === undefined ? {} : {platformRate: rate}),
-		...(options.forwardTo ? {forwardTo: options.forwardTo, forwardRetries: options.forwardRetries} : {}),
-		answerDeadline: formatCompactDuration(options.answerDeadlineMs),
-		finalMessageDeadline: formatCompactDuration(options.finalMessageDeadlineMs),
-	});
-	if (warning && backend.durability) {
-		deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
-	}
-
-	events.on('event', event => {
-		log.line(JSON.stringify(event));
-	});
+	const backend = await openServeStore(options, directory);
+	// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
+	const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
+	const client = deps.client(settings, {pacer, onRequest: entry => {
+		service.onRequest(entry);
+	}});
+	const service = createService({backend, client, maxBacklog: options.maxBacklog, ...(options.probeIntervalMs === undefined ? {} : {probeIntervalMs: options.probeIntervalMs, failingProbeIntervalMs: options.probeIntervalMs})});
+	const keyStatus = keyStatusOf(deps, deps.apiKey(settings.apiKey));
+	const model = settings.model ?? defaultModel;
+	const receiver = createReceiver(receiverOptions(options, {client, secrets, backend, model, service}));
+	const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
+	// Said at start-up: on the screen's status box, as a log line, as an NDJSON record; a volatile
+	// Redis (run with --allow-volatile-redis) is named again on every status line.
+	const redisWarning = () => options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
+	const volatileWarning = () => backend.durability?.state === 'volatile' ? redisWarning() : undefined;
+	const warning = redisWarning();
+	// Subscribed before listening: what starts with it (events resumed from the journal) is kept
+	// for the screen or the log, which attach a moment later.
+	const events = {
+		...replayingSource(receiver),
+		// The screen's e: the editor opens while the receiver goes on answering.
+		edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date(deps.clock.now())),
+	};
+	return {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, events};
 }
 
-/** The plain presenter: the start-up banner on stderr, then one line per event on stdout. */
-function presentPlain(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
-	const {context} = deps;
-	const {options, url, key, previousValid, model, adminUrl, warning, store, now} = started;
-	const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
-	const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
-	const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
-	const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
-	// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
-	// the event log is serve's output (stdout).
-	const warningLine = warning ? `${clock(now())}  warning: ${warning}\n` : '';
-	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
-	events.on('event', event => {
-		log.line(plainLine(event));
+/** Listens for webhooks (and the admin endpoints when asked); on failure, closes what was opened. */
+async function listenAll(parts: {receiver: WebhookReceiver; service: Service; client: PlatformClient}, options: ServeOptions): Promise<{url: string; adminUrl?: string}> {
+	const {receiver, service, client} = parts;
+	try {
+		const {url} = await receiver.listen({port: options.port, host: options.host});
+		if (options.adminPort === undefined) {
+			return {url};
+		}
+
+		const admin = {port: options.adminPort, host: options.adminHost};
+		const {url: adminUrl} = await service.listenAdmin(admin).catch((error: unknown) => {
+			throw listenError(error, admin);
+		});
+		return {url, adminUrl};
+	} catch (error) {
+		await receiver.close(0).catch(() => undefined);
+		await service.stop();
+		await client.close();
+		throw error instanceof UserError ? error : listenError(error, options);
+	}
+}
+
+/** The screen's status line: health, waiting events, a volatile Redis, the admin address. */
+function statusOf(service: Service, volatile: string | undefined, adminUrl: string | undefined): {text: string; ok: boolean; next?: string} {
+	const state = service.health.state();
+	const waiting = service.waiting();
+	const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
+	const next = healthNext(state);
+	return {text: `${healthText(state, clock, false)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined, ...(next ? {next} : {})};
+}
+
+/** The live screen; Ink and React load only for it, so plain and NDJSON runs stay lean. */
+async function renderScreen(context: Deps['context'], props: Omit<ServeScreenProps, 'onQuit'>, onQuit: (force: boolean) => void): Promise<ReturnType<typeof renderApp>> {
+	const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
+	return renderApp(context, <ServeScreen {...props} onQuit={onQuit}/>);
+}
+
+/** Lets the screen's last events render, then releases the terminal. */
+async function releaseScreen(app: ReturnType<typeof renderApp> | undefined, flushIntervalMs: number): Promise<void> {
+	if (!app) {
+		return;
+	}
+
+	await new Promise(resolve => {
+		setTimeout(resolve, flushIntervalMs + 20);
+	});
+	app.unmount();
+	await app.waitUntilExit();
+}
+
+/** Without the screen: the health and the waiting events as status lines (NDJSON records with --json). */
+function followStatus(deps: Deps, service: Service, volatileWarning: () => string | undefined, log: ReturnType<typeof lineWriter>, now: () => string): void {
+	const {json} = deps.context;
+	const showStatus = (state: ReturnType<typeof service.health.state>) => {
+		const volatile = volatileWarning();
+		log.line(json ? JSON.stringify({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}) : `${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}`);
+	};
+
+	showStatus(service.health.state());
+	service.health.on(showStatus);
+	service.onWaiting(summary => {
+		log.line(json ? JSON.stringify(waitingRecord(summary)) : `${clock(now())}  status ${waitingText(summary, clock)}`);
 	});
 }
 
@@ -155,59 +175,11 @@ const command: Command<ServeOptions> = {
 	parse: parseServe,
 	async run(options, deps) {
 		const {context} = deps;
-		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'endpointSecret'], 'serve');
-		const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
-		const directory = options.dataDir ?? defaultDataDir(context.env);
-		const rate = options.platformRate;
-		const backend = await openServeStore(options, directory);
-		// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
-		const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
-		const client = deps.client(settings, {pacer, onRequest: entry => {
-			service.onRequest(entry);
-		}});
-		const service = createService({backend, client, maxBacklog: options.maxBacklog, ...(options.probeIntervalMs === undefined ? {} : {probeIntervalMs: options.probeIntervalMs, failingProbeIntervalMs: options.probeIntervalMs})});
-		const keyStatus = keyStatusOf(deps, deps.apiKey(settings.apiKey));
-		const model = settings.model ?? defaultModel;
-		const receiver = createReceiver(receiverOptions(options, {client, secrets, backend, model, service}));
-		const store = options.redisUrl ? `redis ${maskUrl(options.redisUrl)}` : `journal ${directory}`;
-		// Said at start-up: on the screen's status box, as a log line, as an NDJSON record; a volatile
-		// Redis (run with --allow-volatile-redis) is named again on every status line.
-		const redisWarning = () => options.redisUrl ? durabilityWarning(backend.durability, maskUrl(options.redisUrl)) : undefined;
-		const volatileWarning = () => backend.durability?.state === 'volatile' ? redisWarning() : undefined;
-		const warning = redisWarning();
-		// Subscribed before listening: what starts with it (events resumed from the journal) is kept
-		// for the screen or the log, which attach a moment later.
-		const events = {
-			...replayingSource(receiver),
-			// The screen's e: the editor opens while the receiver goes on answering.
-			edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date(deps.clock.now())),
-		};
-		let url: string;
-		let adminUrl: string | undefined;
-		try {
-			({url} = await receiver.listen({port: options.port, host: options.host}));
-			if (options.adminPort !== undefined) {
-				const admin = {port: options.adminPort, host: options.adminHost};
-				adminUrl = (await service.listenAdmin(admin).catch((error: unknown) => {
-					throw listenError(error, admin);
-				})).url;
-			}
-		} catch (error) {
-			await receiver.close(0).catch(() => undefined);
-			await service.stop();
-			await client.close();
-			throw error instanceof UserError ? error : listenError(error, options);
-		}
+		const parts = await assemble(options, deps);
+		const {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, events} = parts;
+		const {url, adminUrl} = await listenAll({receiver, service, client}, options);
 
 		const attached = service.attach(receiver);
-		const statusText = () => {
-			const state = service.health.state();
-			const volatile = volatileWarning();
-			const waiting = service.waiting();
-			const waitingPart = waiting.count > 0 ? ` · ${waitingText(waiting, clock)}` : '';
-			const next = healthNext(state);
-			return {text: `${healthText(state, clock, false)}${waitingPart}${volatile ? ` · warning: ${volatile}` : ''}${adminUrl ? ` · admin ${adminUrl}` : ''}`, ok: state.status === 'ready' && volatile === undefined, ...(next ? {next} : {})};
-		};
 
 		// Stops on Ctrl+C / SIGTERM through the context, or on q from the screen; a second Ctrl+C on the
 		// screen (force) cuts the drain short. Either way the one shutdown path below runs.
@@ -223,58 +195,40 @@ const command: Command<ServeOptions> = {
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
 		const started: Started = {options, url, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
 		if (context.interactive) {
-			// Ink and React load only for the screen; plain and NDJSON runs stay lean.
-			const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
-			app = renderApp(context, (
-				<ServeScreen
-					source={events}
-					url={url}
-					secretCount={secrets.length}
-					store={store}
-					{...(warning ? {warnings: [warning]} : {})}
-					drainTimeoutMs={options.drainTimeoutMs}
-					keyStatus={keyStatus}
-					health={statusText}
-					flushIntervalMs={flushIntervalMs}
-					onQuit={force => {
-						if (!force) {
-							quit.abort();
-							return;
-						}
+			app = await renderScreen(context, {
+				source: events,
+				url,
+				secretCount: secrets.length,
+				store,
+				...(warning ? {warnings: [warning]} : {}),
+				drainTimeoutMs: options.drainTimeoutMs,
+				keyStatus,
+				health: () => statusOf(service, volatileWarning(), adminUrl),
+				flushIntervalMs,
+			}, force => {
+				if (!force) {
+					quit.abort();
+					return;
+				}
 
-						// A second Ctrl+C: stop waiting for running jobs, as the shell does on a second SIGINT.
-						exitCode = 130;
-						forceQuit.abort();
-						quit.abort();
-					}}
-				/>
-			));
+				// A second Ctrl+C: stop waiting for running jobs, as the shell does on a second SIGINT.
+				exitCode = 130;
+				forceQuit.abort();
+				quit.abort();
+			});
 		} else if (context.json) {
 			presentJson(deps, started, events, log);
 		} else {
 			presentPlain(deps, started, events, log);
 		}
 
-		const showStatus = (state: ReturnType<typeof service.health.state>) => {
-			const volatile = volatileWarning();
-			if (context.json) {
-				log.line(JSON.stringify({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}));
-			} else if (!app) {
-				log.line(`${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}`);
-			}
-		};
-
-		void attached.then(() => {
-			showStatus(service.health.state());
-			service.health.on(showStatus);
-			service.onWaiting(summary => {
-				if (context.json) {
-					log.line(JSON.stringify(waitingRecord(summary)));
-				} else if (!app) {
-					log.line(`${clock(now())}  status ${waitingText(summary, clock)}`);
-				}
+		// Without the screen, the status is told as a line or a record when it changes.
+		if (!app) {
+			void attached.then(() => {
+				followStatus(deps, service, volatileWarning, log, now);
 			});
-		});
+		}
+
 		const cancelUnready = options.exitOnUnreadyMs === undefined ? () => undefined : service.exitWhenUnready(options.exitOnUnreadyMs / 1000, state => {
 			exitCode = 1;
 			context.stderr.write(`serve was not ready for ${formatCompactDuration(options.exitOnUnreadyMs ?? 0)} (${state.reasons.join('; ')}); stopping with exit code 1 so a supervisor restarts it.\n`);
@@ -291,15 +245,7 @@ const command: Command<ServeOptions> = {
 			await attached.catch(() => undefined);
 			await service.stop();
 			await client.close();
-			if (app) {
-				// Let the last events render before the screen is released.
-				await new Promise(resolve => {
-					setTimeout(resolve, flushIntervalMs + 20);
-				});
-				app.unmount();
-				await app.waitUntilExit();
-			}
-
+			await releaseScreen(app, flushIntervalMs);
 			if (forceQuit.signal.aborted) {
 				context.stderr.write(`Quit without waiting: ${plural(left, 'job')} left unfinished; ${options.redisUrl ? 'another replica takes them over' : 'the next serve on this data directory resumes them'}.\n`);
 			}
