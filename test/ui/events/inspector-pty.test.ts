@@ -1,8 +1,8 @@
 /**
  * The event inspector in a real terminal (util-linux `script`) at 80×24 and 60×15, read through a
- * test terminal: the first page with whole ids, search, filter, the detail pane, copy, pause and
- * following events another process writes, the help overlay, edit-and-replay with a scripted
- * $EDITOR, and q. Everything waits on what the screen shows.
+ * test terminal: the first page with whole ids, paging to the oldest event, search, filter, the
+ * detail pane, copy, pause and following events another process writes, the help overlay,
+ * edit-and-replay with a scripted $EDITOR, and q. Everything waits on what the screen shows.
  */
 import {chmodSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
@@ -59,6 +59,13 @@ describe.each([[80, 24], [60, 15]])('the inspector at %i×%i', (columns, rows) =
 			expect(screen).toContain(idOf(298));
 			expect(screen).toContain('following');
 			expect(session.terminal().screen().every(line => line.length <= columns)).toBe(true);
+
+			// Paging to the oldest event: the cursor's row is on screen (the footer's lines come off
+			// the list's rows); g goes back to the newest.
+			session.write('\u001B[6~'.repeat(30));
+			await shows(session, idOf(0));
+			session.write('g');
+			await shows(session, idOf(299));
 
 			// Search over the body text.
 			session.write('/');
