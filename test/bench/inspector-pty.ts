@@ -1,0 +1,98 @@
+/**
+ * One run of the real command for the inspector bench: the built `dist/cli.js events --data-dir DIR`
+ * in a pseudo-terminal of 80×24 (util-linux `script`), as a user starts it. Measures the time from
+ * the spawn to the newest event's id appearing on the terminal, and the process's peak RSS (VmHWM
+ * of /proc/<pid>/status, read once the first page shows). Linux only, as the
+ * pty tests are.
+ */
+import {spawn} from 'node:child_process';
+import {readFileSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
+import {stripAnsi} from '../support/pty.js';
+
+export type PtyRun = {firstPageMs: number; firstPageRssMiB: number; pagingMs: number; peakRssMiB: number};
+
+/** What to wait for: the newest event's id, then (after `pages` PgDn) the id of the row the cursor lands on. */
+export type PtyTarget = {newestId: string; pages: number; pagedId: string};
+
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const limitMs = 60_000;
+
+function quote(value: string): string {
+	return `'${value.replaceAll('\'', '\'\\\'\'')}'`;
+}
+
+/** The environment a user's terminal gives: no test or CI settings, colour on. */
+function userEnv(): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (!name.startsWith('PLATFORM_') && !['CI', 'NODE_ENV', 'NODE_OPTIONS', 'NO_COLOR', 'FORCE_COLOR'].includes(name)) {
+			env[name] = value;
+		}
+	}
+
+	return {...env, TERM: 'xterm-256color'};
+}
+
+/** The peak RSS (MiB) of the program: the shell `script` starts execs it, so it is script's child. */
+function peakRssMiB(scriptPid: number): number {
+	const children = readFileSync(`/proc/${scriptPid}/task/${scriptPid}/children`, 'utf8').trim().split(/\s+/);
+	const status = readFileSync(`/proc/${children[0] ?? ''}/status`, 'utf8');
+	const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+	if (kib === undefined) {
+		throw new Error('no VmHWM in the program\'s /proc status');
+	}
+
+	return Number(kib) / 1024;
+}
+
+/** Opens the inspector on `dataDirectory` in a pty until `target.newestId` shows, pages down, then quits it with `q`. */
+export async function runInspectorInPty(dataDirectory: string, target: PtyTarget): Promise<PtyRun> {
+	const command = `stty cols 80 rows 24; exec ${[process.execPath, cli, 'events', '--data-dir', dataDirectory].map(quote).join(' ')}`;
+	const started = performance.now();
+	const child = spawn('script', ['-qefc', command, '/dev/null'], {env: userEnv(), stdio: ['pipe', 'pipe', 'pipe']});
+	let output = '';
+	let first: {ms: number; rss: number; at: number} | undefined;
+	let run: PtyRun | undefined;
+	let failure: Error | undefined;
+	const timer = setTimeout(() => {
+		failure = new Error(`the inspector did not show ${first ? target.pagedId : target.newestId} within ${limitMs} ms; it showed:\n${stripAnsi(output).slice(-2000)}`);
+		child.kill('SIGKILL');
+	}, limitMs);
+	const pid = () => child.pid ?? 0;
+	const step = () => {
+		if (first === undefined && stripAnsi(output).includes(target.newestId)) {
+			first = {ms: performance.now() - started, rss: peakRssMiB(pid()), at: output.length};
+			child.stdin.write('\u001B[6~'.repeat(target.pages));
+		} else if (first && run === undefined && stripAnsi(output.slice(first.at)).includes(target.pagedId)) {
+			run = {firstPageMs: first.ms, firstPageRssMiB: first.rss, pagingMs: performance.now() - started - first.ms, peakRssMiB: peakRssMiB(pid())};
+			child.stdin.write('q');
+		}
+	};
+
+	const onOutput = (chunk: string) => {
+		output += chunk;
+		try {
+			step();
+		} catch (error) {
+			failure ??= error instanceof Error ? error : new Error(String(error));
+			child.kill('SIGKILL');
+		}
+	};
+
+	child.stdout.setEncoding('utf8').on('data', onOutput);
+	child.stderr.setEncoding('utf8').on('data', onOutput);
+	const code = await new Promise<number | null>(resolve => {
+		child.on('close', resolve);
+	});
+	clearTimeout(timer);
+	if (failure) {
+		throw failure;
+	}
+
+	if (run === undefined || code !== 0) {
+		throw new Error(`the inspector ended with ${String(code)} before or after its pages; it showed:\n${stripAnsi(output).slice(-2000)}`);
+	}
+
+	return run;
+}
