@@ -2,8 +2,9 @@
  * One run of the real command for the inspector bench: the built `dist/cli.js events --data-dir DIR`
  * in a pseudo-terminal of 80×24 (util-linux `script`), as a user starts it. Measures the time from
  * the spawn to the newest event's id appearing on the terminal, and the process's peak RSS (VmHWM
- * of /proc/<pid>/status, read once the first page shows). Linux only, as the
- * pty tests are.
+ * of /proc/<pid>/status, read once the first page shows). Then it pages down `pages` times,
+ * PgDn every `keyGapMs` as a held key repeats, until the id the cursor lands on shows, and reads
+ * the peak RSS again before `q` quits. Linux only, as the pty tests are.
  */
 import {spawn} from 'node:child_process';
 import {readFileSync} from 'node:fs';
@@ -13,7 +14,7 @@ import {stripAnsi} from '../support/pty.js';
 export type PtyRun = {firstPageMs: number; firstPageRssMiB: number; pagingMs: number; peakRssMiB: number};
 
 /** What to wait for: the newest event's id, then (after `pages` PgDn) the id of the row the cursor lands on. */
-export type PtyTarget = {newestId: string; pages: number; pagedId: string};
+export type PtyTarget = {newestId: string; pages: number; keyGapMs: number; pagedId: string};
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const limitMs = 60_000;
@@ -60,10 +61,17 @@ export async function runInspectorInPty(dataDirectory: string, target: PtyTarget
 		child.kill('SIGKILL');
 	}, limitMs);
 	const pid = () => child.pid ?? 0;
+	const pressPageDown = (left: number) => {
+		if (left > 0 && child.exitCode === null) {
+			child.stdin.write('\u001B[6~');
+			setTimeout(pressPageDown, target.keyGapMs, left - 1);
+		}
+	};
+
 	const step = () => {
 		if (first === undefined && stripAnsi(output).includes(target.newestId)) {
 			first = {ms: performance.now() - started, rss: peakRssMiB(pid()), at: output.length};
-			child.stdin.write('\u001B[6~'.repeat(target.pages));
+			pressPageDown(target.pages);
 		} else if (first && run === undefined && stripAnsi(output.slice(first.at)).includes(target.pagedId)) {
 			run = {firstPageMs: first.ms, firstPageRssMiB: first.rss, pagingMs: performance.now() - started - first.ms, peakRssMiB: peakRssMiB(pid())};
 			child.stdin.write('q');
