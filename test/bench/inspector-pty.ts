@@ -1,8 +1,8 @@
 /**
  * One run of the real command for the inspector bench: the built `dist/cli.js events --data-dir DIR`
  * in a pseudo-terminal of 80×24 (util-linux `script`), as a user starts it. Measures the time from
- * the spawn to the newest event's id appearing on the terminal, and the process's peak RSS (VmHWM
- * of /proc/<pid>/status, read once the first page shows). Then it pages down `pages` times,
+ * the spawn to the newest event's id appearing on the terminal, the CPU time the process used by
+ * then, and its peak RSS (VmHWM of /proc/<pid>/status) then. Then it pages down `pages` times,
  * PgDn every `keyGapMs` as a held key repeats, until the id the cursor lands on shows, and reads
  * the peak RSS again before `q` quits. Linux only, as the pty tests are.
  */
@@ -11,7 +11,7 @@ import {readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {stripAnsi} from '../support/pty.js';
 
-export type PtyRun = {firstPageMs: number; firstPageRssMiB: number; pagingMs: number; peakRssMiB: number};
+export type PtyRun = {firstPageMs: number; firstPageCpuMs: number; firstPageRssMiB: number; pagingMs: number; peakRssMiB: number};
 
 /** What to wait for: the newest event's id, then (after `pages` PgDn) the id of the row the cursor lands on. */
 export type PtyTarget = {newestId: string; pages: number; keyGapMs: number; pagedId: string};
@@ -35,10 +35,14 @@ function userEnv(): NodeJS.ProcessEnv {
 	return {...env, TERM: 'xterm-256color'};
 }
 
-/** The peak RSS (MiB) of the program: the shell `script` starts execs it, so it is script's child. */
+/** The program's pid: the shell `script` starts execs it, so it is script's child. */
+function programPid(scriptPid: number): string {
+	return readFileSync(`/proc/${scriptPid}/task/${scriptPid}/children`, 'utf8').trim().split(/\s+/)[0] ?? '';
+}
+
+/** The peak RSS (MiB) of the program. */
 function peakRssMiB(scriptPid: number): number {
-	const children = readFileSync(`/proc/${scriptPid}/task/${scriptPid}/children`, 'utf8').trim().split(/\s+/);
-	const status = readFileSync(`/proc/${children[0] ?? ''}/status`, 'utf8');
+	const status = readFileSync(`/proc/${programPid(scriptPid)}/status`, 'utf8');
 	const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
 	if (kib === undefined) {
 		throw new Error('no VmHWM in the program\'s /proc status');
@@ -47,13 +51,24 @@ function peakRssMiB(scriptPid: number): number {
 	return Number(kib) / 1024;
 }
 
+/**
+ * The CPU time (ms, user and system, in 10 ms ticks) the program has used: on a loaded machine the
+ * time from the spawn grows with the load, this does not.
+ */
+function cpuMs(scriptPid: number): number {
+	// The fields after the command's name (which ends at the last ')'): utime and stime are the 12th and 13th.
+	const stat = readFileSync(`/proc/${programPid(scriptPid)}/stat`, 'utf8');
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Opens the inspector on `dataDirectory` in a pty until `target.newestId` shows, pages down, then quits it with `q`. */
 export async function runInspectorInPty(dataDirectory: string, target: PtyTarget): Promise<PtyRun> {
 	const command = `stty cols 80 rows 24; exec ${[process.execPath, cli, 'events', '--data-dir', dataDirectory].map(quote).join(' ')}`;
 	const started = performance.now();
 	const child = spawn('script', ['-qefc', command, '/dev/null'], {env: userEnv(), stdio: ['pipe', 'pipe', 'pipe']});
 	let output = '';
-	let first: {ms: number; rss: number; at: number} | undefined;
+	let first: {ms: number; cpuMs: number; rss: number; at: number} | undefined;
 	let run: PtyRun | undefined;
 	let failure: Error | undefined;
 	const timer = setTimeout(() => {
@@ -70,10 +85,10 @@ export async function runInspectorInPty(dataDirectory: string, target: PtyTarget
 
 	const step = () => {
 		if (first === undefined && stripAnsi(output).includes(target.newestId)) {
-			first = {ms: performance.now() - started, rss: peakRssMiB(pid()), at: output.length};
+			first = {ms: performance.now() - started, cpuMs: cpuMs(pid()), rss: peakRssMiB(pid()), at: output.length};
 			pressPageDown(target.pages);
 		} else if (first && run === undefined && stripAnsi(output.slice(first.at)).includes(target.pagedId)) {
-			run = {firstPageMs: first.ms, firstPageRssMiB: first.rss, pagingMs: performance.now() - started - first.ms, peakRssMiB: peakRssMiB(pid())};
+			run = {firstPageMs: first.ms, firstPageCpuMs: first.cpuMs, firstPageRssMiB: first.rss, pagingMs: performance.now() - started - first.ms, peakRssMiB: peakRssMiB(pid())};
 			child.stdin.write('q');
 		}
 	};
