@@ -2,24 +2,24 @@
  * `platform-tui events` in a terminal (or `events inspect`): the event inspector over the whole
  * journal (source/ui/events/InspectorScreen.tsx). Replays and edited copies are processed in this
  * process, as `events replay` does; the journal is opened without the full read at open (the
- * inspector reads pages only, so a million events open in well under a second).
+ * inspector reads pages only, so a million events open in well under a second). What only `r`
+ * and `e` need (the answer pipeline, the platform client, the editor) loads when first used, and
+ * the screen (React, Ink) once the journal is open, with React's production build (react-build.ts).
  */
 import {defaultModel} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
 import {formatMs} from '../../format/duration.js';
 import {errorMessage} from '../../format/value.js';
 import {eventTypes} from '../../platform/types.js';
-import {storedEventJob} from '../../receiver/answer-job.js';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {JournalBackend} from '../../receiver/journal/journal.js';
-import {platformPort} from '../../receiver/platform-port.js';
 import {clipboardSupported, osc52} from '../../ui/events/inspector-format.js';
+import {withReactBuild} from '../../ui/react-build.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './inspect.command.js';
-import {editableBody, editText, replayEdited} from './edit-replay.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
 
 export type InspectOptions = StoreOptions;
@@ -35,8 +35,9 @@ function notReplayable(event: StoredEvent): string | undefined {
 /** The inspector's r, e and y, done by this process. */
 function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(work: () => T) => T) {
 	let client: ReturnType<Deps['client']> | undefined;
-	const handler = () => {
+	const handler = async () => {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'events (replay)');
+		const [{storedEventJob}, {platformPort}] = await Promise.all([import('../../receiver/answer-job.js'), import('../../receiver/platform-port.js')]);
 		client ??= deps.client(settings);
 		return storedEventJob(platformPort(client), settings.model ?? defaultModel);
 	};
@@ -50,7 +51,7 @@ function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(
 					return refusal;
 				}
 
-				const result = await backend.replay(event.id, handler());
+				const result = await backend.replay(event.id, await handler());
 				if (result.outcome === 'busy') {
 					return `${event.id} is held by ${result.holder}; not replayed`;
 				}
@@ -69,6 +70,7 @@ function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(
 					return refusal;
 				}
 
+				const {editableBody, editText, replayEdited} = await import('./edit-replay.js');
 				const text = editableBody(event);
 				const edited = pauseScreen(() => editText(text, deps.context.env, `${event.id}.json`));
 				if (edited.trim() === text.trim()) {
@@ -76,7 +78,7 @@ function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(
 				}
 
 				try {
-					const done = await replayEdited(backend, handler(), event, edited, [], new Date(deps.clock.now()));
+					const done = await replayEdited(backend, await handler(), event, edited, [], new Date(deps.clock.now()));
 					const status = done.result.outcome === 'done' ? done.result.result.status : done.result.outcome;
 					return `Stored the edited copy of ${event.id} as ${done.id} and replayed it: ${status}`;
 				} catch (error) {
@@ -113,7 +115,7 @@ const command: Command<InspectOptions> = {
 			throw new UserError('inspect-unsupported', 'The inspector reads the event journal; this data directory has none yet (start serve once), or list the events with `platform-tui events list`.');
 		}
 
-		const [{InspectorScreen}, {renderApp}] = await Promise.all([import('../../ui/events/InspectorScreen.js'), import('../../ui/render.js')]);
+		const {renderInspector} = await withReactBuild(async () => import('../../ui/events/inspector-app.js'));
 		const {stdout} = context;
 		const stdin: {setRawMode?: (mode: boolean) => unknown} = context.stdin;
 		const pauseScreen = <T,>(work: () => T): T => {
@@ -132,18 +134,16 @@ const command: Command<InspectOptions> = {
 		const {actions, close} = inspectorActions(backend, deps, pauseScreen);
 		stdout.write(enterScreen);
 		try {
-			const app = renderApp(context, (
-				<InspectorScreen
-					read={query => backend.readPage(query)}
-					get={async id => backend.get(id)}
-					where={where}
-					actions={actions}
-					colour={!context.env.NO_COLOR && context.env.FORCE_COLOR !== '0'}
-					onQuit={() => {
-						app.unmount();
-					}}
-				/>
-			));
+			const app = renderInspector(context, {
+				read: query => backend.readPage(query),
+				get: async id => backend.get(id),
+				where,
+				actions,
+				colour: !context.env.NO_COLOR && context.env.FORCE_COLOR !== '0',
+				onQuit() {
+					app.unmount();
+				},
+			});
 			const cancel = () => {
 				app.unmount();
 			};

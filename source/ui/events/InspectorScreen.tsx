@@ -38,8 +38,8 @@ export type InspectorProps = {
 
 type Mode = InspectorMode;
 
-/** Lines the list leaves to the header, the table's heading, the footer and one free line. */
-const chrome = 4;
+/** Lines the list leaves to the header, the table's heading and one free line (the footer's lines come on top). */
+const chrome = 3;
 
 function scopeOf(query: Query, now: number): Scope {
 	const match = queryMatcher(query);
@@ -50,12 +50,13 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 	const size = useTerminalSize();
 	const width = Math.max(20, size.columns ?? 80);
 	const height = Math.max(6, size.rows ?? 24);
-	const view = Math.max(1, height - chrome);
+	// Events a read asks for: two screens' worth, whatever the footer takes.
+	const readRows = 2 * Math.max(1, height - chrome - 1);
 	const [query, setQuery] = useState<Query>(emptyQuery);
 	// The query's scope as of the last key (not the last render): a read queued before a new query
 	// must not use the old one.
 	const scopeRef = useRef<Scope>({});
-	const [window, setWindow] = useState<Window>(() => openWindow(read, {}, view * 2));
+	const [window, setWindow] = useState<Window>(() => openWindow(read, {}, readRows));
 	const [mode, setModeState] = useState<Mode>('list');
 	// Read by the key handler: a chunk of keys is handled before the next render.
 	const modeRef = useRef<Mode>('list');
@@ -68,7 +69,7 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 	const applyQuery = (next: Query) => {
 		setQuery(next);
 		scopeRef.current = scopeOf(next, now());
-		setWindow(openWindow(read, scopeRef.current, view * 2));
+		setWindow(openWindow(read, scopeRef.current, readRows));
 	};
 
 	const [input, setInputState] = useState('');
@@ -86,6 +87,14 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 	const [detail, setDetail] = useState<{event: StoredEvent; offset: number}>();
 	const busy = useRef(false);
 
+	const footer = mode === 'search'
+		? `/${input}▏  (Enter search · Esc cancel)`
+		: (mode === 'filter' ? `filter: ${input}▏  (${filterHelp})` : (notice ?? footerHint(mode, window)));
+	// A notice wraps onto up to 3 lines (an id in it is never cut), the key hint onto 2 at 80
+	// columns: the list's rows are what the footer leaves, so the cursor's row is always on screen.
+	const footerLines = wrapParagraphs(footer, width).split('\n').slice(0, 3);
+	const view = Math.max(1, height - chrome - footerLines.length);
+
 	// A search over many events goes on a scan step at a time, the screen drawn between.
 	useEffect(() => {
 		if (!wantsOlder(window, view)) {
@@ -93,12 +102,12 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 		}
 
 		const timer = setTimeout(() => {
-			setWindow(current => loadOlder(current, read, scopeRef.current, view * 2));
+			setWindow(current => loadOlder(current, read, scopeRef.current, readRows));
 		}, 0);
 		return () => {
 			clearTimeout(timer);
 		};
-	}, [window, view, read]);
+	}, [window, view, read, readRows]);
 
 	// Following: new events are added at the top; paused, they are counted.
 	useEffect(() => {
@@ -262,7 +271,7 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 		} else if (key.pageUp) {
 			setWindow(previous => moveCursor(previous, -view, view, read, scopeRef.current));
 		} else if (text === 'g') {
-			setWindow(openWindow(read, scopeRef.current, view * 2));
+			setWindow(openWindow(read, scopeRef.current, readRows));
 		}
 	});
 
@@ -273,15 +282,10 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 		queryText(query),
 		where,
 	].filter(part => part !== '').join(' · ');
-	const footer = mode === 'search'
-		? `/${input}▏  (Enter search · Esc cancel)`
-		: (mode === 'filter' ? `filter: ${input}▏  (${filterHelp})` : (notice ?? footerHint(mode, window)));
 	const body = mode === 'help'
 		? helpLines(width, height - 5)
 		: (mode === 'detail' && detail ? detailLines(detail.event, colour).slice(detail.offset) : listLines(shown, view, width));
-	// A notice wraps onto up to 3 lines (an id in it is never cut); header, body and footer stay
-	// one line shorter than the window.
-	const footerLines = wrapParagraphs(footer, width).split('\n').slice(0, 3);
+	// Header, body and footer stay one line shorter than the window.
 	const room = height - 2 - footerLines.length;
 	const selectedLine = shown.cursor - shown.top + 1;
 	return (

@@ -1,8 +1,8 @@
 /**
  * The event inspector in a real terminal (util-linux `script`) at 80×24 and 60×15, read through a
- * test terminal: the first page with whole ids, search, filter, the detail pane, copy, pause and
- * following events another process writes, the help overlay, edit-and-replay with a scripted
- * $EDITOR, and q. Everything waits on what the screen shows.
+ * test terminal: the first page with whole ids, paging to the oldest event, search, filter, the
+ * detail pane, copy, pause and following events another process writes, the help overlay,
+ * edit-and-replay with a scripted $EDITOR, and q. Everything waits on what the screen shows.
  */
 import {chmodSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
@@ -44,7 +44,9 @@ async function screenShows(session: PtySession, test: (screen: string) => boolea
 
 const shows = async (session: PtySession, text: string) => screenShows(session, screen => screen.includes(text), JSON.stringify(text));
 
-describe.each([[80, 24], [60, 15]])('the inspector at %i×%i', (columns, rows) => {
+// At 60×15 as users run it, without NODE_ENV (React's production build, source/ui/react-build.ts);
+// at 80×24 with the test run's NODE_ENV=test (the development build, with its checks).
+describe.each([[80, 24, 'test'], [60, 15, undefined]])('the inspector at %i×%i (NODE_ENV %s)', (columns, rows, nodeEnv) => {
 	it('pages, searches, filters, shows details, copies, pauses, helps, edits and replays, quits', async () => {
 		const directory = tempDataDir();
 		const newestMs = Date.now() - 60_000;
@@ -52,13 +54,20 @@ describe.each([[80, 24], [60, 15]])('the inspector at %i×%i', (columns, rows) =
 		const editor = path.join(tempDataDir(), 'editor.sh');
 		writeFileSync(editor, '#!/bin/sh\nsed -i \'s/question number 295/edited question/\' "$1"\n');
 		chmodSync(editor, 0o755);
-		const session = runInPty(['events'], {env: {...platformEnv(platform), PLATFORM_TUI_DATA_DIR: directory, EDITOR: editor, VISUAL: undefined}, columns, rows});
+		const session = runInPty(['events'], {env: {...platformEnv(platform), PLATFORM_TUI_DATA_DIR: directory, EDITOR: editor, VISUAL: undefined, NODE_ENV: nodeEnv, PLATFORM_TUI_TEST_TIMERS: nodeEnv && '1'}, columns, rows});
 		try {
 			// The first page: newest first, ids whole, no line wider than the window.
 			let screen = await shows(session, idOf(299));
 			expect(screen).toContain(idOf(298));
 			expect(screen).toContain('following');
 			expect(session.terminal().screen().every(line => line.length <= columns)).toBe(true);
+
+			// Paging to the oldest event: the cursor's row is on screen (the footer's lines come off
+			// the list's rows); g goes back to the newest.
+			session.write('\u001B[6~'.repeat(30));
+			await shows(session, idOf(0));
+			session.write('g');
+			await shows(session, idOf(299));
 
 			// Search over the body text.
 			session.write('/');
