@@ -1,10 +1,18 @@
 /**
  * The terminal as Ink sees it while a live screen runs. Two things Ink gets wrong about a terminal
- * whose window is narrowed are put right here, where every write passes:
+ * whose window is resized are put right here, where every write passes:
  * - Ink erases its previous frame by counting the lines it wrote, but the terminal has re-wrapped
  *   those lines at the new width, so a narrowed window kept broken copies of the old frame above
  *   the new one. The first erase after a narrowing erases the rows the old lines take at the new
  *   width (see WrittenLines).
+ * - Re-wrapped, the old frame may be taller than the window: its top is then in the scrollback,
+ *   where moving the cursor up cannot reach. Those lines are left whole (a line erased only in
+ *   part would be joined to the next frame's first line when the terminal re-wraps), the new frame
+ *   is written below them, and they are remembered: when the window grows back, the terminal pulls
+ *   them back onto the screen (xterm.js, VTE, kitty and tmux refill a taller window from the
+ *   scrollback), right above the frame, and the first erase that can reach them erases them too.
+ *   Once anything is printed between them and the frame (finished rows), they are no longer the
+ *   frame's neighbours and are forgotten: a terminal that keeps them in its scrollback keeps them.
  * - When the previous frame was as tall as the window, Ink clears the whole terminal and its
  *   scrollback (lines printed before the app started vanished). Our screens always fit their frame
  *   into the window (they follow `terminalSize`), so Ink is told the window is never too short.
@@ -25,16 +33,40 @@ function eraseLines(count: number): string {
 // eslint-disable-next-line no-control-regex
 const leadingErase = /^((?:\u001B\[\d*[AB])*)((?:\u001B\[2K(?:\u001B\[1A)?)+\u001B\[G)/;
 
+/**
+ * Which lines of a block (the rows each takes now, topmost first) an erase may touch in a window
+ * `height` rows tall, the cursor on the block's last line: all of them when they fit; otherwise
+ * those below the lines that start above the screen's top, which are kept whole.
+ */
+export function erasePlan(rows: readonly number[], height: number | undefined): {kept: number; erasedRows: number} {
+	const total = rows.reduce((sum, each) => sum + each, 0);
+	if (height === undefined || total <= height) {
+		return {kept: 0, erasedRows: total};
+	}
+
+	const hidden = total - height;
+	let kept = 0;
+	let start = 0;
+	while (kept < rows.length && start < hidden) {
+		start += rows[kept] ?? 0;
+		kept++;
+	}
+
+	return {kept, erasedRows: total - start};
+}
+
 export class LiveTerminal extends EventEmitter {
 	readonly terminal: Terminal;
 	private readonly lines = new WrittenLines();
 	private knownColumns: number | undefined;
 	/** Set between a narrowing and the first erase after it. */
-	private narrowedTo: number | undefined;
+	private narrowed = false;
+	/** Lines of an old frame left above the current one, out of reach; `end` is the frame's first line. */
+	private stale: {lines: number; end: number} | undefined;
 	private readonly onResize = () => {
 		const columns = this.terminal.columns;
 		if (columns !== undefined && this.knownColumns !== undefined && columns < this.knownColumns) {
-			this.narrowedTo = columns;
+			this.narrowed = true;
 		}
 
 		this.knownColumns = columns;
@@ -67,23 +99,47 @@ export class LiveTerminal extends EventEmitter {
 
 	write(data: string | Uint8Array, ...rest: unknown[]): boolean {
 		let text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
-		if (this.narrowedTo !== undefined) {
-			const erase = leadingErase.exec(text);
-			if (erase) {
-				const count = (erase[2] ?? '').split('\u001B[2K').length - 1;
-				const rows = this.lines.rowsAt(this.narrowedTo, count);
-				text = (erase[1] ?? '') + eraseLines(rows) + text.slice(erase[0].length);
-				this.narrowedTo = undefined;
-			}
+		const erase = leadingErase.exec(text);
+		if (erase) {
+			const moves = erase[1] ?? '';
+			const after = text.slice(erase[0].length);
+			this.lines.write(moves);
+			const {terminal, logical} = this.erase((erase[2] ?? '').split('\u001B[2K').length - 1);
+			this.lines.write(logical + after);
+			text = moves + terminal + after;
+		} else {
+			this.lines.write(text);
 		}
 
-		this.lines.write(text);
 		return (this.terminal.write as (chunk: string, ...more: unknown[]) => boolean)(text, ...rest);
 	}
 
 	/** Stops following the terminal's resizes. */
 	dispose(): void {
 		this.terminal.off('resize', this.onResize);
+	}
+
+	/**
+	 * What erasing Ink's last `count` lines takes: the rows to erase on the terminal, and the lines
+	 * that erases as this terminal's record of lines (WrittenLines) counts them.
+	 */
+	private erase(count: number): {terminal: string; logical: string} {
+		const landing = this.lines.line - (count - 1);
+		const stale = this.stale?.end === landing ? this.stale.lines : 0;
+		this.stale = undefined;
+		if (!this.narrowed && stale === 0) {
+			return {terminal: eraseLines(count), logical: eraseLines(count)};
+		}
+
+		this.narrowed = false;
+		const block = count + stale;
+		const rows = this.lines.rowsEach(this.terminal.columns ?? 80, block);
+		const {kept, erasedRows} = erasePlan(rows, this.terminal.rows);
+		if (kept > 0) {
+			this.stale = {lines: kept, end: landing - stale + kept};
+		}
+
+		return {terminal: eraseLines(erasedRows), logical: eraseLines(block - kept)};
 	}
 }
 

@@ -13,6 +13,13 @@ export class WrittenLines {
 	private lines: string[] = [''];
 	private row = 0;
 	private column = 0;
+	/** Lines dropped from the top so far (`line` counts them). */
+	private dropped = 0;
+
+	/** The cursor's line, counted from the first line ever written (dropping lines does not change it). */
+	get line(): number {
+		return this.dropped + this.row;
+	}
 
 	/** Follows `data` written to the terminal. */
 	write(data: string): void {
@@ -46,11 +53,16 @@ export class WrittenLines {
 
 	/** Terminal rows the last `count` lines (the cursor's line and those above it) take at `columns`. */
 	rowsAt(columns: number, count: number): number {
-		let rows = 0;
-		for (let offset = 0; offset < count; offset++) {
+		return this.rowsEach(columns, count).reduce((sum, rows) => sum + rows, 0);
+	}
+
+	/** The rows each of the last `count` lines takes at `columns`, the topmost first. */
+	rowsEach(columns: number, count: number): number[] {
+		const rows: number[] = [];
+		for (let offset = count - 1; offset >= 0; offset--) {
 			const line = this.lines[this.row - offset];
 			const width = line === undefined ? 0 : stringWidth(line);
-			rows += Math.max(1, Math.ceil(width / Math.max(1, columns)));
+			rows.push(Math.max(1, Math.ceil(width / Math.max(1, columns))));
 		}
 
 		return rows;
@@ -74,6 +86,7 @@ export class WrittenLines {
 			const dropped = this.lines.length - (keptLines / 2);
 			this.lines.splice(0, dropped);
 			this.row -= dropped;
+			this.dropped += dropped;
 		}
 	}
 

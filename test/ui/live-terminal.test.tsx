@@ -7,6 +7,7 @@
 import {EventEmitter} from 'node:events';
 import {Box, Text} from 'ink';
 import {describe, expect, it} from 'vitest';
+import {erasePlan} from '../../source/ui/live-terminal.js';
 import {renderApp} from '../../source/ui/render.js';
 import {useTerminalSize} from '../../source/ui/use-terminal-size.js';
 import {WrittenLines} from '../../source/ui/written-lines.js';
@@ -101,6 +102,39 @@ describe('a live screen when the window is narrowed', () => {
 		expect(screen.filter(line => line.startsWith('╭'))).toHaveLength(1);
 		expect(screen.filter(line => line.includes('live at'))).toHaveLength(1);
 		app.unmount();
+	});
+	it('leaves no copy of the old frame when the window shrinks from 200×50 to 60×15 and grows back', async () => {
+		const {terminal, stdout, app} = start(200, 50, 3);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 200×50')), {what: 'the first frame'});
+		stdout.resize(60, 15);
+		await waitFor(() => terminal.screen().some(line => line.includes('live at 60×15')), {what: 'the frame at 60×15'});
+		// Re-wrapped at 60 columns the old frame is 25 rows: its top is out of reach, kept whole
+		// above the new frame (no line of it is erased in part, so none is joined to the new frame).
+		expect(terminal.screen().filter(line => line.startsWith('╭'))).toHaveLength(1);
+		stdout.resize(200, 50);
+		const text = await waitFor(() => terminal.text(), {until: text => text.some(line => line.includes('live at 200×50')), what: 'the frame at 200×50'});
+		expect(text[0]).toBe('printed before the app started');
+		expect(text.filter(line => line.includes('╭'))).toHaveLength(1);
+		expect(text.filter(line => line.includes('╰'))).toHaveLength(1);
+		expect(text.filter(line => line.includes('line 0 '))).toHaveLength(1);
+		expect(text[1]).toMatch(/^╭─{198}╮$/);
+		expect(text).toHaveLength(1 + 2 + 1 + 3);
+		expect(terminal.clears).toBe(0);
+		app.unmount();
+	});
+});
+
+describe('erasePlan', () => {
+	it('erases a block that fits, and keeps whole the lines that start above the screen', () => {
+		expect(erasePlan([4, 4, 1], 15)).toEqual({kept: 0, erasedRows: 9});
+		expect(erasePlan([4, 4, 4, 4, 1], undefined)).toEqual({kept: 0, erasedRows: 17});
+		// 17 rows in 15: the first line starts above the screen (2 rows hidden): kept whole.
+		expect(erasePlan([4, 4, 4, 4, 1], 15)).toEqual({kept: 1, erasedRows: 13});
+		// 17 rows in 13: 4 hidden, the first line exactly: only it is kept.
+		expect(erasePlan([4, 4, 4, 4, 1], 13)).toEqual({kept: 1, erasedRows: 13});
+		expect(erasePlan([4, 4, 4, 4, 1], 12)).toEqual({kept: 2, erasedRows: 9});
+		// The cursor's line is always on the screen.
+		expect(erasePlan([4, 4, 1], 1)).toEqual({kept: 2, erasedRows: 1});
 	});
 });
 

@@ -337,34 +337,46 @@ describe('serve screen in a terminal', () => {
 		}
 	});
 
-	// Known defect, not fixed yet: when the window shrinks, the terminal re-wraps the 200-column frame
-	// into more lines than Ink erases, so the top of the old box stays above the new one (and, grown
-	// back, that stale top border is what is left). Marked as failing so the fix turns it red: then
-	// drop `.fails`.
-	it.fails('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback', async () => {
+	it('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback', async () => {
 		const dataDir = tempDataDir();
-		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 200, rows: 50, resizable: true});
-		const port = await listeningPort(() => session.output());
-		const boxAt = (columns: number) => async () => waitFor(() => session.terminal().text(), {until: text => text.some(line => /^╭─+╮$/.test(line) && Array.from(line).length === columns) && /^╰─+╯$/.test(text.at(-1) ?? ''), what: `the whole box at ${columns} columns`});
+		const running = await chosenEvent('Hold me through the resizes');
+		model.mode = 'hold';
+		const session = runInPty(['serve', '--port', '0', '--data-dir', dataDir], {env: env(), columns: 200, rows: 50, before: 'printed before serve started', resizable: true});
+		const generating = /generating \(\d+ documents? found\)/;
+		// The last box (the frame's) at `columns`, whole, with the running row above it.
+		const frameAt = async (columns: number) => waitFor(() => session.terminal().text(), {
+			until: text => Array.from(text.findLast(line => line.startsWith('╭')) ?? '').length === columns && /^╰─+╯$/.test(text.at(-1) ?? '') && text.some(line => generating.test(line)),
+			what: `the whole frame at ${columns} columns with the running row`,
+		});
 		try {
+			const port = await listeningPort(() => session.output());
 			await screenShows(session, has('q or Ctrl+C to stop'), 'the screen');
 			const message = buildTestEvent('user-message', {text: 'Before the shrink', userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId});
 			await deliver(port, message);
 			await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('user-message.created') && line.includes('logged')), what: 'the logged row'});
-			await boxAt(200)();
+			await deliver(port, running);
+			await frameAt(200);
 			session.resize(60, 15);
-			await boxAt(60)();
+			await frameAt(60);
 			session.resize(200, 50);
-			const after = await boxAt(200)();
-			// One box, one account of the secrets and the key, one row per event: nothing left over.
-			expect(after.filter(line => line.startsWith('╭'))).toHaveLength(1);
-			expect(after.filter(line => line.startsWith('╰'))).toHaveLength(1);
+			const after = await frameAt(200);
+			// The whole scrollback: what was printed, then one frame; nothing of the old ones is left.
+			expect(after[0]).toBe('printed before serve started');
+			expect(after.filter(line => line.includes('╭'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('╰'))).toHaveLength(1);
 			expect(after.filter(line => line.includes('endpoint secret'))).toHaveLength(1);
+			expect(after.filter(line => line.includes('received 2'))).toHaveLength(1);
+			expect(after.filter(line => generating.test(line))).toHaveLength(1);
 			expect(after.filter(line => line.includes('user-message.created'))).toHaveLength(1);
+			expect(session.terminal().clears).toBe(0);
+
+			session.write('q');
+			await screenShows(session, has('Stopping'), 'the drain');
 			session.write('q');
 			await session.exit();
 		} finally {
 			session.kill('SIGKILL');
+			model.mode = 'ok';
 		}
 	});
 });
