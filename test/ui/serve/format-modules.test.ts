@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest';
 import {moreLinesHint} from '../../../source/ui/serve/details.js';
 import {liveLayout} from '../../../source/ui/serve/layout.js';
 import {replayRefusal} from '../../../source/ui/serve/LiveRow.js';
+import {oneLineKeepingIds} from '../../../source/format/text.js';
 import {rowParts} from '../../../source/ui/serve/rows.js';
 import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/serve/state.js';
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
@@ -117,6 +118,25 @@ describe('a row', () => {
 
 	it('shows --- for a job no request started here', () => {
 		expect(rowParts(liveRow({status: undefined, label: 'resumed'}), 80).status).toBe('---');
+	});
+
+	it.each([40, 50, 60, 70, 80, 100])('names an event id in its detail whole, or not at all, at %i columns', width => {
+		const id = 'evt_356378252a1bcb166108f80f';
+		const {detail} = rowParts(liveRow({detail: `duplicate of ${id}, not processed again`, chatId: 'chat_fd47d738dac073b06a56b8b2'}), width);
+		for (const found of detail.match(/evt_[\w…]*/g) ?? []) {
+			expect(found).toBe(id);
+		}
+
+		expect(detail.startsWith('duplicate of')).toBe(true);
+	});
+});
+
+describe('oneLineKeepingIds', () => {
+	it('cuts before an id rather than inside it', () => {
+		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 24)).toBe('duplicate of…');
+		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 45)).toBe('duplicate of evt_356378252a1bcb166108f80f, n…');
+		expect(oneLineKeepingIds('a long sentence without any id in it', 12)).toBe('a long sent…');
+		expect(oneLineKeepingIds('short', 12)).toBe('short');
 	});
 });
 

@@ -337,7 +337,7 @@ describe('serve screen in a terminal', () => {
 		}
 	});
 
-	it('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback', async () => {
+	it('shrunk from 200×50 to 60×15 and grown back mid-run: no stale copy of the box or of live rows in the scrollback; a row printed narrow keeps its ids whole', async () => {
 		const dataDir = tempDataDir();
 		const running = await chosenEvent('Hold me through the resizes');
 		model.mode = 'hold';
@@ -369,6 +369,18 @@ describe('serve screen in a terminal', () => {
 			expect(after.filter(line => generating.test(line))).toHaveLength(1);
 			expect(after.filter(line => line.includes('user-message.created'))).toHaveLength(1);
 			expect(session.terminal().clears).toBe(0);
+
+			// Narrow again, a finished row is printed at 60 columns: its detail names an event id,
+			// which is whole or left out (the details have it), never cut.
+			session.resize(60, 15);
+			await frameAt(60);
+			await deliver(port, message);
+			const narrow = await waitFor(() => session.terminal().text(), {until: text => text.some(line => line.includes('duplicate of')), what: 'the duplicate row'});
+			const row = narrow.find(line => line.includes('duplicate of')) ?? '';
+			expect(Array.from(row).length).toBeLessThanOrEqual(60);
+			for (const id of row.match(/evt_[\w…]*/g) ?? []) {
+				expect(id).toBe(message.id);
+			}
 
 			session.write('q');
 			await screenShows(session, has('Stopping'), 'the drain');
