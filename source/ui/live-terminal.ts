@@ -63,11 +63,19 @@ export class LiveTerminal extends EventEmitter {
 	private narrowed = false;
 	/** Lines of an old frame left above the current one, out of reach; `end` is the frame's first line. */
 	private stale: {lines: number; end: number} | undefined;
+	/**
+	 * Blank rows between the cursor and the screen's bottom: a frame shorter than the one it replaced
+	 * leaves some (the screen does not scroll back), and they are rows the cursor cannot go up.
+	 * After a resize the terminal shows its last lines, the cursor's the bottom one.
+	 */
+	private below = 0;
 	private readonly onResize = () => {
 		const columns = this.terminal.columns;
 		if (columns !== undefined && this.knownColumns !== undefined && columns < this.knownColumns) {
 			this.narrowed = true;
 		}
+
+		this.below = 0;
 
 		this.knownColumns = columns;
 		this.emit('resize');
@@ -104,12 +112,17 @@ export class LiveTerminal extends EventEmitter {
 			const moves = erase[1] ?? '';
 			const after = text.slice(erase[0].length);
 			this.lines.write(moves);
-			const {terminal, logical} = this.erase((erase[2] ?? '').split('\u001B[2K').length - 1);
+			const {terminal, logical, rows} = this.erase((erase[2] ?? '').split('\u001B[2K').length - 1);
 			this.lines.write(logical + after);
+			this.below = Math.min(this.below + rows - 1, Math.max(0, (this.terminal.rows ?? 1) - 1));
 			text = moves + terminal + after;
 		} else {
 			this.lines.write(text);
 		}
+
+		// Each line feed moves the cursor down a row (a frame's lines fit the width): into the blank
+		// rows below it, then scrolling the screen.
+		this.below = Math.max(0, this.below - (text.split('\n').length - 1));
 
 		return (this.terminal.write as (chunk: string, ...more: unknown[]) => boolean)(text, ...rest);
 	}
@@ -123,23 +136,25 @@ export class LiveTerminal extends EventEmitter {
 	 * What erasing Ink's last `count` lines takes: the rows to erase on the terminal, and the lines
 	 * that erases as this terminal's record of lines (WrittenLines) counts them.
 	 */
-	private erase(count: number): {terminal: string; logical: string} {
+	private erase(count: number): {terminal: string; logical: string; rows: number} {
 		const landing = this.lines.line - (count - 1);
 		const stale = this.stale?.end === landing ? this.stale.lines : 0;
 		this.stale = undefined;
 		if (!this.narrowed && stale === 0) {
-			return {terminal: eraseLines(count), logical: eraseLines(count)};
+			return {terminal: eraseLines(count), logical: eraseLines(count), rows: count};
 		}
 
 		this.narrowed = false;
 		const block = count + stale;
 		const rows = this.lines.rowsEach(this.terminal.columns ?? 80, block);
-		const {kept, erasedRows} = erasePlan(rows, this.terminal.rows);
+		// The rows the cursor can go up through: the screen's, less the blank ones below it.
+		const height = this.terminal.rows === undefined ? undefined : this.terminal.rows - this.below;
+		const {kept, erasedRows} = erasePlan(rows, height);
 		if (kept > 0) {
 			this.stale = {lines: kept, end: landing - stale + kept};
 		}
 
-		return {terminal: eraseLines(erasedRows), logical: eraseLines(block - kept)};
+		return {terminal: eraseLines(erasedRows), logical: eraseLines(block - kept), rows: erasedRows};
 	}
 }
 

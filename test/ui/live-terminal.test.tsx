@@ -124,6 +124,49 @@ describe('a live screen when the window is narrowed', () => {
 	});
 });
 
+describe('a live screen whose frame follows the window\'s height', () => {
+	/** Like the upload screen: fewer file rows in a shorter window, and one line as wide as the window. */
+	function Files({tick}: {tick: number}) {
+		const {rows} = useTerminalSize();
+		const files = Math.min((rows ?? 24) - 2, 16) - 5;
+		return (
+			<Box flexDirection="column">
+				<Text>{`files uploaded (frame ${tick})`}</Text>
+				{Array.from({length: files}, (_, index) => <Text key={String(index)}>{`doc-${index} waiting`}</Text>)}
+				<Text>Ingestion</Text>
+				<Text wrap="truncate">{`Reply will ask: ${'x'.repeat(300)}`}</Text>
+				<Text>q or Ctrl+C to cancel</Text>
+			</Box>
+		);
+	}
+
+	it('redrawn several times at 60×15, then grown back to 200×50: one frame, nothing left of the others', async () => {
+		const terminal = new VirtualTerminal(200, 50);
+		terminal.write('printed before the app started\r\n');
+		const stdout = new FakeTty(terminal);
+		const app = renderApp({stdout, stdin: new FakeStdin(), stderr: stdout} as never, <Files tick={0}/>);
+		await waitFor(() => terminal.text().some(line => line.includes('doc-10 waiting')), {what: 'the frame at 200×50'});
+		stdout.resize(60, 15);
+		await waitFor(() => terminal.text(), {until: text => text.at(-1) === 'q or Ctrl+C to cancel' && !text.slice(-12).some(line => line.includes('doc-9 ')), what: 'the frame at 60×15'});
+		// Each redraw at 60×15 replaces a frame shorter than the window's first one: blank rows stay
+		// below the cursor, and the lines kept above are counted from where the cursor is.
+		for (let tick = 1; tick <= 3; tick++) {
+			app.rerender(<Files tick={tick}/>);
+			// eslint-disable-next-line no-await-in-loop
+			await waitFor(() => terminal.text().some(line => line.includes(`(frame ${tick})`)), {what: `redraw ${tick}`});
+		}
+
+		stdout.resize(200, 50);
+		const text = await waitFor(() => terminal.text(), {until: text => text.some(line => line.includes('doc-10 waiting')), what: 'the frame at 200×50 again'});
+		expect(text[0]).toBe('printed before the app started');
+		expect(text.filter(line => line.includes('files uploaded'))).toHaveLength(1);
+		expect(text.filter(line => line.includes('doc-0 '))).toHaveLength(1);
+		expect(text).toHaveLength(1 + 1 + 11 + 3);
+		expect(terminal.clears).toBe(0);
+		app.unmount();
+	});
+});
+
 describe('erasePlan', () => {
 	it('erases a block that fits, and keeps whole the lines that start above the screen', () => {
 		expect(erasePlan([4, 4, 1], 15)).toEqual({kept: 0, erasedRows: 9});
