@@ -152,7 +152,6 @@ describe('a live screen whose frame follows the window\'s height', () => {
 		// below the cursor, and the lines kept above are counted from where the cursor is.
 		for (let tick = 1; tick <= 3; tick++) {
 			app.rerender(<Files tick={tick}/>);
-			// eslint-disable-next-line no-await-in-loop
 			await waitFor(() => terminal.text().some(line => line.includes(`(frame ${tick})`)), {what: `redraw ${tick}`});
 		}
 

@@ -13,6 +13,7 @@ import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/ser
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
 import {lineText, statusSections, type StatusInput} from '../../../source/ui/serve/status-lines.js';
 import {countFiles, hiddenSummary} from '../../../source/ui/upload/file-rows.js';
+import {fitId} from '../../../source/ui/upload/rows.js';
 import type {FileRow} from '../../../source/ui/upload/view-state.js';
 
 const at = '2025-01-01T10:00:00.000Z';
@@ -205,5 +206,17 @@ describe('upload counts', () => {
 		expect(counts.uploaded).toBe(2);
 		expect(counts.transferring).toBe(1);
 		expect(hiddenSummary(files)).toBe('1 transferring, 1 failed, 1 waiting, 2 uploaded');
+	});
+});
+
+describe('an upload row that ends with a content id', () => {
+	const id = 'cont_8d10e21c7b39efa88207de5d';
+	it('keeps the id whole: the name shrinks first (not below 8), then the size goes, then the id', () => {
+		// The icon and FINISHED with their gaps: 12 columns; the size 11; the id 2 + 29.
+		expect(fitId(100, 32, 12, id)).toEqual({nameWidth: 32, size: true, id});
+		expect(fitId(80, 32, 12, id)).toEqual({nameWidth: 80 - 12 - 11 - 31, size: true, id});
+		expect(fitId(60, 10, 12, id)).toEqual({nameWidth: 10, size: false, id});
+		expect(fitId(45, 10, 12, id)).toEqual({nameWidth: 10, size: true, id: undefined});
+		expect(fitId(45, 10, 12, undefined)).toEqual({nameWidth: 10, size: true, id: undefined});
 	});
 });
