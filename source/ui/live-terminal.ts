@@ -3,7 +3,7 @@
  * whose window is resized are put right here, where every write passes:
  * - Ink erases its previous frame by counting the lines it wrote, but the terminal has re-wrapped
  *   those lines at the new width, so a narrowed window kept broken copies of the old frame above
- *   the new one. The first erase after a narrowing erases the rows the old lines take at the new
+ *   the new one. An erase of lines wider than the window now erases the rows they take at its
  *   width (see WrittenLines).
  * - Re-wrapped, the old frame may be taller than the window: its top is then in the scrollback,
  *   where moving the cursor up cannot reach. Those lines are left whole (a line erased only in
@@ -11,8 +11,9 @@
  *   is written below them, and they are remembered: when the window grows back, the terminal pulls
  *   them back onto the screen (xterm.js, VTE, kitty and tmux refill a taller window from the
  *   scrollback), right above the frame, and the first erase that can reach them erases them too.
- *   Once anything is printed between them and the frame (finished rows), they are no longer the
- *   frame's neighbours and are forgotten: a terminal that keeps them in its scrollback keeps them.
+ *   Finished rows printed meanwhile sit between them and the frame: that erase takes them too and
+ *   prints them again as they were written (up to `maxPrinted` lines; past it the old lines are
+ *   forgotten). A terminal that does not bring the lines back keeps them in its scrollback.
  * - When the previous frame was as tall as the window, Ink clears the whole terminal and its
  *   scrollback (lines printed before the app started vanished). Our screens always fit their frame
  *   into the window (they follow `terminalSize`), so Ink is told the window is never too short.
@@ -20,7 +21,12 @@
 import {EventEmitter} from 'node:events';
 import {WrittenLines} from './written-lines.js';
 
+type Size = {columns: number | undefined; rows: number | undefined};
+
 type Terminal = NodeJS.WritableStream & NodeJS.EventEmitter & {columns?: number; rows?: number; isTTY?: boolean};
+
+/** Lines printed below kept lines of an old frame that are still printed again to erase those (past it, they are forgotten). */
+const maxPrinted = 500;
 
 /** Rows reported to Ink: no frame is ever this tall, so Ink never clears the terminal. */
 const rowsForInk = 10_000;
@@ -58,9 +64,8 @@ export function erasePlan(rows: readonly number[], height: number | undefined): 
 export class LiveTerminal extends EventEmitter {
 	readonly terminal: Terminal;
 	private readonly lines = new WrittenLines();
-	private knownColumns: number | undefined;
-	/** Set between a narrowing and the first erase after it. */
-	private narrowed = false;
+	/** The window's size when last looked at (see `size`). */
+	private seen: Size;
 	/** Lines of an old frame left above the current one, out of reach; `end` is the frame's first line. */
 	private stale: {lines: number; end: number} | undefined;
 	/**
@@ -70,21 +75,14 @@ export class LiveTerminal extends EventEmitter {
 	 */
 	private below = 0;
 	private readonly onResize = () => {
-		const columns = this.terminal.columns;
-		if (columns !== undefined && this.knownColumns !== undefined && columns < this.knownColumns) {
-			this.narrowed = true;
-		}
-
-		this.below = 0;
-
-		this.knownColumns = columns;
+		this.size();
 		this.emit('resize');
 	};
 
 	constructor(terminal: Terminal) {
 		super();
 		this.terminal = terminal;
-		this.knownColumns = terminal.columns;
+		this.seen = {columns: terminal.columns, rows: terminal.rows};
 		terminal.on('resize', this.onResize);
 	}
 
@@ -107,14 +105,15 @@ export class LiveTerminal extends EventEmitter {
 
 	write(data: string | Uint8Array, ...rest: unknown[]): boolean {
 		let text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+		const size = this.size();
 		const erase = leadingErase.exec(text);
 		if (erase) {
 			const moves = erase[1] ?? '';
 			const after = text.slice(erase[0].length);
 			this.lines.write(moves);
-			const {terminal, logical, rows} = this.erase((erase[2] ?? '').split('\u001B[2K').length - 1);
+			const {terminal, logical, rows} = this.erase((erase[2] ?? '').split('\u001B[2K').length - 1, size);
 			this.lines.write(logical + after);
-			this.below = Math.min(this.below + rows - 1, Math.max(0, (this.terminal.rows ?? 1) - 1));
+			this.below = Math.min(this.below + rows - 1, Math.max(0, (size.rows ?? 1) - 1));
 			text = moves + terminal + after;
 		} else {
 			this.lines.write(text);
@@ -136,25 +135,61 @@ export class LiveTerminal extends EventEmitter {
 	 * What erasing Ink's last `count` lines takes: the rows to erase on the terminal, and the lines
 	 * that erases as this terminal's record of lines (WrittenLines) counts them.
 	 */
-	private erase(count: number): {terminal: string; logical: string; rows: number} {
+	/**
+	 * The window's size now. A frame may be written after the terminal was resized and before the
+	 * program has heard of it (SIGWINCH is handled between two writes): the terminal is asked
+	 * (TIOCGWINSZ through the stream's handle, when it has one), not only the stream's last figures.
+	 * A size not seen before means the terminal re-wrapped and shows its last lines.
+	 */
+	private size(): Size {
+		let size: Size = {columns: this.terminal.columns, rows: this.terminal.rows};
+		const handle = (this.terminal as {_handle?: {getWindowSize?: (into: number[]) => number}})._handle;
+		const asked: number[] = [];
+		if (typeof handle?.getWindowSize === 'function' && handle.getWindowSize(asked) === 0 && (asked[0] ?? 0) > 0 && (asked[1] ?? 0) > 0) {
+			size = {columns: asked[0], rows: asked[1]};
+		}
+
+		if (size.columns !== this.seen.columns || size.rows !== this.seen.rows) {
+			this.below = 0;
+			this.seen = size;
+		}
+
+		return size;
+	}
+
+	private erase(count: number, size: Size): {terminal: string; logical: string; rows: number} {
 		const landing = this.lines.line - (count - 1);
-		const stale = this.stale?.end === landing ? this.stale.lines : 0;
+		// Lines printed since (finished rows) sit between the kept lines and the frame.
+		const printed = this.stale === undefined ? 0 : landing - this.stale.end;
+		const stale = this.stale && printed >= 0 && printed <= maxPrinted ? this.stale.lines : 0;
 		this.stale = undefined;
-		if (!this.narrowed && stale === 0) {
+		const between = stale > 0 ? printed : 0;
+		const block = stale + between + count;
+		const start = landing - between - stale;
+		const rows = this.lines.rowsEach(size.columns ?? 80, block);
+		// Frames are laid out at the window's width: a line wider than the window was written for a
+		// wider one, and the terminal has re-wrapped it since.
+		if (stale === 0 && rows.every(each => each === 1)) {
 			return {terminal: eraseLines(count), logical: eraseLines(count), rows: count};
 		}
 
-		this.narrowed = false;
-		const block = count + stale;
-		const rows = this.lines.rowsEach(this.terminal.columns ?? 80, block);
 		// The rows the cursor can go up through: the screen's, less the blank ones below it.
-		const height = this.terminal.rows === undefined ? undefined : this.terminal.rows - this.below;
+		const height = size.rows === undefined ? undefined : size.rows - this.below;
 		const {kept, erasedRows} = erasePlan(rows, height);
-		if (kept > 0) {
-			this.stale = {lines: kept, end: landing - stale + kept};
+		// The printed lines in the erased rows are printed again, in place.
+		const from = Math.max(kept, stale);
+		const again = this.lines.written(start + from, stale + between - from).map(line => `${line}\n`).join('');
+		if (kept > 0 && (kept <= stale || between === 0)) {
+			this.stale = {lines: kept, end: start + kept};
+		} else if (kept > stale + between) {
+			// Lines of the frame are kept below printed ones: those are what a later erase can reach.
+			this.stale = {lines: kept - stale - between, end: start + kept};
+		} else if (kept > stale) {
+			// Printed lines are kept as they are, the old frame's lines above them.
+			this.stale = {lines: stale, end: start + stale};
 		}
 
-		return {terminal: eraseLines(erasedRows), logical: eraseLines(block - kept), rows: erasedRows};
+		return {terminal: eraseLines(erasedRows) + again, logical: eraseLines(block - kept) + again, rows: erasedRows};
 	}
 }
 

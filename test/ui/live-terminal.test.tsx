@@ -5,7 +5,7 @@
  * as the window never makes Ink clear the terminal.
  */
 import {EventEmitter} from 'node:events';
-import {Box, Text} from 'ink';
+import {Box, Static, Text} from 'ink';
 import {describe, expect, it} from 'vitest';
 import {erasePlan} from '../../source/ui/live-terminal.js';
 import {renderApp} from '../../source/ui/render.js';
@@ -28,7 +28,11 @@ class FakeTty extends EventEmitter {
 		return this.terminal.rows;
 	}
 
+	/** Everything written, as written. */
+	written = '';
+
 	write(data: string): boolean {
+		this.written += data;
 		this.terminal.write(data);
 		return true;
 	}
@@ -166,6 +170,50 @@ describe('a live screen whose frame follows the window\'s height', () => {
 	});
 });
 
+describe('a live screen that prints finished rows while the window is narrow', () => {
+	function Log({rows}: {rows: string[]}) {
+		const {columns} = useTerminalSize();
+		return (
+			<>
+				<Static items={rows}>{row => <Text key={row} color="green">{row}</Text>}</Static>
+				<Frame label="live" lines={3}/>
+				<Text>{`at ${columns ?? 0} columns`}</Text>
+			</>
+		);
+	}
+
+	it('grown back to 200×50, leaves no copy of the old frame above the rows printed at 60×15, and prints them again whole', async () => {
+		const terminal = new VirtualTerminal(200, 50);
+		terminal.write('printed before the app started\r\n');
+		const stdout = new FakeTty(terminal);
+		const app = renderApp({stdout, stdin: new FakeStdin(), stderr: stdout} as never, <Log rows={['row 1 evt_aaaaaaaaaaaaaaaaaaaaaaaa']}/>);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 200×50')), {what: 'the first frame'});
+		stdout.resize(60, 15);
+		await waitFor(() => terminal.text().some(line => line.includes('live at 60×15')), {what: 'the frame at 60×15'});
+		app.rerender(<Log rows={['row 1 evt_aaaaaaaaaaaaaaaaaaaaaaaa', 'row 2 evt_bbbbbbbbbbbbbbbbbbbbbbbb', 'row 3 evt_cccccccccccccccccccccccc']}/>);
+		await waitFor(() => terminal.text().some(line => line.includes('row 3')), {what: 'the rows printed at 60 columns'});
+		stdout.resize(200, 50);
+		const text = await waitFor(() => terminal.text(), {until: text => text.some(line => line.includes('live at 200×50')) && text.at(-1) === 'at 200 columns', what: 'the frame at 200×50 again'});
+		expect(text).toEqual([
+			'printed before the app started',
+			'row 1 evt_aaaaaaaaaaaaaaaaaaaaaaaa',
+			'row 2 evt_bbbbbbbbbbbbbbbbbbbbbbbb',
+			'row 3 evt_cccccccccccccccccccccccc',
+			expect.stringMatching(/^╭─{198}╮$/),
+			expect.stringContaining('live at 200×50'),
+			expect.stringContaining('line 0 '),
+			expect.stringContaining('line 1 '),
+			expect.stringContaining('line 2 '),
+			expect.stringMatching(/^╰─{198}╯$/),
+			'at 200 columns',
+		]);
+		// Printed once at 60 columns, then again, whole, once the window had grown back.
+		expect(stdout.written.split('row 2 evt_bbbbbbbbbbbbbbbbbbbbbbbb').length - 1).toBe(2);
+		expect(terminal.clears).toBe(0);
+		app.unmount();
+	});
+});
+
 describe('erasePlan', () => {
 	it('erases a block that fits, and keeps whole the lines that start above the screen', () => {
 		expect(erasePlan([4, 4, 1], 15)).toEqual({kept: 0, erasedRows: 9});
@@ -191,5 +239,14 @@ describe('WrittenLines', () => {
 		lines.write(`${'c'.repeat(130)}\n`);
 		expect(lines.rowsAt(60, 2)).toBe(1 + 3);
 		expect(lines.rowsAt(60, 3)).toBe(1 + 3 + 1);
+	});
+
+	it('keeps a line as written, colours included, when it was written in order', () => {
+		const lines = new WrittenLines();
+		lines.write('\u001B[32mrow 1\u001B[39m\nrow 2 \u001B[1mbold\u001B[22m\n');
+		expect(lines.written(0, 2)).toEqual(['\u001B[32mrow 1\u001B[39m', 'row 2 \u001B[1mbold\u001B[22m']);
+		// Written over, a line keeps its text only.
+		lines.write('\u001B[1A\u001B[3Gxx\n');
+		expect(lines.written(1, 1)).toEqual(['roxx2 bold']);
 	});
 });
