@@ -132,10 +132,6 @@ export class LiveTerminal extends EventEmitter {
 	}
 
 	/**
-	 * What erasing Ink's last `count` lines takes: the rows to erase on the terminal, and the lines
-	 * that erases as this terminal's record of lines (WrittenLines) counts them.
-	 */
-	/**
 	 * The window's size now. A frame may be written after the terminal was resized and before the
 	 * program has heard of it (SIGWINCH is handled between two writes): the terminal is asked
 	 * (TIOCGWINSZ through the stream's handle, when it has one), not only the stream's last figures.
@@ -157,6 +153,11 @@ export class LiveTerminal extends EventEmitter {
 		return size;
 	}
 
+	/**
+	 * What erasing Ink's last `count` lines takes: the rows to erase on the terminal (with the
+	 * printed lines they take, printed again), and the same as this terminal's record of lines
+	 * (WrittenLines) counts them.
+	 */
 	private erase(count: number, size: Size): {terminal: string; logical: string; rows: number} {
 		const landing = this.lines.line - (count - 1);
 		// Lines printed since (finished rows) sit between the kept lines and the frame.
@@ -178,7 +179,7 @@ export class LiveTerminal extends EventEmitter {
 		const {kept, erasedRows} = erasePlan(rows, height);
 		// The printed lines in the erased rows are printed again, in place.
 		const from = Math.max(kept, stale);
-		const again = this.lines.written(start + from, stale + between - from).map(line => `${line}\n`).join('');
+		const again = this.lines.written(start + from, Math.max(0, stale + between - from)).map(line => `${line}\n`).join('');
 		if (kept > 0 && (kept <= stale || between === 0)) {
 			this.stale = {lines: kept, end: start + kept};
 		} else if (kept > stale + between) {
