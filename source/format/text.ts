@@ -50,3 +50,28 @@ export function oneLine(text: string, max: number): string {
 	const count = codePointLength(flat);
 	return count <= max ? flat : `${cutCodePoints(flat, Math.max(1, max - 1))}…`;
 }
+
+/** An id as the platform writes them: a lower-case prefix, `_`, then letters and digits (evt_…, chat_…, cont_…). */
+const idPattern = /\b[a-z]+_[A-Za-z\d]{8,}/g;
+
+/**
+ * Like oneLine, but a cut never falls inside an id (a cut id cannot be typed back): when it would,
+ * the text is cut before the id, which is left out whole.
+ */
+export function oneLineKeepingIds(text: string, max: number): string {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	if (codePointLength(flat) <= max) {
+		return flat;
+	}
+
+	let keep = Math.max(1, max - 1);
+	for (const match of flat.matchAll(idPattern)) {
+		const start = codePointLength(flat.slice(0, match.index));
+		if (start < keep && keep < start + codePointLength(match[0])) {
+			keep = start;
+			break;
+		}
+	}
+
+	return `${cutCodePoints(flat, keep).trimEnd()}…`;
+}

@@ -11,8 +11,17 @@ const keptLines = 2000;
 
 export class WrittenLines {
 	private lines: string[] = [''];
+	/** Each line as written, colours included, when it was written from its start to its end in order. */
+	private raw: string[] = [''];
 	private row = 0;
 	private column = 0;
+	/** Lines dropped from the top so far (`line` counts them). */
+	private dropped = 0;
+
+	/** The cursor's line, counted from the first line ever written (dropping lines does not change it). */
+	get line(): number {
+		return this.dropped + this.row;
+	}
 
 	/** Follows `data` written to the terminal. */
 	write(data: string): void {
@@ -46,11 +55,22 @@ export class WrittenLines {
 
 	/** Terminal rows the last `count` lines (the cursor's line and those above it) take at `columns`. */
 	rowsAt(columns: number, count: number): number {
-		let rows = 0;
-		for (let offset = 0; offset < count; offset++) {
+		return this.rowsEach(columns, count).reduce((sum, rows) => sum + rows, 0);
+	}
+
+	/** The lines from `line` (counted as `line` counts), `count` of them, as written (colours kept). */
+	written(line: number, count: number): string[] {
+		const start = line - this.dropped;
+		return Array.from({length: count}, (_, offset) => this.raw[start + offset] ?? this.lines[start + offset] ?? '');
+	}
+
+	/** The rows each of the last `count` lines takes at `columns`, the topmost first. */
+	rowsEach(columns: number, count: number): number[] {
+		const rows: number[] = [];
+		for (let offset = count - 1; offset >= 0; offset--) {
 			const line = this.lines[this.row - offset];
 			const width = line === undefined ? 0 : stringWidth(line);
-			rows += Math.max(1, Math.ceil(width / Math.max(1, columns)));
+			rows.push(Math.max(1, Math.ceil(width / Math.max(1, columns))));
 		}
 
 		return rows;
@@ -60,6 +80,8 @@ export class WrittenLines {
 		const line = this.lines[this.row] ?? '';
 		const before = line.padEnd(this.column).slice(0, this.column);
 		this.lines[this.row] = before + text + line.slice(this.column + text.length);
+		// Written at its end the line keeps its colours; written over, it keeps its text only.
+		this.raw[this.row] = this.column === line.length ? (this.raw[this.row] ?? '') + text : this.lines[this.row] ?? '';
 		this.column += text.length;
 	}
 
@@ -68,12 +90,15 @@ export class WrittenLines {
 		this.column = 0;
 		while (this.lines.length <= this.row) {
 			this.lines.push('');
+			this.raw.push('');
 		}
 
 		if (this.lines.length > keptLines) {
 			const dropped = this.lines.length - (keptLines / 2);
 			this.lines.splice(0, dropped);
+			this.raw.splice(0, dropped);
 			this.row -= dropped;
+			this.dropped += dropped;
 		}
 	}
 
@@ -87,6 +112,11 @@ export class WrittenLines {
 			}
 
 			const parameters = data.slice(start + 2, end);
+			if (data[end] === 'm' && this.column === (this.lines[this.row] ?? '').length) {
+				// A colour at the line's end goes with what is written after it.
+				this.raw[this.row] = (this.raw[this.row] ?? '') + data.slice(start, end + 1);
+			}
+
 			this.csi(data[end] ?? '', parameters);
 			return end + 1;
 		}
@@ -143,6 +173,8 @@ export class WrittenLines {
 					this.lines[this.row] = line.slice(0, this.column);
 				}
 
+				this.raw[this.row] = this.lines[this.row] ?? '';
+
 				break;
 			}
 
@@ -150,6 +182,8 @@ export class WrittenLines {
 				if (parameters === '' || parameters === '0') {
 					this.lines[this.row] = (this.lines[this.row] ?? '').slice(0, this.column);
 					this.lines.length = this.row + 1;
+					this.raw[this.row] = this.lines[this.row] ?? '';
+					this.raw.length = this.row + 1;
 				}
 
 				break;

@@ -48,8 +48,14 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 	// program polls for it (bounded: 10 minutes, and ends with the program), prints the marker the test terminal re-wraps at,
 	// and sets the new size on the terminal, which sends the program SIGWINCH.
 	const resizeFile = join(tmpdir(), `platform-tui-pty-resize-${randomBytes(6).toString('hex')}`);
+	// Both sides at once, as a terminal's window resizes (one TIOCSWINSZ, 0x5414 on Linux): `stty
+	// cols C rows R` sets them one after the other, so the program saw a size the window never had
+	// (60×50 between 200×50 and 60×15) and drew for it while the terminal was already 60×15. The
+	// marker is written right before the new size is set, as a terminal re-wraps and then tells the
+	// program: what the program writes in between is read at the new size, as on a real terminal.
+	const setSize = shellQuote('open(my $t, "+<", "/dev/tty") or die "no tty"; syswrite($t, "\\e]697;resize;$ARGV[0];$ARGV[1]\\a"); ioctl($t, 0x5414, pack("S4", $ARGV[1], $ARGV[0], 0, 0)) or die "TIOCSWINSZ: $!"');
 	// Up to 4 resizes, in order: the n-th waits for its own file (the path with -n).
-	const resizer = `(k=1; while [ $k -le 4 ]; do f=${shellQuote(resizeFile)}-$k; n=0; while [ ! -e "$f" ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; [ -e "$f" ] || break; read c r < "$f"; printf '\\033]697;resize;%s;%s\\007' "$c" "$r"; stty cols "$c" rows "$r" < /dev/tty; k=$((k+1)); done) & `;
+	const resizer = `(k=1; while [ $k -le 4 ]; do f=${shellQuote(resizeFile)}-$k; n=0; while [ ! -e "$f" ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; [ -e "$f" ] || break; read c r < "$f"; perl -e ${setSize} "$c" "$r"; k=$((k+1)); done) & `;
 	const before = options.before === undefined ? '' : `printf '%s\\n' ${shellQuote(options.before)}; `;
 	const sized = `stty cols ${columns} rows ${rows} 2>/dev/null; ${before}${options.resizable ? resizer : ''}exec ${command}`;
 	const child = spawn('script', ['-qefc', sized, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']});

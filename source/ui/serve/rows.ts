@@ -1,5 +1,5 @@
 /** A log row as one terminal line: cut to the width, coloured when asked (pure). */
-import {codePointLength, oneLine} from '../../format/text.js';
+import {codePointLength, oneLine, oneLineKeepingIds} from '../../format/text.js';
 import type {LogRow} from './state.js';
 
 const sgr: Record<string, [number, number]> = {
@@ -73,7 +73,7 @@ export function rowParts(row: LogRow, width: number, options: {reserved?: number
 	const quoted = row.text === undefined || textRoom < 8 ? '' : `  ${JSON.stringify(oneLine(row.text, textRoom))}`;
 	const middle = `${head}${quoted}  `;
 	const detailRoom = Math.max(8, width - fixed - codePointLength(middle));
-	return {time: row.time, status, middle, detail: oneLine(detail, detailRoom)};
+	return {time: row.time, status, middle, detail: oneLineKeepingIds(detail, detailRoom)};
 }
 
 /** A finished row as one line of text (finished rows are written in batches inside <Static>). */

@@ -45,16 +45,48 @@ const phaseText: Record<FileRow['phase'], string> = {
 	failed: 'failed',
 };
 
-/** One line per file; `width` is the name column. Never wraps. */
-export function FileLine({row, width, live, now}: {row: FileRow; width: number; live: boolean; now: number}) {
-	const name = truncate(row.name, width).padEnd(width);
-	const size = formatBytes(row.size).padStart(10);
-	if (row.phase === 'finished') {
-		return <Text wrap='truncate'><Text color='green'>✔</Text> {name} {size}  <Text color='green'>{row.state ?? 'FINISHED'}</Text><Text dimColor>  {row.contentId}</Text></Text>;
+/**
+ * How a row that ends with a content id fits `columns`: the id is never cut (a cut id cannot be
+ * typed back). The name column shrinks first, down to 8 (or the name's own width), then the size
+ * is left out, then the id. `fixed` is what the icon and the state take with their gaps.
+ */
+export function fitId(columns: number, nameWidth: number, fixed: number, id: string | undefined): {nameWidth: number; size: boolean; id: string | undefined} {
+	if (id === undefined) {
+		return {nameWidth, size: true, id};
 	}
 
+	for (const size of [true, false]) {
+		const room = columns - fixed - (size ? sizeColumns : 0) - 2 - id.length;
+		if (room >= Math.min(8, nameWidth)) {
+			return {nameWidth: Math.min(nameWidth, room), size, id};
+		}
+	}
+
+	return {nameWidth, size: true, id: undefined};
+}
+
+/** The size column with the space before it. */
+const sizeColumns = 1 + 10;
+
+/** Columns of a row besides its name, size and id: the icon and the state, with their gaps. */
+const rowFixed = (state: string) => 2 + 2 + state.length;
+
+/** One line per file; `width` is the name column. Never wraps. */
+export function FileLine({row, width, live, now}: {row: FileRow; width: number; live: boolean; now: number}) {
+	const {columns} = useTerminalSize();
+	const size = formatBytes(row.size).padStart(10);
+	if (row.phase === 'finished' || (row.phase === 'failed' && row.contentId !== undefined)) {
+		const finished = row.phase === 'finished';
+		const state = row.state ?? (finished ? 'FINISHED' : 'upload failed');
+		const fit = fitId(columns ?? 80, width, rowFixed(state), row.contentId);
+		const name = truncate(row.name, fit.nameWidth).padEnd(fit.nameWidth);
+		const color = finished ? 'green' : 'red';
+		return <Text wrap='truncate'><Text color={color}>{finished ? '✔' : '✖'}</Text> {name}{fit.size ? ` ${size}` : ''}  <Text color={color}>{state}</Text>{fit.id === undefined ? null : <Text dimColor>  {fit.id}</Text>}</Text>;
+	}
+
+	const name = truncate(row.name, width).padEnd(width);
 	if (row.phase === 'failed') {
-		return <Text wrap='truncate'><Text color='red'>✖</Text> {name} {size}  <Text color='red'>{row.state ?? 'upload failed'}</Text><Text dimColor>  {row.contentId ?? row.error ?? ''}</Text></Text>;
+		return <Text wrap='truncate'><Text color='red'>✖</Text> {name} {size}  <Text color='red'>{row.state ?? 'upload failed'}</Text><Text dimColor>  {row.error ?? ''}</Text></Text>;
 	}
 
 	const icon = live && row.phase !== 'waiting' ? <Text color='cyan'><Spinner type='dots'/></Text> : <Text dimColor>·</Text>;

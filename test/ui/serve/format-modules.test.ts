@@ -7,11 +7,13 @@ import {describe, expect, it} from 'vitest';
 import {moreLinesHint} from '../../../source/ui/serve/details.js';
 import {liveLayout} from '../../../source/ui/serve/layout.js';
 import {replayRefusal} from '../../../source/ui/serve/LiveRow.js';
+import {oneLineKeepingIds} from '../../../source/format/text.js';
 import {rowParts} from '../../../source/ui/serve/rows.js';
 import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/serve/state.js';
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
 import {lineText, statusSections, type StatusInput} from '../../../source/ui/serve/status-lines.js';
 import {countFiles, hiddenSummary} from '../../../source/ui/upload/file-rows.js';
+import {fitId} from '../../../source/ui/upload/rows.js';
 import type {FileRow} from '../../../source/ui/upload/view-state.js';
 
 const at = '2025-01-01T10:00:00.000Z';
@@ -118,6 +120,25 @@ describe('a row', () => {
 	it('shows --- for a job no request started here', () => {
 		expect(rowParts(liveRow({status: undefined, label: 'resumed'}), 80).status).toBe('---');
 	});
+
+	it.each([40, 50, 60, 70, 80, 100])('names an event id in its detail whole, or not at all, at %i columns', width => {
+		const id = 'evt_356378252a1bcb166108f80f';
+		const {detail} = rowParts(liveRow({detail: `duplicate of ${id}, not processed again`, chatId: 'chat_fd47d738dac073b06a56b8b2'}), width);
+		for (const found of detail.match(/evt_[\w…]*/g) ?? []) {
+			expect(found).toBe(id);
+		}
+
+		expect(detail.startsWith('duplicate of')).toBe(true);
+	});
+});
+
+describe('oneLineKeepingIds', () => {
+	it('cuts before an id rather than inside it', () => {
+		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 24)).toBe('duplicate of…');
+		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 45)).toBe('duplicate of evt_356378252a1bcb166108f80f, n…');
+		expect(oneLineKeepingIds('a long sentence without any id in it', 12)).toBe('a long sent…');
+		expect(oneLineKeepingIds('short', 12)).toBe('short');
+	});
 });
 
 describe('the details\' last line', () => {
@@ -185,5 +206,17 @@ describe('upload counts', () => {
 		expect(counts.uploaded).toBe(2);
 		expect(counts.transferring).toBe(1);
 		expect(hiddenSummary(files)).toBe('1 transferring, 1 failed, 1 waiting, 2 uploaded');
+	});
+});
+
+describe('an upload row that ends with a content id', () => {
+	const id = 'cont_8d10e21c7b39efa88207de5d';
+	it('keeps the id whole: the name shrinks first (not below 8), then the size goes, then the id', () => {
+		// The icon and FINISHED with their gaps: 12 columns; the size 11; the id 2 + 29.
+		expect(fitId(100, 32, 12, id)).toEqual({nameWidth: 32, size: true, id});
+		expect(fitId(80, 32, 12, id)).toEqual({nameWidth: 80 - 12 - 11 - 31, size: true, id});
+		expect(fitId(60, 10, 12, id)).toEqual({nameWidth: 10, size: false, id});
+		expect(fitId(45, 10, 12, id)).toEqual({nameWidth: 10, size: true, id: undefined});
+		expect(fitId(45, 10, 12, undefined)).toEqual({nameWidth: 10, size: true, id: undefined});
 	});
 });

@@ -7,7 +7,10 @@
  */
 import {randomBytes} from 'node:crypto';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {ManualClock} from '../../../source/local-platform/clock.js';
+import {startPlatform, type TestPlatform} from '../../support/platform.js';
 import {runInPty, stripAnsi} from '../../support/pty.js';
+import {waitFor} from '../../support/wait.js';
 import {makeFolder} from '../../workflow/helpers.js';
 
 const clearScreen = '\u001B[2J';
@@ -70,5 +73,84 @@ describe('upload screen in a terminal with 60 files', () => {
 		expect(output.replaceAll(/\s*\n\s*/g, ' ')).toMatch(/Done: chat chat_\w+ · 60 files asked about/);
 		// The last line ends with a newline (after it only the cursor is shown again).
 		expect(output.endsWith('\n')).toBe(true);
+	});
+});
+
+describe('upload screen shrunk and grown back mid-run', () => {
+	let clock: ManualClock;
+	let platform: TestPlatform;
+	let docs: ReturnType<typeof makeFolder>;
+
+	beforeAll(async () => {
+		// Ingestion steps wait on this clock, so no file finishes (nothing is printed above the live
+		// area) until the test moves it on; each request takes a second, so the transfer rows stay on
+		// screen while the window is resized (no sleep decides when it is).
+		clock = new ManualClock();
+		platform = await startPlatform({clock});
+		platform.platform.setFaults({latencyMs: 1000});
+		const files: Record<string, string> = {};
+		for (let index = 0; index < 30; index++) {
+			files[`doc-${String(index).padStart(2, '0')}.txt`] = `The warranty lasts two years. Part ${index}.\n`;
+		}
+
+		docs = makeFolder(files);
+	});
+
+	afterAll(async () => {
+		docs.cleanup();
+		await platform.close();
+	});
+
+	it('from 200×50 to 60×15 and back: no stale copy of the live area in the scrollback; rows printed at 60 columns keep their content ids whole', async () => {
+		// A prompt long enough that its line takes four rows at 60 columns: the old frame, re-wrapped,
+		// is taller than the window.
+		const prompt = `How long is the warranty? ${'Answer in one sentence, citing the document that says so. '.repeat(3)}`.trim();
+		const session = runInPty(['upload', docs.dir, prompt, '--poll-interval', '0.2', '--concurrency', '2'], {env: platform.env(), columns: 200, rows: 50, before: 'printed before the upload', resizable: true});
+		const fileRows = (frame: string[]) => frame.filter(line => /doc-\d\d\.txt/.test(line)).length;
+		// The live frame: from the last totals line to the end, whole (its last line is the key hint).
+		const frameOf = (text: string[]) => text.slice(text.findLastIndex(line => line.includes('files uploaded')));
+		const frame = async (accept: (frame: string[]) => boolean, what: string) => waitFor(() => session.terminal().text(), {
+			until: text => text.at(-1) === 'q or Ctrl+C to cancel' && text.some(line => line.includes('files uploaded')) && accept(frameOf(text)),
+			what,
+		});
+		try {
+			const wide = frameOf(await frame(lines => fileRows(lines) > 8 && lines.some(line => /doc-\d\d\.txt\s+\S+ \S+\s+(?:creating content|[█░]+\s+\d+%|finalizing)/.test(line)), 'a transfer on screen'));
+			const wideRows = fileRows(wide);
+			session.resize(60, 15);
+			await frame(lines => fileRows(lines) < wideRows, 'the frame at 60×15');
+			session.resize(200, 50);
+			const text = await frame(lines => fileRows(lines) === wideRows, 'the frame at 200×50 again');
+			// The whole scrollback: the line printed before, the blocks printed once, one live area.
+			expect(text[0]).toBe('printed before the upload');
+			for (const part of ['files uploaded', 'Ingestion', 'will ask:', 'q or Ctrl+C to cancel']) {
+				expect(text.filter(line => line.includes(part))).toHaveLength(1);
+			}
+
+			for (let index = 0; index < 30; index++) {
+				expect(text.filter(line => line.includes(`doc-${String(index).padStart(2, '0')}.txt`)).length).toBeLessThanOrEqual(1);
+			}
+
+			expect(session.terminal().clears).toBe(0);
+
+			// Narrowed again, the transfer and ingestion go on: every finished row is printed at 60
+			// columns, with its content id whole.
+			platform.platform.setFaults({latencyMs: 0});
+			session.resize(60, 15);
+			await frame(lines => fileRows(lines) < wideRows, 'the frame at 60×15 again');
+			await waitFor(() => {
+				clock.advance(1000);
+				return session.child.exitCode !== null;
+			}, {what: 'the upload to finish'});
+			const {code} = await session.exit();
+			expect(code).toBe(0);
+			const finished = session.terminal().text().filter(line => line.includes('FINISHED'));
+			expect(finished).toHaveLength(30);
+			for (const line of finished) {
+				expect(Array.from(line).length).toBeLessThanOrEqual(60);
+				expect(line).toMatch(/ cont_[a-z\d]{24}$/);
+			}
+		} finally {
+			session.kill('SIGKILL');
+		}
 	});
 });
