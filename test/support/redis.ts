@@ -124,6 +124,19 @@ export type StartRedisOptions = {
 	args?: string[];
 };
 
+/** Kills a server and every process it forked (its process group), whether or not it is still running. */
+function killGroup(child: ChildProcess): void {
+	if (child.pid === undefined) {
+		return;
+	}
+
+	try {
+		process.kill(-child.pid, 'SIGKILL');
+	} catch {
+		// The group is gone already.
+	}
+}
+
 /**
  * Removes a server's folders. A killed server's forked child (a snapshot for a replica, an AOF
  * rewrite) may still be writing its temporary file there for a moment: ENOTEMPTY is retried.
@@ -169,7 +182,9 @@ const portAttempts = 5;
 async function spawnServer(options: StartRedisOptions, certificate: {cert: string; key: string} | undefined, dataDir: string | undefined): Promise<{child: ChildProcess; port: number; exited: Promise<void>}> {
 	for (let attempt = 1; ; attempt++) {
 		const port = options.port ?? await freePort();
-		const child = spawn('redis-server', serverArgs(options, port, certificate, dataDir), {stdio: ['ignore', 'pipe', 'pipe']});
+		// A process group of its own: stop() ends the server with the children it forks (an AOF
+		// rewrite, a snapshot for a replica), which would otherwise go on writing in its folder.
+		const child = spawn('redis-server', serverArgs(options, port, certificate, dataDir), {stdio: ['ignore', 'pipe', 'pipe'], detached: true});
 		let said = '';
 		const collect = (chunk: string) => {
 			said += chunk;
@@ -230,8 +245,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
 		process: child,
 		queueName: uniqueQueue,
 		async stop() {
-			if (child.exitCode === null && child.signalCode === null) {
-				child.kill('SIGKILL');
+			const running = child.exitCode === null && child.signalCode === null;
+			killGroup(child);
+			if (running) {
 				await exited;
 			}
 
