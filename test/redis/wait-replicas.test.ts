@@ -20,7 +20,9 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('redis WAIT be
 		const raw = new Redis(primary.url);
 		try {
 			await waitFor(async () => (await raw.info('replication')).includes('state=online'), {what: 'the replica to attach'});
-			expect(await backend.accept(newEvent('evt_wait_1'))).toBe('stored');
+			// An attached replica acknowledges what it got about once a second: on a loaded machine a
+			// first WAIT of 200 ms may end before it does (503), and the redelivery is acknowledged.
+			expect(await waitFor(async () => backend.accept(newEvent('evt_wait_1')).catch(() => undefined), {what: 'the first event acknowledged'})).toMatch(/^(stored|duplicate)$/);
 
 			await replica.stop();
 			await waitFor(async () => (await raw.info('replication')).includes('connected_slaves:0'), {what: 'the primary to see the replica gone'});
