@@ -5,7 +5,7 @@
  */
 import type {StoredEvent} from '../../receiver/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
-import type {Window} from './inspector-window.js';
+import {cursorPosition, type Window} from './inspector-window.js';
 
 export type InspectorMode = 'list' | 'search' | 'filter' | 'detail' | 'help';
 
@@ -120,7 +120,7 @@ export function footerHint(mode: InspectorMode, window: Window): string {
 	}
 
 	const searching = window.olderEnd || window.rows.length > window.cursor + 1 ? '' : ' · reading…';
-	return `${window.rows.length === 0 ? 'no events' : `${window.cursor + 1}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
+	return `${window.rows.length === 0 ? 'no events' : `${cursorPosition(window)}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
 }
 
 /** The table: heading and the rows in view, the ids whole. */

@@ -34,6 +34,8 @@ export type Window = {
 	olderEnd: boolean;
 	/** No newer event than rows[0] was let go (the top of the list is loaded). */
 	atNewest: boolean;
+	/** Rows let go above rows[0] (newer than it), so the cursor's place in the whole list is known. */
+	skipped: number;
 };
 
 /** Rows kept loaded at most. */
@@ -48,7 +50,7 @@ function scoped(scope: Scope, query: PageRead): PageRead {
 /** The first page, from the newest event. */
 export function openWindow(read: Reader, scope: Scope, count: number): Window {
 	const page = read(scoped(scope, {direction: 'older', count, scanLimit: scanStep}));
-	return {rows: page.events, cursor: 0, top: 0, ...(page.lastKey ? {olderFrom: page.lastKey} : {}), olderEnd: page.end, atNewest: true};
+	return {rows: page.events, cursor: 0, top: 0, ...(page.lastKey ? {olderFrom: page.lastKey} : {}), olderEnd: page.end, atNewest: true, skipped: 0};
 }
 
 /** Whether the rows below the cursor do not fill `view` and older ones may match (read more). */
@@ -75,6 +77,7 @@ export function loadOlder(window: Window, read: Reader, scope: Scope, count: num
 		...(page.lastKey ? {olderFrom: page.lastKey} : {}),
 		olderEnd: page.end,
 		atNewest: window.atNewest && drop === 0,
+		skipped: window.skipped + drop,
 	};
 }
 
@@ -102,7 +105,9 @@ export function loadNewer(window: Window, read: Reader, scope: Scope, count: num
 		olderFrom = rows.at(-1)?.key;
 	}
 
-	return {...window, rows, cursor, top, olderEnd, ...(olderFrom ? {olderFrom} : {}), atNewest: page.end && window.atNewest ? true : page.end};
+	// Rows read again above the first come out of those let go; past them, they are new events.
+	const atNewest = page.end && window.atNewest ? true : page.end;
+	return {...window, rows, cursor, top, olderEnd, ...(olderFrom ? {olderFrom} : {}), atNewest, skipped: atNewest ? 0 : Math.max(0, window.skipped - added)};
 }
 
 /** Keeps the cursor on screen: `top` moved so that the cursor's row is within `view` rows. */
@@ -127,6 +132,11 @@ export function moveCursor(window: Window, delta: number, view: number, read: Re
 
 	const cursor = Math.max(0, Math.min(next.rows.length - 1, next.cursor + delta));
 	return scrolled({...next, cursor}, view);
+}
+
+/** The cursor's place in the whole list (1 is the newest), not only among the rows loaded. */
+export function cursorPosition(window: Window): number {
+	return window.skipped + window.cursor + 1;
 }
 
 /** The row under the cursor. */

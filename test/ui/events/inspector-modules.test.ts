@@ -7,9 +7,9 @@ import {readFileSync} from 'node:fs';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {StoredEvent} from '../../../source/receiver/backend.js';
 import {JournalBackend, openJournal} from '../../../source/receiver/journal/index.js';
-import {colourJsonLine, detailLines, helpLines, inspectorKeys} from '../../../source/ui/events/inspector-format.js';
+import {colourJsonLine, detailLines, footerHint, helpLines, inspectorKeys} from '../../../source/ui/events/inspector-format.js';
 import {filterText, parseFilterText, queryMatcher, queryText} from '../../../source/ui/events/inspector-query.js';
-import {loadNewer, maxRows, moveCursor, openWindow, type PageRead, type Reader} from '../../../source/ui/events/inspector-window.js';
+import {cursorPosition, loadNewer, maxRows, moveCursor, openWindow, type PageRead, type Reader} from '../../../source/ui/events/inspector-window.js';
 import {tempDataDir} from '../../journal/helpers.js';
 import {fillJournal, fixtureEvent} from './journal-fixture.js';
 
@@ -88,6 +88,26 @@ describe('the window over the journal', () => {
 
 		expect(window.cursor).toBe(0);
 		expect(window.rows[0]?.event.id).toBe(fixtureEvent(count - 1).id);
+	});
+
+	it('knows where the cursor is in the whole list, past the rows it let go and back', () => {
+		let window = openWindow(read, {}, 40);
+		for (let step = 0; step < 60; step++) {
+			window = moveCursor(window, 20, 20, read, {});
+			// The n-th newest event (1 the newest) is fixtureEvent(count - n).
+			expect(window.rows[window.cursor]?.event.id).toBe(fixtureEvent(count - cursorPosition(window)).id);
+		}
+
+		expect(window.skipped).toBeGreaterThan(0);
+		expect(cursorPosition(window)).toBe(1201);
+		expect(footerHint('list', window)).toMatch(/^1201 · /);
+		for (let step = 0; step < 60; step++) {
+			window = moveCursor(window, -20, 20, read, {});
+			expect(window.rows[window.cursor]?.event.id).toBe(fixtureEvent(count - cursorPosition(window)).id);
+		}
+
+		expect(cursorPosition(window)).toBe(1);
+		expect(window.skipped).toBe(0);
 	});
 
 	it('reaches the oldest event and stops there', () => {
