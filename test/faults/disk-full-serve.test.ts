@@ -4,7 +4,7 @@
  * resumes by itself when space is freed — also after a restart on the still-full disk. Every
  * chat gets its answer once and no apology. Needs root (mount); skipped with one line otherwise.
  */
-import {rmSync, statfsSync, writeFileSync} from 'node:fs';
+import {closeSync, openSync, rmSync, statfsSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
@@ -62,11 +62,33 @@ async function readyz(serve: Serve): Promise<{status: number; body: {ready?: boo
 	return {status: response.status, body: await response.json() as {ready?: boolean; reasons?: string[]}};
 }
 
-/** Fills the file system of `directory` to its last byte. */
+/**
+ * Fills the file system of `directory` to its last byte. The serve running there may write while
+ * it fills: it writes what is free, then what is left, until the file system refuses (ENOSPC).
+ */
 function fill(directory: string): string {
 	const file = path.join(directory, 'filler');
-	const stats = statfsSync(directory);
-	writeFileSync(file, Buffer.alloc(stats.bavail * stats.bsize));
+	const descriptor = openSync(file, 'w');
+	try {
+		for (let round = 0; round < 64; round++) {
+			const {bavail, bsize} = statfsSync(directory);
+			const free = bavail * bsize;
+			if (free === 0) {
+				break;
+			}
+
+			try {
+				writeSync(descriptor, Buffer.alloc(free));
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') {
+					throw error;
+				}
+			}
+		}
+	} finally {
+		closeSync(descriptor);
+	}
+
 	return file;
 }
 
