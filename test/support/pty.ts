@@ -53,9 +53,12 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 	// (60×50 between 200×50 and 60×15) and drew for it while the terminal was already 60×15. The
 	// marker is written right before the new size is set, as a terminal re-wraps and then tells the
 	// program: what the program writes in between is read at the new size, as on a real terminal.
+	// Where it may (root), the two run at a real-time priority, so a loaded machine does not pause
+	// between them and a frame of the program's rarely falls in between (docs/serve.md says what a
+	// frame in that instant may leave).
 	const setSize = shellQuote('open(my $t, "+<", "/dev/tty") or die "no tty"; syswrite($t, "\\e]697;resize;$ARGV[0];$ARGV[1]\\a"); ioctl($t, 0x5414, pack("S4", $ARGV[1], $ARGV[0], 0, 0)) or die "TIOCSWINSZ: $!"');
 	// Up to 4 resizes, in order: the n-th waits for its own file (the path with -n).
-	const resizer = `(k=1; while [ $k -le 4 ]; do f=${shellQuote(resizeFile)}-$k; n=0; while [ ! -e "$f" ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; [ -e "$f" ] || break; read c r < "$f"; perl -e ${setSize} "$c" "$r"; k=$((k+1)); done) & `;
+	const resizer = `(rt=''; chrt -f 1 true 2>/dev/null && rt='chrt -f 1'; k=1; while [ $k -le 4 ]; do f=${shellQuote(resizeFile)}-$k; n=0; while [ ! -e "$f" ] && [ $n -lt 12000 ] && kill -0 $$ 2>/dev/null; do sleep 0.05; n=$((n+1)); done; [ -e "$f" ] || break; read c r < "$f"; $rt perl -e ${setSize} "$c" "$r"; k=$((k+1)); done) & `;
 	const before = options.before === undefined ? '' : `printf '%s\\n' ${shellQuote(options.before)}; `;
 	const sized = `stty cols ${columns} rows ${rows} 2>/dev/null; ${before}${options.resizable ? resizer : ''}exec ${command}`;
 	const child = spawn('script', ['-qefc', sized, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']});
