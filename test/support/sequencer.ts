@@ -3,14 +3,15 @@
  * the last run, or the largest file when there was none) starts the process tier after the whole
  * integration tier, and a fresh clone has no last run: the longest files (a child CLI, Redis, a
  * pty, each mostly waiting) then start late and end the run alone. Here the process tier goes
- * first, then integration, then unit; within a tier the slowest of the last run first, else the
- * largest file.
+ * first, then unit (a few of its files are heavy on CPU: a million-event journal, property tests),
+ * then the many short integration files that fill the end; within a tier the slowest of the last
+ * run first, else the largest file.
  */
 import {relative} from 'node:path';
 import {BaseSequencer, type TestSpecification} from 'vitest/node';
 
 /** The projects of test/vitest.config.ts, in the order they start. */
-const tierOrder = ['process', 'integration', 'unit'];
+const tierOrder = ['process', 'unit', 'integration'];
 
 export class TierSequencer extends BaseSequencer {
 	override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
