@@ -9,12 +9,12 @@ const tiers = testFilesByTier(fileURLToPath(new URL('.', import.meta.url)));
 /**
  * Workers for the whole run. Most of the process tier's time is spent waiting (on a child CLI, a
  * pty, Redis, a platform step), so more workers than cores use that time; past that the run is
- * CPU-bound. Measured on an idle 2-core machine, the whole suite (961 tests), three runs each,
- * seconds of vitest (CPU seconds): 2 workers 161 (–), 152 (192), 157 (206); 3 workers 128 (208),
- * 136 (233), 125 (208); 4 workers 119 (216), 135 (240), 141 (242). 3 is kept: the lowest median,
- * with the least CPU left to lint and typecheck running beside it in CI.
+ * CPU-bound. Measured on an idle 2-core machine, the whole suite (961 tests) alone, three runs
+ * each, seconds of vitest (CPU seconds): 2 workers 161 (–), 152 (192), 157 (206); 3 workers 128
+ * (208), 136 (233), 125 (208); 4 workers 119 (216), 135 (240), 141 (242). In `.ci/run`, with lint
+ * and the typecheck beside it, 3 workers took 179 and 177 s and 4 took 150 s: 4 is kept.
  */
-const workers = 3;
+const workers = 4;
 
 // Hang limits, not speed limits: a test waits on events, and these only end one that hangs (far
 // past what the slowest test needs on a loaded 2-core machine).
