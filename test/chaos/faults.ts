@@ -118,6 +118,26 @@ function diskFullThenFreed(): FaultKind {
 	};
 }
 
+/** Listens on loopback at `port` (0: a free one; again: the same one after a close); resolves with the port. */
+async function listenOn(server: TcpServer | Server, port: number): Promise<number> {
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, '127.0.0.1', () => {
+			resolve();
+		});
+	});
+	return (server.address() as AddressInfo).port;
+}
+
+/** Stops listening; resolves once every connection is gone. */
+async function closeServer(server: TcpServer | Server): Promise<void> {
+	await new Promise<void>(resolve => {
+		server.close(() => {
+			resolve();
+		});
+	});
+}
+
 /** A TCP proxy to the platform on a port of its own; closed, it refuses connections and cuts the open ones. */
 export class PlatformProxy {
 	private server: TcpServer | undefined;
@@ -143,13 +163,7 @@ export class PlatformProxy {
 			client.on('close', () => upstream.destroy());
 			upstream.on('close', () => client.destroy());
 		});
-		await new Promise<void>((resolve, reject) => {
-			server.once('error', reject);
-			server.listen(this.port, '127.0.0.1', () => {
-				resolve();
-			});
-		});
-		this.port = (server.address() as AddressInfo).port;
+		this.port = await listenOn(server, this.port);
 		this.server = server;
 	}
 
@@ -160,16 +174,9 @@ export class PlatformProxy {
 			socket.destroy();
 		}
 
-		await new Promise<void>(resolve => {
-			if (server === undefined) {
-				resolve();
-				return;
-			}
-
-			server.close(() => {
-				resolve();
-			});
-		});
+		if (server !== undefined) {
+			await closeServer(server);
+		}
 	}
 }
 
@@ -192,13 +199,7 @@ export class ForwardHandler {
 				response.writeHead(200, {'content-type': 'application/json'}).end('{"ok":true}');
 			});
 		});
-		await new Promise<void>((resolve, reject) => {
-			server.once('error', reject);
-			server.listen(this.port, '127.0.0.1', () => {
-				resolve();
-			});
-		});
-		this.port = (server.address() as AddressInfo).port;
+		this.port = await listenOn(server, this.port);
 		this.server = server;
 	}
 
@@ -209,11 +210,8 @@ export class ForwardHandler {
 			return;
 		}
 
-		await new Promise<void>(resolve => {
-			server.close(() => {
-				resolve();
-			});
-			server.closeAllConnections();
-		});
+		const closing = closeServer(server);
+		server.closeAllConnections();
+		await closing;
 	}
 }
