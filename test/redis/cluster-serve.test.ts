@@ -15,6 +15,7 @@ import {hasRedisServer, redisSkipReason} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned, startModel} from '../receiver/helpers.js';
 import {startCluster, type TestCluster} from './topology.js';
+import {messageWrites} from './events.js';
 
 const chats = 3;
 const perChat = 20;
@@ -135,13 +136,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('two built ser
 		}
 
 		// The platform's own records: one final write per message, the model's answer, no log left open.
-		const writes = new Map<string, number>();
-		for (const request of local.requests.slice(writesBefore)) {
-			if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
-				const id = request.path.slice('/messages/'.length);
-				writes.set(id, (writes.get(id) ?? 0) + 1);
-			}
-		}
+		const writes = messageWrites(local.requests.slice(writesBefore));
 
 		expect(targets.filter(target => writes.get(target.messageId) !== 1).map(target => `${target.messageId}: ${String(writes.get(target.messageId) ?? 0)}`)).toEqual([]);
 		expect([...writes.keys()].filter(id => !targets.some(target => target.messageId === id))).toEqual([]);

@@ -1,4 +1,5 @@
 /** Events and handlers for the Redis suites. */
+import type {RequestRecord} from '../../source/local-platform/types.js';
 import type {EventBackend, EventStatus, JobHandler, JobResult, NewEvent, StepRecord} from '../../source/receiver/backend.js';
 
 export function newEvent(id: string, overrides: Partial<NewEvent> = {}): NewEvent {
@@ -29,4 +30,17 @@ export function recordingHandler(seen: Seen[], outcome: (id: string) => JobResul
 /** The status of a stored event, or undefined when it is not held. */
 export async function statusOf(backend: EventBackend, id: string): Promise<EventStatus | undefined> {
 	return (await backend.get(id))?.status;
+}
+
+/** How many times each message was written (PATCH /messages/{id}) in these platform requests, by message id. */
+export function messageWrites(requests: readonly RequestRecord[]): Map<string, number> {
+	const writes = new Map<string, number>();
+	for (const request of requests) {
+		if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
+			const id = request.path.slice('/messages/'.length);
+			writes.set(id, (writes.get(id) ?? 0) + 1);
+		}
+	}
+
+	return writes;
 }

@@ -15,6 +15,7 @@ import {startPlatform, type TestPlatform} from '../support/platform.js';
 import {hasRedisServer, redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned, startModel} from '../receiver/helpers.js';
+import {messageWrites} from './events.js';
 
 const eventCount = 60;
 const answer = 'The answer from the model.';
@@ -98,13 +99,7 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis
 				await reader.close();
 			}
 
-			const writes = new Map<string, number>();
-			for (const request of local.requests.slice(writesBefore)) {
-				if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
-					const id = request.path.slice('/messages/'.length);
-					writes.set(id, (writes.get(id) ?? 0) + 1);
-				}
-			}
+			const writes = messageWrites(local.requests.slice(writesBefore));
 
 			expect(targets.filter(id => writes.get(id) !== 1)).toEqual([]);
 			expect(targets.filter(id => local.message(id)?.text !== answer)).toEqual([]);

@@ -17,6 +17,7 @@ import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned, startModel} from '../receiver/helpers.js';
 import {defined} from '../support/defined.js';
+import {messageWrites} from './events.js';
 
 const eventCount = 240;
 const chats = 24;
@@ -121,13 +122,7 @@ describe.skipIf(redisSkipReason !== undefined)('three serve replicas on one Redi
 		expect(takenOver.length).toBeLessThanOrEqual(concurrency);
 
 		// One answer written per event; a second only for the killed replica's jobs in flight.
-		const writes = new Map<string, number>();
-		for (const request of local.requests.slice(writesBefore)) {
-			if (request.method === 'PATCH' && request.path.startsWith('/messages/')) {
-				const id = request.path.slice('/messages/'.length);
-				writes.set(id, (writes.get(id) ?? 0) + 1);
-			}
-		}
+		const writes = messageWrites(local.requests.slice(writesBefore));
 
 		const byMessage = new Map(events.map((event, index) => [at(targets, index).messageId, String(event.id)]));
 		const attempts = new Map(finished.map(event => [event.id, event.attempts]));
