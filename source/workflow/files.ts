@@ -28,7 +28,7 @@ let lookup: Lookup | undefined;
 
 /** The MIME type for a file name (mime-types, loaded on first use), falling back to application/octet-stream. */
 export async function mimeTypeFor(fileName: string): Promise<string> {
-	lookup ??= (await import('mime-types')).lookup;
+	lookup ??= (await import('mime-types')).default.lookup;
 	return lookup(fileName) || fallbackMimeType;
 }
 

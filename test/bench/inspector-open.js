@@ -1,16 +1,16 @@
 /* global process, console, performance, setImmediate, setTimeout -- Node globals: this file is plain JavaScript, run by node itself. */
 /**
- * One run of the inspector's screen alone for the bench, in a process of its own and from the
- * build (dist/), with the React build the command loads: opens the journal in the data directory
+ * One run of the inspector's screen alone for the bench, in a process of its own and from source
+ * (through tsx: the build is one bundle), with the React build the command loads: opens the journal in the data directory
  * given, renders the inspector (ink-testing-library) until the newest event shows, then pages
  * down `pages` times, one key and one frame at a time. Prints one JSON line: ms from process start and from the journal's open to the first page, ms
  * for the paging, and the peak RSS.
  */
-import {JournalBackend, openJournal} from '../../dist/receiver/journal/index.js';
-import {withReactBuild} from '../../dist/ui/react-build.js';
+import {JournalBackend, openJournal} from '../../source/receiver/journal/index.js';
+import {withReactBuild} from '../../source/ui/react-build.js';
 
 // React's build as the command loads it (production unless NODE_ENV names one).
-const [{render}, {createElement}, {InspectorScreen}] = await withReactBuild(async () => Promise.all([import('ink-testing-library'), import('react'), import('../../dist/ui/events/InspectorScreen.js')]));
+const [{render}, {createElement}, {InspectorScreen}] = await withReactBuild(async () => Promise.all([import('ink-testing-library'), import('react'), import('../../source/ui/events/InspectorScreen.js')]));
 
 const [directory = '', newestId = '', pagesText = '0'] = process.argv.slice(2);
 const opening = performance.now();

@@ -1,15 +1,15 @@
 /**
  * The event inspector on a journal of 1 000 000 events (written straight into LMDB by the test
- * fixture), side by side with one of 1 000, each run in a fresh process from the build (after
- * `npm run build`), runs alternating between the two journals, the median printed:
+ * fixture), side by side with one of 1 000, each run in a fresh process, runs alternating between
+ * the two journals, the median printed:
  *
  * 1. The real command (inspector-pty.ts): `dist/cli.js events --data-dir DIR` in an 80×24
  *    pseudo-terminal, time from the spawn to the newest event's id on the terminal, the CPU time
  *    and peak RSS of the process then; then 200 pages down (PgDn held: one every 30 ms) until the row the
  *    cursor lands on shows, and the peak RSS after. The goals are checked on these figures: for 1 000 000 events, first
  *    page ≤ 1 s and peak RSS (scrolling included) ≤ 150 MiB.
- * 2. The screen alone (inspector-open.js): the InspectorScreen rendered with ink-testing-library
- *    on the opened journal, time to the first page from process start and from the journal's open,
+ * 2. The screen alone (inspector-open.js, from source through tsx): the InspectorScreen rendered
+ *    with ink-testing-library on the opened journal, time to the first page from process start and from the journal's open,
  *    time to page down 200 pages (one key and one frame at a time), and peak RSS.
  *
  * Run: node --import tsx test/bench/inspector.ts (or `npm run bench -- inspector`)
@@ -52,7 +52,7 @@ function medianOf<T extends Record<string, number>>(runs: T[]): T {
 }
 
 function screenRun(journal: Journal): ScreenRun {
-	const result = spawnSync(process.execPath, [child, journal.directory, journal.newestId, String(pages)], {encoding: 'utf8'});
+	const result = spawnSync(process.execPath, ['--import', 'tsx', child, journal.directory, journal.newestId, String(pages)], {encoding: 'utf8'});
 	if (result.status !== 0) {
 		throw new Error(`the inspector run failed: ${result.stderr}`);
 	}

@@ -40,11 +40,11 @@ export type ReaderEnd = {
 };
 
 /**
- * How to start the child: the compiled reader-child.js beside this module; or, when this module
- * runs from source (the tests), the build's copy of it when it is at least as new as
- * reader-child.ts (the child imports nothing of this project's but types, so that one file is
- * what it is built from), else reader-child.ts through tsx, which costs a TypeScript loader per
- * child.
+ * How to start the child: the build's reader-child.js beside this module (the build puts every
+ * module in dist/ itself, esbuild.config.mjs); or, when this module runs from source (the tests),
+ * the build's copy when it is at least as new as reader-child.ts (the child imports nothing of
+ * this project's but types, so that one file is what it is built from), else reader-child.ts
+ * through tsx, which costs a TypeScript loader per child.
  */
 function childArgs(): string[] {
 	const compiled = fileURLToPath(new URL('reader-child.js', import.meta.url));
@@ -53,7 +53,7 @@ function childArgs(): string[] {
 	}
 
 	const source = fileURLToPath(new URL('reader-child.ts', import.meta.url));
-	const built = fileURLToPath(new URL('../../../dist/receiver/journal/reader-child.js', import.meta.url));
+	const built = fileURLToPath(new URL('../../../dist/reader-child.js', import.meta.url));
 	return isAsNew(built, source) ? [built] : ['--import', 'tsx', source];
 }
 

@@ -1,0 +1,46 @@
+/**
+ * The build: source/ bundled by esbuild into dist/, with the JavaScript dependencies it uses.
+ * Bundling reads and compiles only the parts of a dependency the CLI reaches: Ink, for one,
+ * imports es-toolkit's whole compat index (about 400 modules) for one function. Every command
+ * starts sooner for it (`completion zsh` 0.96 → 0.43 s of CPU, `serve --help` 0.23 → 0.16 s).
+ * Commands still load on demand: each lazy import is a chunk of its own (splitting).
+ *
+ * Type checking is not part of the build: `npm run typecheck` (and CI) does it.
+ *
+ * Left to Node, from node_modules: native modules (lmdb and its msgpackr), packages that read files
+ * beside their own code at run time (bullmq's Lua scripts, unpdf's PDF.js, yoga-layout's
+ * WebAssembly), ioredis (bullmq's own copy must be the one serve talks through), what Ink imports
+ * only for React DevTools, and conf, which loads only when a setting is written (its import is
+ * what test/config/conf-writes.test.ts watches for).
+ */
+import {rmSync} from 'node:fs';
+import {build} from 'esbuild';
+
+const outdir = 'dist';
+
+const options = {
+	entryPoints: {
+		cli: 'source/cli.tsx',
+		// Started as a process of its own by the journal's reader (receiver/journal/reader.ts),
+		// found beside the code that starts it: chunks and entries all live in dist/ itself.
+		'reader-child': 'source/receiver/journal/reader-child.ts',
+	},
+	outdir,
+	bundle: true,
+	splitting: true,
+	format: 'esm',
+	platform: 'node',
+	target: 'node20.19',
+	jsx: 'automatic',
+	sourcemap: true,
+	// Class and function names stay as written (errors and logs name them).
+	keepNames: true,
+	external: ['lmdb', 'msgpackr', 'msgpackr-extract', 'bullmq', 'ioredis', 'unpdf', 'yoga-layout', 'react-devtools-core', 'conf'],
+	// CommonJS dependencies bundled into ES modules still call require() for Node's own modules.
+	banner: {js: 'import {createRequire as __createRequire} from \'node:module\'; const require = __createRequire(import.meta.url);'},
+	logLevel: 'warning',
+};
+
+// Chunk names carry a hash: a fresh folder each time, so no chunk of an earlier build is left.
+rmSync(outdir, {recursive: true, force: true});
+await build(options);
