@@ -12,7 +12,9 @@ const tiers = testFilesByTier(fileURLToPath(new URL('.', import.meta.url)));
  * CPU-bound. Measured on an idle 2-core machine, the whole suite (961 tests) alone, three runs
  * each, seconds of vitest (CPU seconds): 2 workers 161 (–), 152 (192), 157 (206); 3 workers 128
  * (208), 136 (233), 125 (208); 4 workers 119 (216), 135 (240), 141 (242). In `.ci/run`, with lint
- * and the typecheck beside it, 3 workers took 179 and 177 s and 4 took 150 s: 4 is kept.
+ * and the typecheck beside it, 3 workers took 179 and 177 s and 4 took 150 s: 4 is kept. With the
+ * bundled build (less CPU per child CLI), the whole `.ci/run` beside two busy loops took 212 s
+ * with 4 workers and 243 s with 5.
  */
 const workers = 4;
 
