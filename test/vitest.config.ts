@@ -13,8 +13,10 @@ const tiers = testFilesByTier(fileURLToPath(new URL('.', import.meta.url)));
  * each, seconds of vitest (CPU seconds): 2 workers 161 (–), 152 (192), 157 (206); 3 workers 128
  * (208), 136 (233), 125 (208); 4 workers 119 (216), 135 (240), 141 (242). In `.ci/run`, with lint
  * and the typecheck beside it, 3 workers took 179 and 177 s and 4 took 150 s: 4 is kept. With the
- * bundled build (less CPU per child CLI), the whole `.ci/run` beside two busy loops took 212 s
- * with 4 workers and 243 s with 5.
+ * bundled build (less CPU per child CLI), the whole `.ci/run` from fresh clones: 4 workers 152,
+ * 178 and 152 s idle, 212 and 216 s beside two busy loops; 5 workers 145 s idle, 243 and 208 s
+ * busy; 6 workers 161 s idle, 203 s busy. The spread between runs of one count is as wide as the
+ * differences between counts, so 4 stays.
  */
 const workers = 4;
 
