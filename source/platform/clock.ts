@@ -8,12 +8,17 @@ import {setMaxListeners} from 'node:events';
 export type Clock = {
 	/** Milliseconds: since the epoch (`systemClock`), or of a monotonic timer (`monotonicClock`). */
 	now(): number;
-	/** Resolves after `ms` of this clock's time, or at once when `signal` aborts (never rejects). */
-	sleep(ms: number, signal: AbortSignal): Promise<void>;
+	/**
+	 * Resolves after `ms` of this clock's time, or at once when `signal` aborts (never rejects).
+	 * `unref`: the wait does not keep the process running (a background poll's).
+	 */
+	sleep(ms: number, signal: AbortSignal, options?: SleepOptions): Promise<void>;
 };
 
+export type SleepOptions = {unref?: boolean};
+
 /** Resolves after `ms`, or at once when `signal` aborts (it never rejects). */
-export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+export async function abortableSleep(ms: number, signal: AbortSignal, options: SleepOptions = {}): Promise<void> {
 	return new Promise(resolve => {
 		if (signal.aborted) {
 			resolve();
@@ -21,6 +26,10 @@ export async function abortableSleep(ms: number, signal: AbortSignal): Promise<v
 		}
 
 		const timer = setTimeout(done, ms);
+		if (options.unref) {
+			timer.unref();
+		}
+
 		function done(): void {
 			clearTimeout(timer);
 			signal.removeEventListener('abort', done);

@@ -73,7 +73,8 @@ export class BacklogLimit {
 		void this.refresh();
 		void (async () => {
 			for (;;) {
-				await this.clock.sleep(this.pollMs, polling.signal);
+				// Not a reason to keep the process running (as serve's other background checks).
+				await this.clock.sleep(this.pollMs, polling.signal, {unref: true});
 				if (polling.signal.aborted) {
 					return;
 				}
