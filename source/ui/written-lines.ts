@@ -53,18 +53,13 @@ export class WrittenLines {
 		}
 	}
 
-	/** Terminal rows the last `count` lines (the cursor's line and those above it) take at `columns`. */
-	rowsAt(columns: number, count: number): number {
-		return this.rowsEach(columns, count).reduce((sum, rows) => sum + rows, 0);
-	}
-
 	/** The lines from `line` (counted as `line` counts), `count` of them, as written (colours kept). */
 	written(line: number, count: number): string[] {
 		const start = line - this.dropped;
 		return Array.from({length: count}, (_, offset) => this.raw[start + offset] ?? this.lines[start + offset] ?? '');
 	}
 
-	/** The rows each of the last `count` lines takes at `columns`, the topmost first. */
+	/** The terminal rows each of the last `count` lines (the cursor's line and those above it) takes at `columns`, the topmost first. */
 	rowsEach(columns: number, count: number): number[] {
 		const rows: number[] = [];
 		for (let offset = count - 1; offset >= 0; offset--) {

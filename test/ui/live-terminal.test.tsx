@@ -233,12 +233,12 @@ describe('WrittenLines', () => {
 		const lines = new WrittenLines();
 		lines.write('before\n');
 		lines.write(`${'a'.repeat(80)}\n${'b'.repeat(30)}\n`);
-		expect(lines.rowsAt(60, 3)).toBe(1 + 1 + 2);
+		expect(lines.rowsEach(60, 3)).toEqual([2, 1, 1]);
 		// Ink erases the frame (3 lines with the cursor's) and writes a shorter one.
 		lines.write('\u001B[2K\u001B[1A\u001B[2K\u001B[1A\u001B[2K\u001B[G');
 		lines.write(`${'c'.repeat(130)}\n`);
-		expect(lines.rowsAt(60, 2)).toBe(1 + 3);
-		expect(lines.rowsAt(60, 3)).toBe(1 + 3 + 1);
+		expect(lines.rowsEach(60, 2)).toEqual([3, 1]);
+		expect(lines.rowsEach(60, 3)).toEqual([1, 3, 1]);
 	});
 
 	it('keeps a line as written, colours included, when it was written in order', () => {
