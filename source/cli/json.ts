@@ -6,7 +6,7 @@
  * never prints either itself (upload's and chat's answer is a `reply` line).
  */
 import {Writable} from 'node:stream';
-import {z} from 'zod';
+import * as z from 'zod';
 
 /** Any line: an object with a non-empty `type`. */
 export const jsonLine = z.looseObject({type: z.string().min(1)});

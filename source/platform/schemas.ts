@@ -17,7 +17,7 @@
  * The answer types below are what callers see; `test/platform/answer-fields.test.ts` lists each
  * operation's fields and checks that an answer carrying only the required ones decodes.
  */
-import {z} from 'zod';
+import * as z from 'zod';
 import {describeValue} from '../format/describe.js';
 import {isRecord} from '../format/index.js';
 import {PlatformResponseError} from './errors.js';
