@@ -126,8 +126,8 @@ function statusOf(service: Service, volatile: string | undefined, adminUrl: stri
 
 /** The live screen; Ink and React load only for it, so plain and NDJSON runs stay lean. */
 async function renderScreen(context: Deps['context'], props: Omit<ServeScreenProps, 'onQuit'>, onQuit: (force: boolean) => void): Promise<ReturnType<typeof renderApp>> {
-	const [{ServeScreen}, {renderApp}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
-	return renderApp(context, <ServeScreen {...props} onQuit={onQuit}/>);
+	const [{ServeScreen}, {renderComponent}] = await Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]);
+	return renderComponent(context, ServeScreen, {...props, onQuit});
 }
 
 /** Lets the screen's last events render, then releases the terminal. */

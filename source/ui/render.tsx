@@ -1,5 +1,5 @@
 import {render, type Instance} from 'ink';
-import type {ReactElement} from 'react';
+import {createElement, type ComponentType, type ReactElement} from 'react';
 import type {CommandContext} from '../context.js';
 import {LiveTerminal} from './live-terminal.js';
 
@@ -47,6 +47,15 @@ export function renderApp(context: Pick<CommandContext, 'stdout' | 'stdin' | 'st
 	}
 
 	return instance;
+}
+
+/**
+ * renderApp for a command module, with the component and its props instead of JSX: JSX in the
+ * command's own module would load React with it, where a run without a terminal needs neither
+ * React nor Ink (the command imports this module only for its screen).
+ */
+export function renderComponent<Props extends object>(context: Pick<CommandContext, 'stdout' | 'stdin' | 'stderr'>, component: ComponentType<Props>, props: Props, options: {maxFps?: number; hideTyping?: boolean} = {}): Instance {
+	return renderApp(context, createElement(component, props), options);
 }
 
 /**

@@ -10,7 +10,7 @@ import path from 'node:path';
 import {UserError} from '../../errors.js';
 import type {EventBackend, JobHandler, ReplayResult, StoredEvent} from '../../receiver/backend.js';
 import {editedEvent, type FieldChange} from '../../receiver/edit-event.js';
-import {prettyBody} from '../../ui/events/format.js';
+import {prettyBody} from '../../ui/events/body.js';
 
 /** The editor a person chose: $VISUAL, else $EDITOR, else vi. */
 export function editorCommand(env: NodeJS.ProcessEnv): string {

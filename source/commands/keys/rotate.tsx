@@ -136,19 +136,17 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 
 	// Loaded only for the screen: Ink and React cost a non-interactive run (--yes --json, scripts)
 	// most of its start-up.
-	const [{RotateScreen}, {renderApp, waitForApp}] = await Promise.all([import('../../ui/keys/RotateScreen.js'), import('../../ui/render.js')]);
-	const instance = renderApp(context, (
-		<RotateScreen
-			currentKeyMasked={options.currentKeyMasked}
-			currentKeySource={options.source}
-			baseUrl={options.baseUrl}
-			skipConfirm={options.yes}
-			rotate={rotateOnce}
-			onDone={value => {
-				result = value;
-			}}
-		/>
-	), {maxFps: 10});
+	const [{RotateScreen}, {renderComponent, waitForApp}] = await Promise.all([import('../../ui/keys/RotateScreen.js'), import('../../ui/render.js')]);
+	const instance = renderComponent(context, RotateScreen, {
+		currentKeyMasked: options.currentKeyMasked,
+		currentKeySource: options.source,
+		baseUrl: options.baseUrl,
+		skipConfirm: options.yes,
+		rotate: rotateOnce,
+		onDone(value: RotateScreenResult) {
+			result = value;
+		},
+	}, {maxFps: 10});
 	await waitForApp(instance, context.signal, () => {
 		result ??= {kind: 'interrupted'};
 	});

@@ -3,8 +3,7 @@ import {ConfigDamagedError} from '../../config/errors.js';
 import {CancelledError, UserError} from '../../errors.js';
 import {maxKeyLength} from '../../keys/current.js';
 import {storeApiKey, type StoredKey} from '../../keys/set.js';
-import {KeyPrompt, type KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
-import {renderApp, waitForApp} from '../../ui/render.js';
+import type {KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
@@ -33,9 +32,11 @@ async function readKeyFromStdin(context: CommandContext): Promise<string> {
 /** Shows the masked prompt and resolves with what the user did. */
 async function promptForKey(context: CommandContext): Promise<string> {
 	let result: KeyPromptResult | undefined;
-	const instance = renderApp(context, <KeyPrompt label='API key' onDone={value => {
+	// Loaded only for the prompt: a key piped in on stdin needs neither Ink nor React.
+	const [{KeyPrompt}, {renderComponent, waitForApp}] = await Promise.all([import('../../ui/keys/KeyPrompt.js'), import('../../ui/render.js')]);
+	const instance = renderComponent(context, KeyPrompt, {label: 'API key', onDone(value: KeyPromptResult) {
 		result = value;
-	}}/>, {hideTyping: true});
+	}}, {hideTyping: true});
 	await waitForApp(instance, context.signal, () => {
 		result ??= {kind: 'interrupted'};
 	});

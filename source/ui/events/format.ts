@@ -6,6 +6,7 @@ import {mask} from '../../format/secret.js';
 import {formatTable, type TableFit} from '../../format/table.js';
 import {plural} from '../../format/text.js';
 import {bodyText} from '../../receiver/body.js';
+import {parsedBody, prettyBody} from './body.js';
 import {editedFrom} from '../../receiver/edit-event.js';
 import {shortType} from '../serve/format.js';
 
@@ -85,14 +86,6 @@ export function eventSummary(event: StoredEvent): Record<string, unknown> {
 }
 
 /** The body as the JSON value it holds, or undefined when it is not JSON. */
-function parsedBody(body: string): {value: unknown} | undefined {
-	try {
-		return {value: JSON.parse(body) as unknown};
-	} catch {
-		return undefined;
-	}
-}
-
 /**
  * The `events show --json` object: everything, the signature masked, and `body` as the JSON it
  * holds (the raw text only when it is not JSON), so `jq .body.payload` works. A body that is not
@@ -104,13 +97,6 @@ export function eventDetail(event: StoredEvent): Omit<StoredEvent, 'body' | 'bod
 	const parsed = parsedBody(text);
 	const original = editedFrom(event);
 	return {...rest, ...(original ? {editedFrom: original} : {}), headers: maskedHeaders(event.headers), body: parsed ? parsed.value : text, ...(bodyEncoding === 'base64' ? {bodyBase64: event.body} : {})};
-}
-
-/** A JSON body indented by two spaces; anything else as it is (bytes that are not UTF-8 as U+FFFD). */
-export function prettyBody(event: Pick<StoredEvent, 'body' | 'bodyEncoding'>): string {
-	const text = bodyText(event);
-	const parsed = parsedBody(text);
-	return parsed ? JSON.stringify(parsed.value, null, 2) : text;
 }
 
 /** Said under a body that is not valid UTF-8: what is shown is not what was received. */

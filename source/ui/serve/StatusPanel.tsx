@@ -1,7 +1,8 @@
 import {Box, Text} from 'ink';
 import Spinner from 'ink-spinner';
 import {Fragment} from 'react';
-import {separator, statusLines, statusSections, type StatusInput, type StatusItem, type StatusLine, type Tone} from './status-lines.js';
+import {separator, type StatusItem, type Tone} from './counter-items.js';
+import {statusLines, statusSections, type StatusInput, type StatusLine} from './status-lines.js';
 
 export type {KeyStatus} from './status-lines.js';
 

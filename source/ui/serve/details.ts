@@ -1,7 +1,8 @@
 /** The details of a selected event, as `events show` prints them, cut to fit (pure). */
 import {codePointLength, cutCodePoints} from '../../format/text.js';
 import type {StoredEvent} from '../../receiver/backend.js';
-import {maskedHeaders, prettyBody} from '../events/format.js';
+import {prettyBody} from '../events/body.js';
+import {maskedHeaders} from '../events/format.js';
 import {clock} from './format.js';
 import type {LogRow} from './state.js';
 

@@ -1,6 +1,6 @@
 import {formatMs} from '../../format/duration.js';
 import {oneLine, plural} from '../../format/text.js';
-import {counterItems, separator} from './status-lines.js';
+import {counterItems, separator} from './counter-items.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
 /** Local wall-clock time HH:MM:SS of an ISO timestamp. */

@@ -10,6 +10,7 @@ import {oneLine, plural} from '../../format/text.js';
 import type {BackendStats} from '../../receiver/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
+import {counterItems, separator, type StatusItem, type Tone} from './counter-items.js';
 
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
@@ -20,11 +21,6 @@ export type KeyStatus = {
 	/** ISO time the previous key stops working. */
 	previousKeyExpiresAt?: string;
 };
-
-export type Tone = 'plain' | 'bold' | 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
-
-/** One figure or hint; never split across lines. */
-export type StatusItem = {text: string; tone?: Tone};
 
 export type StatusSection = {
 	key: string;
@@ -59,21 +55,6 @@ export type StatusInput = {
 	/** Whether rows can be selected (the hints then name the keys). */
 	selectable: boolean;
 };
-
-export const separator = ' · ';
-
-/** The counters as items, in one fixed order. */
-export function counterItems(counters: ReceiverCounters): StatusItem[] {
-	return [
-		{text: `received ${counters.received}`},
-		{text: `verified ${counters.verified}`},
-		{text: `rejected ${counters.rejected}`},
-		{text: `duplicates ${counters.duplicates}`},
-		{text: `processing ${counters.processing}`},
-		{text: `answered ${counters.answered}`},
-		{text: `failed ${counters.failed}`},
-	];
-}
 
 /** The sections of the box, top to bottom. */
 export function statusSections(input: StatusInput): StatusSection[] {

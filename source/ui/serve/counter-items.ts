@@ -1,0 +1,26 @@
+/**
+ * The receiver's counters as status items, and the separator between items: shared by the status
+ * box (status-lines.ts, on a terminal) and the plain log lines (format.ts), which must not load
+ * the box's wrapping and width measuring.
+ */
+import type {ReceiverCounters} from '../../receiver/events.js';
+
+export type Tone = 'plain' | 'bold' | 'green' | 'yellow' | 'red' | 'cyan' | 'dim';
+
+/** One figure or hint; never split across lines. */
+export type StatusItem = {text: string; tone?: Tone};
+
+export const separator = ' · ';
+
+/** The counters as items, in one fixed order. */
+export function counterItems(counters: ReceiverCounters): StatusItem[] {
+	return [
+		{text: `received ${counters.received}`},
+		{text: `verified ${counters.verified}`},
+		{text: `rejected ${counters.rejected}`},
+		{text: `duplicates ${counters.duplicates}`},
+		{text: `processing ${counters.processing}`},
+		{text: `answered ${counters.answered}`},
+		{text: `failed ${counters.failed}`},
+	];
+}
