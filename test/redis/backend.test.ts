@@ -180,6 +180,25 @@ describe.skipIf(redisSkipReason !== undefined)('redis backend', () => {
 		}
 	});
 
+	it('stops and closes during an outage: a running worker does not hold the shutdown', async () => {
+		const own = await startRedis({forceLocal: true});
+		try {
+			const seen: Seen[] = [];
+			const replica = await openRedisBackend({url: own.url, queueName: own.queueName(), ...fast});
+			await replica.start(recordingHandler(seen), {concurrency: 2});
+			expect(await replica.accept(newEvent('evt_before_outage'))).toBe('stored');
+			await waitFor(async () => await statusOf(replica, 'evt_before_outage') === 'answered' && replica.active() === 0, {what: 'the event answered'});
+			await own.stop();
+			await waitFor(async () => await replica.accept(newEvent('evt_in_outage')).catch((error: unknown) => error) instanceof BackendUnavailableError, {what: 'the replica to see Redis gone'});
+			// BullMQ's own close never ends while its blocking connection reconnects: the drain
+			// deadline bounds stop, and close hangs up regardless.
+			expect(await replica.stop(100)).toEqual({cutOff: 0});
+			await replica.close();
+		} finally {
+			await own.stop();
+		}
+	});
+
 	it('connects with a password in the URL (requirepass), refuses a wrong one and an unreachable server with a masked URL', async () => {
 		const own = await startRedis({password: 'pa55:word/with@odd', forceLocal: true});
 		try {

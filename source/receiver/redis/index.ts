@@ -57,6 +57,8 @@ export type RedisBackendOptions = {
 	waitTimeoutMs?: number;
 	/** How often the durability check runs again after the first, ms (default 5000). */
 	durabilityRecheckMs?: number;
+	/** After the drain deadline, how long cut-off jobs get for their failure path, ms (default 31 000). */
+	abortGraceMs?: number;
 };
 
 /** How often serve checks Redis's persistence settings again after start. */
@@ -130,6 +132,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 				name: options.replicaName,
 				onError: options.onError,
 				...(options.limiter ? {limiter: options.limiter} : {}),
+				...(options.abortGraceMs === undefined ? {} : {abortGraceMs: options.abortGraceMs}),
 			});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),

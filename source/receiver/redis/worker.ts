@@ -24,6 +24,27 @@ export const defaultStalledIntervalMs = 10_000;
 /** How many times one job may be taken over after its replica died before it counts as failed. */
 export const maxTakeovers = 2;
 
+/** Each cut-off job's failure path makes bounded calls (its logs, the apology; 10 s each at most). */
+const defaultAbortGraceMs = 31_000;
+
+/** How long a stop with no job left waits for BullMQ to hang up its connections (milliseconds when Redis is up). */
+const hangUpMs = 2000;
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+	let timer: NodeJS.Timeout | undefined;
+	const deadline = new Promise<false>(resolve => {
+		timer = setTimeout(() => {
+			resolve(false);
+		}, ms);
+	});
+	try {
+		return await Promise.race([promise.then(() => true, () => true), deadline]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
 export type WorkerOptions = {
 	connection: RedisClient;
 	queueName: string;
@@ -37,6 +58,8 @@ export type WorkerOptions = {
 	onError?: (error: Error) => void;
 	/** BullMQ's limiter (global to the queue): at most `max` jobs started per `durationMs`. */
 	limiter?: {max: number; durationMs: number};
+	/** After the drain deadline, how long cut-off jobs get for their failure path, ms (default 31 000). */
+	abortGraceMs?: number;
 };
 
 export type EventWorker = {
@@ -182,29 +205,29 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	});
 	await worker.waitUntilReady();
 
+	let stopping: Promise<{cutOff: number}> | undefined;
+	const drainAndClose = async (drainMs: number): Promise<{cutOff: number}> => {
+		const closing = worker.close().then(async () => Promise.all(cleanups));
+		if (await settlesWithin(closing, drainMs)) {
+			return {cutOff: 0};
+		}
+
+		// The drain deadline passed: abort the rest; their failure path ends them failed, within the
+		// grace (a short hang-up when none was cut off). Past it the close is left unfinished:
+		// BullMQ's close waits for its blocking connection to end, and a connection reconnecting to
+		// a Redis that cannot be reached never ends, so a stop during an outage would not return.
+		const cutOff = active;
+		worker.cancelAllJobs('the replica is shutting down');
+		await settlesWithin(closing, cutOff > 0 || cleanups.size > 0 ? options.abortGraceMs ?? defaultAbortGraceMs : hangUpMs);
+		return {cutOff};
+	};
+
 	return {
 		active: () => active,
 		async stop(drainMs) {
-			const closing = worker.close().then(async () => Promise.all(cleanups));
-			let timer: NodeJS.Timeout | undefined;
-			const deadline = new Promise<'deadline'>(resolve => {
-				timer = setTimeout(() => {
-					resolve('deadline');
-				}, drainMs);
-			});
-			try {
-				if (await Promise.race([closing.then(() => 'drained' as const), deadline]) === 'drained') {
-					return {cutOff: 0};
-				}
-			} finally {
-				clearTimeout(timer);
-			}
-
-			// The drain deadline passed: abort the rest; their failure path ends them failed.
-			const cutOff = active;
-			worker.cancelAllJobs('the replica is shutting down');
-			await closing;
-			return {cutOff};
+			// Once: the backend's close stops again after serve's drain, and gets the first outcome.
+			stopping ??= drainAndClose(drainMs);
+			return stopping;
 		},
 	};
 }
