@@ -2,6 +2,8 @@
 import {readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
+import type {TestSpecification} from 'vitest/node';
+import {TierSequencer} from '../support/sequencer.js';
 import {testFilesByTier} from '../support/tiers.js';
 
 const testRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -43,5 +45,26 @@ describe('test tiers', () => {
 		}
 
 		expect(projects).toEqual({unit: tiers.unit, integration: tiers.integration, process: tiers.process});
+	});
+
+	it('starts a file marked @start-first before all others, then the process tier, unit and integration (a fresh clone: no last run)', async () => {
+		const root = fileURLToPath(new URL('../..', import.meta.url));
+		const spec = (project: string, file: string) => ({project: {name: project}, moduleId: `${root}${file}`});
+		const files = [
+			spec('integration', 'test/receiver/routes.test.ts'),
+			spec('unit', 'test/cli/docs.test.ts'),
+			spec('unit', 'test/ui/events/inspector-million.test.tsx'),
+			spec('process', 'test/keys/cli.test.ts'),
+		];
+		// Only what the sequencer reads of vitest: the root and a cache without a last run.
+		const context = {config: {root}, cache: {getFileTestResults: () => undefined, getFileStats: () => undefined}};
+		const sequencer = new TierSequencer(context as unknown as ConstructorParameters<typeof TierSequencer>[0]);
+		const sorted = await sequencer.sort(files as unknown as TestSpecification[]);
+		expect(sorted.map(file => file.moduleId.slice(root.length))).toEqual([
+			'test/ui/events/inspector-million.test.tsx',
+			'test/keys/cli.test.ts',
+			'test/cli/docs.test.ts',
+			'test/receiver/routes.test.ts',
+		]);
 	});
 });

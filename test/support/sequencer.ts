@@ -5,10 +5,18 @@
  * pty, each mostly waiting) then start late and end the run alone. Here the process tier goes
  * first, then unit (a few of its files are heavy on CPU: a million-event journal, property tests),
  * then the many short integration files that fill the end; within a tier the slowest of the last
- * run first, else the largest file.
+ * run first, else the largest file. A file whose opening comment says `@start-first` starts before
+ * all of them: one that spends long on a fixture (a journal of a million events) would otherwise
+ * start late in its tier and end the run alone.
  */
+import {readFileSync} from 'node:fs';
 import {relative} from 'node:path';
 import {BaseSequencer, type TestSpecification} from 'vitest/node';
+
+/** Whether the file's opening comment holds `@start-first`. */
+function startsFirst(file: string): boolean {
+	return /^\/\*\*(?:(?!\*\/)[\s\S])*@start-first/.test(readFileSync(file, 'utf8').slice(0, 4000));
+}
 
 /** The projects of test/vitest.config.ts, in the order they start. */
 const tierOrder = ['process', 'unit', 'integration'];
@@ -27,6 +35,8 @@ export class TierSequencer extends BaseSequencer {
 			return index === -1 ? tierOrder.length : index;
 		};
 
-		return Promise.resolve([...files].sort((a, b) => tier(a) - tier(b) || weight(b) - weight(a)));
+		const first = new Map(files.map(file => [file.moduleId, startsFirst(file.moduleId)]));
+		const rank = (file: TestSpecification): number => first.get(file.moduleId) === true ? -1 : tier(file);
+		return Promise.resolve([...files].sort((a, b) => rank(a) - rank(b) || weight(b) - weight(a)));
 	}
 }

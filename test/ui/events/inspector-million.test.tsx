@@ -2,6 +2,9 @@
  * The inspector on a journal of 1 000 000 events, written by a fixture straight into LMDB: the
  * first page shows the newest events, read without loading the journal (a handful of page reads).
  * Its time and memory are measured by `npm run bench` (test/bench/inspector.ts), not here.
+ *
+ * @start-first: the fixture takes seconds of CPU, so the file starts before the others
+ * (test/support/sequencer.ts) rather than last in its tier.
  */
 import {rmSync} from 'node:fs';
 import {render} from 'ink-testing-library';
