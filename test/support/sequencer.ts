@@ -12,14 +12,15 @@
 import {readFileSync} from 'node:fs';
 import {relative} from 'node:path';
 import {BaseSequencer, type TestSpecification} from 'vitest/node';
+import type {Tier} from './tiers.js';
 
 /** Whether the file's opening comment holds `@start-first`. */
 function startsFirst(file: string): boolean {
 	return /^\/\*\*(?:(?!\*\/)[\s\S])*@start-first/.test(readFileSync(file, 'utf8').slice(0, 4000));
 }
 
-/** The projects of test/vitest.config.ts, in the order they start. */
-const tierOrder = ['process', 'unit', 'integration'];
+/** The projects of test/vitest.config.ts (one per tier, named as in tiers.ts), in the order they start. */
+const tierOrder: readonly string[] = ['process', 'unit', 'integration'] satisfies Tier[];
 
 export class TierSequencer extends BaseSequencer {
 	override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
