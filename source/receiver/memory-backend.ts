@@ -5,6 +5,7 @@
  * which the platform retries. Nothing survives the process.
  */
 import {formatSeconds} from '../format/duration.js';
+import {defaultAbortGraceMs} from './drain.js';
 import {
 	BackendUnavailableError,
 	type AcceptResult,
@@ -144,7 +145,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 			}
 
 			const cutOff = queue.size;
-			await queue.abortAll(new DrainTimeoutError(drainMs), options.abortGraceMs ?? 31_000);
+			await queue.abortAll(new DrainTimeoutError(drainMs), options.abortGraceMs ?? defaultAbortGraceMs);
 			return {cutOff};
 		},
 		active: () => queue.active,

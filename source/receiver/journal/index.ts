@@ -7,6 +7,7 @@
 import {existsSync, mkdirSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
 import type {EventBackend} from '../backend.js';
+import {defaultAbortGraceMs} from '../drain.js';
 import {emptyJournal} from './empty.js';
 import {journalError} from './errors.js';
 import {guardCommitFailures} from './health.js';
@@ -129,7 +130,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		pruneIntervalMs: options.pruneIntervalMs ?? 10 * 60 * 1000,
 		claimCheckMs: options.claimCheckMs ?? 30_000,
 		spaceCheckMs: options.spaceCheckMs ?? 1000,
-		abortGraceMs: options.abortGraceMs ?? 31_000,
+		abortGraceMs: options.abortGraceMs ?? defaultAbortGraceMs,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
 		async onClose() {
 			if (mode === 'serve') {

@@ -6,6 +6,7 @@
  * due, then looked for again; at start every queued event is looked at, so a schedule survives a
  * restart.
  */
+import {settlesWithin} from '../drain.js';
 import {DrainTimeoutError} from '../memory-backend.js';
 
 export type RunnerSource = {
@@ -209,19 +210,6 @@ export class JobRunner {
 
 	/** True when every running job ended within `ms`. */
 	private async settled(ms: number): Promise<boolean> {
-		if (this.running.size === 0) {
-			return true;
-		}
-
-		let timer: NodeJS.Timeout | undefined;
-		const all = Promise.all([...this.running.values()].map(async job => job.done)).then(() => true);
-		const late = new Promise<boolean>(resolve => {
-			timer = setTimeout(resolve, ms, false);
-		});
-		try {
-			return await Promise.race([all, late]);
-		} finally {
-			clearTimeout(timer);
-		}
+		return this.running.size === 0 || settlesWithin(Promise.all([...this.running.values()].map(async job => job.done)), ms);
 	}
 }

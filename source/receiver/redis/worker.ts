@@ -8,6 +8,7 @@ import {DelayedError, type Job, UnrecoverableError, Worker} from 'bullmq';
 import {testTimers} from '../../config/test-timers.js';
 import type {RedisClient} from './connection.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
+import {defaultAbortGraceMs, settlesWithin} from '../drain.js';
 import {progressOf, toStoredEvent} from './mapping.js';
 
 /**
@@ -24,26 +25,8 @@ export const defaultStalledIntervalMs = 10_000;
 /** How many times one job may be taken over after its replica died before it counts as failed. */
 export const maxTakeovers = 2;
 
-/** Each cut-off job's failure path makes bounded calls (its logs, the apology; 10 s each at most). */
-const defaultAbortGraceMs = 31_000;
-
 /** How long a stop with no job left waits for BullMQ to hang up its connections (milliseconds when Redis is up). */
 const hangUpMs = 2000;
-
-/** Whether `promise` settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-	let timer: NodeJS.Timeout | undefined;
-	const deadline = new Promise<false>(resolve => {
-		timer = setTimeout(() => {
-			resolve(false);
-		}, ms);
-	});
-	try {
-		return await Promise.race([promise.then(() => true, () => true), deadline]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
 
 export type WorkerOptions = {
 	connection: RedisClient;

@@ -85,7 +85,6 @@ export function eventSummary(event: StoredEvent): Record<string, unknown> {
 	};
 }
 
-/** The body as the JSON value it holds, or undefined when it is not JSON. */
 /**
  * The `events show --json` object: everything, the signature masked, and `body` as the JSON it
  * holds (the raw text only when it is not JSON), so `jq .body.payload` works. A body that is not
