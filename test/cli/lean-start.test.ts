@@ -5,13 +5,12 @@
  * records every module file the built CLI loads; each bundle chunk's source map names the packages
  * it holds.
  */
-import {spawn} from 'node:child_process';
 import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterAll, describe, expect, it} from 'vitest';
-import {childEnv, cliPath, collectOutput} from '../support/cli.js';
+import {moduleHookArgs, startCli} from '../support/cli.js';
 import {hangLimitMs, waitFor} from '../support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-tui-lean-'));
@@ -22,18 +21,18 @@ afterAll(() => {
 
 /** Starts the built CLI with a hook that appends the URL of each module it loads to `log`. */
 function startRecorded(args: string[], log: string, env: Record<string, string>) {
-	const hooks = `data:text/javascript,${encodeURIComponent(`
+	const nodeArgs = moduleHookArgs(`
 		import {appendFileSync} from 'node:fs';
 		let log;
 		export function initialize(data) { log = data.log; }
 		export async function load(url, context, next) {
 			appendFileSync(log, url + '\\n');
 			return next(url, context);
-		}`)}`;
-	const registration = `data:text/javascript,${encodeURIComponent(`import {register} from 'node:module'; register(${JSON.stringify(hooks)}, {data: {log: ${JSON.stringify(log)}}});`)}`;
-	const child = spawn(process.execPath, ['--import', registration, cliPath, ...args], {env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe']});
-	const exited = new Promise<number | null>(resolve => child.once('close', resolve));
-	return {child, exited, ...collectOutput(child)};
+		}`, {log});
+	const run = startCli(args, {env, nodeArgs});
+	// Neither command reads its input.
+	run.child.stdin.end();
+	return run;
 }
 
 /** The packages in the bundle chunks (and beside them in node_modules) a run loaded. */
@@ -83,7 +82,7 @@ describe('a run without a terminal', () => {
 			run.child.kill('SIGTERM');
 		}
 
-		expect(await run.exited).toBe(0);
+		expect(await run.closed).toBe(0);
 		const packages = loadedPackages(log);
 		expect(packages.has('prom-client')).toBe(true);
 		expect(screenPackages.filter(name => packages.has(name))).toEqual([]);
@@ -93,7 +92,7 @@ describe('a run without a terminal', () => {
 		const log = join(dir, 'rotate.log');
 		const run = startRecorded(['keys', 'rotate', '--yes', '--json'], log, settings);
 		// The platform at port 9 cannot be reached: the run fails, having loaded all it would use.
-		expect(await run.exited).toBe(1);
+		expect(await run.closed).toBe(1);
 		expect(run.stdout()).toContain('127.0.0.1:9');
 		const packages = loadedPackages(log);
 		expect(packages.has('zod')).toBe(true);

@@ -10,7 +10,7 @@ import Conf from 'conf';
 import {describe, expect, it} from 'vitest';
 import {configFilePath} from '../../source/config/file.js';
 import {ConfigStore} from '../../source/config/store.js';
-import {childEnv, cliPath} from '../support/cli.js';
+import {childEnv, cliPath, moduleHookArgs} from '../support/cli.js';
 
 function tempDir(): string {
 	return mkdtempSync(join(tmpdir(), 'platform-tui-conf-'));
@@ -69,16 +69,15 @@ describe('writes through conf', () => {
 		const marker = join(dir, 'conf-loaded');
 		// A resolve hook (on the loader thread) marks the first import of `conf` (the build leaves
 		// it to node_modules, esbuild.config.mjs, so its import is seen here).
-		const hooks = `data:text/javascript,${encodeURIComponent(`
+		const hook = moduleHookArgs(`
 			import {writeFileSync} from 'node:fs';
 			let marker;
 			export function initialize(data) { marker = data.marker; }
 			export async function resolve(specifier, context, next) {
 				if (specifier === 'conf') writeFileSync(marker, 'yes');
 				return next(specifier, context);
-			}`)}`;
-		const registration = `data:text/javascript,${encodeURIComponent(`import {register} from 'node:module'; register(${JSON.stringify(hooks)}, {data: {marker: ${JSON.stringify(marker)}}});`)}`;
-		const run = (...args: string[]) => execFileSync(process.execPath, ['--import', registration, cliPath, ...args], {encoding: 'utf8', env: childEnv({PLATFORM_TUI_CONFIG_DIR: dir}), timeout: 60_000});
+			}`, {marker});
+		const run = (...args: string[]) => execFileSync(process.execPath, [...hook, cliPath, ...args], {encoding: 'utf8', env: childEnv({PLATFORM_TUI_CONFIG_DIR: dir}), timeout: 60_000});
 		run('config', 'list');
 		run('config', 'get', 'model');
 		expect(existsSync(marker)).toBe(false);

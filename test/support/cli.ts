@@ -56,13 +56,23 @@ export function collectOutput(child: {stdout: NodeJS.ReadableStream & {setEncodi
 	return {stdout: () => stdout, stderr: () => stderr};
 }
 
-/** Starts the built CLI as a child process (no TTY), collecting its output as it comes. */
-export function startCli(args: string[], options: {env?: Record<string, string | undefined>} = {}): CliProcess {
+/**
+ * Node's arguments that register module hooks in a child before its entry runs: `hooks` is the
+ * hooks module's source (`initialize(data)`, `resolve`, `load`), `data` what `initialize` gets.
+ */
+export function moduleHookArgs(hooks: string, data: Record<string, string>): string[] {
+	const hooksUrl = `data:text/javascript,${encodeURIComponent(hooks)}`;
+	const registration = `import {register} from 'node:module'; register(${JSON.stringify(hooksUrl)}, {data: ${JSON.stringify(data)}});`;
+	return ['--import', `data:text/javascript,${encodeURIComponent(registration)}`];
+}
+
+/** Starts the built CLI as a child process (no TTY), collecting its output as it comes; `nodeArgs` go to Node before the entry. */
+export function startCli(args: string[], options: {env?: Record<string, string | undefined>; nodeArgs?: string[]} = {}): CliProcess {
 	if (!existsSync(cliPath)) {
 		throw new Error(`${cliPath} is missing; run \`npm run build\` first`);
 	}
 
-	const child = spawn(process.execPath, [cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, [...options.nodeArgs ?? [], cliPath, ...args], {env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']});
 	const output = collectOutput(child);
 	const closed = new Promise<number | null>((resolve, reject) => {
 		child.on('error', reject);
