@@ -7,7 +7,7 @@ import {mkdirSync} from 'node:fs';
 import type {EventStatus, NewEvent} from '../../../source/receiver/backend.js';
 import {journalDirectory} from '../../../source/receiver/journal/location.js';
 import {newEventTuple} from '../../../source/receiver/journal/record-codec.js';
-import {openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
+import {journalExists, openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
 
 export type FixtureEvent = Pick<NewEvent, 'id' | 'event' | 'chatId' | 'body'> & {status: EventStatus};
 
@@ -26,6 +26,7 @@ export function fixtureEvent(index: number): FixtureEvent {
 export async function fillJournal(dataDirectory: string, count: number, options: {newestMs?: number; stepMs?: number; event?: (index: number) => FixtureEvent} = {}): Promise<void> {
 	const folder = journalDirectory(dataDirectory);
 	mkdirSync(folder, {recursive: true});
+	const fresh = !journalExists(folder);
 	const stores = openStores(folder, {flushBeforeAck: false});
 	const newestMs = options.newestMs ?? Date.now();
 	const stepMs = options.stepMs ?? 1000;
@@ -33,6 +34,9 @@ export async function fillJournal(dataDirectory: string, count: number, options:
 	const headers = {'x-platform-signature': 'feedfacecafebeef0123456789abcdef'};
 	try {
 		const batch = 50_000;
+		// Into a new journal, the fixture's own events arrive in ascending key order (time, then ids
+		// of zero-padded hex): each is appended to its B-tree's last page, not searched for from the root.
+		const put = {append: fresh && options.event === undefined};
 		for (let start = 0; start < count; start += batch) {
 			// Synchronous puts in one synchronous transaction: no promise per put (two million of them).
 			stores.root.transactionSync(() => {
@@ -49,8 +53,8 @@ export async function fillJournal(dataDirectory: string, count: number, options:
 						tuple[18] = 1;
 					}
 
-					stores.events.putSync(key, tuple);
-					stores.seen.putSync(event.id, ms);
+					stores.events.putSync(key, tuple, put);
+					stores.seen.putSync(event.id, ms, put);
 				}
 			});
 		}
