@@ -13,6 +13,7 @@ import {readFlags} from '../cli/flag-values.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
 import {commandInfo} from '../cli/declaration.js';
+import {withReactBuild} from '../ui/react-build.js';
 import declaration from './chat.command.js';
 
 export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
@@ -26,7 +27,7 @@ export type ChatCommandOptions = {
 
 /** The interactive prompt over `conversation`, as `chat` and `upload --interactive` open it. */
 export async function openChatPrompt(deps: Deps, conversation: ConversationOptions, banner?: string): Promise<number> {
-	const [{runChatSession}, {describeError, joinText}] = await Promise.all([import('../ui/chat/session.js'), import('../cli/error-message.js')]);
+	const [{runChatSession}, {describeError, joinText}] = await Promise.all([withReactBuild(async () => import('../ui/chat/session.js')), import('../cli/error-message.js')]);
 	return runChatSession(deps.context, {
 		chatId: conversation.chatId,
 		ask: async (question, signal, onText) => askInChat(conversation, question, AbortSignal.any([signal, deps.context.signal]), event => {

@@ -2,8 +2,8 @@ import {connectionSettingNames, settingSpecs, type ConnectionSettings, type Sett
 import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {keyChange} from '../keys/set.js';
-import {InitForm, type InitOutcome, type InitValues} from '../ui/init/init-form.js';
-import {renderApp, waitForApp} from '../ui/render.js';
+import type {InitOutcome, InitValues} from '../ui/init/init-form.js';
+import {withReactBuild} from '../ui/react-build.js';
 import {describeError, joinText} from '../cli/error-message.js';
 import type {Command} from '../cli/types.js';
 import {commandInfo} from '../cli/declaration.js';
@@ -63,17 +63,17 @@ const command: Command<InitOptions> = {
 			return store.path;
 		};
 
-		const app = renderApp(context, (
-			<InitForm
-				current={current}
-				check={check}
-				save={save}
-				onDone={(result, lines) => {
-					outcome = result;
-					summary = lines;
-				}}
-			/>
-		), {hideTyping: true});
+		// The form, Ink and React load once a terminal is known to be there.
+		const [{InitForm}, {renderComponent, waitForApp}] = await withReactBuild(async () => Promise.all([import('../ui/init/init-form.js'), import('../ui/render.js')]));
+		const app = renderComponent(context, InitForm, {
+			current,
+			check,
+			save,
+			onDone(result: InitOutcome, lines: string[]) {
+				outcome = result;
+				summary = lines;
+			},
+		}, {hideTyping: true});
 		await waitForApp(app, context.signal);
 		// Printed after the form is gone, as ordinary output: the terminal wraps it, and the last line
 		// ends with a newline however tall the form's last frame was. The result goes to stdout; a

@@ -19,6 +19,7 @@ import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
 import {resumeAdvice, resumeCommand, UploadStoppedError} from './upload-resume.js';
 import {commandInfo} from '../cli/declaration.js';
+import {withReactBuild} from '../ui/react-build.js';
 import declaration from './upload.command.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
@@ -213,7 +214,7 @@ const command: Command<UploadCommandOptions> = {
 		try {
 			if (context.interactive) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
-				const {runInteractive} = await import('../ui/upload/interactive.js');
+				const {runInteractive} = await withReactBuild(async () => import('../ui/upload/interactive.js'));
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
 					advice: chatId => resumeAdvice(chatId, resume(chatId)),
 					wrap: (error, chatId) => new UploadStoppedError(error, chatId, resume(chatId)),
