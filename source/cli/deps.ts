@@ -7,7 +7,6 @@ import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, typ
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
-import {testTimers} from '../config/test-timers.js';
 import {keyAgeWarning} from '../commands/key-age-warning.js';
 import type {CommandContext} from './types.js';
 
@@ -100,13 +99,12 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 				deps.warnKeyAge();
 			}
 
-			// The suite's shorter retry base (config/test-timers.ts), read from this run's own env.
-			const timers = testTimers(context.env);
 			const options: PlatformClientOptions = {
 				baseUrl: settings.baseUrl,
 				apiKey: deps.apiKey(settings.apiKey),
 				appId: settings.appId,
-				...(timers ? {retryBaseMs: timers.retryBaseMs} : {}),
+				// The suite's shorter retry base (config/test-timers.ts) is read from this run's own env.
+				env: context.env,
 				...extra,
 			};
 			if (settings.userId) {

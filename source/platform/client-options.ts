@@ -26,8 +26,13 @@ export type PlatformClientOptions = {
 	companyId?: string;
 	/** Retries after the first attempt for transient failures. Default 3. */
 	retries?: number;
-	/** Base of the exponential backoff, ms. Default 500 (0.5 s × 2ⁿ, capped at 8 s). */
+	/**
+	 * Base of the exponential backoff, ms. Default 500 (0.5 s × 2ⁿ, capped at 8 s), or the suite's
+	 * shorter base when `env` holds its test timers (config/test-timers.ts).
+	 */
 	retryBaseMs?: number;
+	/** The environment the suite's test timers are read from. Default process.env. */
+	env?: NodeJS.ProcessEnv;
 	/** Cap of one backoff wait, ms. Default 8000. */
 	retryCapMs?: number;
 	/** Longest `Retry-After` honoured, seconds. Default 60. */
@@ -61,12 +66,22 @@ export type CallOptions = {
 /** What the request modules share: one per client. */
 export type ClientContext = {
 	options: PlatformClientOptions;
+	/** The backoff's base, ms (retryBaseFor). */
+	retryBaseMs: number;
 	/** The base URL without trailing slashes. */
 	baseUrl: string;
 	keySupplier: KeySupplier;
 	transport: Transport;
 	log: RequestLog;
 };
+
+/**
+ * The client's backoff base: as given, else the suite's test timers' (throws when those are set
+ * outside a test run), else 0.5 s. Read once, when the client is made.
+ */
+export function retryBaseFor(options: PlatformClientOptions): number {
+	return options.retryBaseMs ?? testTimers(options.env)?.retryBaseMs ?? 500;
+}
 
 export function attemptPlan(context: ClientContext, operation: OperationName, method: string, path: string, call: CallOptions = {}): AttemptPlan {
 	const {options} = context;
@@ -81,7 +96,7 @@ export function attemptPlan(context: ClientContext, operation: OperationName, me
 		totalTimeoutMs: call.totalTimeoutMs ?? Math.max(options.totalTimeoutMs ?? defaultTotalTimeoutMs, attemptTimeoutMs),
 		signal: call.signal,
 		timing: {
-			baseMs: options.retryBaseMs ?? testTimers()?.retryBaseMs ?? 500,
+			baseMs: context.retryBaseMs,
 			capMs: options.retryCapMs ?? 8000,
 			maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
 			random: Math.random,

@@ -4,7 +4,7 @@
  * `client-options.ts`, the request log in `request-log.ts`.
  */
 import {putBlob, type BlobUpload} from './blob-upload.js';
-import type {CallOptions, ClientContext, PlatformClientOptions} from './client-options.js';
+import {retryBaseFor, type CallOptions, type ClientContext, type PlatformClientOptions} from './client-options.js';
 import {sendJson, type JsonCall} from './json-call.js';
 import {requestLogger} from './request-log.js';
 import type {Answer, AnswerOperation} from './schemas.js';
@@ -54,6 +54,7 @@ export class PlatformClient {
 		const {apiKey} = options;
 		this.context = {
 			options,
+			retryBaseMs: retryBaseFor(options),
 			baseUrl: this.baseUrl,
 			keySupplier: typeof apiKey === 'function' ? apiKey : () => apiKey,
 			transport: createTransport({connectTimeoutMs: options.connectTimeoutMs ?? 10_000}),

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {testTimers} from '../../source/config/test-timers.js';
+import {retryBaseFor} from '../../source/platform/client-options.js';
 
 describe('the test-only timer setting', () => {
 	it('is off when PLATFORM_TUI_TEST_TIMERS is not set (or empty), whatever NODE_ENV says', () => {
@@ -20,5 +21,15 @@ describe('the test-only timer setting', () => {
 		for (const env of [{PLATFORM_TUI_TEST_TIMERS: '1'}, {NODE_ENV: 'production', PLATFORM_TUI_TEST_TIMERS: '1'}, {NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: 'yes'}]) {
 			expect(() => testTimers(env)).toThrow('PLATFORM_TUI_TEST_TIMERS is a setting of platform-tui\'s own test suite and is refused outside it; unset PLATFORM_TUI_TEST_TIMERS.');
 		}
+	});
+
+	it('sets a platform client\'s retry base, from the environment the client is given: one rule, read when the client is made', () => {
+		const client = {baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test', appId: 'app'};
+		const suite = {NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: '1'};
+		expect(retryBaseFor({...client, env: {}})).toBe(500);
+		expect(retryBaseFor({...client, env: suite})).toBe(testTimers(suite)?.retryBaseMs);
+		// A base given outright wins over the suite's.
+		expect(retryBaseFor({...client, env: suite, retryBaseMs: 7})).toBe(7);
+		expect(() => retryBaseFor({...client, env: {PLATFORM_TUI_TEST_TIMERS: '1'}})).toThrow('refused outside it');
 	});
 });
