@@ -44,9 +44,14 @@ export function codePointLength(text: string): number {
 	return count;
 }
 
+/** The text on one line: each run of white space a single space, none at either end. */
+export function foldWhiteSpace(text: string): string {
+	return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Folds white space to single spaces and cuts to `max` code points, ending with `…` when cut. */
 export function oneLine(text: string, max: number): string {
-	const flat = text.replace(/\s+/g, ' ').trim();
+	const flat = foldWhiteSpace(text);
 	const count = codePointLength(flat);
 	return count <= max ? flat : `${cutCodePoints(flat, Math.max(1, max - 1))}…`;
 }
@@ -59,7 +64,7 @@ const idPattern = /\b[a-z]+_[A-Za-z\d]{8,}/g;
  * the text is cut before the id, which is left out whole.
  */
 export function oneLineKeepingIds(text: string, max: number): string {
-	const flat = text.replace(/\s+/g, ' ').trim();
+	const flat = foldWhiteSpace(text);
 	if (codePointLength(flat) <= max) {
 		return flat;
 	}

@@ -1,5 +1,6 @@
 import {open, readFile} from 'node:fs/promises';
 import {extractText, getDocumentProxy} from 'unpdf';
+import {foldWhiteSpace} from '../format/text.js';
 import {errorMessage} from '../format/value.js';
 
 /** Text of one page; formats without pages produce a single page numbered 1. */
@@ -136,7 +137,7 @@ export function htmlToText(html: string): string {
 			return namedEntities[name.toLowerCase()] ?? entity;
 		})
 		.split('\n')
-		.map(line => line.replace(/\s+/g, ' ').trim())
+		.map(line => foldWhiteSpace(line))
 		.filter(line => line.length > 0)
 		.join('\n');
 }

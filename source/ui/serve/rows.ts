@@ -1,5 +1,5 @@
 /** A log row as one terminal line: cut to the width, coloured when asked (pure). */
-import {codePointLength, oneLine, oneLineKeepingIds} from '../../format/text.js';
+import {codePointLength, foldWhiteSpace, oneLine, oneLineKeepingIds} from '../../format/text.js';
 import type {LogRow} from './state.js';
 
 const sgr: Record<string, [number, number]> = {
@@ -53,7 +53,7 @@ export function statusText(row: Pick<LogRow, 'status'>): string {
 export function rowParts(row: LogRow, width: number, options: {reserved?: number; minimumDetail?: number} = {}): RowParts {
 	const status = statusText(row);
 	const fixed = row.time.length + 2 + status.length + (options.reserved ?? 0);
-	const detail = row.detail.replace(/\s+/g, ' ').trim();
+	const detail = foldWhiteSpace(row.detail);
 	const detailFloor = Math.min(codePointLength(detail), options.minimumDetail ?? 24);
 	// Columns for '  type  chat  "text"' and the two spaces before the detail.
 	let room = width - fixed - detailFloor - 2;
