@@ -184,7 +184,8 @@ describe.skipIf(redisSkipReason !== undefined)('redis backend', () => {
 		const own = await startRedis({forceLocal: true});
 		try {
 			const seen: Seen[] = [];
-			const replica = await openRedisBackend({url: own.url, queueName: own.queueName(), ...fast});
+			// The hang-up bound shortened, as the drain deadline is: the test waits on neither.
+			const replica = await openRedisBackend({url: own.url, queueName: own.queueName(), ...fast, hangUpMs: 100});
 			await replica.start(recordingHandler(seen), {concurrency: 2});
 			expect(await replica.accept(newEvent('evt_before_outage'))).toBe('stored');
 			await waitFor(async () => await statusOf(replica, 'evt_before_outage') === 'answered' && replica.active() === 0, {what: 'the event answered'});

@@ -59,6 +59,8 @@ export type RedisBackendOptions = {
 	durabilityRecheckMs?: number;
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms (default 31 000). */
 	abortGraceMs?: number;
+	/** How long a stop with no job left waits for BullMQ to hang up, ms (default 2000). */
+	hangUpMs?: number;
 };
 
 /** How often serve checks Redis's persistence settings again after start. */
@@ -133,6 +135,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 				onError: options.onError,
 				...(options.limiter ? {limiter: options.limiter} : {}),
 				...(options.abortGraceMs === undefined ? {} : {abortGraceMs: options.abortGraceMs}),
+				...(options.hangUpMs === undefined ? {} : {hangUpMs: options.hangUpMs}),
 			});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),

@@ -26,7 +26,7 @@ export const defaultStalledIntervalMs = 10_000;
 export const maxTakeovers = 2;
 
 /** How long a stop with no job left waits for BullMQ to hang up its connections (milliseconds when Redis is up). */
-const hangUpMs = 2000;
+const defaultHangUpMs = 2000;
 
 export type WorkerOptions = {
 	connection: RedisClient;
@@ -43,6 +43,8 @@ export type WorkerOptions = {
 	limiter?: {max: number; durationMs: number};
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms (default 31 000). */
 	abortGraceMs?: number;
+	/** How long a stop with no job left waits for BullMQ to hang up, ms (default 2000). */
+	hangUpMs?: number;
 };
 
 export type EventWorker = {
@@ -201,7 +203,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		// a Redis that cannot be reached never ends, so a stop during an outage would not return.
 		const cutOff = active;
 		worker.cancelAllJobs('the replica is shutting down');
-		await settlesWithin(closing, cutOff > 0 || cleanups.size > 0 ? options.abortGraceMs ?? defaultAbortGraceMs : hangUpMs);
+		await settlesWithin(closing, cutOff > 0 || cleanups.size > 0 ? options.abortGraceMs ?? defaultAbortGraceMs : options.hangUpMs ?? defaultHangUpMs);
 		return {cutOff};
 	};
 
