@@ -134,8 +134,8 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 				name: options.replicaName,
 				onError: options.onError,
 				...(options.limiter ? {limiter: options.limiter} : {}),
-				...(options.abortGraceMs === undefined ? {} : {abortGraceMs: options.abortGraceMs}),
-				...(options.hangUpMs === undefined ? {} : {hangUpMs: options.hangUpMs}),
+				abortGraceMs: options.abortGraceMs,
+				hangUpMs: options.hangUpMs,
 			});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
