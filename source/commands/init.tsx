@@ -3,7 +3,7 @@ import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
 import {keyChange} from '../keys/set.js';
 import type {InitOutcome, InitValues} from '../ui/init/init-form.js';
-import {withReactBuild} from '../ui/react-build.js';
+import {loadScreen} from '../ui/react-build.js';
 import {describeError, joinText} from '../cli/error-message.js';
 import type {Command} from '../cli/types.js';
 import {commandInfo} from '../cli/declaration.js';
@@ -64,7 +64,7 @@ const command: Command<InitOptions> = {
 		};
 
 		// The form, Ink and React load once a terminal is known to be there.
-		const [{InitForm}, {renderComponent, waitForApp}] = await withReactBuild(async () => Promise.all([import('../ui/init/init-form.js'), import('../ui/render.js')]));
+		const [{InitForm}, {renderComponent, waitForApp}] = await loadScreen(async () => import('../ui/init/init-form.js'));
 		const app = renderComponent(context, InitForm, {
 			current,
 			check,

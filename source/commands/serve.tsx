@@ -25,7 +25,7 @@ import {openServeStore, receiverOptions} from './serve-start.js';
 import {presentJson, presentPlain, type Started} from './serve-present.js';
 import {secretListFlag} from '../cli/validators.js';
 import {commandInfo} from '../cli/declaration.js';
-import {withReactBuild} from '../ui/react-build.js';
+import {loadScreen} from '../ui/react-build.js';
 import declaration from './serve.command.js';
 
 export type {ServeOptions} from './serve-flags.js';
@@ -127,7 +127,7 @@ function statusOf(service: Service, volatile: string | undefined, adminUrl: stri
 
 /** The live screen; Ink and React load only for it, so plain and NDJSON runs stay lean. */
 async function renderScreen(context: Deps['context'], props: Omit<ServeScreenProps, 'onQuit'>, onQuit: (force: boolean) => void): Promise<ReturnType<typeof renderApp>> {
-	const [{ServeScreen}, {renderComponent}] = await withReactBuild(async () => Promise.all([import('../ui/serve/ServeScreen.js'), import('../ui/render.js')]));
+	const [{ServeScreen}, {renderComponent}] = await loadScreen(async () => import('../ui/serve/ServeScreen.js'));
 	return renderComponent(context, ServeScreen, {...props, onQuit});
 }
 

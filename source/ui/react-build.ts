@@ -7,6 +7,8 @@
  * run with NODE_ENV=test and keep the development build's checks). NODE_ENV is set only while the
  * modules load, so the editor and other programs the command starts see the environment as given.
  */
+import type * as Render from './render.js';
+
 export async function withReactBuild<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
 	if (env.NODE_ENV !== undefined && env.NODE_ENV !== '') {
 		return load();
@@ -23,4 +25,9 @@ export async function withReactBuild<T>(load: () => Promise<T>, env: NodeJS.Proc
 			env.NODE_ENV = given;
 		}
 	}
+}
+
+/** A screen's module and the renderer (render.tsx), loaded together through withReactBuild. */
+export async function loadScreen<Screen>(load: () => Promise<Screen>): Promise<[Screen, typeof Render]> {
+	return withReactBuild(async () => Promise.all([load(), import('./render.js')]));
 }

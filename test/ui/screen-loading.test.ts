@@ -1,8 +1,8 @@
 /**
- * Every screen a command shows loads React through withReactBuild (source/ui/react-build.ts): its
- * production build unless NODE_ENV names one. Read from the source with TypeScript's parser: no
- * module of source/commands or source/cli imports React, Ink or a JSX module up front, and each
- * `import()` of one sits inside a withReactBuild call.
+ * Every screen a command shows loads React through withReactBuild (source/ui/react-build.ts, or its
+ * loadScreen): its production build unless NODE_ENV names one. Read from the source with
+ * TypeScript's parser: no module of source/commands or source/cli imports React, Ink or a JSX
+ * module up front, and each `import()` of one sits inside a call of those loaders.
  */
 import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -21,9 +21,12 @@ type ModuleFacts = {
 
 const reactPackages = /^(react|react-dom|ink|ink-[\w-]+)(\/|$)/;
 
+/** react-build.ts's loaders: withReactBuild, and loadScreen (a screen and the renderer through it). */
+const loaders = new Set(['withReactBuild', 'loadScreen']);
+
 function isWrapped(node: ts.Node): boolean {
 	for (let parent = node.parent as ts.Node | undefined; parent; parent = parent.parent) {
-		if (ts.isCallExpression(parent) && ts.isIdentifier(parent.expression) && parent.expression.text === 'withReactBuild') {
+		if (ts.isCallExpression(parent) && ts.isIdentifier(parent.expression) && loaders.has(parent.expression.text)) {
 			return true;
 		}
 	}
@@ -126,7 +129,7 @@ describe('screens load React through withReactBuild', () => {
 		expect(eager.map(file => path.relative(sourceRoot, file))).toEqual([]);
 	});
 
-	it('every import() of a module that loads React is inside withReactBuild', () => {
+	it('every import() of a module that loads React is inside withReactBuild or loadScreen', () => {
 		const bare = commandModules.flatMap(file => facts(file).dynamicImports
 			.filter(entry => !entry.wrapped && importLoadsReact(file, entry.specifier))
 			.map(entry => `${path.relative(sourceRoot, file)}:${entry.line} ${entry.specifier}`));

@@ -12,7 +12,7 @@ import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
 import {commandInfo} from '../../cli/declaration.js';
-import {withReactBuild} from '../../ui/react-build.js';
+import {loadScreen} from '../../ui/react-build.js';
 import declaration from './rotate.command.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
@@ -137,7 +137,7 @@ async function runScreen(deps: Deps, options: {currentKeyMasked: string; source:
 
 	// Loaded only for the screen: Ink and React cost a non-interactive run (--yes --json, scripts)
 	// most of its start-up.
-	const [{RotateScreen}, {renderComponent, waitForApp}] = await withReactBuild(async () => Promise.all([import('../../ui/keys/RotateScreen.js'), import('../../ui/render.js')]));
+	const [{RotateScreen}, {renderComponent, waitForApp}] = await loadScreen(async () => import('../../ui/keys/RotateScreen.js'));
 	const instance = renderComponent(context, RotateScreen, {
 		currentKeyMasked: options.currentKeyMasked,
 		currentKeySource: options.source,

@@ -8,7 +8,7 @@ import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
 import {commandInfo} from '../../cli/declaration.js';
-import {withReactBuild} from '../../ui/react-build.js';
+import {loadScreen} from '../../ui/react-build.js';
 import declaration from './set.command.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
@@ -34,7 +34,7 @@ async function readKeyFromStdin(context: CommandContext): Promise<string> {
 async function promptForKey(context: CommandContext): Promise<string> {
 	let result: KeyPromptResult | undefined;
 	// Loaded only for the prompt: a key piped in on stdin needs neither Ink nor React.
-	const [{KeyPrompt}, {renderComponent, waitForApp}] = await withReactBuild(async () => Promise.all([import('../../ui/keys/KeyPrompt.js'), import('../../ui/render.js')]));
+	const [{KeyPrompt}, {renderComponent, waitForApp}] = await loadScreen(async () => import('../../ui/keys/KeyPrompt.js'));
 	const instance = renderComponent(context, KeyPrompt, {label: 'API key', onDone(value: KeyPromptResult) {
 		result = value;
 	}}, {hideTyping: true});
