@@ -1,4 +1,7 @@
-/** What the backends' `stop` shares: the grace cut-off jobs get, and a wait with a bound. */
+/**
+ * What the backends' `stop` shares: the grace cut-off jobs get, and a wait with a bound (which the
+ * receiver's server and the Redis connections also close with).
+ */
 
 /**
  * After the drain deadline, how long cut-off jobs get for their failure path: each makes a few

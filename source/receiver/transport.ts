@@ -7,6 +7,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net';
 import {sendJson} from '../platform/json-response.js';
 import {webhookHeaders} from '../platform/webhook-signature.js';
+import {settlesWithin} from './drain.js';
 import type {DeliveryHeaders} from './intake.js';
 
 export type ListenOptions = {port?: number; host?: string};
@@ -201,11 +202,7 @@ export class HttpListener {
 			async finish(deadline) {
 				// Requests still being read get until the deadline (at least a moment) to be answered;
 				// every answer while closing closes its connection, so this ends as soon as they are done.
-				let timer: NodeJS.Timeout | undefined;
-				await Promise.race([closed, new Promise<void>(resolve => {
-					timer = setTimeout(resolve, Math.max(200, deadline - Date.now()));
-				})]);
-				clearTimeout(timer);
+				await settlesWithin(closed, Math.max(200, deadline - Date.now()));
 				server.closeAllConnections();
 				await closed;
 			},

@@ -1,5 +1,6 @@
 import {Cluster, Redis, type RedisOptions} from 'ioredis';
 import {errorMessage, maskUrl} from '../../format/index.js';
+import {settlesWithin} from '../drain.js';
 import {RedisError} from './errors.js';
 import {parseRedisTarget, type RedisTarget} from './target.js';
 
@@ -146,11 +147,7 @@ export async function disconnect(client: RedisClient): Promise<void> {
 		return;
 	}
 
-	try {
-		await Promise.race([client.quit(), new Promise(resolve => setTimeout(resolve, 500))]);
-	} catch {
-		// Already gone: nothing to close politely.
-	}
-
+	// A refused quit (already gone) settles it as well: nothing to close politely.
+	await settlesWithin(client.quit(), 500);
 	client.disconnect();
 }
