@@ -16,6 +16,7 @@ import {JournalBackend} from './journal.js';
 import {drawToken, dropToken, listenAsHolder} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
+import {breakSeal, matchesSeal, sealJournal} from './seal.js';
 import {DiskSpace} from './space.js';
 import {dataFile, journalExists, openStores, type Stores} from './store.js';
 import {verifyJournal} from './verify.js';
@@ -77,7 +78,13 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 
 	if (existsSync(folder)) {
 		checkJournal(folder, options.directory);
-		if (journalExists(folder) && options.verify !== false) {
+		// A journal as its last clean stop left it needs no read-through; a writer breaks the seal first.
+		const sealed = journalExists(folder) && options.verify !== false && matchesSeal(folder);
+		if (mode !== 'read') {
+			breakSeal(folder);
+		}
+
+		if (journalExists(folder) && options.verify !== false && !sealed) {
 			await verifyJournal(folder, options.directory, mode !== 'read');
 		}
 	}
@@ -139,5 +146,8 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 
 			await held?.release();
 		},
+		...(mode === 'serve' ? {onClosed: () => {
+			sealJournal(folder);
+		}} : {}),
 	});
 }

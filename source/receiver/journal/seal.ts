@@ -1,0 +1,83 @@
+/**
+ * The clean-stop seal. `seal.json` beside the data file records the file as `serve` left it when
+ * it closed the journal: its length and a SHA-256 of its bytes, taken after LMDB closed it. A later
+ * open that finds the file byte for byte as sealed skips the read-through in a child (verify.ts):
+ * those are the bytes LMDB itself wrote and closed, and any change to them since (a truncation,
+ * random bytes in a page, another copy put in its place) changes the hash and brings the
+ * read-through back. Every process that may write the journal breaks the seal before it maps the
+ * file, so a journal whose writer died is read through at the next open.
+ *
+ * The file is hashed with plain reads, never mapped: a damaged file cannot end this process.
+ */
+import {createHash} from 'node:crypto';
+import {closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {dataFile} from './store.js';
+
+type Seal = {size: number; sha256: string};
+
+export function sealFile(folder: string): string {
+	return path.join(folder, 'seal.json');
+}
+
+/** The data file's length and SHA-256, read in 1 MiB pieces. */
+function fingerprint(file: string): Seal {
+	const hash = createHash('sha256');
+	const buffer = Buffer.allocUnsafe(1024 * 1024);
+	const fd = openSync(file, 'r');
+	let size = 0;
+	try {
+		for (let read = readSync(fd, buffer, 0, buffer.length, null); read > 0; read = readSync(fd, buffer, 0, buffer.length, null)) {
+			hash.update(buffer.subarray(0, read));
+			size += read;
+		}
+	} finally {
+		closeSync(fd);
+	}
+
+	return {size, sha256: hash.digest('hex')};
+}
+
+function readSeal(folder: string): Seal | undefined {
+	try {
+		const seal = JSON.parse(readFileSync(sealFile(folder), 'utf8')) as Partial<Seal>;
+		return typeof seal.size === 'number' && typeof seal.sha256 === 'string' ? {size: seal.size, sha256: seal.sha256} : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Whether the journal in `folder` is byte for byte as its last clean stop sealed it. */
+export function matchesSeal(folder: string): boolean {
+	const seal = readSeal(folder);
+	if (!seal) {
+		return false;
+	}
+
+	try {
+		const now = fingerprint(dataFile(folder));
+		return now.size === seal.size && now.sha256 === seal.sha256;
+	} catch {
+		return false;
+	}
+}
+
+/** Removes the seal: the journal is about to be written (or was damaged and must be read through). */
+export function breakSeal(folder: string): void {
+	rmSync(sealFile(folder), {force: true});
+}
+
+/**
+ * Seals the journal in `folder` after its writer closed it cleanly. Best effort: a seal that
+ * cannot be written leaves none, and the next open reads the journal through.
+ */
+export function sealJournal(folder: string): void {
+	const target = sealFile(folder);
+	const temporary = `${target}.${process.pid}.tmp`;
+	try {
+		writeFileSync(temporary, `${JSON.stringify(fingerprint(dataFile(folder)))}\n`);
+		renameSync(temporary, target);
+	} catch {
+		rmSync(temporary, {force: true});
+	}
+}
