@@ -44,7 +44,8 @@ export async function fillJournal(dataDirectory: string, count: number, options:
 					const event = make(index);
 					const ms = newestMs - ((count - 1 - index) * stepMs);
 					const key: TimeKey = [ms, event.id];
-					const stored: NewEvent = {...event, receivedAt: new Date(ms).toISOString(), headers, status: event.status === 'logged' ? 'logged' : 'received'};
+					// The fields one by one: spreading the event costs more than the rest of the loop.
+					const stored: NewEvent = {id: event.id, event: event.event, chatId: event.chatId, body: event.body, receivedAt: new Date(ms).toISOString(), headers, status: event.status === 'logged' ? 'logged' : 'received'};
 					const tuple = newEventTuple(stored);
 					tuple[12] = event.status;
 					if (event.status === 'failed') {
