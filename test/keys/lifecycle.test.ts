@@ -107,8 +107,9 @@ describe('key lifecycle against the local platform', () => {
 		expect((await runCommand(keysSet, {env, stdin: platform.apiKey, clock: manualClock(start)})).code).toBe(0);
 		const folder = makeFolder({'warranty.txt': 'Every Aurora Mini comes with a two-year limited warranty.\n'});
 		try {
-			// The key is 40 days old by the clock the command is given.
-			const clock: Clock = {now: () => Date.now() + (start - Date.now()) + (40 * dayMs)};
+			// The key is 40 days old by the clock the command is given (a fixed one: reading Date.now()
+			// twice here made it 1 ms younger now and then, and the warning said 9d23h59m59s999ms).
+			const clock = manualClock(start + (40 * dayMs));
 			const run = await runCommand(uploadCommand, {argv: [folder.dir, 'How long is the warranty?'], flags: {pollInterval: '0.05'}, env, clock, json: true});
 			expect(run.code).toBe(0);
 			const warnings = run.stderr.split('\n').filter(line => line.startsWith('Warning: the API key'));
