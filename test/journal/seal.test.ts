@@ -87,6 +87,15 @@ describe('the clean-stop seal', () => {
 		expect((refused as Error).message).toContain('no-node-here');
 	});
 
+	it('a file of another length than sealed (a page appended) is read through', async () => {
+		const {folder} = await closedJournal(5);
+		const file = path.join(folder, 'data.mdb');
+		const fd = openSync(file, 'r+');
+		writeSync(fd, Buffer.alloc(4096), 0, 4096, statSync(file).size);
+		closeSync(fd);
+		expect(matchesSeal(folder)).toBe(false);
+	});
+
 	it('a journal never closed by serve has no seal: a seal removed, or one of a reader, is not made up', async () => {
 		const {directory, folder} = await closedJournal(5);
 		rmSync(sealFile(folder));

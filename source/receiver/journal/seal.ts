@@ -10,7 +10,7 @@
  * The file is hashed with plain reads, never mapped: a damaged file cannot end this process.
  */
 import {createHash} from 'node:crypto';
-import {closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {dataFile} from './store.js';
 
@@ -55,7 +55,13 @@ export function matchesSeal(folder: string): boolean {
 	}
 
 	try {
-		const now = fingerprint(dataFile(folder));
+		const file = dataFile(folder);
+		// A file of another length is not read at all.
+		if (statSync(file).size !== seal.size) {
+			return false;
+		}
+
+		const now = fingerprint(file);
 		return now.size === seal.size && now.sha256 === seal.sha256;
 	} catch {
 		return false;
