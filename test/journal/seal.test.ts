@@ -5,9 +5,10 @@
  * child is seen by giving it no Node to start: `process.execPath` pointing nowhere makes the
  * read-through fail, and only an open that skips it succeeds.
  */
-import {closeSync, existsSync, openSync, readSync, rmSync, statSync, utimesSync, writeSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
+import {WriteHealth} from '../../source/receiver/journal/health.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {matchesSeal, sealFile} from '../../source/receiver/journal/seal.js';
 import {newEvent, tempDataDir} from './helpers.js';
@@ -96,17 +97,35 @@ describe('the clean-stop seal', () => {
 		expect(matchesSeal(folder)).toBe(false);
 	});
 
-	it('a journal never closed by serve has no seal: a seal removed, or one of a reader, is not made up', async () => {
+	it('a replaying process breaks the seal and makes none; a reader makes none either', async () => {
 		const {directory, folder} = await closedJournal(5);
-		rmSync(sealFile(folder));
-		const reader = await openJournal({directory, mode: 'read'});
-		await reader.close();
-		expect(existsSync(sealFile(folder))).toBe(false);
-
 		const replaying = await openJournal({directory, mode: 'replay'});
+		expect(existsSync(sealFile(folder))).toBe(false);
 		await replaying.close();
 		expect(existsSync(sealFile(folder))).toBe(false);
 		const refused = await withoutChildren(async () => openJournal({directory, mode: 'read'}).catch((error: unknown) => error));
 		expect(refused).toBeInstanceOf(Error);
+
+		const reader = await openJournal({directory, mode: 'read'});
+		await reader.close();
+		expect(existsSync(sealFile(folder))).toBe(false);
+	});
+
+	it('a serve told not to read the journal through makes no seal, and a seal left half written is removed by the next writer', async () => {
+		const {directory, folder} = await closedJournal(5);
+		writeFileSync(`${sealFile(folder)}.4242.tmp`, '{"size":');
+		const unchecked = await openJournal({directory, verify: false});
+		expect(readdirSync(folder).filter(entry => entry.startsWith('seal.json'))).toEqual([]);
+		await unchecked.close();
+		expect(existsSync(sealFile(folder))).toBe(false);
+	});
+
+	it('a write that failed in the run is remembered after the journal is writable again (no seal then)', () => {
+		const health = new WriteHealth();
+		expect(health.hasFailed).toBe(false);
+		health.failed(new Error('ENOSPC'));
+		health.succeeded();
+		expect(health.current().writable).toBe(true);
+		expect(health.hasFailed).toBe(true);
 	});
 });

@@ -23,13 +23,20 @@ function absorb(error: unknown, reason: (text: string) => void): void {
 
 export class WriteHealth {
 	private state: WriteState = {writable: true, since: new Date().toISOString()};
+	private everFailed = false;
 
 	current(): WriteState {
 		return this.state;
 	}
 
+	/** Whether any write of this process failed, recovered since or not (no clean-stop seal then, seal.ts). */
+	get hasFailed(): boolean {
+		return this.everFailed;
+	}
+
 	/** A write failed: the journal is unwritable from now (the first failure's time is kept). */
 	failed(error: unknown): void {
+		this.everFailed = true;
 		if (this.state.writable) {
 			this.state = {writable: false, reason: errorMessage(error), since: new Date().toISOString()};
 		}

@@ -146,8 +146,12 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 
 			await held?.release();
 		},
-		...(mode === 'serve' ? {onClosed: () => {
-			sealJournal(folder);
+		// Sealed only when this serve read the file through or found it sealed, and no commit failed
+		// (a failed one may have left a torn page that the next open must read through).
+		...(mode === 'serve' && options.verify !== false ? {onClosed: (run: {writeFailed: boolean}) => {
+			if (!run.writeFailed) {
+				sealJournal(folder);
+			}
 		}} : {}),
 	});
 }

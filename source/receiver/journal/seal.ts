@@ -5,12 +5,13 @@
  * those are the bytes LMDB itself wrote and closed, and any change to them since (a truncation,
  * random bytes in a page, another copy put in its place) changes the hash and brings the
  * read-through back. Every process that may write the journal breaks the seal before it maps the
- * file, so a journal whose writer died is read through at the next open.
+ * file; a seal vouches for the exact bytes it names, so whatever a later writer changed (a commit
+ * cut short by its death included) fails it. No seal is written after a commit of the run failed.
  *
  * The file is hashed with plain reads, never mapped: a damaged file cannot end this process.
  */
 import {createHash} from 'node:crypto';
-import {closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {dataFile} from './store.js';
 
@@ -68,9 +69,14 @@ export function matchesSeal(folder: string): boolean {
 	}
 }
 
-/** Removes the seal: the journal is about to be written (or was damaged and must be read through). */
+/** Removes the seal, and any a writer died while writing: the journal is about to be written. */
 export function breakSeal(folder: string): void {
 	rmSync(sealFile(folder), {force: true});
+	for (const entry of readdirSync(folder)) {
+		if (entry.startsWith('seal.json.') && entry.endsWith('.tmp')) {
+			rmSync(path.join(folder, entry), {force: true});
+		}
+	}
 }
 
 /**
