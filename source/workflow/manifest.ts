@@ -5,7 +5,7 @@
  * after each file's finalize, so a run killed half way leaves every finished file recorded.
  */
 import {createHash} from 'node:crypto';
-import {mkdir, open, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {WorkflowError} from './errors.js';
@@ -82,32 +82,6 @@ export function manifestPath(dataDir: string, baseUrl: string, chatId: string): 
 }
 
 /** Bytes read at a time when hashing a file. */
-const hashChunkBytes = 256 * 1024;
-
-/**
- * SHA-256 of a file's bytes, streamed through one reused buffer: memory stays flat whatever the
- * file's size (a stream would allocate a new chunk per read and leave the collector behind).
- */
-export async function sha256File(filePath: string): Promise<string> {
-	const hash = createHash('sha256');
-	const handle = await open(filePath, 'r');
-	try {
-		const buffer = Buffer.allocUnsafe(hashChunkBytes);
-		for (;;) {
-			const {bytesRead} = await handle.read(buffer, 0, buffer.length, null);
-			if (bytesRead === 0) {
-				break;
-			}
-
-			hash.update(buffer.subarray(0, bytesRead));
-		}
-	} finally {
-		await handle.close();
-	}
-
-	return hash.digest('hex');
-}
-
 function readEntry(value: unknown): ManifestEntry | undefined {
 	if (!isRecord(value)) {
 		return undefined;
