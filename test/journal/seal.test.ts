@@ -46,14 +46,14 @@ describe('the clean-stop seal', () => {
 	it('a journal serve closed cleanly reopens, to read and to serve, without the read-through; serve holds no seal while open', async () => {
 		const {directory, folder} = await closedJournal(40);
 		expect(existsSync(sealFile(folder))).toBe(true);
-		expect(matchesSeal(folder)).toBe(true);
+		expect(await matchesSeal(folder)).toBe(true);
 
 		await withoutChildren(async () => {
 			const reader = await openJournal({directory, mode: 'read'});
 			expect((await reader.stats()).count).toBe(40);
 			await reader.close();
 			// A reader leaves the seal as it was.
-			expect(matchesSeal(folder)).toBe(true);
+			expect(await matchesSeal(folder)).toBe(true);
 
 			const server = await openJournal({directory, flushBeforeAck: false});
 			// A writer breaks the seal before it maps the file: dying now would leave none.
@@ -62,7 +62,7 @@ describe('the clean-stop seal', () => {
 			await server.close();
 		});
 
-		expect(matchesSeal(folder)).toBe(true);
+		expect(await matchesSeal(folder)).toBe(true);
 		const reader = await openJournal({directory, mode: 'read'});
 		expect((await reader.stats()).count).toBe(41);
 		await reader.close();
@@ -82,7 +82,7 @@ describe('the clean-stop seal', () => {
 		utimesSync(file, before.atime, before.mtime);
 		expect(statSync(file).size).toBe(before.size);
 
-		expect(matchesSeal(folder)).toBe(false);
+		expect(await matchesSeal(folder)).toBe(false);
 		const refused = await withoutChildren(async () => openJournal({directory, mode: 'read'}).catch((error: unknown) => error));
 		expect(refused).toBeInstanceOf(Error);
 		expect((refused as Error).message).toContain('no-node-here');
@@ -94,7 +94,7 @@ describe('the clean-stop seal', () => {
 		const fd = openSync(file, 'r+');
 		writeSync(fd, Buffer.alloc(4096), 0, 4096, statSync(file).size);
 		closeSync(fd);
-		expect(matchesSeal(folder)).toBe(false);
+		expect(await matchesSeal(folder)).toBe(false);
 	});
 
 	it('a replaying process breaks the seal and makes none; a reader makes none either', async () => {

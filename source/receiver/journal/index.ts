@@ -79,12 +79,12 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	if (existsSync(folder)) {
 		checkJournal(folder, options.directory);
 		// A journal as its last clean stop left it needs no read-through; a writer breaks the seal first.
-		const sealed = journalExists(folder) && options.verify !== false && matchesSeal(folder);
+		const readThrough = journalExists(folder) && options.verify !== false && !await matchesSeal(folder);
 		if (mode !== 'read') {
 			breakSeal(folder);
 		}
 
-		if (journalExists(folder) && options.verify !== false && !sealed) {
+		if (readThrough) {
 			await verifyJournal(folder, options.directory, mode !== 'read');
 		}
 	}
@@ -148,9 +148,9 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		},
 		// Sealed only when this serve read the file through or found it sealed, and no commit failed
 		// (a failed one may have left a torn page that the next open must read through).
-		...(mode === 'serve' && options.verify !== false ? {onClosed: (run: {writeFailed: boolean}) => {
+		...(mode === 'serve' && options.verify !== false ? {async onClosed(run: {writeFailed: boolean}) {
 			if (!run.writeFailed) {
-				sealJournal(folder);
+				await sealJournal(folder);
 			}
 		}} : {}),
 	});

@@ -53,7 +53,7 @@ export type JournalSettings = {
 	/** Runs on close (the owner lock's release). */
 	onClose?: () => Promise<void>;
 	/** Runs once LMDB has closed the file (the clean-stop seal, seal.ts); `writeFailed`: a commit of this process failed. */
-	onClosed?: (run: {writeFailed: boolean}) => void;
+	onClosed?: (run: {writeFailed: boolean}) => Promise<void>;
 };
 
 export class JournalBackend implements EventBackend {
@@ -247,7 +247,7 @@ export class JournalBackend implements EventBackend {
 		await this.settings.onClose?.();
 		dropToken(this.holder.token);
 		await this.stores.root.close();
-		this.settings.onClosed?.({writeFailed: this.recovery.health.hasFailed});
+		await this.settings.onClosed?.({writeFailed: this.recovery.health.hasFailed});
 	}
 
 	/** Prunes by age and count (also called at start and every `pruneIntervalMs`). */

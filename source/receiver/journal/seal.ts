@@ -10,33 +10,15 @@
  *
  * The file is hashed with plain reads, never mapped: a damaged file cannot end this process.
  */
-import {createHash} from 'node:crypto';
-import {closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
+import {sha256File} from '../../file-hash.js';
 import {dataFile} from './store.js';
 
 type Seal = {size: number; sha256: string};
 
 export function sealFile(folder: string): string {
 	return path.join(folder, 'seal.json');
-}
-
-/** The data file's length and SHA-256, read in 1 MiB pieces. */
-function fingerprint(file: string): Seal {
-	const hash = createHash('sha256');
-	const buffer = Buffer.allocUnsafe(1024 * 1024);
-	const fd = openSync(file, 'r');
-	let size = 0;
-	try {
-		for (let read = readSync(fd, buffer, 0, buffer.length, null); read > 0; read = readSync(fd, buffer, 0, buffer.length, null)) {
-			hash.update(buffer.subarray(0, read));
-			size += read;
-		}
-	} finally {
-		closeSync(fd);
-	}
-
-	return {size, sha256: hash.digest('hex')};
 }
 
 function readSeal(folder: string): Seal | undefined {
@@ -49,7 +31,7 @@ function readSeal(folder: string): Seal | undefined {
 }
 
 /** Whether the journal in `folder` is byte for byte as its last clean stop sealed it. */
-export function matchesSeal(folder: string): boolean {
+export async function matchesSeal(folder: string): Promise<boolean> {
 	const seal = readSeal(folder);
 	if (!seal) {
 		return false;
@@ -58,12 +40,7 @@ export function matchesSeal(folder: string): boolean {
 	try {
 		const file = dataFile(folder);
 		// A file of another length is not read at all.
-		if (statSync(file).size !== seal.size) {
-			return false;
-		}
-
-		const now = fingerprint(file);
-		return now.size === seal.size && now.sha256 === seal.sha256;
+		return statSync(file).size === seal.size && await sha256File(file) === seal.sha256;
 	} catch {
 		return false;
 	}
@@ -83,11 +60,13 @@ export function breakSeal(folder: string): void {
  * Seals the journal in `folder` after its writer closed it cleanly. Best effort: a seal that
  * cannot be written leaves none, and the next open reads the journal through.
  */
-export function sealJournal(folder: string): void {
+export async function sealJournal(folder: string): Promise<void> {
 	const target = sealFile(folder);
 	const temporary = `${target}.${process.pid}.tmp`;
 	try {
-		writeFileSync(temporary, `${JSON.stringify(fingerprint(dataFile(folder)))}\n`);
+		const file = dataFile(folder);
+		const seal: Seal = {size: statSync(file).size, sha256: await sha256File(file)};
+		writeFileSync(temporary, `${JSON.stringify(seal)}\n`);
 		renameSync(temporary, target);
 	} catch {
 		rmSync(temporary, {force: true});
