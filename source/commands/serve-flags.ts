@@ -20,6 +20,8 @@ export type ServeOptions = {
 	redisUrl?: string;
 	/** Run on a Redis that may lose acknowledged events (no AOF, or an evicting maxmemory-policy), warning on every status line. */
 	allowVolatileRedis?: boolean;
+	/** Run on a data folder other users can write (warned about once). */
+	allowSharedDataDir?: boolean;
 	/** Acknowledge an event only once this many Redis replicas confirm it (WAIT); 0: off. */
 	redisWaitReplicas?: number;
 	/** How long WAIT may take before the delivery gets 503, ms (with redisWaitReplicas). */
@@ -57,6 +59,7 @@ export const serveFlags = {
 	tolerance: {type: 'number', default: receiverDefaults.toleranceSeconds, range: {kind: 'seconds', max: 86_400}, description: 'Largest age of X-Platform-Created-At, seconds', placeholder: 'SECONDS'},
 	drainTimeout: {type: 'number', default: receiverDefaults.drainTimeoutMs / 1000, range: {kind: 'seconds', max: 3600, allowZero: true}, description: 'On Ctrl+C or SIGTERM, time running jobs get to finish, seconds', placeholder: 'SECONDS'},
 	dataDir: storeFlags.dataDir,
+	allowSharedDataDir: {type: 'boolean', default: false, description: 'Run on a data folder other users can write (serve refuses it otherwise); serve warns about it once'},
 	retention: {type: 'string', default: '7d', range: {kind: 'duration', min: dayMs, max: 3650 * dayMs}, description: 'How long events are kept (at least 24h: their ids are the exactly-once keys)', placeholder: 'DURATION'},
 	maxEvents: {type: 'number', default: 100_000, range: {kind: 'int', min: 1000, max: 100_000_000}, description: 'Most events kept; the oldest finished go first, and past N unfinished ones deliveries get 503', placeholder: 'N'},
 	redis: {...storeFlags.redis, description: 'Share events and work with other replicas through Redis'},
@@ -109,6 +112,7 @@ export function parseServe(input: CommandInput): ServeOptions {
 		answerDeadlineMs: flags.answerDeadline,
 		finalMessageDeadlineMs: flags.finalMessageDeadline,
 		...(flags.allowVolatileRedis ? {allowVolatileRedis: true} : {}),
+		...(flags.allowSharedDataDir ? {allowSharedDataDir: true} : {}),
 		...(flags.redisWaitReplicas > 0 ? {redisWaitReplicas: flags.redisWaitReplicas, redisWaitTimeoutMs: flags.redisWaitTimeout} : {}),
 		...defined({dataDir, redisUrl, adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, retryBackoffMs: flags.retryBackoff, forwardBackoffMs: flags.forwardBackoff}),
 	};

@@ -8,6 +8,7 @@ import type {replayingSource} from '../ui/serve/source.js';
 import type {KeyStatus} from '../ui/serve/ServeScreen.js';
 import type {Deps} from '../cli/deps.js';
 import type {ServeOptions} from './serve-flags.js';
+import type {StartWarning} from './serve-start.js';
 
 /** `on`, `off` or `unknown`: Redis persistence as the listening line and the warning's code name it. */
 function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' {
@@ -27,6 +28,8 @@ export type Started = {
 	directory: string;
 	store: string;
 	warning?: string;
+	/** Folders other users can reach (serve-start.ts): said once at start. */
+	folderWarnings: StartWarning[];
 	now: () => string;
 };
 
@@ -66,6 +69,10 @@ export function presentJson(deps: Deps, started: Started, events: EventLog, log:
 		deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
 	}
 
+	for (const {code, message} of started.folderWarnings) {
+		deps.writeJson({type: 'warning', at: now(), code, message});
+	}
+
 	events.on('event', event => {
 		log.line(JSON.stringify(event));
 	});
@@ -81,7 +88,7 @@ export function presentPlain(deps: Deps, started: Started, events: EventLog, log
 	const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;
 	// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
 	// the event log is serve's output (stdout).
-	const warningLine = warning ? `${clock(now())}  warning: ${warning}\n` : '';
+	const warningLine = [...(warning ? [warning] : []), ...started.folderWarnings.map(found => found.message)].map(text => `${clock(now())}  warning: ${text}\n`).join('');
 	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
 	events.on('event', event => {
 		log.line(plainLine(event));

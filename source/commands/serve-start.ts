@@ -1,4 +1,5 @@
 /** Starting serve's parts: the event store it opens and the receiver's options (serve.tsx runs them). */
+import path from 'node:path';
 import {UserError} from '../errors.js';
 import {maskUrl} from '../format/secret.js';
 import type {PlatformClient} from '../platform/client.js';
@@ -7,10 +8,25 @@ import {openBackend} from '../receiver/open-backend.js';
 import type {ReceiverOptions} from '../receiver/server.js';
 import type {createService} from '../receiver/service.js';
 import {volatileRefusal} from '../cli/messages/redis.js';
+import {sharedFolderWarning} from '../cli/messages/privacy.js';
+import {configFilePath} from '../config/file.js';
+import {privateFolders} from '../private-folder.js';
 import type {ServeOptions} from './serve-flags.js';
 
 /** Platform calls one answer makes (logs, search, completion, message): BullMQ's job limiter is set from it. */
 const callsPerAnswer = 7;
+
+/** A start-up warning: its code (the `warning` record's) and its sentence. */
+export type StartWarning = {code: string; message: string};
+
+/**
+ * The data folder (unless events go to Redis) and the config folder: another user's is refused, a
+ * data folder others can write too unless --allow-shared-data-dir; one warning per folder others can reach.
+ */
+export function checkFolders(options: ServeOptions, directory: string, env: NodeJS.ProcessEnv): StartWarning[] {
+	const folders = [...(options.redisUrl ? [] : [{folder: directory, role: 'data' as const}]), {folder: path.dirname(configFilePath(env)), role: 'config' as const}];
+	return privateFolders(folders, {allowSharedData: options.allowSharedDataDir === true}).map(shared => ({code: `${shared.role}-dir-shared`, message: sharedFolderWarning(shared)}));
+}
 
 /** Where serve keeps events: the journal, or Redis with its durability checked (a volatile one refused unless allowed). */
 export async function openServeStore(options: ServeOptions, directory: string): Promise<EventBackend> {

@@ -21,7 +21,7 @@ import type {Command} from '../cli/types.js';
 import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '../cli/messages/health.js';
 import {durabilityWarning} from '../cli/messages/redis.js';
 import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
-import {openServeStore, receiverOptions} from './serve-start.js';
+import {checkFolders, openServeStore, receiverOptions} from './serve-start.js';
 import {presentJson, presentPlain, type Started} from './serve-present.js';
 import {secretListFlag} from '../cli/validators.js';
 import {commandInfo} from '../cli/declaration.js';
@@ -68,6 +68,8 @@ async function assemble(options: ServeOptions, deps: Deps) {
 	const secrets = secretListFlag(settings.endpointSecret, 'endpointSecret');
 	const directory = options.dataDir ?? defaultDataDir(context.env);
 	const rate = options.platformRate;
+	// Checked before the journal opens: another user's folder, or one others can write, is refused.
+	const folderWarnings = checkFolders(options, directory, context.env);
 	const backend = await openServeStore(options, directory);
 	// One pacer for every call of this process; a 429 holds every worker (with Redis, every replica).
 	const pacer = new Pacer({...(rate === undefined ? {} : {perSecond: rate}), onPause: ms => void backend.throttle?.(ms).catch(() => undefined)});
@@ -91,7 +93,7 @@ async function assemble(options: ServeOptions, deps: Deps) {
 		// The screen's e: the editor opens while the receiver goes on answering.
 		edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date(deps.clock.now())),
 	};
-	return {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, events};
+	return {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, folderWarnings, events};
 }
 
 /** Listens for webhooks (and the admin endpoints when asked); on failure, closes what was opened. */
@@ -177,7 +179,7 @@ const command: Command<ServeOptions> = {
 	async run(options, deps) {
 		const {context} = deps;
 		const parts = await assemble(options, deps);
-		const {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, events} = parts;
+		const {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, folderWarnings, events} = parts;
 		const {url, adminUrl} = await listenAll({receiver, service, client}, options);
 
 		const attached = service.attach(receiver);
@@ -194,14 +196,15 @@ const command: Command<ServeOptions> = {
 		const flushIntervalMs = 100;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
-		const started: Started = {options, url, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
+		const started: Started = {options, url, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, folderWarnings, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
+		const warnings = [...(warning ? [warning] : []), ...folderWarnings.map(found => found.message)];
 		if (context.interactive) {
 			app = await renderScreen(context, {
 				source: events,
 				url,
 				secretCount: secrets.length,
 				store,
-				...(warning ? {warnings: [warning]} : {}),
+				...(warnings.length > 0 ? {warnings} : {}),
 				drainTimeoutMs: options.drainTimeoutMs,
 				keyStatus,
 				health: () => statusOf(service, volatileWarning(), adminUrl),

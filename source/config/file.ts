@@ -4,16 +4,17 @@
  * (atomic, mode 0600). Reads stay on the light reader here; `conf` (about 15 MiB of memory with
  * its schema validator) is loaded only by a write.
  */
-import {chmodSync, mkdirSync, readFileSync, renameSync} from 'node:fs';
+import {chmodSync, readFileSync, renameSync} from 'node:fs';
 import {basename, dirname, resolve} from 'node:path';
 import envPaths from 'env-paths';
 import {describeValue} from '../format/describe.js';
+import {makePrivateDir, privateDirMode, privateFileMode} from '../private-files.js';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {ConfigAccessError, ConfigDamagedError, type ConfigAccessData} from './errors.js';
 import {settingNames} from './settings.js';
 
-export const configFileMode = 0o600;
-export const configDirMode = 0o700;
+export const configFileMode = privateFileMode;
+export const configDirMode = privateDirMode;
 
 /**
  * `$PLATFORM_TUI_CONFIG_DIR/config.json`, else the platform's config folder (the same path the
@@ -100,7 +101,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
 export function ensureConfigDir(file: string): void {
 	const directory = dirname(file);
 	try {
-		mkdirSync(directory, {recursive: true, mode: configDirMode});
+		makePrivateDir(directory);
 	} catch (error) {
 		throw accessError({path: directory, file, operation: 'create-folder'}, error);
 	}

@@ -5,9 +5,11 @@
  * after each file's finalize, so a run killed half way leaves every finished file recorded.
  */
 import {createHash} from 'node:crypto';
-import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {readFile, rename, rm} from 'node:fs/promises';
 import path from 'node:path';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
+import {makePrivateDir, writePrivateFile} from '../private-files.js';
+import {folderAccess} from '../private-folder.js';
 import {WorkflowError} from './errors.js';
 
 export type ManifestEntry = {
@@ -52,9 +54,11 @@ export class DataDirNotWritableError extends WorkflowError<'data-dir-not-writabl
 /** Checks that manifests can be written in `folder` (inside `dataDir`): creates it and writes, then removes, a probe file. */
 export async function checkWritable(dataDir: string, folder: string): Promise<void> {
 	const probe = path.join(folder, `.probe.${process.pid}.tmp`);
+	// Another user's folder (or a path through another user's link) is refused before anything is written.
+	folderAccess(dataDir, 'data');
 	try {
-		await mkdir(folder, {recursive: true, mode: 0o700});
-		await writeFile(probe, '', {mode: 0o600});
+		makePrivateDir(folder);
+		await writePrivateFile(probe, '');
 		await rm(probe, {force: true});
 	} catch (error) {
 		await rm(probe, {force: true}).catch(() => undefined);
@@ -198,8 +202,8 @@ export class SyncManifest {
 		const body = `${JSON.stringify({version: manifestVersion, baseUrl: this.baseUrl, chatId: this.chatId, updatedAt: new Date().toISOString(), files}, null, '\t')}\n`;
 		const temporary = `${this.file}.${process.pid}.${++this.sequence}.tmp`;
 		try {
-			await mkdir(path.dirname(this.file), {recursive: true, mode: 0o700});
-			await writeFile(temporary, body, {mode: 0o600});
+			makePrivateDir(path.dirname(this.file));
+			await writePrivateFile(temporary, body);
 			await rename(temporary, this.file);
 		} catch (error) {
 			await rm(temporary, {force: true}).catch(() => undefined);

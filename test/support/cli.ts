@@ -84,7 +84,7 @@ export function startCli(args: string[], options: {env?: Record<string, string |
 }
 
 /** Runs the built CLI as a child process (no TTY) and collects its output. */
-export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+export async function runCli(args: string[], options: {env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; nodeArgs?: string[]} = {}): Promise<CliResult> {
 	const run = startCli(args, options);
 	run.child.stdin.end(options.input ?? '');
 	const timeoutMs = options.timeoutMs ?? hangLimitMs;

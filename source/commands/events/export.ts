@@ -1,24 +1,25 @@
 /** `platform-tui events export <id>`: a stored event's body, exactly as received, to stdout or a file (a fixture for `trigger --body`). */
-import {writeFile} from 'node:fs/promises';
 import {resolve} from 'node:path';
 import {UserError} from '../../errors.js';
-import {errorMessage} from '../../format/value.js';
+import {errorCode, errorMessage} from '../../format/value.js';
+import {writePrivateFile} from '../../private-files.js';
 import {bodyBytes} from '../../receiver/body.js';
 import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
-import {eventIdArgument, openStore, parseStore, storedEvent, storeFlags, type StoreOptions} from './shared.js';
+import {eventIdArgument, openStore, parseStore, stderrWarning, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './export.command.js';
 
-export type ExportOptions = StoreOptions & {id: string; output?: string; json: boolean};
+export type ExportOptions = StoreOptions & {id: string; output?: string; force: boolean; json: boolean};
 
 const newline = Buffer.from('\n');
 
-const usage = 'platform-tui events export <id> [--output FILE] [--data-dir DIR | --redis URL]';
+const usage = 'platform-tui events export <id> [--output FILE [--force]] [--data-dir DIR | --redis URL]';
 
 /** Each flag once, with its default and range. */
 const exportFlags = {
-	output: {type: 'string', shortFlag: 'o', description: 'Write the body to this file instead of stdout (byte for byte)', placeholder: 'FILE'},
+	output: {type: 'string', shortFlag: 'o', description: 'Write the body to this new file instead of stdout (byte for byte, mode 0600); an existing file is refused unless --force', placeholder: 'FILE'},
+	force: {type: 'boolean', default: false, description: 'With --output: replace the file when it exists'},
 	...storeFlags,
 } satisfies Record<string, FlagSpec>;
 
@@ -26,18 +27,18 @@ const command: Command<ExportOptions> = {
 	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
-	description: 'Print the body of a stored event exactly as it was received, or write it to a file with --output (mode 0600), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',
+	description: 'Print the body of a stored event exactly as it was received, or write it to a new file with --output (mode 0600; --force replaces an existing one), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',
 	flags: exportFlags,
 	examples: [
 		'platform-tui events export evt_0123456789abcdef01234567 > fixture.json',
 		'platform-tui events export evt_0123456789abcdef01234567 --output fixture.json',
 	],
 	parse({argv, flags, env}) {
-		const {output} = readFlags({output: exportFlags.output}, {flags, env});
-		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
+		const {output, force} = readFlags({output: exportFlags.output, force: exportFlags.force}, {flags, env});
+		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), force, json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
 	},
 	async run(options, deps) {
-		const {backend, directory} = await openStore(options, 'read', deps.context.env);
+		const {backend, directory} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		let body: Buffer;
 		let id: string;
 		try {
@@ -56,8 +57,13 @@ const command: Command<ExportOptions> = {
 		}
 
 		try {
-			await writeFile(options.output, body, {mode: 0o600});
+			// A new file unless --force (as `gh` and `rclone` do): an existing one is never replaced unasked.
+			await writePrivateFile(options.output, body, options.force ? 'w' : 'wx');
 		} catch (error) {
+			if (errorCode(error) === 'EEXIST') {
+				throw new UserError('export-file-exists', `${options.output} already exists, so the body of ${id} was not written; choose another --output, or pass --force to replace it`, {cause: error});
+			}
+
 			throw new UserError('export-write-failed', `Could not write ${options.output}: ${errorMessage(error)}; choose another --output`, {cause: error});
 		}
 

@@ -109,7 +109,8 @@ const command: Command<InspectOptions> = {
 			throw new UsageError('not-interactive', 'The event inspector needs a terminal; in scripts list the events with `platform-tui events list` (--json for NDJSON).');
 		}
 
-		const {backend, where} = await openStore(options, 'replay', context.env, {verify: false});
+		const warnings: string[] = [];
+		const {backend, where} = await openStore(options, 'replay', context.env, {verify: false, warn: text => warnings.push(text)});
 		if (!(backend instanceof JournalBackend)) {
 			await backend.close();
 			throw new UserError('inspect-unsupported', 'The inspector reads the event journal; this data directory has none yet (start serve once), or list the events with `platform-tui events list`.');
@@ -138,6 +139,7 @@ const command: Command<InspectOptions> = {
 				read: query => backend.readPage(query),
 				get: async id => backend.get(id),
 				where,
+				...(warnings.length > 0 ? {notice: warnings.join(' ')} : {}),
 				actions,
 				colour: !context.env.NO_COLOR && context.env.FORCE_COLOR !== '0',
 				onQuit() {

@@ -4,7 +4,7 @@ import {eventSummary, formatEventTable, formatListFooter} from '../../ui/events/
 import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
-import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
+import {openStore, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './list.command.js';
 
@@ -35,7 +35,7 @@ const command: Command<ListOptions> = {
 		};
 	},
 	async run(options, deps) {
-		const {backend, where} = await openStore(options, 'read', deps.context.env);
+		const {backend, where} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		try {
 			const events = await backend.list({...listFilter(options, deps.clock.now()), limit: options.limit});
 			if (options.json) {

@@ -16,7 +16,7 @@ import type {EventBackend, JobHandler, StoredEvent} from '../../receiver/backend
 import {parseSets, type FieldSet} from '../trigger-fixture.js';
 import {editableBody, editText, replayEdited} from './edit-replay.js';
 import {bulkReplay} from './replay-bulk.js';
-import {openStore, parseStore, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
+import {openStore, parseStore, stderrWarning, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './replay.command.js';
 
@@ -136,7 +136,7 @@ const command: Command<ReplayOptions> = {
 	},
 	async run(options, deps) {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'events replay');
-		const {backend, directory} = await openStore(options, 'replay', deps.context.env);
+		const {backend, directory} = await openStore(options, 'replay', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		const client = deps.client(settings);
 		const model = settings.model ?? defaultModel;
 		const single = options.ids.length === 1 && !hasFilter(options.filter) && !options.dryRun && !options.forwardTo;

@@ -10,6 +10,9 @@ import type {JournalMode} from '../../receiver/journal/index.js';
 import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
 import type {CommandInput} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
+import {sharedFolderWarning} from '../../cli/messages/privacy.js';
+import {configFilePath} from '../../config/file.js';
+import {privateFolders} from '../../private-folder.js';
 import {parseStore, type StoreOptions} from './store-flags.js';
 
 export {parseStore, storeFlags, type StoreOptions} from './store-flags.js';
@@ -38,14 +41,26 @@ export function parseEventId(usage: string): (input: CommandInput) => EventIdOpt
 
 export type OpenStore = {backend: EventBackend; where: string; directory: string};
 
-/** Opens the events: Redis when a URL is given, else the journal (read or replay mode). */
-export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv, open: {verify?: boolean} = {}): Promise<OpenStore> {
+/** How an `events` command says a warning: one line on stderr (the inspector shows it in its footer instead). */
+export function stderrWarning(stderr: NodeJS.WritableStream): (text: string) => void {
+	return text => {
+		stderr.write(`warning: ${text}\n`);
+	};
+}
+
+/**
+ * Opens the events: Redis when a URL is given, else the journal (read or replay mode). The data
+ * and config folders are checked first (another user's is refused); once the journal is open,
+ * `warn` hears once about each that other users can reach.
+ */
+export async function openStore(options: StoreOptions, mode: Exclude<JournalMode, 'serve'>, env: NodeJS.ProcessEnv, open: {verify?: boolean; warn?: (text: string) => void} = {}): Promise<OpenStore> {
 	if (options.redisUrl) {
 		const where = `Redis ${maskUrl(options.redisUrl)}`;
 		return {backend: await openBackend({redisUrl: options.redisUrl, directory: ''}), where, directory: where};
 	}
 
 	const directory = options.dataDir ?? defaultDataDir(env);
+	const shared = privateFolders([{folder: directory, role: 'data'}, {folder: path.dirname(configFilePath(env)), role: 'config'}], {allowSharedData: true});
 	// A directory without a journal is most often a mistyped --data-dir: say so, rather than list nothing.
 	// (A journal whose file was lost, its identity record left, is refused as damaged when opened.)
 	const folder = journalDirectory(directory);
@@ -53,7 +68,12 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
 	}
 
-	return {backend: await openBackend({directory, mode, ...(open.verify === false ? {verify: false} : {})}), where: `the journal in ${directory}`, directory};
+	const backend = await openBackend({directory, mode, ...(open.verify === false ? {verify: false} : {})});
+	for (const found of shared) {
+		open.warn?.(sharedFolderWarning(found));
+	}
+
+	return {backend, where: `the journal in ${directory}`, directory};
 }
 
 /** The refusal of an id that is not stored, with the ids close to it. */

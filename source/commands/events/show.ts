@@ -1,7 +1,7 @@
 /** `platform-tui events show <id>`: one journaled event's headers (signature masked), body and steps. */
 import {eventDetail, formatEventDetail} from '../../ui/events/format.js';
 import type {Command} from '../../cli/types.js';
-import {openStore, parseEventId, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
+import {openStore, parseEventId, stderrWarning, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './show.command.js';
 
@@ -18,7 +18,7 @@ const command: Command<ShowOptions> = {
 	examples: ['platform-tui events show evt_0123456789abcdef01234567', 'platform-tui events show evt_0123456789abcdef01234567 --json'],
 	parse: parseEventId(usage),
 	async run(options, deps) {
-		const {backend, directory} = await openStore(options, 'read', deps.context.env);
+		const {backend, directory} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		try {
 			const event = await storedEvent(backend, options.id, directory);
 			if (options.json) {

@@ -4,8 +4,10 @@
  * started; `read` lists and shows while a serve runs; `replay` reprocesses single events, claiming
  * each so no two processes work on one event at once.
  */
-import {existsSync, mkdirSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {errorMessage} from '../../format/value.js';
+import {makePrivateDir} from '../../private-files.js';
+import {folderAccess} from '../../private-folder.js';
 import type {EventBackend} from '../backend.js';
 import {defaultAbortGraceMs} from '../drain.js';
 import {emptyJournal} from './empty.js';
@@ -67,6 +69,8 @@ export const defaultMaxEntries = 100_000;
 
 export async function openJournal(options: JournalOptions): Promise<EventBackend> {
 	const mode = options.mode ?? 'serve';
+	// Another user's folder (or a path through another user's link) is refused before anything is read.
+	folderAccess(options.directory, 'data');
 	const folder = journalDirectory(options.directory);
 	// A journal not made yet is refused when its data directory is on a read-only file system.
 	const fresh = !existsSync(folder) && mode === 'serve' && existsSync(options.directory) && readOnlyCause(options.directory) === 'file-system';
@@ -95,7 +99,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 
 	let stores: Stores;
 	try {
-		mkdirSync(folder, {recursive: true});
+		makePrivateDir(folder);
 		const space = readOnly || mode === 'read' ? undefined : new DiskSpace(folder, options.diskReserveBytes === undefined ? {} : {reserveBytes: options.diskReserveBytes});
 		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly, ...(space ? {space} : {})});
 		if (mode === 'serve') {

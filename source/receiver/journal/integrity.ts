@@ -11,9 +11,10 @@
  * The layout read here is lmdb-js's data file: page size from the meta page, the last page and the
  * transaction id at the meta's end. A failed check throws `journal-damaged` naming the file.
  */
-import {closeSync, existsSync, openSync, readSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {journalError} from './errors.js';
+import {writePrivateFileSync} from '../../private-files.js';
 
 const magic = 0xBE_EF_C0_DE;
 /** Offsets inside a meta page (lmdb-js's format). */
@@ -106,6 +107,6 @@ export function checkJournal(folder: string, dataDirectory: string): void {
 export function recordIdentity(folder: string): void {
 	const identity = identityFile(folder);
 	if (!existsSync(identity)) {
-		writeFileSync(identity, `${JSON.stringify({journal: 'platform-tui', createdAt: new Date().toISOString()})}\n`);
+		writePrivateFileSync(identity, `${JSON.stringify({journal: 'platform-tui', createdAt: new Date().toISOString()})}\n`);
 	}
 }

@@ -11,10 +11,11 @@
  * (written by an older version, or a path too long for a socket) falls back to the process id.
  */
 import {randomBytes} from 'node:crypto';
-import {mkdirSync, readdirSync, rmSync} from 'node:fs';
+import {readdirSync, rmSync} from 'node:fs';
 import {createConnection, createServer, type Server} from 'node:net';
 import path from 'node:path';
 import {errorCode} from '../../format/value.js';
+import {makePrivate, makePrivateDir} from '../../private-files.js';
 
 export type Holder = {pid: number; token: string; at: string; socket?: string};
 
@@ -46,7 +47,7 @@ export async function listenAsHolder(journalFolder: string, token: string): Prom
 		return {holder, release: async () => Promise.resolve()};
 	}
 
-	mkdirSync(folder, {recursive: true});
+	makePrivateDir(folder);
 	const server: Server = createServer(connection => {
 		// The asking side hangs up as soon as it connected: a write it no longer reads is no error.
 		connection.on('error', () => undefined);
@@ -60,6 +61,8 @@ export async function listenAsHolder(journalFolder: string, token: string): Prom
 			resolve();
 		});
 	});
+	// Its folder keeps others out; the socket itself is 0600 as every file there.
+	makePrivate(socket);
 	holder.socket = path.relative(journalFolder, socket);
 	return {
 		holder,

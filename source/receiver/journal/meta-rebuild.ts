@@ -12,6 +12,7 @@
  * page headers carrying the page's transaction id), the same integrity.ts reads.
  */
 import {closeSync, copyFileSync, fstatSync, openSync, readSync, writeSync} from 'node:fs';
+import {makePrivate} from '../../private-files.js';
 
 export const header = {pgno: 0, txnId: 8, flags: 0x12, lower: 0x14, size: 24} as const;
 export const pageFlags = {leaf: 0x02, meta: 0x08, overflow: 0x04} as const;
@@ -143,6 +144,8 @@ export function copyWithNewMeta(source: string, target: string): boolean {
 	}
 
 	copyFileSync(source, target);
+	// A copy keeps its source's mode; it lies in a private folder until it is set.
+	makePrivate(target);
 	const out = openSync(target, 'r+');
 	try {
 		for (const page of [0, 1]) {

@@ -9,6 +9,7 @@ import {readFileSync, writeSync} from 'node:fs';
 import process from 'node:process';
 import {serialize} from 'node:v8';
 import {open, type Database, type RootDatabase} from 'lmdb';
+import {privateFileMode} from '../../private-files.js';
 import type {ReaderMessage, ReaderTask} from './reader.js';
 import type {StoredRecord} from './record-codec.js';
 
@@ -70,7 +71,9 @@ function verify(root: RootDatabase, folder: string, write: boolean): void {
 		// A write reads the free-page list, which no read touches: allocate pages in a write
 		// transaction and abort it, so the file is left as it was.
 		void root.close();
-		const writer = open({path: folder, maxDbs: 8, noSubdir: false, overlappingSync: false});
+		// lmdb-js reads `permissionsMode` (the mode of files it makes); its types omit it.
+		const privateFiles: {permissionsMode: number} = {permissionsMode: privateFileMode};
+		const writer = open({path: folder, maxDbs: 8, noSubdir: false, overlappingSync: false, ...privateFiles});
 		const meta = writer.openDB({name: 'meta'});
 		const abort = new Error('abort');
 		try {

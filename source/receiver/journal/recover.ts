@@ -5,7 +5,7 @@
  * processes (salvage.ts); when its meta pages are lost, from a copy with new ones (meta-rebuild.ts).
  * Refused while a process has the journal open (a serve or a replay: its holder socket accepts).
  */
-import {existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {existsSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {journalError} from './errors.js';
 import {metaPagesReadable, recordIdentity} from './integrity.js';
@@ -16,6 +16,8 @@ import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
 import {dataFile, openStores, writeEvent, type Stores} from './store.js';
 import {readOnlyCause, readOnlyText} from './writable.js';
+import {makePrivateDir} from '../../private-files.js';
+import {folderAccess} from '../../private-folder.js';
 
 export type RecoverResult = {
 	/** The damaged data file that was read. */
@@ -115,6 +117,7 @@ function merge(found: Salvage, scan: PageScan): {events: number; ids: number} {
 }
 
 export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult> {
+	folderAccess(directory, 'data');
 	const folder = journalDirectory(directory);
 	const file = dataFile(folder);
 	if (!existsSync(folder)) {
@@ -140,7 +143,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 		let source = folder;
 		const newMetaPages = !metaPagesReadable(file);
 		if (newMetaPages) {
-			mkdirSync(repair);
+			makePrivateDir(repair);
 			if (!copyWithNewMeta(file, dataFile(repair))) {
 				throw unrecoverable('its meta pages are lost and no page of its main database was found');
 			}
@@ -148,7 +151,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 			source = repair;
 		}
 
-		mkdirSync(fresh);
+		makePrivateDir(fresh);
 		const stores = openStores(fresh);
 		let found: Salvage;
 		let scanned = {events: 0, ids: 0};

@@ -10,10 +10,11 @@
  *
  * The file is hashed with plain reads, never mapped: a damaged file cannot end this process.
  */
-import {readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {readdirSync, readFileSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {sha256File} from '../../file-hash.js';
 import {dataFile} from './store.js';
+import {writePrivateFileSync} from '../../private-files.js';
 
 type Seal = {size: number; sha256: string};
 
@@ -66,7 +67,7 @@ export async function sealJournal(folder: string): Promise<void> {
 	try {
 		const file = dataFile(folder);
 		const seal: Seal = {size: statSync(file).size, sha256: await sha256File(file)};
-		writeFileSync(temporary, `${JSON.stringify(seal)}\n`);
+		writePrivateFileSync(temporary, `${JSON.stringify(seal)}\n`);
 		renameSync(temporary, target);
 	} catch {
 		rmSync(temporary, {force: true});

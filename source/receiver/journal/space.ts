@@ -15,9 +15,10 @@
  *
  * One statfs per event-loop turn (about 3 µs): the writes of one turn share one commit.
  */
-import {rmSync, statfsSync, writeFileSync, existsSync} from 'node:fs';
+import {rmSync, statfsSync, existsSync} from 'node:fs';
 import path from 'node:path';
 import {formatBytes} from '../../format/bytes.js';
+import {writePrivateFileSync} from '../../private-files.js';
 
 export const defaultReserveBytes = 2 * 1024 * 1024;
 const pageBytes = 4096;
@@ -122,7 +123,7 @@ export class DiskSpace {
 		}
 
 		try {
-			writeFileSync(this.ballast, Buffer.alloc(this.ballastBytes));
+			writePrivateFileSync(this.ballast, Buffer.alloc(this.ballastBytes));
 			this.hasBallast = true;
 			this.left = left - this.ballastBytes;
 		} catch {

@@ -15,6 +15,7 @@
 import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {open, type Database, type RootDatabase} from 'lmdb';
+import {makePrivate, privateFileMode} from '../../private-files.js';
 import type {StepRecord, StoredEvent} from '../backend.js';
 import {nextAttemptOf} from '../retry-schedule.js';
 import type {Holder} from './liveness.js';
@@ -54,6 +55,25 @@ function guardWrites(database: unknown, space: DiskSpace): void {
 	}
 }
 
+/**
+ * The mode LMDB makes its files with (data.mdb, lock.mdb): 0600 from the first byte, as every file
+ * of the data directory (private-files.ts). lmdb-js reads `permissionsMode`; its types omit it.
+ */
+export const privateFiles: {permissionsMode: number} = {permissionsMode: privateFileMode};
+
+/** A journal's files left readable by others (an earlier version made them 0644) become 0600 when a writer opens it. */
+function tightenFiles(directory: string): void {
+	for (const file of [dataFile(directory), path.join(directory, 'lock.mdb')]) {
+		try {
+			if ((statSync(file).mode & 0o777) !== privateFileMode) {
+				makePrivate(file);
+			}
+		} catch {
+			// Missing, or not ours to change: the folder's own mode is what the status warns about.
+		}
+	}
+}
+
 /** Above any generation or step number, for range ends. */
 const highest = Number.MAX_SAFE_INTEGER;
 
@@ -76,7 +96,11 @@ export function journalExists(directory: string): boolean {
  * or power cut may lose what the OS had not yet written back.
  */
 export function openStores(directory: string, options: {flushBeforeAck?: boolean; readOnly?: boolean; space?: DiskSpace} = {}): Stores {
-	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
+	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...privateFiles, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
+	if (!options.readOnly) {
+		tightenFiles(directory);
+	}
+
 	const named = <V, K extends string | number | TimeKey | StepKey>(name: string, useVersions = false): Database<V, K> => {
 		const database = root.openDB<V, K>({name, useVersions}) as Database<V, K> | undefined;
 		if (!database) {

@@ -1,7 +1,8 @@
 /** Whether the journal's directory takes writes now: a small file written and removed in it. */
-import {accessSync, constants, existsSync, unlinkSync, writeFileSync} from 'node:fs';
+import {accessSync, constants, existsSync, unlinkSync} from 'node:fs';
 import path from 'node:path';
 import {errorMessage} from '../../format/value.js';
+import {writePrivateFileSync} from '../../private-files.js';
 
 /**
  * Why this process may not write `folder` (and the journal's data file when it exists): `user`
@@ -29,7 +30,7 @@ export function readOnlyText(folder: string, cause: 'user' | 'file-system'): str
 export function unwritableReason(directory: string): string | undefined {
 	const probe = path.join(directory, '.writable-check');
 	try {
-		writeFileSync(probe, String(process.pid));
+		writePrivateFileSync(probe, String(process.pid));
 		unlinkSync(probe);
 		return undefined;
 	} catch (error) {

@@ -28,6 +28,8 @@ export type InspectorProps = {
 	get: (id: string) => Promise<StoredEvent | undefined>;
 	/** Where the events are, for the header. */
 	where: string;
+	/** Said in the footer when the screen opens (a data or config folder others can reach), until the next notice. */
+	notice?: string;
 	actions: InspectorActions;
 	onQuit: () => void;
 	now?: () => number;
@@ -46,7 +48,7 @@ function scopeOf(query: Query, now: number): Scope {
 	return {...(match ? {match} : {}), ...timeWindow(query.filter, now)};
 }
 
-export function InspectorScreen({read, get, where, actions, onQuit, now = Date.now, pollMs = 500, colour}: InspectorProps) {
+export function InspectorScreen({read, get, where, notice: firstNotice, actions, onQuit, now = Date.now, pollMs = 500, colour}: InspectorProps) {
 	const size = useTerminalSize();
 	const width = Math.max(20, size.columns ?? 80);
 	const height = Math.max(6, size.rows ?? 24);
@@ -83,7 +85,7 @@ export function InspectorScreen({read, get, where, actions, onQuit, now = Date.n
 
 	const [paused, setPaused] = useState(false);
 	const [waiting, setWaiting] = useState(0);
-	const [notice, setNotice] = useState<string>();
+	const [notice, setNotice] = useState<string | undefined>(firstNotice);
 	const [detail, setDetail] = useState<{event: StoredEvent; offset: number}>();
 	const busy = useRef(false);
 
