@@ -151,8 +151,9 @@ describe('serve: the warning, and the refusal of a data folder others can write'
 		const dataDir = await journalFolder('serve-shared', 0o755);
 		const env = {PLATFORM_TUI_CONFIG_DIR: privateConfig()};
 		const json = startServe({dataDir}, env, true);
-		const records = await waitFor(() => json.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>), {until: lines => lines.some(line => line.type === 'warning') || json.stderr() !== '', what: 'serve to listen and warn'});
+		await waitFor(() => json.stdout(), {until: text => text.includes('"listening"') || json.stderr() !== '', what: 'serve to listen'});
 		expect(await json.stop()).toBe(0);
+		const records = json.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
 		expect(records.filter(record => record.type === 'warning')).toEqual([{type: 'warning', at: expect.any(String) as string, code: 'data-dir-shared', message: `Other users can read the data folder ${dataDir} (mode 0755), which holds the event journal (what chat users typed) and upload manifests; \`chmod 700 ${dataDir}\` makes it private.`}]);
 
 		const plain = startServe({dataDir}, env, false);
@@ -166,15 +167,28 @@ describe('serve: the warning, and the refusal of a data folder others can write'
 		mkdirSync(dataDir);
 		chmodSync(dataDir, 0o777);
 		const env = {PLATFORM_TUI_CONFIG_DIR: privateConfig()};
-		const refused = await runCommand(serve, {flags: {port: 0, dataDir}, env: {...platform.env(), ...env}});
-		expect(refused.code).toBe(1);
-		expect(refused.stderr).toBe(`Error: Other users can write the data folder ${dataDir} (mode 0777), so they could change or replace the event journal; serve did not start. Run \`chmod 700 ${dataDir}\`, or pass --allow-shared-data-dir to run anyway.\n`);
+		// Started as the allowed one is, so a serve that wrongly starts is stopped rather than left running.
+		const refused = startServe({dataDir}, env, true);
+		let ended: {error: unknown} | undefined;
+		refused.done.then(() => {
+			ended = {error: undefined};
+		}, (error: unknown) => {
+			ended = {error};
+		});
+		await waitFor(() => refused.stdout(), {until: text => text.includes('"listening"') || ended !== undefined, what: 'serve to refuse'});
+		if (ended === undefined) {
+			await refused.stop();
+		}
+
+		expect(joinText(describeError(ended?.error))).toBe(`Other users can write the data folder ${dataDir} (mode 0777), so they could change or replace the event journal; serve did not start. Run \`chmod 700 ${dataDir}\`, or pass --allow-shared-data-dir to run anyway.`);
 		// Nothing was made in it.
 		expect(() => statSync(path.join(dataDir, 'journal'))).toThrow();
 
 		const allowed = startServe({dataDir, allowSharedDataDir: true}, env, true);
-		const warning = await waitFor(() => allowed.stdout().split('\n').find(line => line.includes('"warning"')), {until: line => line !== undefined || allowed.stderr() !== '', what: 'serve to warn'});
+		await waitFor(() => allowed.stdout(), {until: text => text.includes('"listening"') || allowed.stderr() !== '', what: 'serve to listen'});
 		expect(await allowed.stop()).toBe(0);
+		// Written with the listening record, before any event.
+		const warning = allowed.stdout().split('\n').find(line => line.includes('"warning"'));
 		expect(JSON.parse(warning ?? '{}')).toMatchObject({code: 'data-dir-shared', message: expect.stringContaining(`Other users can read and write the data folder ${dataDir} (mode 0777)`) as string});
 	});
 });
