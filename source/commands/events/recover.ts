@@ -7,7 +7,7 @@ import {plural} from '../../format/text.js';
 import {defaultDataDir} from '../../receiver/open-backend.js';
 import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover.js';
 import type {Command} from '../../cli/types.js';
-import {parseStore, storeFlags, type StoreOptions} from './shared.js';
+import {folderWarnings, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
 import declaration from './recover.command.js';
 
@@ -59,7 +59,10 @@ const command: Command<RecoverOptions> = {
 		return {...(store.dataDir ? {dataDir: store.dataDir} : {}), json: flags.json === true};
 	},
 	async run(options, deps) {
-		const result = await recoverJournal(options.dataDir ?? defaultDataDir(deps.context.env));
+		const directory = options.dataDir ?? defaultDataDir(deps.context.env);
+		const warnings = folderWarnings(directory, deps.context.env);
+		const result = await recoverJournal(directory);
+		warnings.forEach(stderrWarning(deps.context.stderr));
 		if (options.json) {
 			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, ids: result.ids, unreadable: result.unreadable, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
 		} else {

@@ -49,6 +49,14 @@ export function stderrWarning(stderr: NodeJS.WritableStream): (text: string) => 
 }
 
 /**
+ * The warnings about the data folder and the config folder when other users can reach them (the
+ * data folder of another user, or reached through another user's link, is refused).
+ */
+export function folderWarnings(directory: string, env: NodeJS.ProcessEnv): string[] {
+	return privateFolders([{folder: directory, role: 'data'}, {folder: path.dirname(configFilePath(env)), role: 'config'}], {allowSharedData: true}).map(found => sharedFolderWarning(found));
+}
+
+/**
  * Opens the events: Redis when a URL is given, else the journal (read or replay mode). The data
  * and config folders are checked first (another user's is refused); once the journal is open,
  * `warn` hears once about each that other users can reach.
@@ -60,7 +68,7 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 	}
 
 	const directory = options.dataDir ?? defaultDataDir(env);
-	const shared = privateFolders([{folder: directory, role: 'data'}, {folder: path.dirname(configFilePath(env)), role: 'config'}], {allowSharedData: true});
+	const warnings = folderWarnings(directory, env);
 	// A directory without a journal is most often a mistyped --data-dir: say so, rather than list nothing.
 	// (A journal whose file was lost, its identity record left, is refused as damaged when opened.)
 	const folder = journalDirectory(directory);
@@ -69,8 +77,8 @@ export async function openStore(options: StoreOptions, mode: Exclude<JournalMode
 	}
 
 	const backend = await openBackend({directory, mode, ...(open.verify === false ? {verify: false} : {})});
-	for (const found of shared) {
-		open.warn?.(sharedFolderWarning(found));
+	for (const warning of warnings) {
+		open.warn?.(warning);
 	}
 
 	return {backend, where: `the journal in ${directory}`, directory};
