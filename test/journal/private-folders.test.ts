@@ -207,5 +207,8 @@ describe('events export --output: a new file, or --force', () => {
 		expect(forced.code, forced.stderr).toBe(0);
 		expect(readFileSync(file, 'utf8')).toContain(eventId);
 		expect(statSync(file).mode & 0o777).toBe(0o600);
+
+		const alone = await runCommand(exportCommand, {argv: [eventId], flags: {dataDir, force: true}});
+		expect(alone).toMatchObject({code: 1, stdout: '', stderr: '--force replaces the file --output names, so it needs --output FILE (without it the body goes to stdout).\n'});
 	});
 });

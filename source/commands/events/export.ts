@@ -5,6 +5,7 @@ import {errorCode, errorMessage} from '../../format/value.js';
 import {writePrivateFile} from '../../private-files.js';
 import {bodyBytes} from '../../receiver/body.js';
 import {readFlags} from '../../cli/flag-values.js';
+import {UsageError} from '../../cli/validators.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {eventIdArgument, openStore, parseStore, stderrWarning, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 import {commandInfo} from '../../cli/declaration.js';
@@ -35,6 +36,10 @@ const command: Command<ExportOptions> = {
 	],
 	parse({argv, flags, env}) {
 		const {output, force} = readFlags({output: exportFlags.output, force: exportFlags.force}, {flags, env});
+		if (force && !output) {
+			throw new UsageError('flags-conflict', '--force replaces the file --output names, so it needs --output FILE (without it the body goes to stdout).');
+		}
+
 		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), force, json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
 	},
 	async run(options, deps) {
