@@ -41,7 +41,7 @@ export type StatusInput = {
 	url: string;
 	secretCount: number;
 	store?: string;
-	/** Start-up warnings (a Redis without persistence), one item each. */
+	/** Start-up warnings (a Redis without persistence, a data or config folder others can reach), one item each. */
 	warnings?: string[];
 	keyStatus: KeyStatus;
 	now: number;
