@@ -15,10 +15,10 @@ export function rootOnly(what: string): boolean {
 	return isRoot;
 }
 
-/** A tmpfs of `bytes` mounted on a fresh temp dir; `unmount` removes it. */
+/** A tmpfs of `bytes` mounted on a fresh temp dir, private to this user (a tmpfs is 1777 unless told, which serve refuses); `unmount` removes it. */
 export function mountTmpfs(bytes: number): {directory: string; unmount(): void} {
 	const directory = mkdtempSync(path.join(tmpdir(), 'platform-tui-tmpfs-'));
-	execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', directory]);
+	execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0700`, 'tmpfs', directory]);
 	return {
 		directory,
 		unmount() {
