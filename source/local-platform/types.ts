@@ -38,6 +38,8 @@ export type LocalPlatformLimits = {
 	maxIndexedChunks: number;
 	/** Distinct words of a search string that are searched (the first ones); the rest are left out. */
 	maxQueryTerms: number;
+	/** Characters of a space message's text; a longer one is refused (400 MESSAGE_TOO_LONG). */
+	maxMessageChars: number;
 	/** Ring buffer of inspected requests. */
 	maxRequestLog: number;
 	/** Ring buffer of webhook deliveries (finished ones are dropped first). */
@@ -60,6 +62,7 @@ export const defaultLimits: LocalPlatformLimits = {
 	maxChunksPerContent: 2000,
 	maxIndexedChunks: 20_000,
 	maxQueryTerms: 32,
+	maxMessageChars: 32_000,
 	maxRequestLog: 1000,
 	maxDeliveryLog: 1000,
 	maxCompletionLog: 200,

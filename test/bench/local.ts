@@ -9,7 +9,8 @@
  * 2. A separate `platform-tui local`, the folder uploaded to it with `upload`, then `chat`
  *    questions in the upload's chat: a short one (goal: answered within 2 s), one of 1 000
  *    characters (goal: answered, exit 0, no apology) and one of 30 000 (goal: answered, or
- *    refused with exit 1 in one sentence naming the limit). Then the `local` process's peak RSS
+ *    refused with exit 1 in one sentence naming the limit), and one just over the local platform's
+ *    limit (`maxMessageChars`; goal: refused so). Then the `local` process's peak RSS
  *    (VmHWM). Goal: at most 512 MiB.
  *
  * Every process is the built CLI (`npm run build` first); files live in a temporary directory
@@ -21,6 +22,7 @@ import {open, readFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {createInterface} from 'node:readline';
+import {defaultLimits} from '../../source/local-platform/index.js';
 import {collectOutput} from '../support/cli.js';
 import {defined} from '../support/defined.js';
 import {cliEnv, cliPath, formatMiB, mib, type Settings} from './upload-support.js';
@@ -180,10 +182,13 @@ async function separateLocal(folder: string): Promise<boolean> {
 		const longOk = long.answered || (long.refusal !== '' && /\d/.test(long.refusal));
 		const longGist = long.answered ? 'answered' : (long.refusal === '' ? `neither answered nor refused in one sentence: ${(long.run.stdout + long.run.stderr).trim().slice(0, 120)}` : `refused: ${long.refusal}`);
 		console.log(`  30 000-character prompt: exit ${String(long.run.code)} in ${(long.run.ms / 1000).toFixed(2)} s, ${longGist} (goal answered or refused naming the limit: ${verdict(longOk)})`);
+		const over = await ask(env, chatId, prompt(defaultLimits.maxMessageChars + 1));
+		const overOk = over.refusal.includes(String(defaultLimits.maxMessageChars));
+		console.log(`  ${(defaultLimits.maxMessageChars + 1).toLocaleString('en-US')}-character prompt (over the limit): exit ${String(over.run.code)} in ${(over.run.ms / 1000).toFixed(2)} s, ${over.refusal === '' ? `not refused in one sentence: ${(over.run.stdout + over.run.stderr).trim().slice(0, 120)}` : `refused: ${over.refusal}`} (goal refused in one sentence naming the limit: ${verdict(overOk)})`);
 		const peak = await peakOf(local.pid);
 		const rssOk = peak <= goalRssBytes;
 		console.log(`  peak RSS of \`local\` (VmHWM): ${formatMiB(peak)} (goal at most ${formatMiB(goalRssBytes)}: ${verdict(rssOk)})`);
-		return shortOk && medium.answered && longOk && rssOk;
+		return shortOk && medium.answered && longOk && overOk && rssOk;
 	} finally {
 		await local.stop();
 		cleanup();

@@ -1,8 +1,8 @@
 /**
  * The local platform stays as light as a stand-in should be (issue 43.6): uploaded bytes live on
  * disk, extraction, chunking and indexing read a bounded prefix, a search takes a bounded number
- * of words, so a long question is answered as quickly as a short one. The figures on a 200 MB
- * file are in `npm run bench -- local`.
+ * of words, and a question is either answered or refused in one sentence naming the limit. The
+ * figures on a 200 MB file are in `npm run bench -- local`.
  */
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,8 @@ import {defaultLimits, type LocalPlatform} from '../../source/local-platform/ind
 import {ChunkIndex, type IndexedChunk} from '../../source/local-platform/search-index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import {apologyText} from '../../source/receiver/answer-text.js';
-import {clientFor, startPlatform} from '../support/platform.js';
+import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
+import {runCliInProcess} from '../support/run-cli.js';
 import {waitFor} from '../support/wait.js';
 import {defined} from '../support/defined.js';
 import {tempDir, type TempDir} from './helpers.js';
@@ -81,6 +82,18 @@ describe('a local platform as light as a stand-in', () => {
 		const answer = await waitFor(async () => client.getLatestMessage(chatId), {until: message => message.role === 'ASSISTANT' && message.stoppedStreamingAt !== null});
 		expect(answer.text).not.toBe(apologyText);
 		expect(answer.text).toMatch(/^\(local model\) .*(two years|2\.5 hours)/);
+	});
+
+	it('refuses a question over the limit: `chat` exits 1 with one sentence naming it, and nothing is stored', async () => {
+		const before = (await client.getChatMessages(chatId)).totalCount;
+		const question = 'Why? '.repeat(Math.ceil((defaultLimits.maxMessageChars + 1) / 5)).slice(0, defaultLimits.maxMessageChars + 1);
+		const result = await runCliInProcess(['chat', chatId, question, '--poll-interval', '0.02'], {env: platformEnv(platform)});
+		expect(result.code, result.stderr).toBe(1);
+		const lines = result.stderr.trim().split('\n');
+		expect(lines, result.stderr).toHaveLength(1);
+		expect(lines[0]).toContain(`has ${defaultLimits.maxMessageChars + 1} characters; the local platform accepts at most ${defaultLimits.maxMessageChars}`);
+		expect(result.stderr).not.toMatch(/\n\s+at /);
+		expect((await client.getChatMessages(chatId)).totalCount).toBe(before);
 	});
 
 	it('searches the first distinct words of a question, each once, so a long question costs what a short one does', () => {
