@@ -4,7 +4,8 @@
  * of words, and a question is either answered or refused in one sentence naming the limit. The
  * figures on a 200 MB file are in `npm run bench -- local`.
  */
-import {readFile, stat} from 'node:fs/promises';
+import {readdir, readFile, stat} from 'node:fs/promises';
+import {request} from 'node:http';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {chunkPages} from '../../source/local-platform/chunk.js';
@@ -63,6 +64,23 @@ describe('a local platform as light as a stand-in', () => {
 		const record = defined(platform.content(contentId));
 		expect(record.byteSize).toBe(Buffer.byteLength(warranty));
 		expect(Object.values(record).filter(value => value instanceof Uint8Array)).toEqual([]);
+	});
+
+	it('drops the part file of an upload whose client left mid-body, and goes on serving', async () => {
+		const content = await client.upsertContent({input: {key: 'left.txt', title: 'left.txt', mimeType: 'text/plain'}, chatId});
+		const put = request(defined(content.writeUrl), {method: 'PUT', headers: {'content-type': 'text/plain', 'content-length': String(1024 * 1024), 'x-ms-blob-type': 'BlockBlob'}});
+		put.on('error', () => undefined);
+		const sent = new Promise<void>(resolve => {
+			put.write(Buffer.alloc(64 * 1024, 'a'), () => {
+				resolve();
+			});
+		});
+		await sent;
+		await waitFor(async () => readdir(platform.blobDirectory), {until: names => names.some(name => name.endsWith('.part'))});
+		put.destroy();
+		await waitFor(async () => readdir(platform.blobDirectory), {until: names => !names.some(name => name.endsWith('.part'))});
+		expect(platform.content(content.id)?.byteSize ?? null).toBeNull();
+		expect((await fetch(`${platform.baseUrl}/health`)).status).toBe(200);
 	});
 
 	it('removes the blob folder when the platform stops', async () => {
