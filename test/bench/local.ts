@@ -93,7 +93,8 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 	const ms = performance.now() - started;
 	const stderr = output.stderr();
 	const peakKb = Number(/PEAK_RSS_KB=(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
-	return {code, stdout: output.stdout(), stderr: stderr.replace(/PEAK_RSS_KB=\d+\n?/, ''), ms, peakRssBytes: peakKb * 1024};
+	// GNU time's own lines (the figure, and "Command exited with non-zero status N") are not the CLI's.
+	return {code, stdout: output.stdout(), stderr: stderr.replace(/PEAK_RSS_KB=\d+\n?/, '').replace(/^Command exited with non-zero status \d+\n?/m, ''), ms, peakRssBytes: peakKb * 1024};
 }
 
 function verdict(ok: boolean): string {
