@@ -1,6 +1,6 @@
 import {errorMessage} from '../format/value.js';
 import {createWriteStream} from 'node:fs';
-import {mkdtemp, rename, rm, stat} from 'node:fs/promises';
+import {chmod, mkdtemp, rename, rm, stat} from 'node:fs/promises';
 import type {IncomingMessage} from 'node:http';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -9,8 +9,9 @@ import {pipeline} from 'node:stream/promises';
 import {HttpError, badRequest} from './http.js';
 
 /**
- * File bytes of uploaded contents, kept in a private temporary directory (removed on close) so
- * that large uploads stream to disk instead of memory. One file per content; a new PUT replaces it.
+ * File bytes of uploaded contents, kept in a private temporary directory (mode 0700, files 0600,
+ * removed on close) so that large uploads stream to disk instead of memory: the store itself holds
+ * only each content's size. One file per content; a new PUT replaces it.
  */
 export class BlobStore {
 	private readonly sizes = new Map<string, number>();
@@ -25,6 +26,8 @@ export class BlobStore {
 
 	static async create(maxBlobBytes: number, maxTotalBytes: number): Promise<BlobStore> {
 		const directory = await mkdtemp(path.join(tmpdir(), 'platform-tui-local-'));
+		// mkdtemp makes it 0700 already; said here so that no umask or platform default widens it.
+		await chmod(directory, 0o700);
 		return new BlobStore(directory, maxBlobBytes, maxTotalBytes);
 	}
 
@@ -38,6 +41,11 @@ export class BlobStore {
 
 	has(contentId: string): boolean {
 		return this.sizes.has(contentId);
+	}
+
+	/** The stored size of a content's bytes (they stay on disk, at `pathOf`). */
+	sizeOf(contentId: string): number | undefined {
+		return this.sizes.get(contentId);
 	}
 
 	/**
@@ -81,7 +89,7 @@ export class BlobStore {
 
 		// The request is piped by hand (not through pipeline) so that an oversized body does not
 		// destroy the socket: the rest is drained and the 413 answer can still be sent.
-		const written = pipeline(counter, createWriteStream(partPath));
+		const written = pipeline(counter, createWriteStream(partPath, {mode: 0o600}));
 		const onError = (error: Error): void => {
 			counter.destroy(error);
 		};

@@ -14,11 +14,16 @@ function hardSplit(text: string, maxChars: number): string[] {
 
 /**
  * Packs each page's paragraphs (then sentences, then fixed slices) into chunks of at most
- * `maxChars` characters. Chunks never span pages, so startPage equals endPage.
+ * `maxChars` characters. Chunks never span pages, so startPage equals endPage. Stops after
+ * `maxChunks` chunks: the rest of the text is not cut up at all.
  */
-export function chunkPages(pages: readonly ExtractedPage[], maxChars = 1000): Chunk[] {
+export function chunkPages(pages: readonly ExtractedPage[], {maxChars = 1000, maxChunks = Number.POSITIVE_INFINITY}: {maxChars?: number; maxChunks?: number} = {}): Chunk[] {
 	const chunks: Chunk[] = [];
 	for (const {page, text} of pages) {
+		if (chunks.length >= maxChunks) {
+			break;
+		}
+
 		const pieces: string[] = [];
 		for (const paragraph of text.split(/\n\s*\n/)) {
 			const trimmed = paragraph.trim();
@@ -55,5 +60,5 @@ export function chunkPages(pages: readonly ExtractedPage[], maxChars = 1000): Ch
 		flush();
 	}
 
-	return chunks;
+	return chunks.slice(0, maxChunks);
 }

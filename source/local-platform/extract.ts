@@ -2,6 +2,7 @@ import {open, readFile} from 'node:fs/promises';
 import {extractText, getDocumentProxy} from 'unpdf';
 import {foldWhiteSpace} from '../format/text.js';
 import {errorMessage} from '../format/value.js';
+import {defaultLimits} from './types.js';
 
 /** Text of one page; formats without pages produce a single page numbered 1. */
 export type ExtractedPage = {page: number; text: string};
@@ -23,8 +24,8 @@ export type ExtractionLimits = {
 };
 
 export const defaultExtractionLimits: ExtractionLimits = {
-	maxTextBytes: 16 * 1024 * 1024,
-	maxPdfBytes: 64 * 1024 * 1024,
+	maxTextBytes: defaultLimits.maxTextBytes,
+	maxPdfBytes: defaultLimits.maxPdfBytes,
 };
 
 /** The bytes could not be turned into text: the content ends in FAILED_PARSING. */

@@ -72,7 +72,7 @@ export class Ingestion {
 		this.setIngestionState(content, 'INGESTION_CHUNKING');
 		// Per content and in total, the index is capped; chunks beyond the cap are not searchable.
 		const room = Math.max(0, this.context.limits.maxIndexedChunks - (this.index.size - content.chunkCount));
-		const chunks = chunkPages(pages).slice(0, Math.min(this.context.limits.maxChunksPerContent, room));
+		const chunks = chunkPages(pages, {maxChunks: Math.min(this.context.limits.maxChunksPerContent, room)});
 		if (!await step()) {
 			return;
 		}

@@ -1,9 +1,9 @@
 import type {Message, MessageList} from './records.js';
-import {cutCodePoints} from '../format/text.js';
+import {codePointLength, cutCodePoints} from '../format/text.js';
 import {chatView, messageView, messageWithDebugInfo, type ChatRecord, type ChatStore, type MessageRecord} from './chat-store.js';
 import {isoNow, type PlatformClock} from './clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {badRequest, notFound, objectBody, optionalString, optionalTimestamp, requiredString, type JsonObject} from './http.js';
+import {HttpError, badRequest, notFound, objectBody, optionalString, optionalTimestamp, requiredString, type JsonObject} from './http.js';
 import type {MessageLogStore} from './message-logs.js';
 import {created, ok, type Route} from './router.js';
 
@@ -21,6 +21,14 @@ function page(query: URLSearchParams, total: number): {skip: number; take: numbe
 	const takeText = query.get('take');
 	const take = takeText === null ? total : Math.max(0, Number.parseInt(takeText, 10) || 0);
 	return {skip, take};
+}
+
+/** A question longer than `maxChars` characters (code points) is refused before anything is stored. */
+function checkLength(text: string, maxChars: number): void {
+	const characters = text.length > maxChars ? codePointLength(text) : text.length;
+	if (characters > maxChars) {
+		throw new HttpError(400, 'MESSAGE_TOO_LONG', `The message text has ${characters} characters; the local platform accepts at most ${maxChars}`);
+	}
 }
 
 /** PATCH /messages/{id}: `{chatId, text?, stoppedStreamingAt?, completedAt?}` (also the answer port's write). */
@@ -86,6 +94,7 @@ export class MessageService {
 		const assistantId = requiredString(body, 'assistantId');
 		const chatId = optionalString(body, 'chatId');
 		const text = requiredString(body, 'text');
+		checkLength(text, this.context.limits.maxMessageChars);
 		for (const field of ['toolChoices', 'skillChoices']) {
 			if (body[field] !== undefined && !Array.isArray(body[field])) {
 				throw badRequest(`"${field}" must be an array`);

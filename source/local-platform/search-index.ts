@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import {normalizeTerm, tokenize} from './text.js';
+import {normalizeTerm, terms, tokenize} from './text.js';
 
 export type IndexedChunk = {
 	chunkId: string;
@@ -29,6 +29,12 @@ export type ChunkHit = IndexedChunk & {score: number};
  * FULL_TEXT matches whole words; COMBINED also matches word prefixes and near misses
  * (edit distance up to 20% of the word); VECTOR is looser still (30%), a cheap stand-in
  * for semantic similarity.
+ *
+ * A query searches at most `maxQueryTerms` distinct words (the first ones of the question), each
+ * matched once however often it is repeated: a 30 000-character question costs what a short one
+ * does, where matching every word would take seconds and the memory of the whole index per word.
+ * Prefixes are matched only for words of three letters or more, near misses only for words of
+ * five or more (a one-letter prefix matches half the vocabulary).
  */
 export class ChunkIndex {
 	private readonly index = new MiniSearch<IndexedChunk>({
@@ -40,6 +46,8 @@ export class ChunkIndex {
 
 	private readonly chunks = new Map<string, IndexedChunk>();
 	private readonly byContent = new Map<string, string[]>();
+
+	constructor(private readonly maxQueryTerms = 32) {}
 
 	get size(): number {
 		return this.chunks.size;
@@ -66,11 +74,17 @@ export class ChunkIndex {
 
 	/** Chunks of one company whose chat is `chatId` or that are company-wide, best first. */
 	search(query: string, options: {companyId: string; chatId?: string; limit: number; searchType: LocalSearchType}): ChunkHit[] {
-		const fuzzy = options.searchType === 'FULL_TEXT' ? false : (options.searchType === 'VECTOR' ? 0.3 : 0.2);
-		const results = this.index.search(query, {
+		const searched = terms(query).slice(0, this.maxQueryTerms);
+		const share = options.searchType === 'VECTOR' ? 0.3 : 0.2;
+		const loose = options.searchType !== 'FULL_TEXT';
+		const results = this.index.search(searched.join(' '), {
 			combineWith: 'OR',
-			prefix: options.searchType !== 'FULL_TEXT',
-			fuzzy,
+			// The words are normalized already.
+			tokenize: () => searched,
+			processTerm: term => term,
+			prefix: term => loose && term.length >= 3,
+			fuzzy: term => (loose && term.length >= 5 ? share : false),
+			maxFuzzy: 2,
 			boost: {title: 0.5},
 			filter: result => {
 				const chunk = this.chunks.get(String(result.id));

@@ -59,7 +59,7 @@ export function buildServices(wiring: ServiceWiring): Services {
 	const logs = new MessageLogStore(context, chats);
 	const chatFor = (chatId: string, caller: Caller): ChatRecord => chats.chatFor(chatId, caller);
 	const contents = new ContentStore(context, chatFor);
-	const index = new ChunkIndex();
+	const index = new ChunkIndex(context.limits.maxQueryTerms);
 	const ingestion = new Ingestion(context, wiring.blobs, contents, index, options.ingestionStepMs);
 	const search = new SearchService(index, chatFor);
 	const completionSettings = {llmUrl: options.llmUrl, llmModel: wiring.llmModel, llmApiKey: wiring.llmApiKey, userAgent};

@@ -28,7 +28,7 @@ export type LocalPlatformLimits = {
 	maxBlobBytes: number;
 	/** All stored upload bytes together (temporary directory on disk), in bytes. */
 	maxTotalBlobBytes: number;
-	/** Leading bytes of a text-like file that are extracted and indexed. */
+	/** Leading bytes of a text-like file that are read from disk, extracted and indexed. */
 	maxTextBytes: number;
 	/** Largest PDF that is parsed; larger ones end in FAILED_PARSING. */
 	maxPdfBytes: number;
@@ -36,6 +36,10 @@ export type LocalPlatformLimits = {
 	maxChunksPerContent: number;
 	/** Chunks indexed in total (about 1000 characters each); content ingested beyond it gets no more chunks. */
 	maxIndexedChunks: number;
+	/** Distinct words of a search string that are searched (the first ones); the rest are left out. */
+	maxQueryTerms: number;
+	/** Characters of a space message's text; a longer one is refused (400 MESSAGE_TOO_LONG). */
+	maxMessageChars: number;
 	/** Ring buffer of inspected requests. */
 	maxRequestLog: number;
 	/** Ring buffer of webhook deliveries (finished ones are dropped first). */
@@ -53,10 +57,12 @@ export const defaultLimits: LocalPlatformLimits = {
 	maxContents: 5000,
 	maxBlobBytes: 2 * 1024 * 1024 * 1024,
 	maxTotalBlobBytes: 8 * 1024 * 1024 * 1024,
-	maxTextBytes: 16 * 1024 * 1024,
-	maxPdfBytes: 64 * 1024 * 1024,
-	maxChunksPerContent: 20_000,
-	maxIndexedChunks: 200_000,
+	maxTextBytes: 2 * 1024 * 1024,
+	maxPdfBytes: 16 * 1024 * 1024,
+	maxChunksPerContent: 2000,
+	maxIndexedChunks: 20_000,
+	maxQueryTerms: 32,
+	maxMessageChars: 32_000,
 	maxRequestLog: 1000,
 	maxDeliveryLog: 1000,
 	maxCompletionLog: 200,

@@ -13,6 +13,7 @@ const parts = [
 	{name: 'redis', file: 'redis-ack.ts'},
 	{name: 'keys', file: 'keys.ts'},
 	{name: 'inspector', file: 'inspector.ts'},
+	{name: 'local', file: 'local.ts'},
 ];
 
 const requested = process.argv.slice(2);
