@@ -31,8 +31,9 @@ export type EventQueueOptions = {
 	keepCount: number;
 	/**
 	 * How long an id stays held after `accept`, ms, whatever `keepCount` removes: a key of its own
-	 * per event id (`<prefix>:<queue>:id:<job id>`, expiring), so the count bound never frees an id
-	 * inside the exactly-once window.
+	 * per event id (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`, expiring; releases
+	 * before it kept `…:id:<job id>`, still honoured), so the count bound never frees an id inside
+	 * the exactly-once window.
 	 */
 	holdIdMs: number;
 	/** The masked URL, for messages. */
@@ -141,14 +142,14 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 				}
 
 				try {
-					await queue.add(event.event, event, {jobId});
-				} catch (error) {
-					await admission.abandoned(jobId);
-					throw error;
+					// The add also holds the id 24 h (a de-duplication key with a TTL, in the add's script).
+					await queue.add(event.event, event, admission.holdOptions(jobId, options.holdIdMs));
+				} finally {
+					if (limit !== undefined) {
+						admission.release(jobId);
+					}
 				}
 
-				// Held after the job is stored: a failure here is a 503, and the redelivery finds the job.
-				await admission.stored(jobId, options.holdIdMs);
 				await confirmed(event.id);
 				return 'stored';
 			} catch (error) {
@@ -175,10 +176,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			return toStoredEvent(job, await job.getState());
 		},
 		near,
-		async holds(id) {
-			const jobId = jobIdOf(id);
-			return await options.producer.exists(queue.toKey(jobId), queue.toKey(`id:${jobId}`)) > 0;
-		},
+		holds: async id => admission.holds(jobIdOf(id)),
 		async replay(id) {
 			const job = await queue.getJob(jobIdOf(id));
 			if (job?.data === undefined) {
