@@ -73,7 +73,8 @@ export type StoredEvent = Omit<NewEvent, 'status'> & {
 	nextAttemptAt?: string;
 };
 
-export type AcceptResult = 'stored' | 'duplicate';
+/** `full`: only from a store that bounds the backlog itself (`sharesBacklog`), given a limit. */
+export type AcceptResult = 'stored' | 'duplicate' | 'full';
 
 /**
  * What a job handler reports when it ends. `waiting`: a transient failure; the backend keeps the
@@ -187,9 +188,15 @@ export type EventBackend = {
 	/**
 	 * Stores a verified event; resolves once it is durable ('duplicate' when the id is already held
 	 * within the retention window, and then nothing changes). Throws `BackendUnavailableError` when it
-	 * cannot store it (disk, Redis down, queue full): the receiver answers 503.
+	 * cannot store it (disk, Redis down, queue full): the receiver answers 503. `limit` is passed
+	 * only to a store that `sharesBacklog`.
 	 */
-	accept(event: NewEvent): Promise<AcceptResult>;
+	accept(event: NewEvent, limit?: number): Promise<AcceptResult>;
+	/**
+	 * Redis: the store bounds the unfinished events itself, atomically for every process sharing
+	 * it: `accept` with a `limit` answers 'full' once that many are unfinished cluster-wide.
+	 */
+	readonly sharesBacklog?: boolean;
 	/**
 	 * Starts processing: every event in status `received`, and every `processing` one left by a
 	 * process that died, is handed to `handler`, at most `concurrency` at once.

@@ -3,7 +3,9 @@
  * jobs are known exactly and at once; the store's count (the cluster's with Redis) is read every
  * `pollMs` and grows with each event accepted here until the next read. A delivery takes its slot
  * before its event is stored (`reserve`), so deliveries arriving together never pass the bound
- * between the check and the store.
+ * between the check and the store. A store that bounds the backlog itself for every process sharing
+ * it (`shared`: Redis) decides in its `accept` instead (`storeLimit`): the slots reserved here are
+ * this process's alone, and a local decision would let each replica admit up to the limit.
  */
 import {monotonicClock, type Clock} from '../platform/clock.js';
 import type {Backlog} from './backend.js';
@@ -23,7 +25,14 @@ export class BacklogLimit {
 		private readonly read: (() => Promise<Backlog>) | undefined,
 		private readonly pollMs = 1000,
 		private readonly clock: Clock = monotonicClock,
+		/** The store admits under the bound itself, atomically across processes (Redis). */
+		private readonly shared = false,
 	) {}
+
+	/** The limit to hand the store's `accept` for an event that counts (undefined: the store does not decide). */
+	storeLimit(counts: boolean): number | undefined {
+		return this.shared && counts ? this.limit : undefined;
+	}
 
 	/** The unfinished events as last known, with those being stored. */
 	get count(): number {
@@ -40,6 +49,10 @@ export class BacklogLimit {
 	 * takes its slot now, to be settled by `accepted` or `release`.
 	 */
 	reserve(counts: boolean): boolean {
+		if (this.shared) {
+			return true;
+		}
+
 		if (this.full()) {
 			return false;
 		}
@@ -59,6 +72,10 @@ export class BacklogLimit {
 
 	/** A reserved event was not stored (or was a duplicate): its slot is free again. */
 	release(): void {
+		if (this.shared) {
+			return;
+		}
+
 		this.reserved = Math.max(0, this.reserved - 1);
 	}
 

@@ -98,7 +98,7 @@ export class WebhookReceiver {
 		const {backend} = this;
 		this.backlogLimit = options.maxBacklog === undefined
 			? undefined
-			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs, options.backlogClock);
+			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs, options.backlogClock, backend.sharesBacklog === true);
 		this.handler = (request, response) => {
 			try {
 				this.route(request, response);
@@ -314,14 +314,20 @@ export class WebhookReceiver {
 
 		// The slot is taken before the store: deliveries arriving together cannot all pass the bound.
 		const counted = decision.event.status === 'received';
+		const backlogFull: Omit<Rejection, 'kind'> = {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id};
 		if (this.backlogLimit && !this.backlogLimit.reserve(counted)) {
-			this.reject(request, response, seq, {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id});
+			this.reject(request, response, seq, backlogFull);
 			return;
 		}
 
 		const storing = this.observer ? performance.now() : 0;
-		this.backend.accept(decision.event).then(result => {
+		this.backend.accept(decision.event, this.backlogLimit?.storeLimit(counted)).then(result => {
 			this.observer?.stored(performance.now() - storing);
+			if (result === 'full') {
+				this.reject(request, response, seq, backlogFull);
+				return;
+			}
+
 			if (counted && result === 'duplicate') {
 				this.backlogLimit?.release();
 			}

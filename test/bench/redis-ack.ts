@@ -9,7 +9,9 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {startLocalPlatform} from '../../source/local-platform/index.js';
 import {startRedis, type TestRedis} from '../support/redis.js';
+import {defined} from '../support/defined.js';
 import {deliveries, fmt, load, median, startServe, type Child} from './receiver-harness.js';
+import {answerCost} from './redis-answer.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const requests = Number(process.argv[3] ?? 4000);
@@ -50,6 +52,15 @@ try {
 		const p99 = median(list.map(item => item.p99));
 		const non200 = list.reduce((sum, item) => sum + item.non200, 0);
 		console.log(`  ${name.padEnd(16)} ${fmt(perSecond, 0).padStart(7)} acked/s   p99 ${fmt(p99).padStart(6)} ms   ${fmt(perSecond / journal, 2)}× the journal${non200 > 0 ? `   (${String(non200)} not 200)` : ''}`);
+	}
+
+	for (const serve of serves.values()) {
+		await serve.stop();
+	}
+
+	serves.clear();
+	if (!await answerCost(platform, configDir, defined(servers[0], 'the everysec Redis'))) {
+		process.exitCode = 1;
 	}
 } finally {
 	for (const serve of serves.values()) {

@@ -39,11 +39,38 @@ describe.skipIf(redisSkipReason !== undefined)('redis retention', () => {
 			await waitFor(async () => (await replica.get('evt_first')) === undefined && (await replica.get('evt_third'))?.status === 'answered', {what: 'the count bound to remove evt_first'});
 
 			expect(await replica.accept(newEvent('evt_first'))).toBe('duplicate');
-			const ttl = await raw.pttl(`${defaultPrefix}:${queueName}:id:evt_first`);
+			const ttl = await raw.pttl(`${defaultPrefix}:${queueName}:de:evt_first`);
 			expect(ttl).toBeGreaterThan(minRetentionMs - 60_000);
 			expect(ttl).toBeLessThanOrEqual(minRetentionMs);
 			await replica.stop(1000);
 			expect(seen.map(item => item.id)).toEqual(['evt_first', 'evt_second', 'evt_third']);
+		} finally {
+			raw.disconnect();
+			await replica.close();
+		}
+	});
+});
+
+describe.skipIf(redisSkipReason !== undefined)('redis: ids held by an earlier release', () => {
+	let redis: TestRedis;
+
+	beforeAll(async () => {
+		redis = await startRedis();
+	});
+
+	afterAll(async () => {
+		await redis.stop();
+	});
+
+	it('an id held by the key of the release before (`id:<job id>`) is still a duplicate after the upgrade', async () => {
+		const queueName = redis.queueName();
+		const replica = await openRedisBackend({url: redis.url, queueName});
+		const raw = new Redis(redis.url);
+		try {
+			await raw.set(`${defaultPrefix}:${queueName}:id:evt_before`, '1', 'PX', minRetentionMs);
+			expect(await replica.holds?.('evt_before')).toBe(true);
+			expect(await replica.accept(newEvent('evt_before'))).toBe('duplicate');
+			expect(await replica.get('evt_before')).toBeUndefined();
 		} finally {
 			raw.disconnect();
 			await replica.close();

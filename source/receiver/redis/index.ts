@@ -116,7 +116,8 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		get durability() {
 			return durability;
 		},
-		accept: async event => events.accept(event),
+		sharesBacklog: true,
+		accept: async (event, limit) => events.accept(event, limit),
 		async start(handler, {concurrency}) {
 			if (worker !== undefined) {
 				throw new Error('The Redis backend is already processing.');

@@ -19,6 +19,7 @@ import {errorMessage} from '../../format/index.js';
 import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
 import {matchesFilter} from '../list-filter.js';
 import {nearIds} from '../near.js';
+import {admitter} from './admission.js';
 
 export type EventQueueOptions = {
 	producer: RedisClient;
@@ -30,8 +31,9 @@ export type EventQueueOptions = {
 	keepCount: number;
 	/**
 	 * How long an id stays held after `accept`, ms, whatever `keepCount` removes: a key of its own
-	 * per event id (`<prefix>:<queue>:id:<job id>`, expiring), so the count bound never frees an id
-	 * inside the exactly-once window.
+	 * per event id (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`, expiring; releases
+	 * before it kept `…:id:<job id>`, still honoured), so the count bound never frees an id inside
+	 * the exactly-once window.
 	 */
 	holdIdMs: number;
 	/** The masked URL, for messages. */
@@ -52,7 +54,8 @@ const listedStates: BullState[] = ['active', 'waiting', 'prioritized', 'delayed'
 
 export type EventQueue = {
 	queue: Queue<NewEvent>;
-	accept(event: NewEvent): Promise<AcceptResult>;
+	/** Stores the event unless its id is held, or (with `limit`) the cluster's unfinished events reached it. */
+	accept(event: NewEvent, limit?: number): Promise<AcceptResult>;
 	list(filter: ListFilter): Promise<StoredEvent[]>;
 	get(id: string): Promise<StoredEvent | undefined>;
 	near(id: string): Promise<string[]>;
@@ -75,6 +78,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 	});
 	// BullMQ re-emits connection errors; the producer's own listener reports them.
 	queue.on('error', () => undefined);
+	const admission = admitter(options.producer, queue);
 
 	async function jobsIn(state: BullState): Promise<Array<{job: Job<NewEvent>; state: JobState}>> {
 		const jobs: Array<Job<NewEvent> | undefined> = await queue.getJobs([state], 0, -1);
@@ -120,22 +124,32 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 
 	return {
 		queue,
-		async accept(event) {
+		async accept(event, limit) {
 			const jobId = jobIdOf(event.id);
 			try {
 				// The job id is the exactly-once key, held twice: by the job while it is kept, and by a
 				// key of its own for 24 h (the count bound may remove the job sooner). Two replicas
-				// racing on one id both add; BullMQ keeps one job, so it runs once.
-				const idKey = queue.toKey(`id:${jobId}`);
-				if (await options.producer.exists(queue.toKey(jobId), idKey) > 0) {
+				// racing on one id are both admitted; BullMQ keeps one job, so it runs once.
+				const admitted = await admission.admit(jobId, limit);
+				if (admitted === 'full') {
+					return 'full';
+				}
+
+				if (admitted === 'duplicate') {
 					// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
 					await confirmed(event.id);
 					return 'duplicate';
 				}
 
-				await queue.add(event.event, event, {jobId});
-				// Set after the job is stored: a failure here is a 503, and the redelivery finds the job.
-				await options.producer.set(idKey, '1', 'PX', options.holdIdMs);
+				try {
+					// The add also holds the id 24 h (a de-duplication key with a TTL, in the add's script).
+					await queue.add(event.event, event, admission.holdOptions(jobId, options.holdIdMs));
+				} finally {
+					if (limit !== undefined) {
+						admission.release(jobId);
+					}
+				}
+
 				await confirmed(event.id);
 				return 'stored';
 			} catch (error) {
@@ -162,10 +176,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 			return toStoredEvent(job, await job.getState());
 		},
 		near,
-		async holds(id) {
-			const jobId = jobIdOf(id);
-			return await options.producer.exists(queue.toKey(jobId), queue.toKey(`id:${jobId}`)) > 0;
-		},
+		holds: async id => admission.holds(jobIdOf(id)),
 		async replay(id) {
 			const job = await queue.getJob(jobIdOf(id));
 			if (job?.data === undefined) {
