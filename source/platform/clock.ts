@@ -56,6 +56,12 @@ export const monotonicClock: Clock = {
 export const neverAborted: AbortSignal = new AbortController().signal;
 setMaxListeners(0, neverAborted);
 
+/**
+ * Why a cleared timeout's sleep ends: one reason for all, since `abort()` without one builds a new
+ * DOMException each time (3.5 % of serve's CPU on the answer path, where every call clears one).
+ */
+const clearedReason = new Error('timeout cleared');
+
 /** A signal that `clock` aborts after `ms` with a `TimeoutError` (as `AbortSignal.timeout` does); `clear()` drops its timer. */
 export function timeoutSignal(clock: Clock, ms: number): {signal: AbortSignal; clear: () => void} {
 	const timeout = new AbortController();
@@ -68,7 +74,7 @@ export function timeoutSignal(clock: Clock, ms: number): {signal: AbortSignal; c
 	return {
 		signal: timeout.signal,
 		clear() {
-			cleared.abort();
+			cleared.abort(clearedReason);
 		},
 	};
 }

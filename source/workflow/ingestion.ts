@@ -3,6 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {formatSeconds} from '../format/duration.js';
 import {IngestionFailedError, IngestionTimeoutError, type FileFailure} from './errors.js';
 import type {UploadEventListener} from './events.js';
+import {ingestionFirstMs, ingestionSteps, pollWaits} from './poll-waits.js';
 import type {UploadedFile} from './transfer.js';
 import type {UploadClient} from './types.js';
 
@@ -31,6 +32,11 @@ export async function eachLimit<T>(items: readonly T[], limit: number, task: (it
 	await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
 }
 
+/** How long after the first finalize the first ingestion round is due: soon, and never after one poll interval. */
+export function firstRoundDelay(pollIntervalMs: number): number {
+	return Math.min(pollIntervalMs, ingestionFirstMs);
+}
+
 /** One content search by id (spec §4.3 step 3): the content's ingestion state, '' when it has none, undefined when not found. */
 export async function contentState(client: UploadClient, chatId: string, contentId: string, signal: AbortSignal): Promise<string | undefined> {
 	const found = await client.searchContent({where: {id: {equals: contentId}}, chatId, includeFailedContent: true}, {signal});
@@ -54,8 +60,8 @@ export async function waitForIngestion(options: {
 	emit: UploadEventListener;
 	/**
 	 * When the first round is due (a `performance.now()` time); at once when absent or past. The
-	 * workflow passes the first file's finalize plus one poll interval: a round just after the
-	 * last finalize finds nothing ingested yet (0 of 60 in the bench) and only costs requests.
+	 * workflow passes the first file's finalize plus `firstRoundDelay`: a round just after the last
+	 * finalize finds nothing ingested yet (0 of 60 in the bench) and only costs requests.
 	 */
 	firstRoundAt?: number | undefined;
 }): Promise<FileFailure[]> {
@@ -84,6 +90,8 @@ export async function waitForIngestion(options: {
 		return failed;
 	};
 
+	// Between rounds: 250 ms, 500 ms, then every poll interval.
+	const waits = pollWaits(options.pollIntervalMs, ingestionSteps);
 	emit({type: 'ingestion-started', total: files.length, timeoutMs});
 	const check = async (contentId: string, roundSignal: AbortSignal): Promise<void> => {
 		const state = await contentState(client, chatId, contentId, roundSignal);
@@ -149,7 +157,7 @@ export async function waitForIngestion(options: {
 			return timedOut();
 		}
 
-		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
+		await sleep(Math.min(waits.next(), remaining), undefined, {signal});
 	}
 
 	return complete();

@@ -1,8 +1,13 @@
-/** Step 4 of spec §4.3: send the prompt, then poll the latest message until it stopped streaming. */
-import {setTimeout as sleep} from 'node:timers/promises';
+/**
+ * Step 4 of spec §4.3: send the prompt, then poll the latest message until it stopped streaming:
+ * at once, then with growing waits up to the poll interval, and every 300 ms while the text grows
+ * (poll-waits.ts).
+ */
 import {ReplyTimeoutError} from './errors.js';
 import type {UploadEventListener} from './events.js';
 import {until} from './ingestion.js';
+import {pollWaits, replyProgressMs, replySteps} from './poll-waits.js';
+import {monotonicClock, type Clock} from '../platform/clock.js';
 import {PlatformResponseError} from '../platform/errors.js';
 import type {Message} from '../platform/types.js';
 import type {UploadClient} from './types.js';
@@ -16,22 +21,33 @@ export async function askAndWait(options: {
 	/**
 	 * Wait before the first poll; the workflow polls at once, as the SDK's
 	 * send_message_and_wait_for_completion does (an answer that is quick to write is then seen
-	 * without a poll interval's wait), then every `pollIntervalMs`.
+	 * without a poll interval's wait), then with growing waits up to `pollIntervalMs`.
 	 */
 	firstPollMs: number;
 	timeoutMs: number;
 	signal: AbortSignal;
 	emit: UploadEventListener;
+	/** The clock the waits between polls and the timeout are counted on (a test passes a `ManualClock`). */
+	clock?: Clock;
 }): Promise<string> {
 	const {client, chatId, signal, emit, timeoutMs} = options;
+	const clock = options.clock ?? monotonicClock;
+	// Rejects on cancel as Node's timer promises do (an AbortError, whatever the abort's reason).
+	const sleep = async (ms: number): Promise<void> => {
+		await clock.sleep(ms, signal);
+		if (signal.aborted) {
+			throw new DOMException('The operation was aborted', 'AbortError');
+		}
+	};
 	const sent = await client.createSpaceMessage({assistantId: options.assistantId, chatId, text: options.prompt}, {signal});
 	const sentId = sent.id;
 	emit(sentId === undefined ? {type: 'message-sent', text: options.prompt} : {type: 'message-sent', messageId: sentId, text: options.prompt});
-	const started = performance.now();
-	const elapsed = (): number => performance.now() - started;
+	const started = clock.now();
+	const elapsed = (): number => clock.now() - started;
 	let shown = '';
+	const waits = pollWaits(options.pollIntervalMs, replySteps, replyProgressMs);
 	if (options.firstPollMs > 0) {
-		await sleep(Math.min(options.firstPollMs, timeoutMs), undefined, {signal});
+		await sleep(Math.min(options.firstPollMs, timeoutMs));
 	}
 
 	// A latest-message answer that cannot be read (not a message at all) is no reply yet: the wait
@@ -55,6 +71,7 @@ export async function askAndWait(options: {
 			refused = error;
 		}
 
+		let progressed = false;
 		if (latest !== undefined && isReply(latest, sentId)) {
 			const text = latest.text ?? '';
 			if (latest.stoppedStreamingAt !== null && latest.stoppedStreamingAt !== undefined) {
@@ -64,6 +81,7 @@ export async function askAndWait(options: {
 
 			if (text !== shown) {
 				shown = text;
+				progressed = true;
 				emit({type: 'reply-progress', text, elapsedMs: Math.round(elapsed())});
 			}
 		}
@@ -73,7 +91,7 @@ export async function askAndWait(options: {
 			throw new ReplyTimeoutError(chatId, timeoutMs, refused);
 		}
 
-		await sleep(Math.min(options.pollIntervalMs, remaining), undefined, {signal});
+		await sleep(Math.min(waits.next(progressed), remaining));
 	}
 }
 

@@ -5,7 +5,7 @@ import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
 import {checkReadable, type FolderScan, type SkippedEntry} from './files.js';
-import {waitForIngestion} from './ingestion.js';
+import {firstRoundDelay, waitForIngestion} from './ingestion.js';
 import {checkWritable, SyncManifest} from './manifest.js';
 import {deleteContents, planDeletions, type Deletion, type DeletionOptions} from './deletions.js';
 import {askAndWait} from './reply.js';
@@ -240,7 +240,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		signal,
 		emit: manifest ? noteStates(manifest, emit) : emit,
 		// Ingestion polls one interval apart, counted from when the first file was handed over.
-		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + pollIntervalMs,
+		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + firstRoundDelay(pollIntervalMs),
 	}).finally(async () => manifest?.save().catch(() => undefined));
 	const failed = [...transfer.failed, ...ingestionFailed];
 	const failedIds = new Set(ingestionFailed.map(failure => failure.contentId));
