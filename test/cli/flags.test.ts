@@ -128,6 +128,24 @@ describe('help wrapped to the terminal', () => {
 	});
 });
 
+describe('each note of a flag said once in its help', () => {
+	it.each(['trigger', 'events replay', 'local'])('%s --help says "repeatable" and "env …" once per flag', async words => {
+		const result = await run([...words.split(' '), '--help']);
+		const text = result.stdout.replaceAll(/\s+/g, ' ');
+		expect(text).not.toMatch(/repeatable\)? \(repeatable/);
+		for (const env of text.match(/env [A-Z_]+/g) ?? []) {
+			expect(text.split(env).length - 1, env).toBe(1);
+		}
+	});
+
+	it('the renderer leaves out a note the description already gives', async () => {
+		const {flagDescription} = await import('../../source/cli/help.js');
+		expect(flagDescription({type: 'string', isMultiple: true, env: 'PLATFORM_TUI_DATA_DIR', description: 'Where it lives (env PLATFORM_TUI_DATA_DIR); repeatable'}))
+			.toBe('Where it lives (env PLATFORM_TUI_DATA_DIR); repeatable');
+		expect(flagDescription({type: 'string', isMultiple: true, env: 'PLATFORM_REDIS_URL', description: 'Read it'})).toBe('Read it (repeatable; env PLATFORM_REDIS_URL)');
+	});
+});
+
 describe('refusals name the rule and a value that passes', () => {
 	it('--if-older-than 59s names the one-minute floor', async () => {
 		const result = await run(['keys', 'rotate', '--if-older-than', '59s']);
