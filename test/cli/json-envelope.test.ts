@@ -10,6 +10,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {errorLine, finalLine, jsonLine, resultLine} from '../../source/cli/json.js';
+import {jsonRecords, printsType, type JsonRecordType} from '../../source/cli/json-records.js';
 import {registry} from '../../source/cli/registry.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
@@ -121,6 +122,16 @@ describe('--json: one envelope for every command', () => {
 		}
 
 		const entry = registry.find(candidate => argv.slice(0, candidate.words.length).join(' ') === candidate.words.join(' '));
+		// Every line is of a declared record type, printed by this command, and matches its schema (json-records.ts).
+		for (const line of parsed) {
+			expect(Object.keys(jsonRecords), `line type "${line.type}" is not declared in source/cli/json-records.ts`).toContain(line.type);
+			const type = line.type as JsonRecordType;
+			expect(jsonRecords[type].schema.safeParse(line).error?.issues, JSON.stringify(line)).toBeUndefined();
+			if (entry) {
+				expect(printsType(entry.words.join(' '), type), `json-records.ts does not list "${entry.words.join(' ')}" among the commands printing "${type}"`).toBe(true);
+			}
+		}
+
 		if (entry) {
 			const name = entry.words.join(' ');
 			const types = typesByCommand.get(name) ?? new Set<string>();
