@@ -56,7 +56,7 @@ afterAll(async () => {
 	rmSync(root, {recursive: true, force: true});
 });
 
-type Row = {argv: () => string[]; ends: 'result' | 'error'; stdin?: string; aborted?: boolean; ids?: () => {chatIds?: string[]; eventIds?: string[]}};
+type Row = {argv: () => string[]; ends: 'result' | 'error'; stdin?: string; aborted?: boolean; ids?: () => {chatIds?: string[]; eventIds?: string[]}; help?: string};
 
 /** One row per command (and a second where a command has two shapes); `ends` is what the run ends with. */
 const rows: Row[] = [
@@ -94,6 +94,12 @@ const rows: Row[] = [
 	{argv: () => ['serve', '--answer-deadline', '2h', '--final-message-deadline', '1h'], ends: 'error'},
 	{argv: () => ['local', '--port', '0'], aborted: true, ends: 'result'},
 	{argv: () => ['no-such-command'], ends: 'error'},
+	// Help asked for with --json, and a bare group, are a `help` line and the `result`.
+	{argv: () => ['--help'], ends: 'result', help: 'help'},
+	{argv: () => ['keys'], ends: 'result', help: 'keys'},
+	{argv: () => ['events'], ends: 'result', help: 'events'},
+	{argv: () => ['trigger', '--help'], ends: 'result', help: 'trigger'},
+	{argv: () => ['help', 'keys', 'rotate'], ends: 'result', help: 'keys rotate'},
 ];
 
 describe('--json: one envelope for every command', () => {
@@ -114,6 +120,12 @@ describe('--json: one envelope for every command', () => {
 		if (last.type === 'error') {
 			expect(errorLine.parse(last).message).not.toBe('');
 			expect(result.code).not.toBe(0);
+		}
+
+		if (row.help !== undefined) {
+			expect(parsed.map(line => line.type)).toEqual(['help', 'result']);
+			expect(parsed[0]).toMatchObject({command: row.help, text: expect.stringContaining('USAGE') as string});
+			return;
 		}
 
 		const expectedIds = row.ids?.() ?? {};
