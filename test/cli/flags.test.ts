@@ -163,7 +163,11 @@ describe('refusals name the rule and a value that passes', () => {
 	it('a glob that matches nothing says so, not that the folder is empty', async () => {
 		const result = await run(['upload', folder, 'q', '--include', '*.pdf', '--dry-run']);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('--include "*.pdf" leave out all 2 files');
+		expect(result.stderr).toContain(`None of the 2 files in ${folder} matches --include "*.pdf", so nothing was started`);
+		const excluded = await run(['upload', folder, 'q', '--exclude', '*', '--dry-run']);
+		expect(excluded.stderr).toContain(`All 2 files in ${folder} match --exclude "*", so nothing was started`);
+		const both = await run(['upload', folder, 'q', '--include', '*.md', '--exclude', 'a.*', '--dry-run']);
+		expect(both.stderr).toContain(`None of the 2 files in ${folder} matches --include "*.md" without also matching --exclude "a.*", so nothing was started`);
 		expect(result.stderr).not.toContain('has no files');
 	});
 

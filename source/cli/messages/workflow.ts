@@ -16,6 +16,23 @@ const reasons: Record<string, string> = {
 	EMFILE: 'too many open files',
 };
 
+function globs(flag: string, list: readonly string[]): string {
+	return list.map(glob => `${flag} ${JSON.stringify(glob)}`).join(' or ');
+}
+
+/** What the globs did to the folder's files: none matches --include (without --exclude), or every one matches --exclude. */
+function noMatchText(data: {folder: string; filtered: number; include: string[]; exclude: string[]}): string {
+	const one = data.filtered === 1;
+	if (data.include.length === 0) {
+		return one ? `The one file in ${data.folder} matches ${globs('--exclude', data.exclude)}` : `All ${data.filtered} files in ${data.folder} match ${globs('--exclude', data.exclude)}`;
+	}
+
+	const unless = data.exclude.length === 0 ? '' : ` without also matching ${globs('--exclude', data.exclude)}`;
+	return one
+		? `The one file in ${data.folder} does not match ${globs('--include', data.include)}${unless}`
+		: `None of the ${data.filtered} files in ${data.folder} matches ${globs('--include', data.include)}${unless}`;
+}
+
 export const workflowMessages: MessageTable = {
 	'folder-missing': (data: {folder: string}) => ({
 		message: `The folder ${data.folder} does not exist, so nothing was started`,
@@ -26,7 +43,7 @@ export const workflowMessages: MessageTable = {
 		next: 'Pass the folder whose files should be uploaded.',
 	}),
 	'no-files-match': (data: {folder: string; filtered: number; include: string[]; exclude: string[]}) => ({
-		message: `No file of ${data.folder} is left to upload: ${[...data.include.map(glob => `--include ${JSON.stringify(glob)}`), ...data.exclude.map(glob => `--exclude ${JSON.stringify(glob)}`)].join(' ')} leave out all ${plural(data.filtered, 'file')} (keys are paths relative to the folder${data.include.some(glob => glob.includes('/')) ? '; add --recursive for files in subfolders' : ''})`,
+		message: `${noMatchText(data)}, so nothing was started (globs match paths relative to the folder${data.include.some(glob => glob.includes('/')) ? '; add --recursive for files in subfolders' : ''})`,
 		next: 'Check the globs with --dry-run, e.g. --include "*.md" or --include "**/*.md" --recursive.',
 	}),
 	'folder-empty': (data: {folder: string}) => ({
