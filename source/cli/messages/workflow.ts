@@ -11,6 +11,7 @@ type Failure = {name: string; reason: string};
 const reasons: Record<string, string> = {
 	EACCES: 'permission denied',
 	EPERM: 'operation not permitted',
+	EROFS: 'read-only file system',
 	ENOENT: 'it disappeared',
 	EISDIR: 'it is a folder',
 	EMFILE: 'too many open files',
@@ -93,7 +94,9 @@ export const workflowMessages: MessageTable = {
 	}),
 	'data-dir-not-writable': (data: {dataDir: string; folder: string; detail: string}) => ({
 		message: `The data directory ${data.dataDir} is not writable (${reasons[data.detail] ?? data.detail} on ${data.folder}), so the upload could keep no manifest to resume or skip from; nothing was sent and no chat was created`,
-		next: 'Fix its permissions, or point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.',
+		next: data.detail === 'EROFS'
+			? `${data.folder} is on a read-only file system: point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.`
+			: 'Fix its permissions, or point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.',
 	}),
 	'too-many-deletions': (data: {chatId: string; count: number; maxDelete: number}) => ({
 		message: `This run would delete ${plural(data.count, 'content')} from chat ${data.chatId}, more than --max-delete ${data.maxDelete} allows; nothing was deleted or sent`,
