@@ -233,8 +233,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 			return code;
 		}
 
-		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
-		const text = describeError(error, {offersLocal});
+		const [{debugStack, describeError, joinText, settingSources}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
+		const text = describeError(error, {offersLocal, sources: settingSources(input.flags, io.env)});
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};
