@@ -154,6 +154,19 @@ describe('every JSON line the docs show is the output', () => {
 		expect(wrong).toEqual([]);
 	});
 
+	it('docs/json.md shows or names, under each command, every record it prints', () => {
+		const docs = readFileSync(path.join(root, 'docs', 'json.md'), 'utf8');
+		const sections = new Map(docs.split(/^## /m).slice(1).map(section => [section.split('\n')[0]?.trim() ?? '', section]));
+		const missing = Object.entries(jsonRecords).flatMap(([type, {commands}]) => commands
+			.filter(command => command !== '*')
+			.filter(command => {
+				const section = sections.get(`platform-tui ${command}`) ?? '';
+				return !section.includes(`"type":"${type}"`) && !section.includes(`\`${type}\``);
+			})
+			.map(command => `${command}: ${type}`));
+		expect(missing).toEqual([]);
+	});
+
 	it('catches the shapes the docs once showed', () => {
 		const check = (text: string, whole: boolean) => problem({page: 'x', line: 1, text, whole});
 		expect(check('{"type":"result","chatId":…,"reply":…,"failed":[…]}', false)).toMatch(/"chatId"/);
