@@ -9,6 +9,7 @@ import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
 import {keyAgeWarning} from '../commands/key-age-warning.js';
 import type {CommandContext} from './types.js';
+import type {JsonRecordLine} from './json-records.js';
 
 export type Clock = {now(): number};
 
@@ -31,7 +32,8 @@ export type Deps = {
 	/** Prints the key-age policy's warning on stderr when the key in use is older than keyMaxAge; at most once per run. */
 	warnKeyAge(): void;
 	/** Writes one NDJSON line to stdout. */
-	writeJson(value: unknown): void;
+	/** One NDJSON line of a declared record type (json-records.ts). */
+	writeJson(value: JsonRecordLine): void;
 };
 
 /** One debug line for a platform request; keys appear masked only. */

@@ -4,11 +4,12 @@
  * Core errors carry a `code` and `data`; the per-domain tables in `messages/` word them (the
  * platform's HTTP, connection and timeout hints live in `messages/platform.ts`).
  */
-import {MissingSettingsError} from '../config/resolve.js';
+import {MissingSettingsError, resolveConfig} from '../config/resolve.js';
 import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
 import {wordingFor} from './messages/index.js';
+import type {SettingSources} from './messages/setting-source.js';
 import {resumeAdvice, UploadStoppedError} from '../commands/upload-resume.js';
 import {UsageError} from './validators.js';
 
@@ -25,7 +26,18 @@ export type ErrorText = {
 export type DescribeOptions = {
 	/** The command has a --local flag, so the missing-settings next step may offer it. */
 	offersLocal?: boolean;
+	/** Where each setting came from (settingSources), so advice names the flag, variable or stored setting that gave it. */
+	sources?: SettingSources;
 };
+
+/** Where each setting came from for this run (flag > env > stored > default); none when the config cannot be read. */
+export function settingSources(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): SettingSources {
+	try {
+		return Object.fromEntries(Object.entries(resolveConfig({flags, env})).map(([name, setting]) => [name, setting.source]));
+	} catch {
+		return {};
+	}
+}
 
 /** Ends a sentence with a period unless it already ends a sentence or spans lines. */
 function sentence(text: string): string {
@@ -54,7 +66,8 @@ export function describeError(error: unknown, options: DescribeOptions = {}): Er
 	}
 
 	if (isCoreError(error)) {
-		const wording = wordingFor(error.code, error.data) ?? {message: error.message};
+		const data = options.sources === undefined ? error.data : {...error.data, sources: options.sources};
+		const wording = wordingFor(error.code, data) ?? {message: error.message};
 		// The domain words what is missing; the next step depends on the command (does it offer --local?).
 		const next = wording.next ?? (error instanceof MissingSettingsError ? missingSettingsNext(options.offersLocal ?? false) : undefined);
 		return {code: error.code, message: sentence(wording.message), ...(next ? {next} : {})};

@@ -24,12 +24,14 @@ export function flagText(name: string, spec: FlagSpec): string {
 
 /** The help sentence of a flag with its default and environment variable. */
 export function flagDescription(spec: FlagSpec): string {
+	const description = spec.description ?? '';
+	// A note the description already gives (its own "repeatable", "(env …)") is not said twice.
 	const notes = [
 		...(spec.default !== undefined && spec.type !== 'boolean' ? [`default ${String(spec.default)}`] : []),
 		...(spec.isMultiple ? ['repeatable'] : []),
 		...(spec.env ? [`env ${spec.env}`] : []),
-	];
-	return `${spec.description ?? ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+	].filter(note => !description.toLowerCase().includes(note.toLowerCase()));
+	return `${description}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 function described(flags: Record<string, FlagSpec>): Array<[string, FlagSpec]> {

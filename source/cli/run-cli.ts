@@ -97,30 +97,38 @@ export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout'
 	}
 }
 
+/**
+ * Help on stdout, exit 0. With --json it is the envelope's: one `help` line holding the text (for
+ * `command`: the words asked about, `help` for the main help), then the `result` line.
+ */
+function printHelp(io: Pick<CliIo, 'stdout'>, json: boolean, command: string, text: string): number {
+	io.stdout.write(json
+		? `${JSON.stringify({type: 'help', command, text})}\n${JSON.stringify({type: 'result', command, exitCode: exitCodes.ok, chatIds: [], contentIds: [], eventIds: []})}\n`
+		: text);
+	return exitCodes.ok;
+}
+
 /** `platform-tui help [command words]`. */
-async function help(words: string[], io: CliIo): Promise<number> {
+async function help(words: string[], io: CliIo, json: boolean): Promise<number> {
 	if (words.length === 0) {
-		io.stdout.write(mainHelp(io.stdout.columns));
-		return exitCodes.ok;
+		return printHelp(io, json, 'help', mainHelp(io.stdout.columns));
 	}
 
 	const found = findCommand(words);
 	if (found.kind === 'group') {
-		io.stdout.write(groupHelp(found.group));
-		return exitCodes.ok;
+		return printHelp(io, json, found.group, groupHelp(found.group));
 	}
 
 	if (found.kind !== 'command') {
-		return found.kind === 'unknown' ? unknownCommand(io, false, found.words, found.suggestion) : exitCodes.ok;
+		return found.kind === 'unknown' ? unknownCommand(io, json, found.words, found.suggestion) : exitCodes.ok;
 	}
 
-	const loaded = await loadCommand(found.entry, io);
+	const loaded = await loadCommand(found.entry, io, json);
 	if (!loaded) {
 		return exitCodes.failure;
 	}
 
-	io.stdout.write(commandHelp(loaded, io.stdout.columns));
-	return exitCodes.ok;
+	return printHelp(io, json, found.entry.words.join(' '), commandHelp(loaded, io.stdout.columns));
 }
 
 /** The exit code for an error that ended a command. */
@@ -136,7 +144,7 @@ export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	const leading = tokenize(argv, globalFlags, {lenient: true});
 	if (leading.positionals[0] === 'help') {
-		return help(leading.positionals.slice(1), io);
+		return help(leading.positionals.slice(1), io, leading.flags.json === true);
 	}
 
 	const json = leading.flags.json === true;
@@ -161,8 +169,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 
 		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
-		io.stdout.write(found.kind === 'group' ? groupHelp(found.group) : mainHelp());
-		return exitCodes.ok;
+		return found.kind === 'group' ? printHelp(io, json, found.group, groupHelp(found.group)) : printHelp(io, json, 'help', mainHelp());
 	}
 
 	const {entry, rest} = found;
@@ -176,8 +183,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	const parsed = tokenize(rest, {...sharedFlags, ...loaded.flags});
 	const parsedJson = parsed.flags.json === true;
 	if (parsed.flags.help === true) {
-		io.stdout.write(commandHelp(loaded, io.stdout.columns));
-		return exitCodes.ok;
+		return printHelp(io, json || parsedJson, entry.words.join(' '), commandHelp(loaded, io.stdout.columns));
 	}
 
 	if (parsed.problem) {
@@ -227,8 +233,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 			return code;
 		}
 
-		const [{debugStack, describeError, joinText}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
-		const text = describeError(error, {offersLocal});
+		const [{debugStack, describeError, joinText, settingSources}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
+		const text = describeError(error, {offersLocal, sources: settingSources(input.flags, io.env)});
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};

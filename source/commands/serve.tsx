@@ -91,7 +91,10 @@ async function assemble(options: ServeOptions, deps: Deps) {
 	const events = {
 		...replayingSource(receiver),
 		// The screen's e: the editor opens while the receiver goes on answering.
-		edit: async (id: string) => editWhileServing(await receiver.event(id), id, backend, async replayed => receiver.replay(replayed), context.env, () => new Date(deps.clock.now())),
+		edit: async (id: string, stored?: (copyId: string) => void) => editWhileServing(await receiver.event(id), id, backend, async copy => {
+			stored?.(copy);
+			return receiver.replay(copy);
+		}, context.env, () => new Date(deps.clock.now())),
 	};
 	return {secrets, directory, backend, client, service, keyStatus, model, receiver, store, volatileWarning, warning, folderWarnings, events};
 }

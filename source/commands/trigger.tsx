@@ -93,10 +93,10 @@ const triggerFlags = {
 	timeout: {type: 'number', default: 10, range: {kind: 'seconds', max: 3600}, description: 'Seconds to wait for the answer', placeholder: 'SECONDS'},
 	body: {type: 'string', description: 'Send this JSON file as the body (a fixture; the kind is its "event")', placeholder: 'FILE'},
 	fromEvent: {type: 'string', complete: 'event-id', description: 'Send a stored event\'s body again (see `events list`)', placeholder: 'ID'},
-	set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value; repeatable', placeholder: 'PATH=JSON'},
+	set: {type: 'string', isMultiple: true, description: 'Change a field of the body first: a dotted path and a JSON value', placeholder: 'PATH=JSON'},
 	keepId: {type: 'boolean', default: false, description: 'Keep the body\'s own id and createdAt (default: fresh ones, so a receiver takes it as a new event)'},
-	dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives (env PLATFORM_TUI_DATA_DIR)'},
-	redis: {...storeFlags.redis, description: 'With --from-event: read the event from Redis (env PLATFORM_REDIS_URL)'},
+	dataDir: {...storeFlags.dataDir, description: 'With --from-event: where the event journal lives'},
+	redis: {...storeFlags.redis, description: 'With --from-event: read the event from Redis'},
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<TriggerOptions> = {

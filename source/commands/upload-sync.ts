@@ -34,7 +34,7 @@ export const syncFlags = {
 	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob)', placeholder: 'GLOB'},
 	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob)', placeholder: 'GLOB'},
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
-	dryRun: {type: 'boolean', default: false, description: 'Print what would be uploaded, replaced and skipped; make no platform call'},
+	dryRun: {type: 'boolean', default: false, description: 'Print what would be uploaded, replaced and skipped; send and change nothing (with --chat, the platform is asked what the run would ask)'},
 	interactive: {type: 'boolean', default: false, shortFlag: 'i', description: 'After the reply, keep asking follow-up questions in the chat'},
 	delete: {type: 'boolean', default: false, description: 'With --chat: delete the chat\'s contents whose file is gone from the folder'},
 	deleteExcluded: {type: 'boolean', default: false, description: 'With --chat: also delete contents whose file is now left out by --include/--exclude (implies --delete)'},
@@ -101,20 +101,15 @@ export function syncWorkflowOptions(options: SyncCommandOptions, env: NodeJS.Pro
 	};
 }
 
-/** `--dry-run`: lists what would be uploaded, replaced and skipped; no platform call. Exit 0. */
+/**
+ * `--dry-run`: lists what would be uploaded, replaced and skipped; exit 0. With --chat it asks the
+ * platform what the run would (the chat, its contents' states, the keys it holds: reads only), so
+ * the plan is the run's.
+ */
 export async function runDryRun(deps: Deps, folder: string, options: SyncCommandOptions): Promise<number> {
 	const {context} = deps;
-	const [{dryRunUpload}, {plainLine}] = await Promise.all([import('../workflow/sync.js'), import('../ui/upload/plain.js')]);
-	// The manifest is found by the platform's address; only --chat needs it (and only the address).
-	const baseUrl = options.chatId === undefined ? undefined : deps.settings(['baseUrl'], 'platform-tui upload --dry-run').baseUrl;
-	const deletion = deletionOf(options);
-	await dryRunUpload({
-		folder,
-		selection: selectionOf(options),
-		...(deletion === undefined ? {} : {deletion}),
-		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
-		...(baseUrl === undefined ? {} : {manifest: manifestOf(context.env, baseUrl)}),
-	}, (event: UploadEvent) => {
+	const [{dryRunUpload}, {plainLine}, {configuredTarget}] = await Promise.all([import('../workflow/sync.js'), import('../ui/upload/plain.js'), import('./platform-target.js')]);
+	const print = (event: UploadEvent): void => {
 		if (context.json) {
 			deps.writeJson(event);
 			return;
@@ -124,6 +119,21 @@ export async function runDryRun(deps: Deps, folder: string, options: SyncCommand
 		if (line !== undefined) {
 			context.stdout.write(`${line}\n`);
 		}
-	});
+	};
+
+	const deletion = deletionOf(options);
+	const base = {folder, selection: selectionOf(options), ...(deletion === undefined ? {} : {deletion})};
+	if (options.chatId === undefined) {
+		await dryRunUpload(base, print);
+		return 0;
+	}
+
+	const target = configuredTarget(deps, undefined, 'platform-tui upload --dry-run');
+	try {
+		await dryRunUpload({...base, chatId: options.chatId, manifest: manifestOf(context.env, target.baseUrl), platform: {client: target.client, signal: context.signal}}, print);
+	} finally {
+		await target.close();
+	}
+
 	return 0;
 }

@@ -75,7 +75,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 		chatId ??= known ?? ('chatId' in event && typeof event.chatId === 'string' ? event.chatId : undefined);
 		if (context.json) {
 			// The run's last line is the dispatcher's `result` (cli/json.ts); the workflow's result is the reply.
-			const line = event.type === 'result' ? {...event, type: 'reply'} : event;
+			const line = event.type === 'result' ? {...event, type: 'reply' as const} : event;
 			deps.writeJson(known === undefined ? line : {...line, resume: resumeFor?.(known)});
 			return;
 		}

@@ -5,7 +5,8 @@
  * after each file's finalize, so a run killed half way leaves every finished file recorded.
  */
 import {createHash} from 'node:crypto';
-import {readFile, rename, rm} from 'node:fs/promises';
+import {constants} from 'node:fs';
+import {access, readFile, rename, rm, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {makePrivateDir, writePrivateFile} from '../private-files.js';
@@ -51,6 +52,30 @@ export class DataDirNotWritableError extends WorkflowError<'data-dir-not-writabl
 	}
 }
 
+/**
+ * A recursive mkdir reports ENOENT when a parent could not be made on a read-only file system
+ * (EROFS) or, on some systems, without permission: the nearest folder that exists, with the
+ * error writing in it gives (EROFS, EACCES), names the real cause. Undefined when it takes writes.
+ */
+async function blockedAncestor(folder: string): Promise<{folder: string; error: unknown} | undefined> {
+	let current = folder;
+	for (let depth = 0; depth < 64; depth++) {
+		const exists = await stat(current).then(() => true, () => false);
+		if (exists) {
+			return access(current, constants.W_OK).then(() => undefined, (error: unknown) => ({folder: current, error}));
+		}
+
+		const parent = path.dirname(current);
+		if (parent === current) {
+			return undefined;
+		}
+
+		current = parent;
+	}
+
+	return undefined;
+}
+
 /** Checks that manifests can be written in `folder` (inside `dataDir`): creates it and writes, then removes, a probe file. */
 export async function checkWritable(dataDir: string, folder: string): Promise<void> {
 	const probe = path.join(folder, `.probe.${process.pid}.tmp`);
@@ -62,7 +87,8 @@ export async function checkWritable(dataDir: string, folder: string): Promise<vo
 		await rm(probe, {force: true});
 	} catch (error) {
 		await rm(probe, {force: true}).catch(() => undefined);
-		throw new DataDirNotWritableError(dataDir, folder, error);
+		const found = errorCode(error) === 'ENOENT' ? await blockedAncestor(folder) : undefined;
+		throw found ? new DataDirNotWritableError(dataDir, found.folder, found.error) : new DataDirNotWritableError(dataDir, folder, error);
 	}
 }
 

@@ -1,6 +1,7 @@
 import {CancelledError} from '../errors.js';
 import path from 'node:path';
 import type {Space} from '../platform/types.js';
+import {isCoreError} from '../core-error.js';
 import {errorMessage} from '../format/value.js';
 import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
@@ -180,6 +181,11 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	const space = await loadingSpace;
 	if (space instanceof Error) {
 		signal.throwIfAborted();
+		// A refused key refuses every call after this one: the run stops here with the key's advice.
+		if (isCoreError(space) && space.code === 'platform-unauthorized') {
+			throw space;
+		}
+
 		emit({type: 'space-warning', message: `Could not load space ${assistantId}: ${errorMessage(space).replace(/\.$/, '')}; going on without it`});
 	} else {
 		emit({type: 'space-loaded', space});

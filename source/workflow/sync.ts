@@ -5,6 +5,8 @@
  * out is the plan: files to upload (new keys), to replace (changed bytes, or content gone or
  * failed), to wait for (same bytes, still ingesting) and to skip (same bytes, FINISHED).
  */
+import {checkChat} from './conversation.js';
+
 export {checkChat, UnknownChatError} from './conversation.js';
 import type {UploadEventListener} from './events.js';
 import type {FolderFile} from './files.js';
@@ -217,18 +219,27 @@ export function noteStates(manifest: SyncManifest, emit: UploadEventListener): U
 }
 
 /**
- * `--dry-run`: what a run would upload, replace and skip, with sizes, from the folder and the
- * manifest alone (the states it recorded); no platform call is made.
+ * `--dry-run`: what a run would upload, replace and skip, with sizes. With `--chat` and the
+ * platform (`platform`), the plan is the run's own (planSync: the chat checked, the manifest's
+ * contents and the keys it does not know looked up, read-only), so the plan and the run agree;
+ * without it, a new chat's plan, from the folder alone.
  */
-export async function dryRunUpload(options: {folder: string; selection?: Selection; chatId?: string; manifest?: {baseUrl: string; file(chatId: string): string}; deletion?: DeletionOptions}, emit: UploadEventListener): Promise<SyncPlan> {
+export async function dryRunUpload(options: {folder: string; selection?: Selection; deletion?: DeletionOptions} & ({chatId?: undefined} | {chatId: string; manifest: {baseUrl: string; file(chatId: string): string}; platform: {client: UploadClient; signal: AbortSignal}}), emit: UploadEventListener): Promise<SyncPlan> {
 	const {files, skipped} = await selectFiles(options.folder, options.selection);
 	await checkReadable(options.folder, files);
 	emit({type: 'files-listed', folder: options.folder, files: files.map(file => ({name: file.name, size: file.size, mimeType: file.mimeType})), totalBytes: files.reduce((sum, file) => sum + file.size, 0), skipped});
 	const {chatId} = options;
-	const manifest = chatId !== undefined && options.manifest ? await SyncManifest.open(options.manifest.file(chatId), options.manifest.baseUrl, chatId) : undefined;
-	const hashed = await hashFiles(files);
-	const recorded = new Map([...(manifest?.entries.values() ?? [])].map(entry => [entry.contentId, entry.ingestionState ?? 'UPLOADED']));
-	const plan = classify(hashed, manifest, recorded);
+	const manifest = chatId === undefined ? undefined : await SyncManifest.open(options.manifest.file(chatId), options.manifest.baseUrl, chatId);
+	let plan: SyncPlan;
+	if (chatId !== undefined) {
+		const {client, signal} = options.platform;
+		await checkChat(client, chatId, signal);
+		plan = await planSync(files, manifest, {client, chatId, parallelism: 64, signal, existing: true});
+	} else {
+		// A new chat holds nothing: every file is uploaded.
+		plan = classify(await hashFiles(files), undefined, new Map());
+	}
+
 	const kept = skipped.filter(entry => entry.kind === 'too-recent').map(entry => entry.name);
 	const deletions = manifest ? await planDeletions({manifest, folder: options.folder, selected: files.map(file => file.name), kept, deletion: options.deletion}) : [];
 	emit(planEvent(plan, {...(chatId === undefined ? {} : {chatId}), ...(manifest ? {manifest: manifest.file} : {}), dryRun: true, deletions}));

@@ -128,6 +128,24 @@ describe('help wrapped to the terminal', () => {
 	});
 });
 
+describe('each note of a flag said once in its help', () => {
+	it.each(['trigger', 'events replay', 'local'])('%s --help says "repeatable" and "env …" once per flag', async words => {
+		const result = await run([...words.split(' '), '--help']);
+		const text = result.stdout.replaceAll(/\s+/g, ' ');
+		expect(text).not.toMatch(/repeatable\)? \(repeatable/);
+		for (const env of text.match(/env [A-Z_]+/g) ?? []) {
+			expect(text.split(env).length - 1, env).toBe(1);
+		}
+	});
+
+	it('the renderer leaves out a note the description already gives', async () => {
+		const {flagDescription} = await import('../../source/cli/help.js');
+		expect(flagDescription({type: 'string', isMultiple: true, env: 'PLATFORM_TUI_DATA_DIR', description: 'Where it lives (env PLATFORM_TUI_DATA_DIR); repeatable'}))
+			.toBe('Where it lives (env PLATFORM_TUI_DATA_DIR); repeatable');
+		expect(flagDescription({type: 'string', isMultiple: true, env: 'PLATFORM_REDIS_URL', description: 'Read it'})).toBe('Read it (repeatable; env PLATFORM_REDIS_URL)');
+	});
+});
+
 describe('refusals name the rule and a value that passes', () => {
 	it('--if-older-than 59s names the one-minute floor', async () => {
 		const result = await run(['keys', 'rotate', '--if-older-than', '59s']);
@@ -145,7 +163,11 @@ describe('refusals name the rule and a value that passes', () => {
 	it('a glob that matches nothing says so, not that the folder is empty', async () => {
 		const result = await run(['upload', folder, 'q', '--include', '*.pdf', '--dry-run']);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain('--include "*.pdf" leave out all 2 files');
+		expect(result.stderr).toContain(`None of the 2 files in ${folder} matches --include "*.pdf", so nothing was started`);
+		const excluded = await run(['upload', folder, 'q', '--exclude', '*', '--dry-run']);
+		expect(excluded.stderr).toContain(`All 2 files in ${folder} match --exclude "*", so nothing was started`);
+		const both = await run(['upload', folder, 'q', '--include', '*.md', '--exclude', 'a.*', '--dry-run']);
+		expect(both.stderr).toContain(`None of the 2 files in ${folder} matches --include "*.md" without also matching --exclude "a.*", so nothing was started`);
 		expect(result.stderr).not.toContain('has no files');
 	});
 

@@ -10,6 +10,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {errorLine, finalLine, jsonLine, resultLine} from '../../source/cli/json.js';
+import {jsonRecords, printsType, type JsonRecordType} from '../../source/cli/json-records.js';
 import {registry} from '../../source/cli/registry.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
@@ -55,7 +56,7 @@ afterAll(async () => {
 	rmSync(root, {recursive: true, force: true});
 });
 
-type Row = {argv: () => string[]; ends: 'result' | 'error'; stdin?: string; aborted?: boolean; ids?: () => {chatIds?: string[]; eventIds?: string[]}};
+type Row = {argv: () => string[]; ends: 'result' | 'error'; stdin?: string; aborted?: boolean; ids?: () => {chatIds?: string[]; eventIds?: string[]}; help?: string};
 
 /** One row per command (and a second where a command has two shapes); `ends` is what the run ends with. */
 const rows: Row[] = [
@@ -93,6 +94,12 @@ const rows: Row[] = [
 	{argv: () => ['serve', '--answer-deadline', '2h', '--final-message-deadline', '1h'], ends: 'error'},
 	{argv: () => ['local', '--port', '0'], aborted: true, ends: 'result'},
 	{argv: () => ['no-such-command'], ends: 'error'},
+	// Help asked for with --json, and a bare group, are a `help` line and the `result`.
+	{argv: () => ['--help'], ends: 'result', help: 'help'},
+	{argv: () => ['keys'], ends: 'result', help: 'keys'},
+	{argv: () => ['events'], ends: 'result', help: 'events'},
+	{argv: () => ['trigger', '--help'], ends: 'result', help: 'trigger'},
+	{argv: () => ['help', 'keys', 'rotate'], ends: 'result', help: 'keys rotate'},
 ];
 
 describe('--json: one envelope for every command', () => {
@@ -115,12 +122,28 @@ describe('--json: one envelope for every command', () => {
 			expect(result.code).not.toBe(0);
 		}
 
+		if (row.help !== undefined) {
+			expect(parsed.map(line => line.type)).toEqual(['help', 'result']);
+			expect(parsed[0]).toMatchObject({command: row.help, text: expect.stringContaining('USAGE') as string});
+			return;
+		}
+
 		const expectedIds = row.ids?.() ?? {};
 		for (const [key, ids] of Object.entries(expectedIds)) {
 			expect((last as Record<string, unknown>)[key], key).toEqual(expect.arrayContaining(ids));
 		}
 
 		const entry = registry.find(candidate => argv.slice(0, candidate.words.length).join(' ') === candidate.words.join(' '));
+		// Every line is of a declared record type, printed by this command, and matches its schema (json-records.ts).
+		for (const line of parsed) {
+			expect(Object.keys(jsonRecords), `line type "${line.type}" is not declared in source/cli/json-records.ts`).toContain(line.type);
+			const type = line.type as JsonRecordType;
+			expect(jsonRecords[type].schema.safeParse(line).error?.issues, JSON.stringify(line)).toBeUndefined();
+			if (entry) {
+				expect(printsType(entry.words.join(' '), type), `json-records.ts does not list "${entry.words.join(' ')}" among the commands printing "${type}"`).toBe(true);
+			}
+		}
+
 		if (entry) {
 			const name = entry.words.join(' ');
 			const types = typesByCommand.get(name) ?? new Set<string>();

@@ -4,8 +4,11 @@
  * (mount); skipped with one line otherwise.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
+import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
+import {describeError, joinText} from '../../source/cli/error-message.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
+import {checkWritable} from '../../source/workflow/manifest.js';
 import {newEvent} from '../journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 import {mountTmpfs, rootOnly} from '../support/root.js';
@@ -58,5 +61,22 @@ describe.runIf(runs)('a journal on a read-only file system', () => {
 		const run = cli(['serve', '--port', '0', '--data-dir', fs.directory]);
 		expect(run.status).toBe(1);
 		expect(run.stderr).toContain('is on a read-only file system');
+	});
+});
+
+describe.runIf(runs)('an upload\'s data directory on a read-only file system', () => {
+	it('is named as read-only, not as a folder that "disappeared" (the recursive mkdir\'s ENOENT)', async () => {
+		const fs = mountTmpfs(1024 * 1024);
+		cleanups.push(() => {
+			fs.unmount();
+		});
+		execFileSync('mount', ['-o', 'remount,ro', fs.directory]);
+		for (const dataDir of [fs.directory, path.join(fs.directory, 'not-yet')]) {
+			const error = await checkWritable(dataDir, path.join(dataDir, 'sync', '127.0.0.1_9-abc')).then(() => undefined, (caught: unknown) => caught);
+			const text = joinText(describeError(error));
+			expect(text).toContain(`The data directory ${dataDir} is not writable (read-only file system on ${fs.directory})`);
+			expect(text).not.toContain('disappeared');
+			expect(text).toContain('is on a read-only file system');
+		}
 	});
 });

@@ -67,6 +67,8 @@ describe('run', () => {
 	it('config set / get / list / path, and endpointSecret from stdin, masked', async () => {
 		const env = {PLATFORM_TUI_CONFIG_DIR: freshDir()};
 		const store = new ConfigStore(env);
+		// Before anything is stored the file does not exist, and the list says so rather than "Stored in".
+		expect((await runCommand(configList, {env})).stderr).toBe(`No settings stored yet; ${store.path} is written by 'platform-tui config set' or 'platform-tui init'.\n`);
 		expect((await runCommand(configSet, {argv: ['appId', 'app_7'], env})).stdout).toBe(`Stored appId = app_7 in ${store.path}\n`);
 		expect((await runCommand(configSet, {argv: ['endpointSecret'], flags: {stdin: true}, env, stdin: 'whsec_abcd1234\n'})).stdout).toContain('endpointSecret = …1234');
 		expect(store.get('endpointSecret')).toBe('whsec_abcd1234');

@@ -256,6 +256,19 @@ describe('runUpload against the local platform', () => {
 		expect(result.reply).not.toBe('');
 	});
 
+	it('stops, before sending a file, when the key is refused (HTTP 401) while the space loads', async () => {
+		const proxy = await startProxy(platform, {
+			answer: call => (call.method === 'GET' && call.path.startsWith('/space/assistant_') ? {status: 401, body: {error: {message: 'Invalid API key'}}} : undefined),
+		});
+		cleanups.push(async () => proxy.close());
+		const start = platform.requests.length;
+		const {onEvent, ofType} = recorder();
+		const error = await runUpload(options({folder: folder({'a.txt': 'the warranty lasts two years'})}, proxy.url), onEvent).then(() => undefined, (caught: unknown) => caught);
+		expect((error as {code?: string} | undefined)?.code).toBe('platform-unauthorized');
+		expect(ofType('space-warning')).toHaveLength(0);
+		expect(since(start).filter(isUpsert)).toEqual([]);
+	});
+
 	it('fails with a not-a-directory error naming the path, before creating anything', async () => {
 		const dir = folder({'a.txt': 'a'});
 		const file = path.join(dir, 'a.txt');

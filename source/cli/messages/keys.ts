@@ -5,6 +5,7 @@
 import {formatSeconds} from '../../format/duration.js';
 import {formatUtc} from '../../keys/time.js';
 import type {RotationErrorData} from '../../keys/errors.js';
+import {settingWhere} from './setting-source.js';
 import type {ErrorWording, MessageTable} from './types.js';
 
 function where(data: RotationErrorData): string {
@@ -55,13 +56,13 @@ function unreachable(data: RotationErrorData): ErrorWording {
 	if (data.maybeIssued) {
 		return {
 			message: `Key rotation failed: ${what}.`,
-			next: `${maybeIssued(data)}. Check --base-url / PLATFORM_BASE_URL and the network first.`,
+			next: `${maybeIssued(data)}. Check ${settingWhere('baseUrl', data)} and the network first.`,
 		};
 	}
 
 	return {
 		message: `Key rotation failed: ${what}. The key ${key(data)} is unchanged.`,
-		next: 'Check --base-url / PLATFORM_BASE_URL and the network, then try again.',
+		next: `Check ${settingWhere('baseUrl', data)} and the network, then try again.`,
 	};
 }
 

@@ -5,6 +5,7 @@
 import {formatSeconds} from '../../format/duration.js';
 import {plural} from '../../format/text.js';
 import type {PlatformErrorData} from '../../platform/errors.js';
+import {settingWhere, sourcesOf} from './setting-source.js';
 import type {MessageTable} from './types.js';
 
 /** The operations as the platform reference names them. */
@@ -56,7 +57,9 @@ function said(data: Data): string {
 export const platformMessages: MessageTable = {
 	'platform-unauthorized': (data: Data) => ({
 		message: `${call(data)} was refused with HTTP 401${said(data)}${request(data)}: the API key is wrong, expired or revoked`,
-		next: 'Check the key with \'platform-tui keys show\'; replace an expired key with \'platform-tui keys set\'.',
+		next: sourcesOf(data).apiKey === 'env'
+			? 'The key comes from PLATFORM_API_KEY: set it to a valid key (while it is set, a stored key is not used); \'platform-tui keys show\' shows the key in use.'
+			: 'Check the key with \'platform-tui keys show\'; replace an expired key with \'platform-tui keys set\'.',
 	}),
 	'platform-forbidden': (data: Data) => ({
 		message: `${call(data)} was refused with HTTP 403${said(data)}${request(data)}`,
@@ -80,7 +83,7 @@ export const platformMessages: MessageTable = {
 	}),
 	'platform-connection-refused': (data: Data) => ({
 		message: `${call(data)} could not reach ${data.target ?? 'the platform'}${data.systemCode ? ` (${data.systemCode})` : ''}${tries(data)}`,
-		next: 'Check PLATFORM_BASE_URL (\'platform-tui config get baseUrl\') and that the platform is running.',
+		next: `Check ${settingWhere('baseUrl', data)} and that the platform is running.`,
 	}),
 	'platform-connection-lost': (data: Data) => ({
 		message: `${call(data)} lost its connection to ${data.target ?? 'the platform'}${data.systemCode ? ` (${data.systemCode})` : ''}${tries(data)}`,
@@ -88,7 +91,7 @@ export const platformMessages: MessageTable = {
 	}),
 	'platform-no-answer': (data: Data) => ({
 		message: `${call(data)} got no answer after ${plural(data.attempts, 'attempt')} over ${formatSeconds(data.elapsedMs)}`,
-		next: 'The platform is slow or unreachable; check PLATFORM_BASE_URL and try again.',
+		next: `The platform is slow or unreachable; check ${settingWhere('baseUrl', data)} and try again.`,
 	}),
 	'platform-malformed-response': (data: Data) => ({
 		message: `${call(data)} answered HTTP ${data.status ?? 200} with a malformed body: ${data.detail ?? `${data.field ?? 'the body'} is wrong`}${request(data)}`,

@@ -11,10 +11,28 @@ type Failure = {name: string; reason: string};
 const reasons: Record<string, string> = {
 	EACCES: 'permission denied',
 	EPERM: 'operation not permitted',
+	EROFS: 'read-only file system',
 	ENOENT: 'it disappeared',
 	EISDIR: 'it is a folder',
 	EMFILE: 'too many open files',
 };
+
+function globs(flag: string, list: readonly string[]): string {
+	return list.map(glob => `${flag} ${JSON.stringify(glob)}`).join(' or ');
+}
+
+/** What the globs did to the folder's files: none matches --include (without --exclude), or every one matches --exclude. */
+function noMatchText(data: {folder: string; filtered: number; include: string[]; exclude: string[]}): string {
+	const one = data.filtered === 1;
+	if (data.include.length === 0) {
+		return one ? `The one file in ${data.folder} matches ${globs('--exclude', data.exclude)}` : `All ${data.filtered} files in ${data.folder} match ${globs('--exclude', data.exclude)}`;
+	}
+
+	const unless = data.exclude.length === 0 ? '' : ` without also matching ${globs('--exclude', data.exclude)}`;
+	return one
+		? `The one file in ${data.folder} does not match ${globs('--include', data.include)}${unless}`
+		: `None of the ${data.filtered} files in ${data.folder} matches ${globs('--include', data.include)}${unless}`;
+}
 
 export const workflowMessages: MessageTable = {
 	'folder-missing': (data: {folder: string}) => ({
@@ -26,7 +44,7 @@ export const workflowMessages: MessageTable = {
 		next: 'Pass the folder whose files should be uploaded.',
 	}),
 	'no-files-match': (data: {folder: string; filtered: number; include: string[]; exclude: string[]}) => ({
-		message: `No file of ${data.folder} is left to upload: ${[...data.include.map(glob => `--include ${JSON.stringify(glob)}`), ...data.exclude.map(glob => `--exclude ${JSON.stringify(glob)}`)].join(' ')} leave out all ${plural(data.filtered, 'file')} (keys are paths relative to the folder${data.include.some(glob => glob.includes('/')) ? '; add --recursive for files in subfolders' : ''})`,
+		message: `${noMatchText(data)}, so nothing was started (globs match paths relative to the folder${data.include.some(glob => glob.includes('/')) ? '; add --recursive for files in subfolders' : ''})`,
 		next: 'Check the globs with --dry-run, e.g. --include "*.md" or --include "**/*.md" --recursive.',
 	}),
 	'folder-empty': (data: {folder: string}) => ({
@@ -76,7 +94,9 @@ export const workflowMessages: MessageTable = {
 	}),
 	'data-dir-not-writable': (data: {dataDir: string; folder: string; detail: string}) => ({
 		message: `The data directory ${data.dataDir} is not writable (${reasons[data.detail] ?? data.detail} on ${data.folder}), so the upload could keep no manifest to resume or skip from; nothing was sent and no chat was created`,
-		next: 'Fix its permissions, or point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.',
+		next: data.detail === 'EROFS'
+			? `${data.folder} is on a read-only file system: point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.`
+			: 'Fix its permissions, or point PLATFORM_TUI_DATA_DIR at a writable folder, and run the same command again.',
 	}),
 	'too-many-deletions': (data: {chatId: string; count: number; maxDelete: number}) => ({
 		message: `This run would delete ${plural(data.count, 'content')} from chat ${data.chatId}, more than --max-delete ${data.maxDelete} allows; nothing was deleted or sent`,

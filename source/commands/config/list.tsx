@@ -1,3 +1,4 @@
+import {existsSync} from 'node:fs';
 import {formatTable, tableWidth} from '../../format/table.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../../cli/types.js';
@@ -37,7 +38,9 @@ const command: Command<Record<string, never>> = {
 		const lines = formatTable(['SETTING', 'VALUE', 'SOURCE', 'ENV'], rows.map(row => [row.name, row.value ?? '-', row.source, row.env]), width);
 		stdout.write(`${lines.join('\n')}\n`);
 		// Where the file is, for a person: under the table on a terminal, on stderr when piped.
-		(width === undefined ? deps.context.stderr : stdout).write(`${width === undefined ? '' : '\n'}Stored in ${deps.store().path}\n`);
+		const {path} = deps.store();
+		const where = existsSync(path) ? `Stored in ${path}` : `No settings stored yet; ${path} is written by 'platform-tui config set' or 'platform-tui init'.`;
+		(width === undefined ? deps.context.stderr : stdout).write(`${width === undefined ? '' : '\n'}${where}\n`);
 		return Promise.resolve(0);
 	},
 };

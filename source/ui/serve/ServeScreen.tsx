@@ -16,6 +16,7 @@ import {useServeStatus, type ServeHealth} from './use-serve-status.js';
 import {useServeView, type View} from './use-serve-view.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
+import {plural} from '../../format/text.js';
 
 export type {KeyStatus} from './status-lines.js';
 export {replayingSource, type ServeSource} from './source.js';
@@ -49,7 +50,7 @@ function keyLines(input: {mode: Mode; typed: string; query: Query; matched: numb
 		mode === 'search' ? `/${typed}▏  (Enter search · Esc cancel)` : '',
 		mode === 'filter' ? `filter: ${typed}▏  (${filterHelp})` : '',
 		isEmptyQuery(query) ? '' : `${queryText(query)}: ${matched === undefined ? 'matching…' : `${matched} of ${total} rows match (↑/↓ select among them · Esc clears)`}`,
-		input.paused ? `paused: ${input.held} finished rows held (p resumes)` : '',
+		input.paused ? `paused: ${plural(input.held, 'finished row')} held (p resumes)` : '',
 		...input.help,
 		input.notice ?? '',
 	].filter(line => line !== '');

@@ -8,7 +8,7 @@ export type ServeSource = {
 	event?: (id: string) => Promise<StoredEvent | undefined>;
 	replay?: (id: string) => Promise<ReplayResult>;
 	/** Opens the event's body in the editor, stores the edited copy as a new event and processes it; resolves to a sentence. */
-	edit?: (id: string) => Promise<string>;
+	edit?: (id: string, stored?: (copyId: string) => void) => Promise<string>;
 	backendStats?: () => Promise<BackendStats>;
 };
 

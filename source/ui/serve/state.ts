@@ -31,12 +31,14 @@ export type ServeState = {
 	live: Map<string, LogRow>;
 	/** Events replayed from the screen whose job has not started yet (their row says "replay"). */
 	replaying: Set<string>;
+	/** Edited copies stored from the screen (e) whose job has not started yet (their row says "edited"). */
+	edited: Set<string>;
 	draining?: {jobs: number; timeoutMs: number; at: string};
 	stopped?: {cutOff: number; counters: ReceiverCounters};
 };
 
 export function initialServeState(): ServeState {
-	return {done: [], recent: [], live: new Map(), replaying: new Set()};
+	return {done: [], recent: [], live: new Map(), replaying: new Set(), edited: new Set()};
 }
 
 /** How many finished rows stay selectable. */
@@ -117,13 +119,13 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 			let row = state.live.get(event.eventId);
 			if (!row) {
 				// A job no request of this screen started: resumed at start-up, taken over from another
-				// replica, or replayed with r. It gets its row (and is in the counters) all the same.
-				const replayed = state.replaying.delete(event.eventId);
+				// replica, replayed with r or an edited copy stored with e. It gets its row (and is in the counters) all the same.
+				const label = state.edited.delete(event.eventId) ? 'edited' : (state.replaying.delete(event.eventId) ? 'replay' : 'resumed');
 				row = {
-					key: nextKey(replayed ? 'replay' : 'resumed'),
+					key: nextKey(label),
 					eventId: event.eventId,
 					time: clock(event.at),
-					label: replayed ? 'replay' : 'resumed',
+					label,
 					chatId: event.chatId,
 					detail: stageText(event),
 					tone: 'live',

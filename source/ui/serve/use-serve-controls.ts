@@ -104,13 +104,16 @@ export function useServeControls({source, onQuit, now, write, recent, state, flu
 		}
 
 		// Runs after the frame that gave the keys up: the editor gets a terminal no one else reads.
-		void source.edit(editing).then(said => said, (error: unknown) => `edit of ${editing} failed: ${error instanceof Error ? error.message : 'unknown error'}`).then(said => {
+		// The copy's job gets a row labelled "edited" (state.ts), not "resumed".
+		void source.edit(editing, copyId => {
+			state.current.edited.add(copyId);
+		}).then(said => said, (error: unknown) => `edit of ${editing} failed: ${error instanceof Error ? error.message : 'unknown error'}`).then(said => {
 			editingRef.current = false;
 			setEditing(undefined);
 			setNotice(said);
 			flush.current?.();
 		});
-	}, [editing, source, flush, editingRef]);
+	}, [editing, source, flush, editingRef, state]);
 
 	useEffect(() => {
 		if (quitting) {

@@ -141,8 +141,10 @@ describe('ServeScreen keys: / f p ? e y', () => {
 		const {instance} = mounted;
 		await type(instance, 'p');
 		await waitFor(() => flat(instance.lastFrame()).includes('paused: 0 finished rows held (p resumes)'));
+		mounted.emit({type: 'accepted', at, request: 9, remoteAddress: '127.0.0.1', status: 200, eventType: 'platform.chat.user-message.created', handling: 'logged', secretIndex: 0, eventId: 'evt_one', chatId: 'chat_one', text: 'One'});
+		await waitFor(() => flat(instance.lastFrame()).includes('paused: 1 finished row held (p resumes)'));
 		emitRows(mounted.emit);
-		await waitFor(() => flat(instance.lastFrame()).includes('paused: 3 finished rows held'));
+		await waitFor(() => flat(instance.lastFrame()).includes('paused: 4 finished rows held'));
 		expect(flat(instance.frames.join('\n'))).not.toContain('evt_hello');
 		await type(instance, 'p');
 		await waitFor(() => flat(instance.frames.join('\n')).includes('evt_hello'));
@@ -151,8 +153,12 @@ describe('ServeScreen keys: / f p ? e y', () => {
 
 	it('copies the selected id with y (OSC 52) and edits and replays it with e', async () => {
 		const edits: string[] = [];
-		const mounted = mount({edit: async id => {
+		const mounted = mount({edit: async (id, stored) => {
 			edits.push(id);
+			// The copy is stored, then processed: its job's stages arrive before the sentence.
+			stored?.('evt_new');
+			mounted.emit({type: 'stage', at, eventId: 'evt_new', chatId: 'chat_evt_price', stage: 'searching'});
+			mounted.emit({type: 'stage', at, eventId: 'evt_new', chatId: 'chat_evt_price', stage: 'answered', documents: 1, durationMs: 7});
 			return Promise.resolve(`Stored the edited copy of ${id} as evt_new and replayed it: answered`);
 		}});
 		dispose = mounted.dispose;
@@ -169,6 +175,10 @@ describe('ServeScreen keys: / f p ? e y', () => {
 		await type(instance, 'e');
 		await waitFor(() => flat(instance.lastFrame()).includes('Stored the edited copy of evt_price as evt_new and replayed it: answered'));
 		expect(edits).toEqual(['evt_price']);
+		// The copy's row says it is an edited copy, not a job resumed at start-up.
+		const copyRow = instance.frames.join('\n').split('\n').find(line => line.includes('answered in 7 ms'));
+		expect(copyRow).toContain('edited');
+		expect(copyRow).not.toContain('resumed');
 	});
 });
 
