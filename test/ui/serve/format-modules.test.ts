@@ -85,7 +85,8 @@ describe('the serve status box', () => {
 		const all = statusPanelContent(input, 60);
 		const capped = statusPanelContent(input, 60, 3);
 		expect(capped).toHaveLength(3);
-		expect(capped.map(line => lineText(line))[2]).toBe(`… ${all.length - 2} more lines (the window is too short)`);
+		// The first line, how many are left out, and the keys' last line (the stop notice when stopping).
+		expect(capped.map(line => lineText(line))).toEqual([lineText(all[0] ?? {key: '', items: []}), `… ${all.length - 2} more lines (the window is too short)`, lineText(all.at(-1) ?? {key: '', items: []})]);
 	});
 
 	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {
