@@ -1,6 +1,6 @@
 /**
  * What the `keys rotate` screen draws, phase by phase (RotateScreen.tsx holds the state and keys).
- * Every text is wrapped here, word by word at the width it has (src/ui/wrap.ts), never by Ink: Ink
+ * Every text is wrapped here, word by word at the width it has (ui/wrap.ts), never by Ink: Ink
  * keeps the space it breaks at as the first character of the next row. A path or an address is
  * never broken across rows: it is whole on its row, or shortened in its middle (the lines printed
  * when the screen ends name it whole). The header and the explanation are printed once
