@@ -82,7 +82,11 @@ export function presentJson(deps: Deps, started: Started, events: EventLog, log:
 export function presentPlain(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
 	const {context} = deps;
 	const {options, url, key, previousValid, model, adminUrl, warning, store, now} = started;
-	const previous = previousValid ? `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}` : '';
+	const previous = previousValid
+		? (key.storedKeyMasked
+			? `; this key was rotated out and works until ${key.previousKeyExpiresAt ?? ''}: restart with PLATFORM_API_KEY set to the stored key ${key.storedKeyMasked} (or unset)`
+			: `; previous key ${key.previousKeyMasked ?? ''} valid until ${key.previousKeyExpiresAt ?? ''}`)
+		: '';
 	const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY (a rotated key is used only after a restart with the new value)' : '';
 	const admin = adminUrl ? `; admin ${adminUrl} (/livez, /readyz, /metrics)` : '';
 	const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `model ${model}`;

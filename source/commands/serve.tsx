@@ -1,4 +1,5 @@
 import {defaultModel} from '../config/settings.js';
+import {keyStatus as storedKeyStatus} from '../keys/status.js';
 import {UserError} from '../errors.js';
 import {formatCompactDuration} from '../format/duration.js';
 import {mask, maskUrl} from '../format/secret.js';
@@ -51,13 +52,16 @@ function keyStatusOf(deps: Deps, apiKey: () => string): () => KeyStatus {
 	// PLATFORM_API_KEY is read once at start (as the client does): a rotation stored meanwhile is not used.
 	const source = deps.context.env.PLATFORM_API_KEY?.trim() ? 'env' as const : 'stored' as const;
 	return () => {
-		const rotation = deps.store().rotation();
-		return {
-			keyMasked: mask(apiKey()),
-			source,
-			...(rotation.previousKeyMasked ? {previousKeyMasked: rotation.previousKeyMasked} : {}),
-			...(rotation.previousKeyExpiresAt ? {previousKeyExpiresAt: rotation.previousKeyExpiresAt} : {}),
-		};
+		const keyMasked = mask(apiKey());
+		const {previousKey, envHoldsPreviousKey, storedKeyMasked} = storedKeyStatus({env: deps.context.env, store: deps.store(), now: () => new Date(deps.clock.now())});
+		const expiry = previousKey ? {previousKeyExpiresAt: previousKey.expiresAt} : {};
+		// Serve runs on the key a rotation replaced (PLATFORM_API_KEY): its expiry and the stored key
+		// to restart with. Otherwise a previous key is shown only when it is not the key in use.
+		if (envHoldsPreviousKey && storedKeyMasked) {
+			return {keyMasked, source, previousKeyMasked: keyMasked, storedKeyMasked, ...expiry};
+		}
+
+		return previousKey?.masked && previousKey.masked !== keyMasked ? {keyMasked, source, previousKeyMasked: previousKey.masked, ...expiry} : {keyMasked, source};
 	};
 }
 

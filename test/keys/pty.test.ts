@@ -6,6 +6,7 @@ import {ConfigStore} from '../../source/config/store.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
 import {runInPty, stripAnsi} from '../support/pty.js';
+import {waitFor} from '../support/wait.js';
 
 function configDir(): string {
 	return mkdtempSync(join(tmpdir(), 'platform-tui-keys-pty-'));
@@ -83,6 +84,56 @@ describe('platform-tui keys on a terminal (pseudo-terminal)', () => {
 			expect(output).toContain('Rotation cancelled; the key is unchanged.');
 			expect(store.get('apiKey')).toBe(key);
 			expect(platform.requests.length).toBe(before);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('keys rotate: n prints its one sentence once', async () => {
+		const dir = configDir();
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		await store.set('apiKey', platform.apiKey);
+		const session = runInPty(['keys', 'rotate'], {env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
+		try {
+			await session.waitFor('Rotate now?');
+			session.write('n');
+			const {code} = await session.exit();
+			expect(code).toBe(1);
+			// The screen, the scrollback and what was printed after it: the sentence is on one line, once.
+			const text = session.terminal().text();
+			expect(text.filter(line => line.includes('Rotation cancelled'))).toEqual(['Error: Rotation cancelled; the key is unchanged.']);
+			expect(text.some(line => line.includes('Rotate now?'))).toBe(false);
+		} finally {
+			session.kill('SIGKILL');
+		}
+	});
+
+	it('keys rotate at 80×24, narrowed to 50 columns, rotated at 60: no row the program wrapped begins with a space, the title once, the config path never broken', async () => {
+		const dir = join(configDir(), 'a-config-folder-with-a-long-name', 'so-that-the-path-is-wider-than-the-row');
+		const store = new ConfigStore({PLATFORM_TUI_CONFIG_DIR: dir});
+		await store.set('apiKey', platform.apiKey);
+		const session = runInPty(['keys', 'rotate'], {columns: 80, rows: 24, resizable: true, env: {PLATFORM_TUI_CONFIG_DIR: dir, PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_APP_ID: platform.appId, PLATFORM_USER_ID: platform.userId, PLATFORM_COMPANY_ID: platform.companyId, PLATFORM_ASSISTANT_ID: platform.assistantId}});
+		const lines = () => session.terminal().text();
+		try {
+			const first = await waitFor(() => lines(), {until: text => text.some(line => line.startsWith('Rotate now?')), what: 'the question'});
+			// What the program wrapped (the terminal re-wraps it later at its own columns, spaces and all).
+			expect(first.filter(line => /^ \S/.test(line))).toEqual([]);
+			session.resize(50, 24);
+			await waitFor(() => lines(), {until: text => text.includes('cancel)'), what: 'the question redrawn at 50 columns'});
+			expect(lines().filter(line => line.includes('Rotate the API key'))).toHaveLength(1);
+			session.resize(60, 24);
+			await waitFor(() => lines(), {until: text => text.some(line => line.startsWith('Rotate now?') && line.endsWith('cancel)')), what: 'the question redrawn at 60 columns'});
+			session.write('y');
+			const done = await waitFor(() => lines(), {until: text => text.some(line => line.startsWith('Overlap left')), what: 'the rotated key'});
+			expect(done.filter(line => line.includes('Rotate the API key'))).toHaveLength(1);
+			expect(done.slice(done.findIndex(line => line.includes('API key rotated'))).filter(line => /^ \S/.test(line))).toEqual([]);
+			// The path is whole on its row or shortened in its middle (the line printed at the end names it whole), never wrapped.
+			const stored = done.find(line => line.startsWith('Stored in')) ?? '';
+			expect(stored).toMatch(/^Stored in +\/.*….*\/config\.json \(mode 0600\)$/);
+			session.write('q');
+			const {code} = await session.exit();
+			expect(code).toBe(0);
+			expect(lines().join('').replaceAll(/\s/g, '')).toContain(store.path.replaceAll(/\s/g, ''));
 		} finally {
 			session.kill('SIGKILL');
 		}

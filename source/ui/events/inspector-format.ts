@@ -113,14 +113,14 @@ export function clipboardSupported(env: NodeJS.ProcessEnv): boolean {
 		|| env.KITTY_WINDOW_ID !== undefined || env.WEZTERM_PANE !== undefined;
 }
 
-/** The footer when nothing else is said: where the cursor is and the main keys. */
+/** The footer when nothing else is said: the cursor's row (1 the newest) and the main keys. */
 export function footerHint(mode: InspectorMode, window: Window): string {
 	if (mode === 'detail') {
 		return '↑/↓ scroll · Enter/Esc back · r replay · e edit · y copy id · ? help · q quit';
 	}
 
 	const searching = window.olderEnd || window.rows.length > window.cursor + 1 ? '' : ' · reading…';
-	return `${window.rows.length === 0 ? 'no events' : `${cursorPosition(window)}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
+	return `${window.rows.length === 0 ? 'no events' : `row ${cursorPosition(window)}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
 }
 
 /** The table: heading and the rows in view, the ids whole. */

@@ -1,11 +1,9 @@
-import {Box, Text, useApp, useInput, useStdout, type Key} from 'ink';
-import Spinner from 'ink-spinner';
-import {useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode} from 'react';
-import {formatCountdown} from '../../format/duration.js';
+import {Box, Static, useApp, useInput, useStdout, type Key} from 'ink';
+import {useCallback, useEffect, useLayoutEffect, useRef, useState} from 'react';
 import type {KeySource} from '../../keys/current.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
-import {formatLocal, formatUtc} from '../../keys/time.js';
-import {malformedExpiryMessage, revealLines} from './outcome-text.js';
+import {revealLines} from './outcome-text.js';
+import {ConfirmPrompt, RotatedView, RotateHeader, RotatingView, Wrapped} from './rotate-views.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 
 export type RotateScreenResult =
@@ -38,64 +36,23 @@ const defaultNow = () => new Date();
 /** Below this many terminal rows the screen shows its compact form, so it never fills the window. */
 const compactBelowRows = 22;
 
-function Row({label, children}: {label: string; children: ReactNode}) {
-	return (
-		<Box>
-			<Box width={15} flexShrink={0}><Text dimColor>{label}</Text></Box>
-			<Box flexDirection='column'>{children}</Box>
-		</Box>
-	);
-}
-
-function Expiry({outcome, nowMs, compact}: {outcome: RotationOutcome; nowMs: number; compact: boolean}) {
-	if (!outcome.expiresAt) {
-		return (
-			<Row label='Previous key'>
-				<Text color='red'>{outcome.previousKeyMasked}: expiry unknown (the platform's answer had no valid old_key_expires_at)</Text>
-			</Row>
-		);
-	}
-
-	const expiry = new Date(outcome.expiresAt);
-	const left = expiry.getTime() - nowMs;
-	return (
-		<>
-			<Row label='Previous key'>
-				<Text>{outcome.previousKeyMasked} keeps working until {compact ? formatUtc(expiry) : ''}</Text>
-				{compact ? null : <Text>{formatUtc(expiry)}</Text>}
-				{compact || formatLocal(expiry) === undefined ? null : <Text>{formatLocal(expiry)}</Text>}
-			</Row>
-			<Row label='Overlap left'>
-				{left > 0
-					? <Text color={left < 5 * 60_000 ? 'yellow' : 'green'}>{formatCountdown(left)}</Text>
-					: <Text color='red'>none: the previous key no longer works</Text>}
-			</Row>
-		</>
-	);
-}
-
-function EnvWarning({outcome}: {outcome: RotationOutcome}) {
-	if (!outcome.envOverride) {
-		return null;
-	}
-
-	const when = outcome.expiresAt ? formatUtc(new Date(outcome.expiresAt)) : 'the old key expires';
-	return (
-		<Text color='yellow'>⚠ PLATFORM_API_KEY is set in the environment and overrides the stored key. Update it (here and wherever it is deployed) to the new key before {when}.</Text>
-	);
-}
-
 /**
  * The `keys rotate` screen: shows the current key (masked), asks to confirm ([y/N]: y rotates;
  * n, Esc or Enter cancels; Ctrl+C interrupts), rotates, then shows the new key masked with the
  * previous key's expiry and a live countdown; r prints the new key once above the screen, alone on
  * its own line. With `skipConfirm` it finishes as soon as the rotation does. The command prints the
- * result as ordinary output when the screen ends.
+ * result as ordinary output when the screen ends, and the one sentence of a cancel.
+ * The header is printed once (<Static>): a resize redraws only the lines under it, which are
+ * always fewer than the window's.
  */
 export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipConfirm = false, rotate, onDone, now = defaultNow, tickMs = 1000}: RotateScreenProps) {
 	const {exit} = useApp();
 	const {write} = useStdout();
-	const compact = (useTerminalSize().rows || 24) < compactBelowRows;
+	const size = useTerminalSize();
+	const compact = (size.rows || 24) < compactBelowRows;
+	const width = Math.max(20, size.columns || 80);
+	// The header as of the first frame, printed once.
+	const [header] = useState(() => [{key: 'header', explain: !skipConfirm, compact, width}]);
 	const [phase, setPhase] = useState<Phase>(skipConfirm ? 'rotating' : 'confirm');
 	const [outcome, setOutcome] = useState<RotationOutcome | undefined>();
 	const [reveal, setReveal] = useState<Reveal>('hidden');
@@ -218,73 +175,41 @@ export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipC
 		}
 	});
 
-	const header = (
-		<Box flexDirection='column' marginBottom={compact ? 0 : 1}>
-			<Text bold>Rotate the API key</Text>
-			<Row label='Current key'>
-				<Text>{currentKeyMasked} <Text dimColor>({currentKeySource === 'env' ? 'from PLATFORM_API_KEY' : 'stored'})</Text></Text>
-			</Row>
-			{compact ? null : <Row label='Platform'><Text>{baseUrl}</Text></Row>}
+	const live = liveView({phase, last, interruptNotice, outcome, nowMs, revealed: reveal === 'spent', compact, width});
+	return (
+		<Box flexDirection='column'>
+			<Static items={header}>
+				{item => <RotateHeader key={item.key} currentKeyMasked={currentKeyMasked} currentKeySource={currentKeySource} baseUrl={baseUrl} explain={item.explain} compact={item.compact} width={item.width}/>}
+			</Static>
+			{live}
 		</Box>
 	);
+}
 
+type LiveInput = {phase: Phase; last: RotateScreenResult | undefined; interruptNotice: boolean; outcome: RotationOutcome | undefined; nowMs: number; revealed: boolean; compact: boolean; width: number};
+
+/** The lines under the header: the question, the spinner, the rotated key, or why it ended. */
+function liveView({phase, last, interruptNotice, outcome, nowMs, revealed, compact, width}: LiveInput) {
 	if (phase === 'confirm') {
-		return (
-			<Box flexDirection='column'>
-				{header}
-				<Text>The platform will issue a new key. The current key keeps working until the expiry it announces (the overlap), so every process has time to move to the new key.</Text>
-				{compact ? null : <Text>This tool's own commands and a running `platform-tui serve` switch at their next request.</Text>}
-				<Box marginTop={compact ? 0 : 1} flexWrap='wrap'>
-					<Text><Text bold>Rotate now?</Text> [y/N] </Text>
-					<Text dimColor>(y to rotate; n, Esc or Enter to cancel)</Text>
-				</Box>
-			</Box>
-		);
+		return <ConfirmPrompt width={width}/>;
 	}
 
 	if (phase === 'rotating') {
-		return (
-			<Box flexDirection='column'>
-				{header}
-				<Text><Text color='cyan'><Spinner type='dots'/></Text> Asking the platform for a new key…</Text>
-				{interruptNotice
-					? <Text color='yellow'>Waiting for the platform's answer so the new key is not lost; press Ctrl+C again to quit anyway.</Text>
-					: null}
-			</Box>
-		);
+		return <RotatingView interruptNotice={interruptNotice} width={width}/>;
 	}
 
 	if (phase === 'closing') {
-		// A rotation's result is printed by the command as ordinary output once the screen is gone.
-		if (!last || last.kind === 'rotated') {
+		// A rotation's result, and a cancel's one sentence, are printed by the command as ordinary
+		// output once the screen is gone.
+		if (!last || last.kind === 'rotated' || last.kind === 'cancelled') {
 			return null;
 		}
 
 		const text = last.kind === 'failed'
 			? '✗ The key was not rotated.'
-			: last.kind === 'cancelled'
-				? 'Rotation cancelled; the key is unchanged.'
-				: interruptNotice ? 'Interrupted while waiting for the platform; check `platform-tui keys show`.' : 'Interrupted; the key is unchanged.';
-		return <Text color={last.kind === 'failed' ? 'red' : 'yellow'}>{text}</Text>;
+			: interruptNotice ? 'Interrupted while waiting for the platform; check `platform-tui keys show`.' : 'Interrupted; the key is unchanged.';
+		return <Wrapped color={last.kind === 'failed' ? 'red' : 'yellow'} text={text} width={width}/>;
 	}
 
-	if (!outcome) {
-		return null;
-	}
-
-	const revealHint = reveal === 'hidden' ? ' (press r to reveal it once)' : ' (printed above once; it can not be shown again)';
-	return (
-		<Box flexDirection='column'>
-			{header}
-			<Text color='green' bold>✓ API key rotated</Text>
-			<Row label='New key'>
-				<Text>{outcome.newKeyMasked}<Text dimColor>{revealHint}</Text></Text>
-			</Row>
-			{compact ? null : <Row label='Stored in'><Text>{outcome.configPath} <Text dimColor>(mode 0600)</Text></Text></Row>}
-			<Expiry outcome={outcome} nowMs={nowMs} compact={compact}/>
-			{outcome.expiresAt ? null : <Text color='red'>{malformedExpiryMessage(outcome)}</Text>}
-			<EnvWarning outcome={outcome}/>
-			<Text dimColor>Enter or q to finish.</Text>
-		</Box>
-	);
+	return outcome ? <RotatedView outcome={outcome} nowMs={nowMs} revealed={revealed} compact={compact} width={width}/> : null;
 }

@@ -1,11 +1,11 @@
 import {Box, Static, Text, useStdout} from 'ink';
 import {useEffect, useRef} from 'react';
 import {detailLines} from './details.js';
-import {compactRows, liveLayout} from './layout.js';
+import {compactRows, liveLayout, statusBoxLines} from './layout.js';
 import {LiveRow} from './LiveRow.js';
-import {rowLine, rowWidth} from './rows.js';
+import {rowWidth, selectionText} from './rows.js';
 import type {ServeSource} from './source.js';
-import {StatusPanel, statusPanelLines} from './StatusPanel.js';
+import {StatusPanel, statusPanelContent, statusPanelLines} from './StatusPanel.js';
 import type {KeyStatus, StatusInput} from './status-lines.js';
 import {helpLines} from '../events/inspector-format.js';
 import {filterHelp, isEmptyQuery, queryText, type Query} from '../events/inspector-query.js';
@@ -107,15 +107,16 @@ type ServeFrameProps = {
 function ServeFrame({view, controls, statusInput, url, size, width}: ServeFrameProps) {
 	const {mode, typed, query, selectable, matches, selectedRow, details, notice, paused, quitting} = controls;
 	const {live, liveCount, stopped, batch, recent} = view;
-	// The box never fills the window (its border takes 2 lines, and one stays free).
-	const statusMax = Math.max(1, (size.rows ?? 24) - 3);
-	const statusLines = statusPanelLines(statusInput, width, statusMax);
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
 	// The keys' own lines (what is typed, the query, the pause, the help) go with the notice.
-	const help = mode === 'help' ? helpLines(width - 1, Math.max(3, (size.rows ?? 24) - statusLines - 6), serveKeys) : [];
+	const help = mode === 'help' ? helpLines(width - 1, Math.max(3, (size.rows ?? 24) - statusPanelLines(statusInput, width, Math.max(1, (size.rows ?? 24) - 3)) - 6), serveKeys) : [];
 	const said = keyLines({mode, typed, query, matched: matches === undefined ? undefined : selectable.length, total: recent.length, paused, held: view.held, help, notice});
 	const noticeText = said.length === 0 ? undefined : wrapParagraphs(said.join('\n'), width - 1);
 	const noticeLines = noticeText === undefined ? 0 : noticeText.split('\n').length;
+	// The box never fills the window (its border takes 2 lines, and one stays free); open details
+	// make it give way on a short one.
+	const statusMax = statusBoxLines({rows: size.rows, statusContent: statusPanelContent(statusInput, width).length, detailsWanted: wantedDetails, selected: selectedRow !== undefined, noticeLines});
+	const statusLines = statusPanelLines(statusInput, width, statusMax);
 	const layout = liveLayout({rows: size.rows, statusLines, selected: selectedRow !== undefined, noticeLines, detailsWanted: wantedDetails, live: liveCount});
 	const liveShown = live.slice(0, layout.liveRows);
 	return (
@@ -131,7 +132,7 @@ function ServeFrame({view, controls, statusInput, url, size, width}: ServeFrameP
 			</Static>
 			{liveShown.map(row => <LiveRow key={row.key} row={row} width={width} spinning={!quitting && !stopped} />)}
 			{layout.hiddenLive > 0 ? <Text dimColor>{`… ${layout.hiddenLive} more running (not shown: the terminal is too short)`}</Text> : null}
-			{selectedRow ? <Text inverse wrap="truncate-end">{`› ${rowLine(selectedRow, false, width - 2)}`}</Text> : null}
+			{selectedRow ? <Text inverse wrap="truncate-end">{`› ${selectionText(selectedRow, width - 2)}`}</Text> : null}
 			{noticeText === undefined ? null : <Text color="yellow">{noticeText}</Text>}
 			{details && selectedRow && layout.detailLines > 0
 				? (

@@ -21,7 +21,9 @@ export function statusInnerWidth(width: number): number {
 
 /**
  * The box's lines for `props` at `width` (the layout counts them; the panel draws them). Past
- * `maxLines` (a window too short for them), the last line says how many more there are.
+ * `maxLines` (a window too short for them, or open details), the first lines and the last
+ * section (the keys, or the stop under way) are kept, and a line between them says how many more
+ * there are.
  */
 export function statusPanelContent(props: StatusInput, width: number, maxLines = Number.POSITIVE_INFINITY): StatusLine[] {
 	const lines = statusLines(statusSections(props), statusInnerWidth(width));
@@ -29,8 +31,12 @@ export function statusPanelContent(props: StatusInput, width: number, maxLines =
 		return lines;
 	}
 
-	const kept = Math.max(0, Math.floor(maxLines) - 1);
-	return [...lines.slice(0, kept), {key: 'more', tone: 'dim', items: [{text: `… ${lines.length - kept} more lines (the window is too short)`}]}];
+	const room = Math.max(1, Math.floor(maxLines));
+	const lastKey = lines.at(-1)?.key;
+	const lastSection = lines.length - lines.findIndex(line => line.key === lastKey);
+	const tail = Math.min(lastSection, Math.max(0, room - 2));
+	const head = Math.max(0, room - 1 - tail);
+	return [...lines.slice(0, head), {key: 'more', tone: 'dim', items: [{text: `… ${lines.length - head - tail} more lines (the window is too short)`}]}, ...lines.slice(lines.length - tail)];
 }
 
 /** Lines the panel takes (its border included), for the layout. */

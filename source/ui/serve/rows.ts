@@ -81,3 +81,15 @@ export function rowLine(row: LogRow, color: boolean, width: number): string {
 	const parts = rowParts(row, width);
 	return `${paint(parts.time, 'dim', color)}  ${paint(parts.status, row.status === undefined ? 'dim' : statusColor(row.status), color)}${parts.middle}${paint(parts.detail, toneColor[row.tone], color)}`;
 }
+
+/**
+ * The selection bar under the log: the selected event named by its whole id, time, type and
+ * state, not a second copy of its row (the row itself is in the log above). What does not fit
+ * `width` goes, the type first, then the time; the id is never cut.
+ */
+export function selectionText(row: LogRow, width: number): string {
+	const state = row.stage ?? foldWhiteSpace(row.detail).split(/[\s:]/)[0] ?? '';
+	const id = row.eventId ?? row.label;
+	const variants = [[id, row.time, row.label, state], [id, row.time, state], [id, state], [id]].map(parts => parts.filter(part => part !== '').join(' · '));
+	return variants.find(variant => codePointLength(variant) <= width) ?? id;
+}

@@ -17,9 +17,12 @@ export type KeyStatus = {
 	keyMasked: string;
 	/** `env`: the key came from PLATFORM_API_KEY, so a rotation stored in the config file is not picked up. */
 	source?: 'env' | 'stored';
+	/** The key a rotation replaced, while it works; never the key in use unless `storedKeyMasked` is set. */
 	previousKeyMasked?: string;
 	/** ISO time the previous key stops working. */
 	previousKeyExpiresAt?: string;
+	/** Set when serve runs on the replaced key (from PLATFORM_API_KEY): the stored key, to restart with. */
+	storedKeyMasked?: string;
 };
 
 export type StatusSection = {
@@ -66,8 +69,9 @@ export function statusSections(input: StatusInput): StatusSection[] {
 		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];
 	const sections: StatusSection[] = [{key: 'address', items: address}];
-	if (Number.isFinite(expiresAt) && expiresAt > input.now) {
-		sections.push(rotationSection(key, expiresAt, input.now));
+	const rotation = Number.isFinite(expiresAt) && expiresAt > input.now ? rotationSection(key, expiresAt, input.now) : undefined;
+	if (rotation) {
+		sections.push(rotation);
 	}
 
 	if (input.store) {
@@ -109,15 +113,19 @@ function localMinute(ms: number): string {
 
 /**
  * The rotation while the previous key is valid. When serve still runs on the key that was
- * rotated out (it came from PLATFORM_API_KEY, read once at start), that is said plainly, with
- * until when that key works. Wrapped onto lines of its own, never cut.
+ * rotated out (it came from PLATFORM_API_KEY, read once at start), that is said plainly, with the
+ * stored key to restart with and until when the key in use works. Wrapped onto lines of its own,
+ * never cut. A previous key that is the key in use otherwise is no previous key: nothing is said.
  */
-function rotationSection(key: KeyStatus, expiresAt: number, now: number): StatusSection {
+function rotationSection(key: KeyStatus, expiresAt: number, now: number): StatusSection | undefined {
 	const previous = key.previousKeyMasked ?? '';
 	const until = `${localMinute(expiresAt)} (in ${formatCountdown(expiresAt - now)})`;
-	if (previous !== '' && previous === key.keyMasked) {
-		const restart = key.source === 'env' ? 'restarted with PLATFORM_API_KEY set to the new key (or unset)' : 'restarted';
-		return {key: 'rotation', tone: 'yellow', wrap: true, items: [{text: `The key was rotated: serve still signs and calls the platform with the previous key ${previous} until it is ${restart}; that key is valid until ${until}.`}]};
+	if (key.storedKeyMasked) {
+		return {key: 'rotation', tone: 'yellow', wrap: true, items: [{text: `The key was rotated to ${key.storedKeyMasked} (stored): serve still signs and calls the platform with the previous key ${previous} until it is restarted with PLATFORM_API_KEY set to ${key.storedKeyMasked} (or unset); ${previous} is valid until ${until}.`}]};
+	}
+
+	if (previous === '' || previous === key.keyMasked) {
+		return undefined;
 	}
 
 	return {key: 'rotation', tone: 'yellow', wrap: true, items: [{text: `previous key ${previous} valid until ${until}`}]};

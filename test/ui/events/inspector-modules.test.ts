@@ -100,7 +100,7 @@ describe('the window over the journal', () => {
 
 		expect(window.skipped).toBeGreaterThan(0);
 		expect(cursorPosition(window)).toBe(1201);
-		expect(footerHint('list', window)).toMatch(/^1201 · /);
+		expect(footerHint('list', window)).toMatch(/^row 1201 · /);
 		for (let step = 0; step < 60; step++) {
 			window = moveCursor(window, -20, 20, read, {});
 			expect(window.rows[window.cursor]?.event.id).toBe(fixtureEvent(count - cursorPosition(window)).id);

@@ -4,7 +4,7 @@
  * detail pane, copy, pause and following events another process writes, the help overlay,
  * edit-and-replay with a scripted $EDITOR, and q. Everything waits on what the screen shows.
  */
-import {chmodSync, writeFileSync} from 'node:fs';
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../../source/local-platform/index.js';
@@ -142,5 +142,29 @@ describe.each([[80, 24, 'test'], [60, 15, undefined]])('the inspector at %i×%i 
 		const shown = JSON.parse((await runCli(['events', 'show', copies[0]?.id ?? '', '--json', '--data-dir', directory])).stdout.split('\n')[0] ?? '') as {editedFrom: string; body: {payload: {userMessage: {text: string}}}};
 		expect(shown.editedFrom).toBe(idOf(295));
 		expect(shown.body.payload.userMessage.text).toBe('edited question');
+	});
+});
+
+describe('leaving the inspector', () => {
+	it('Ctrl+C quits with exit code 0, as the readme\'s table of exit codes says; the footer names the cursor\'s row', async () => {
+		const directory = tempDataDir();
+		await fillJournal(directory, 5, {newestMs: Date.now() - 60_000});
+		const session = runInPty(['events'], {env: {...platformEnv(platform), PLATFORM_TUI_DATA_DIR: directory}, columns: 60, rows: 15});
+		try {
+			const screen = await shows(session, idOf(4));
+			expect(screen.split('\n').find(line => line.includes('Enter detail'))).toMatch(/^row 1 · Enter detail/);
+			session.write('\u0003');
+			const {code} = await session.exit();
+			expect(code).toBe(0);
+		} finally {
+			session.kill('SIGKILL');
+		}
+
+		// The table says which exit the inspector's q and Ctrl+C give.
+		for (const page of ['../../../readme.md', '../../../docs/errors.md']) {
+			const rows = readFileSync(new URL(page, import.meta.url), 'utf8').split('\n').filter(line => /^\| \d+ \|/.test(line));
+			const inspector = rows.filter(line => /`events` inspector left with `q` or Ctrl\+C/.test(line));
+			expect(inspector.map(line => line.split('|')[1]?.trim())).toEqual(['0']);
+		}
 	});
 });

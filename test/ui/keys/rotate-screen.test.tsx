@@ -112,8 +112,9 @@ describe('RotateScreen', () => {
 		expect(instance.calls()).toBe(1);
 		expect(instance.results[0]).toEqual({kind: 'rotated', outcome: outcome()});
 		expect(instance.frames.join('\n')).not.toContain('Rotate now?');
-		// The live area is gone; the command prints the result lines (masked) as ordinary output.
-		expect(frame(instance).trim()).toBe('');
+		// The live area is gone (the header printed once stays); the command prints the result lines
+		// (masked) as ordinary output.
+		expect(frame(instance).trim().split('\n').at(-1)).toBe('Platform       http://127.0.0.1:4010');
 		expect(instance.frames.join('\n')).not.toContain(newKey);
 	});
 
@@ -139,7 +140,9 @@ describe('RotateScreen', () => {
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.frames.join('\n').split(newKey)).toHaveLength(2);
 		expect(instance.results[0]?.kind).toBe('rotated');
-		await waitFor(() => frame(instance).trim() === '', {what: 'the live area gone'});
+		// The header printed once stays; the live lines are gone.
+		await waitFor(() => !frame(instance).includes('API key rotated'), {what: 'the live area gone'});
+		expect(frame(instance)).not.toContain('Enter or q to finish');
 	});
 
 	it('writes the result lines and a one-time reveal with the key alone on its line', () => {
@@ -171,7 +174,9 @@ describe('RotateScreen', () => {
 		await waitFor(() => instance.results.length === 1, {what: 'the result'});
 		expect(instance.results[0]).toEqual({kind: 'cancelled'});
 		expect(instance.calls()).toBe(0);
-		expect(frame(instance)).toContain('Rotation cancelled; the key is unchanged.');
+		// The command prints the one sentence (as an error, exit 1); the screen leaves only its header.
+		expect(frame(instance)).not.toContain('Rotation cancelled');
+		expect(frame(instance)).not.toContain('Rotate now?');
 	});
 
 	it('cancels on Esc and is interrupted by Ctrl+C, without rotating', async () => {

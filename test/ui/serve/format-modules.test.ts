@@ -69,9 +69,12 @@ describe('the serve status box', () => {
 	});
 
 	it('says plainly that serve still runs on the rotated-out key, and until when it is valid', () => {
-		const rotated: StatusInput = {...input, keyStatus: {keyMasked: '…1gyP', source: 'env', previousKeyMasked: '…1gyP', previousKeyExpiresAt: new Date(Date.parse(at) + 86_340_000).toISOString()}};
+		const rotated: StatusInput = {...input, keyStatus: {keyMasked: '…1gyP', source: 'env', previousKeyMasked: '…1gyP', storedKeyMasked: '…QG8W', previousKeyExpiresAt: new Date(Date.parse(at) + 86_340_000).toISOString()}};
 		const text = statusPanelContent(rotated, 80).filter(line => line.key === 'rotation').map(line => lineText(line)).join(' ');
-		expect(text).toMatch(/^The key was rotated: serve still signs and calls the platform with the previous key …1gyP until it is restarted with PLATFORM_API_KEY set to the new key \(or unset\); that key is valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 23 h 59 min\)\.$/);
+		expect(text).toMatch(/^The key was rotated to …QG8W \(stored\): serve still signs and calls the platform with the previous key …1gyP until it is restarted with PLATFORM_API_KEY set to …QG8W \(or unset\); …1gyP is valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 23 h 59 min\)\.$/);
+		// A "previous" key that is the key in use, with no other key stored, is no previous key.
+		const same: StatusInput = {...input, keyStatus: {keyMasked: '…QG8W', previousKeyMasked: '…QG8W', previousKeyExpiresAt: new Date(Date.parse(at) + 86_340_000).toISOString()}};
+		expect(statusPanelContent(same, 80).map(line => lineText(line)).join(' ')).not.toContain('previous key');
 		for (const width of [60, 200]) {
 			const moved = statusPanelContent(input, width).filter(line => line.key === 'rotation').map(line => lineText(line)).join(' ');
 			expect(moved).toMatch(/^previous key …wxyz valid until \d{4}-\d\d-\d\d \d\d:\d\d \(in 2 h 05 min\)$/);
@@ -82,7 +85,8 @@ describe('the serve status box', () => {
 		const all = statusPanelContent(input, 60);
 		const capped = statusPanelContent(input, 60, 3);
 		expect(capped).toHaveLength(3);
-		expect(capped.map(line => lineText(line))[2]).toBe(`… ${all.length - 2} more lines (the window is too short)`);
+		// The first line, how many are left out, and the keys' last line (the stop notice when stopping).
+		expect(capped.map(line => lineText(line))).toEqual([lineText(all[0] ?? {key: '', items: []}), `… ${all.length - 2} more lines (the window is too short)`, lineText(all.at(-1) ?? {key: '', items: []})]);
 	});
 
 	it('names the keys and the stop while running, the drain with a spinner, then the end', () => {

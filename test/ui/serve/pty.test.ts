@@ -309,9 +309,9 @@ describe('serve screen in a terminal', () => {
 			session.write('\r');
 			await screenShows(session, has('search "please": 1 of 2 rows match'), 'the match count');
 			session.write('\u001B[A');
-			await screenShows(session, screen => screen.some(line => line.startsWith('› ') && line.includes('Edit me please')), 'the selected match');
+			await screenShows(session, screen => screen.some(line => line.startsWith(`› ${first.id} · `)), 'the selected match');
 			session.write('y');
-			await screenShows(session, has(first.id.slice(0, 12)), 'the copy notice');
+			await screenShows(session, screen => screen.join(' ').includes('sent to the clipboard with OSC 52'), 'the copy notice');
 			expect(session.output()).toContain(`\u001B]52;c;${Buffer.from(first.id).toString('base64')}\u0007`);
 			session.write('?');
 			await screenShows(session, has('Any key closes this help.'), 'the help');

@@ -278,6 +278,59 @@ describe('ServeScreen (the event log)', () => {
 		expect(replays).toEqual(['evt_sel']);
 	});
 
+	const smallEvent: StoredEvent = {
+		id: 'evt_small',
+		event: 'platform.chat.external-module.chosen',
+		receivedAt: at,
+		updatedAt: at,
+		body: JSON.stringify({id: 'evt_small', payload: {chatid: 'chat_small', userMessage: {text: 'Where is the harbour?'}, assistantMessage: {id: 'msg_1'}}}),
+		headers: {'x-platform-signature': 'f'.repeat(60) + 'abcd', 'x-platform-created-at': '1735725600'},
+		status: 'failed',
+		error: 'model down',
+		steps: [{name: 'log-created', at, data: {order: 1, id: 'log_1'}}, {name: 'failing', at, error: 'model down'}],
+		attempts: 1,
+	};
+
+	/** The screen at 60×15 with one failed event, selected with ↑. */
+	async function selectedAtSmallSize() {
+		const mounted = mount({health: {text: 'ready', ok: true}, extras: {event: async id => Promise.resolve(id === 'evt_small' ? smallEvent : undefined)}});
+		const {source, instance} = mounted;
+		resize(instance.stdout, 60, 15);
+		source.emit(accepted({eventId: 'evt_small', chatId: 'chat_small', text: 'Where is the harbour?'}));
+		source.emit({type: 'stage', at, eventId: 'evt_small', chatId: 'chat_small', stage: 'failed', durationMs: 5, reason: 'model down', cleanup: {logsFailed: 1, apologyWritten: true, errors: []}});
+		await waitFor(() => flat(instance.lastFrame()).includes('model down'));
+		await effectsFlushed();
+		instance.stdin.write(arrowUp);
+		await waitFor(() => (instance.lastFrame() ?? '').includes('› '));
+		return mounted;
+	}
+
+	it('shows the selected row in the log once: the bar under the log names the event, it is not a copy of the row', async () => {
+		const {instance} = await selectedAtSmallSize();
+		const lines = (instance.lastFrame() ?? '').split('\n');
+		expect(lines.filter(line => line.includes('model down'))).toHaveLength(1);
+		expect(lines.find(line => line.startsWith('› '))).toBe('› evt_small · 10:00:00 · external-module.chosen · failed');
+	});
+
+	it('at 60×15, Enter opens details that show the event (the box gives way), in a live area shorter than the window', async () => {
+		const {instance} = await selectedAtSmallSize();
+		instance.stdin.write('\r');
+		await waitFor(() => flat(instance.lastFrame()).includes('more lines'));
+		const frame = instance.lastFrame() ?? '';
+		// Everything from the selection bar down is the live area.
+		const live = frame.split('\n').slice(frame.split('\n').findIndex(line => line.startsWith('› ')));
+		expect(live.length).toBeLessThan(15);
+		const inside = flat(live.filter(line => line.startsWith('│') && !line.includes('more lines')).join(' '));
+		// The details show the event (its state and reason), not only how many lines are left out.
+		expect(inside).toContain('evt_small: failed: model down');
+		expect(inside).toContain('external-module.chosen status failed');
+		// The box keeps its first line and its keys.
+		expect(flat(frame)).toContain('q or Ctrl+C to stop');
+		for (const line of live) {
+			expect(Array.from(line).length).toBeLessThanOrEqual(60);
+		}
+	});
+
 	it('leaves no spinner behind when a second Ctrl+C quits at once', async () => {
 		const {source, instance, quits} = mount();
 		source.emit(accepted({eventId: 'evt_spin', chatId: 'chat_spin', text: 'Hi'}));
