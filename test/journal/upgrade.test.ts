@@ -3,7 +3,8 @@
  * (test/fixtures/journal-0.1.0/data.mdb.gz) was written by that release's code: five events
  * accepted through `openJournal` (received, answered, failed, ignored, logged; one with another
  * header, one of an unknown type, one with a note), one rewritten as answered with a step, and one
- * in the object form of the versions before the positional records.
+ * in the object form of the versions before the positional records. Its records carry no
+ * checksum: they read as they are, and carry one from their next write on.
  */
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import {gunzipSync} from 'node:zlib';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {EventBackend} from '../../source/receiver/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
+import {journalDirectory} from '../../source/receiver/journal/location.js';
+import {openStores, readEvent} from '../../source/receiver/journal/store.js';
 import {tempDataDir} from './helpers.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/journal-0.1.0/data.mdb.gz', import.meta.url));
@@ -67,5 +70,21 @@ describe('a journal written by release 0.1.0', () => {
 		expect(await journal.accept({id: 'evt_fixture_2', event: 'platform.chat.external-module.chosen', receivedAt: new Date().toISOString(), body: '{}', headers: {}, status: 'ignored'})).toBe('duplicate');
 		expect(await journal.accept({id: 'evt_after_upgrade', event: 'platform.chat.external-module.chosen', receivedAt: new Date().toISOString(), body: '{}', headers: {}, status: 'ignored'})).toBe('stored');
 		expect((await journal.list({})).map(event => event.id)).toEqual(['evt_after_upgrade', 'evt_fixture_5', 'evt_fixture_4', 'evt_fixture_3', 'evt_fixture_2', 'evt_fixture_1', 'evt_fixture_0']);
+	});
+
+	it('carries a checksum from a record\'s next write on; the records not written again stay as they were', async () => {
+		const directory = fixtureDataDir();
+		const journal = await openJournal({directory, mode: 'replay'});
+		expect(await journal.replay('evt_fixture_2', async () => Promise.resolve({status: 'answered' as const}))).toMatchObject({outcome: 'done'});
+		await journal.close();
+		const stores = openStores(journalDirectory(directory), {readOnly: true});
+		try {
+			const stored = (id: string, ms: number) => stores.events.get([base + ms, id]) as unknown[];
+			expect(stored('evt_fixture_2', 2000)).toHaveLength(21);
+			expect(stored('evt_fixture_3', 3000)).toHaveLength(20);
+			expect(readEvent(stores, [base + 2000, 'evt_fixture_2'])?.record).toMatchObject({status: 'answered', attempts: 1, chatId: 'chat_fixture_2'});
+		} finally {
+			await stores.root.close();
+		}
 	});
 });
