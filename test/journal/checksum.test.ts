@@ -219,7 +219,7 @@ describe('events recover on a whole journal', () => {
 		const before = readFileSync(path.join(directory, 'journal', 'data.mdb'));
 		const run = await runCommand(recoverCommand, {flags: {dataDir: directory}});
 		expect(run.code, run.stderr).toBe(0);
-		expect(run.stdout).toBe(`Nothing to recover: every one of the ${events.length} events in ${path.join(directory, 'journal', 'data.mdb')} reads whole and passes its checksum, and it takes writes; nothing was changed.\n`);
+		expect(run.stdout).toBe(`Nothing to recover: all ${events.length} events in ${path.join(directory, 'journal', 'data.mdb')} read whole, none fails its checksum, and it takes writes; nothing was changed.\n`);
 		const json = await runCommand(recoverCommand, {flags: {dataDir: directory, json: true}});
 		expect(JSON.parse(json.stdout.split('\n')[0] ?? '{}')).toEqual({type: 'nothing-to-recover', file: path.join(directory, 'journal', 'data.mdb'), journal: path.join(directory, 'journal'), events: events.length, ids: events.length});
 		expect(readFileSync(path.join(directory, 'journal', 'data.mdb')).equals(before)).toBe(true);

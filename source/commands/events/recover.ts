@@ -68,7 +68,7 @@ const command: Command<RecoverOptions> = {
 			if (options.json) {
 				deps.writeJson({type: 'nothing-to-recover', file: result.file, journal: result.journal, events: result.events, ids: result.ids});
 			} else {
-				deps.context.stdout.write(`Nothing to recover: every one of the ${plural(result.events, 'event')} in ${result.file} reads whole and passes its checksum, and it takes writes; nothing was changed.\n`);
+				deps.context.stdout.write(`Nothing to recover: all ${plural(result.events, 'event')} in ${result.file} read whole, none fails its checksum, and it takes writes; nothing was changed.\n`);
 			}
 		} else if (options.json) {
 			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, known: result.known, ids: result.ids, unreadable: result.unreadable, damaged: result.damaged, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
