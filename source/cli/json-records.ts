@@ -149,11 +149,13 @@ export const jsonRecords = {
 	},
 	recovered: {
 		schema: record({
-			type: z.literal('recovered'), file: text, journal: text, kept: text, events: count, ids: count, unreadable: ids, withoutSteps: ids, failures: z.array(text),
+			type: z.literal('recovered'), file: text, journal: text, kept: text, events: count, known: count, ids: count, unreadable: ids, damaged: ids, withoutSteps: ids, failures: z.array(text),
 			newMetaPages: z.boolean(), scanned: z.strictObject({events: count, ids: count}),
 		}),
 		commands: ['events recover'],
 	},
+	'nothing-to-recover': {schema: record({type: z.literal('nothing-to-recover'), file: text, journal: text, events: count, ids: count}), commands: ['events recover']},
+	unreadable: {schema: record({type: z.literal('unreadable'), id, reason: text}), commands: ['events list']},
 	key: {
 		schema: record({
 			type: z.literal('key'), key: text.nullable(), source: text.nullable(), storedKey: text.nullable(), path: text, lastRotatedAt: iso.nullable(), keySetAt: iso.nullable(),

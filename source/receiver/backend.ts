@@ -106,6 +106,8 @@ export type ListFilter = {
 	sinceMs?: number;
 	/** Newest first; at most this many. */
 	limit?: number;
+	/** Told of each stored event whose record is damaged (journal): it is left out of the list, not fatal to it. */
+	onUnreadable?: (id: string, reason: string) => void;
 };
 
 export type BackendStats = {

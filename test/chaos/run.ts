@@ -28,7 +28,8 @@ import {Fleet} from './fleet.js';
 import {printReport, storedEvents, tally, type ModeReport} from './report.js';
 import {assistantMessages, planEvents, startWorld, type World} from './world.js';
 
-const {values} = parseArgs({options: {
+/** The flags, declared once: parsing and the usage read them. */
+const options = {
 	rounds: {type: 'string', default: '50'},
 	mode: {type: 'string', default: 'both'},
 	'per-round': {type: 'string', default: '12'},
@@ -38,7 +39,30 @@ const {values} = parseArgs({options: {
 	'fault-seconds': {type: 'string', default: '60'},
 	'events-per-kind': {type: 'string', default: '40'},
 	'answer-deadline': {type: 'string'},
-}});
+	help: {type: 'boolean', short: 'h'},
+} as const;
+
+/** The usage, from the declaration above: each flag with its default. */
+function usage(): string {
+	const flags = Object.entries(options).filter(([name]) => name !== 'help').map(([name, spec]) => `  --${name}${'default' in spec ? ` (default ${spec.default})` : ''}`);
+	return ['Usage: npm run chaos -- [flags]', 'Steady signed deliveries to serve under faults, then a report of what the platform and the store hold.', ...flags, '  --help, -h'].join('\n');
+}
+
+function parseFlags(): ReturnType<typeof parseArgs<{options: typeof options}>>['values'] {
+	try {
+		return parseArgs({options}).values;
+	} catch (error) {
+		console.error(`${error instanceof Error ? error.message : String(error)}\n${usage()}`);
+		process.exit(1);
+	}
+}
+
+const values = parseFlags();
+if (values.help) {
+	console.log(usage());
+	process.exit(0);
+}
+
 const kinds = new Set(values.kinds.split(',').map(kind => kind.trim()).filter(Boolean));
 const unknownKinds = [...kinds].filter(kind => kind !== 'sigkill' && !faultKinds.some(known => known.name === kind));
 if (unknownKinds.length > 0) {

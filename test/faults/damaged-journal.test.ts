@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
@@ -85,7 +85,7 @@ describe('a damaged journal is refused, never opened', () => {
 	}
 });
 
-type Recovered = {type: string; events: number; ids: number; unreadable: string[]; withoutSteps: string[]; failures: string[]; kept: string; journal: string; newMetaPages: boolean};
+type Recovered = {type: string; events: number; known: number; ids: number; unreadable: string[]; damaged: string[]; withoutSteps: string[]; failures: string[]; kept: string; journal: string; newMetaPages: boolean};
 
 /** Runs `events recover --json`; checks it ended by itself and that the fresh journal lists what it reports. */
 function recover(directory: string): Recovered {
@@ -150,8 +150,8 @@ describe('events recover', () => {
 		await Promise.all(holders.splice(0).map(async holder => holder.kill()));
 	});
 
-	it('copies a whole journal entirely: every event with its state and steps, every id', async () => {
-		const {directory} = await journalWithEvents();
+	it('copies every other event of a journal with one damaged record: each with its state and steps, every id', async () => {
+		const {directory, file} = await journalWithEvents();
 		const journal = await openJournal({directory, mode: 'replay'});
 		const chosen = newEvent();
 		await journal.accept(chosen);
@@ -159,10 +159,17 @@ describe('events recover', () => {
 			await job.recordStep({name: 'searched', at: new Date().toISOString(), data: {hits: 3}});
 			return {status: 'answered'};
 		});
+		const damaged = newEvent({status: 'ignored', body: 'marker-of-the-damaged-one'});
+		await journal.accept(damaged);
 		await journal.close();
+		// A letter of its body in every copy of its page: it still decodes, its checksum fails.
+		const bytes = readFileSync(file);
+		for (let at = bytes.indexOf('marker-of-the'); at >= 0; at = bytes.indexOf('marker-of-the', at + 1)) {
+			overwrite(file, at, Buffer.from('M'));
+		}
 
 		const result = recover(directory);
-		expect(result).toMatchObject({events: total + 1, ids: total + 1, unreadable: [], withoutSteps: [], failures: [], newMetaPages: false});
+		expect(result).toMatchObject({events: total + 1, known: total + 2, ids: total + 2, unreadable: [], damaged: [damaged.id], withoutSteps: [], failures: [], newMetaPages: false});
 		const shown = cli(['events', 'show', chosen.id, '--json', '--data-dir', directory]);
 		expect(shown.status, shown.stderr).toBe(0);
 		const detail = JSON.parse(shown.stdout.split('\n')[0] ?? '') as {status: string; steps: Array<{name: string}>};
@@ -171,6 +178,7 @@ describe('events recover', () => {
 		// The fresh journal is a journal serve opens, and the copied ids are still known.
 		const reopened = await openJournal({directory});
 		expect(await reopened.accept(newEvent({id: chosen.id}))).toBe('duplicate');
+		expect(await reopened.accept(newEvent({id: damaged.id}))).toBe('duplicate');
 		await reopened.close();
 	});
 

@@ -1,3 +1,5 @@
+import {closeSync, openSync, readFileSync, statSync, writeSync} from 'node:fs';
+import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {BackendUnavailableError, type EventBackend, type JobHandler, type StoredEvent} from '../../source/receiver/backend.js';
 import {JournalBackend, JournalError, openJournal} from '../../source/receiver/journal/index.js';
@@ -5,6 +7,22 @@ import {waitFor} from '../support/wait.js';
 import {newEvent, newId, startHolder, tempDataDir, type Holder} from './helpers.js';
 
 const open: EventBackend[] = [];
+
+/** Makes the newest meta page of `file` name one page past the file's end, as while LMDB grows it. */
+function growingMidWrite(file: string): void {
+	const bytes = readFileSync(file);
+	const pageSize = bytes.readUInt32LE(0x30);
+	const newest = bytes.readBigUInt64LE(0x98) > bytes.readBigUInt64LE(pageSize + 0x98) ? 0 : pageSize;
+	const pages = BigInt(statSync(file).size / pageSize);
+	const fd = openSync(file, 'r+');
+	try {
+		const lastPage = Buffer.alloc(8);
+		lastPage.writeBigUInt64LE(pages);
+		writeSync(fd, lastPage, 0, 8, newest + 0x90);
+	} finally {
+		closeSync(fd);
+	}
+}
 const holders: Holder[] = [];
 
 async function journal(directory: string, options: Partial<Parameters<typeof openJournal>[0]> = {}): Promise<EventBackend> {
@@ -245,6 +263,23 @@ describe('journal: several processes', () => {
 		await holder.kill();
 		const serve = await journal(directory);
 		expect(serve.kind).toBe('journal');
+	});
+
+	it('checks the lock before the file: a journal in use whose file is mid-growth is refused with the owner\'s pid, never called damaged, and read as it is', async () => {
+		const directory = tempDataDir();
+		const setup = await journal(directory);
+		const event = newEvent({status: 'ignored'});
+		await setup.accept(event);
+		await setup.close();
+		const holder = await startHolder(directory, 'serve');
+		holders.push(holder);
+		// As a reader finds the file while its owner extends it: the newest meta page names one
+		// page more than the file holds yet.
+		growingMidWrite(path.join(directory, 'journal', 'data.mdb'));
+		const refused = await openJournal({directory}).catch((error: unknown) => error);
+		expect(refused).toMatchObject({code: 'journal-locked', data: {directory, pid: holder.pid}});
+		const reader = await journal(directory, {mode: 'read'});
+		expect((await reader.list({})).map(stored => stored.id)).toEqual([event.id]);
 	});
 
 	it('refuses a replay while another process holds the event, and takes over its claim once that process died', async () => {

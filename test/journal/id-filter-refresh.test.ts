@@ -24,7 +24,7 @@ function stores(): Stores {
 
 /** What `accept` does for a new id: the event's write, the index told in the same turn, settled on commit. */
 async function accept(journal: Stores, index: IdIndex, id: string, ms: number): Promise<void> {
-	const stored = journal.events.put([ms, id], newEventTuple(newEvent({id})));
+	const stored = journal.events.put([ms, id], newEventTuple(newEvent({id}), ms));
 	const entry = index.add(id, ms, stored);
 	await stored;
 	index.settle(entry, true);

@@ -3,7 +3,7 @@ import type {EventBackend} from '../../source/receiver/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {journalDirectory} from '../../source/receiver/journal/location.js';
 import {fromStored, newEventTuple, toTuple, type EventTuple} from '../../source/receiver/journal/record-codec.js';
-import {openStores, readEvent, writeEvent, type EventRecord} from '../../source/receiver/journal/store.js';
+import {openStores, readEvent, writeEvent, type EventRecord, type TimeKey} from '../../source/receiver/journal/store.js';
 import {newEvent, tempDataDir} from './helpers.js';
 
 const open: EventBackend[] = [];
@@ -16,6 +16,8 @@ function record(overrides: Partial<EventRecord> = {}): EventRecord {
 	const event = newEvent();
 	return {...event, updatedAt: event.receivedAt, attempts: 0, generation: 0, ...overrides};
 }
+
+const keyOf = (event: EventRecord): TimeKey => [Date.parse(event.receivedAt), event.id];
 
 /** Only the keys whose value is defined (the decoded record names every field, undefined when absent). */
 function defined(value: object): Record<string, unknown> {
@@ -34,14 +36,15 @@ describe('event record format', () => {
 			record({id: 'evt_unicode_ü', body: '\uFEFF{"id":"evt_unicode_ü","text":"grüße"}'}),
 		];
 		for (const original of cases) {
-			expect(defined(fromStored(toTuple(original)))).toEqual(defined(original));
+			const key = keyOf(original);
+			expect(defined(fromStored(toTuple(original, key), key))).toEqual(defined(original));
 		}
 	});
 
 	it('writes a new event as its record would be written, without field names', () => {
 		const event = newEvent({headers: {'x-platform-signature': 'a'.repeat(64), 'x-platform-created-at': '1795491772', 'x-platform-id': 'evt_1', 'user-agent': 'undici'}, id: 'evt_1'});
-		const tuple = newEventTuple(event);
-		expect(tuple).toEqual(toTuple({...event, updatedAt: event.receivedAt, attempts: 0, generation: 0}));
+		const tuple = newEventTuple(event, 1000);
+		expect(tuple).toEqual(toTuple({...event, updatedAt: event.receivedAt, attempts: 0, generation: 0}, [1000, 'evt_1']));
 		// The known type is a number and the id header, the same as the id, is not repeated.
 		expect(tuple[2]).toBe(1);
 		expect(JSON.stringify(tuple).split('evt_1').length - 1).toBe(2);
@@ -66,14 +69,13 @@ describe('event record format', () => {
 	});
 
 	it('refuses a record in a format it does not know, naming the event', () => {
-		const tuple = toTuple(record({id: 'evt_from_a_later_version'}));
-		const later = [2, ...tuple.slice(1)] as unknown as EventTuple;
-		expect(() => fromStored(later)).toThrow(expect.objectContaining({code: 'journal-record-format', data: {format: '2', id: 'evt_from_a_later_version'}}) as Error);
+		const later = [2, ...toTuple(record({id: 'evt_from_a_later_version'}), [1, 'evt_from_a_later_version']).slice(1)] as unknown as EventTuple;
+		expect(() => fromStored(later, [1, 'evt_from_a_later_version'])).toThrow(expect.objectContaining({code: 'journal-record-format', data: {format: '2', id: 'evt_from_a_later_version'}}) as Error);
 	});
 
 	it('reads a record written as an object by an earlier version as it is', () => {
 		const legacy = record({status: 'answered'});
-		expect(fromStored(legacy)).toBe(legacy);
+		expect(fromStored(legacy, keyOf(legacy))).toBe(legacy);
 	});
 
 	it('a journal with records in both formats lists, shows, finds duplicates and replays them', async () => {

@@ -74,7 +74,7 @@ export function chosenEvent(fields: {id?: string; chatId: string; text: string; 
  * An OpenAI-compatible model for the local platform's --llm-url: answers after `delayMs`, or
  * with `status` when that is set (a failing model).
  */
-export async function startModel(options: {delayMs?: number; status?: number; content?: string} = {}): Promise<{url: string; calls: number; active: number; maxActive: number; setDelay(ms: number): void; close(): Promise<void>}> {
+export async function startModel(options: {delayMs?: number; status?: number; content?: string; gate?: Promise<void>} = {}): Promise<{url: string; calls: number; active: number; maxActive: number; setDelay(ms: number): void; close(): Promise<void>}> {
 	let delayMs = options.delayMs ?? 0;
 	const state = {calls: 0, active: 0, maxActive: 0};
 	const server: Server = createServer((request_, response) => {
@@ -86,16 +86,31 @@ export async function startModel(options: {delayMs?: number; status?: number; co
 		});
 		request_.resume();
 		request_.on('end', () => {
-			const timer = setTimeout(() => {
-				if (options.status) {
-					response.writeHead(options.status, {'content-type': 'application/json'});
-					response.end(JSON.stringify({error: {message: 'model unavailable'}}));
-					return;
-				}
+			let timer: NodeJS.Timeout | undefined;
+			// With a gate, every answer waits for it first: a test opens it on the event it waits for.
+			const answer = () => {
+				timer = setTimeout(() => {
+					if (options.status) {
+						response.writeHead(options.status, {'content-type': 'application/json'});
+						response.end(JSON.stringify({error: {message: 'model unavailable'}}));
+						return;
+					}
 
-				response.writeHead(200, {'content-type': 'application/json'});
-				response.end(JSON.stringify({choices: [{index: 0, message: {role: 'assistant', content: options.content ?? 'An answer from the test model.'}, finish_reason: 'stop'}]}));
-			}, delayMs);
+					response.writeHead(200, {'content-type': 'application/json'});
+					response.end(JSON.stringify({choices: [{index: 0, message: {role: 'assistant', content: options.content ?? 'An answer from the test model.'}, finish_reason: 'stop'}]}));
+				}, delayMs);
+			};
+
+			if (options.gate) {
+				void options.gate.then(() => {
+					if (!response.destroyed) {
+						answer();
+					}
+				});
+			} else {
+				answer();
+			}
+
 			response.on('close', () => {
 				clearTimeout(timer);
 			});

@@ -282,13 +282,24 @@ describe('bounded queue and drain', () => {
 	});
 
 	it('answers 503 when the queue is full, without taking the id, so the platform\'s redelivery is accepted later', async () => {
-		model = await startModel({delayMs: 300});
+		// The first completion is held until the second delivery was refused: however slow the
+		// machine, that delivery finds the only slot taken (a 300 ms delay did not, under load).
+		let open: () => void = () => undefined;
+		const gate = new Promise<void>(resolve => {
+			open = resolve;
+		});
+		model = await startModel({gate});
 		const {platform} = await startPlatform({llmUrl: model.url});
 		const user = clientFor(platform);
 		const receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 0});
 		const receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], concurrency: 1, maxPending: 0});
 		const events: ReceiverEvent[] = [];
-		receiver.on('event', event => events.push(event));
+		receiver.on('event', event => {
+			events.push(event);
+			if (event.type === 'rejected' && event.reason === 'busy') {
+				open();
+			}
+		});
 		platform.setWebhookUrl(`${(await receiver.listen({port: 0})).url}/webhook`);
 		try {
 			const first = await user.createChat({title: 'First', assistantId: platform.assistantId});

@@ -41,6 +41,10 @@ export const journalMessages: MessageTable = {
 		message: `Event ${data.id} is stored in the journal in record format ${data.format}, which this version of platform-tui cannot read: a later version wrote it.`,
 		next: 'Run the platform-tui version that wrote the journal (or a later one) against this data directory.',
 	}),
+	'journal-record-damaged': (data: JournalErrorData['journal-record-damaged']) => ({
+		message: `The journal's record of event ${data.id} (received ${data.receivedAt}) is damaged: ${data.reason}, so it is not read.`,
+		next: 'Run `platform-tui events recover` to copy every other event into a fresh journal; this event\'s id is kept there, so its redelivery is still taken as a duplicate.',
+	}),
 	'journal-event-unknown': (data: JournalErrorData['journal-event-unknown']) => ({
 		message: `No event ${data.id} in the journal in ${data.directory}.`,
 		next: data.near.length > 0 ? `Did you mean ${data.near.join(', ')}?` : 'List the stored events with `platform-tui events list`.',

@@ -1,6 +1,6 @@
 /** `platform-tui events list`: the journaled events, newest first, as a table or NDJSON. */
 import {tableWidth} from '../../format/table.js';
-import {eventSummary, formatEventTable, formatListFooter} from '../../ui/events/format.js';
+import {eventSummary, formatEventTable, formatListFooter, formatUnreadable} from '../../ui/events/format.js';
 import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
@@ -37,10 +37,18 @@ const command: Command<ListOptions> = {
 	async run(options, deps) {
 		const {backend, where} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		try {
-			const events = await backend.list({...listFilter(options, deps.clock.now()), limit: options.limit});
+			// A damaged record is left out of the list and named after it (journal: record-codec.ts).
+			const unreadable: Array<{id: string; reason: string}> = [];
+			const events = await backend.list({...listFilter(options, deps.clock.now()), limit: options.limit, onUnreadable(id, reason) {
+				unreadable.push({id, reason});
+			}});
 			if (options.json) {
 				for (const event of events) {
 					deps.writeJson({type: 'event', ...eventSummary(event)});
+				}
+
+				for (const record of unreadable) {
+					deps.writeJson({type: 'unreadable', ...record});
 				}
 
 				return 0;
@@ -55,6 +63,10 @@ const command: Command<ListOptions> = {
 
 			// The footer is for a person: beside the table on a terminal, on stderr when piped.
 			(width === undefined ? stderr : stdout).write(`${formatListFooter(events.length, stats, where)}\n`);
+			if (unreadable.length > 0) {
+				stderr.write(`${formatUnreadable(unreadable.map(record => record.id))}\n`);
+			}
+
 			return 0;
 		} finally {
 			await backend.close();

@@ -21,17 +21,21 @@ function idList(ids: string[]): string {
 }
 
 function lines(result: RecoverResult): string[] {
-	const out = [`Recovered ${plural(result.events, 'event')} and ${plural(result.ids, 'event id')} from ${result.file} into a fresh journal in ${result.journal}.`];
+	const out = [`Recovered ${result.events} of ${plural(result.known, 'event')} and ${plural(result.ids, 'event id')} from ${result.file} into a fresh journal in ${result.journal}.`];
 	if (result.newMetaPages) {
 		out.push('Its meta pages were lost: it was read through new ones written into a copy.');
 	}
 
 	if (result.scanned.events > 0 || result.scanned.ids > 0) {
-		out.push(`LMDB could not read it to its end; reading its pages directly saved ${plural(result.scanned.events, 'more event')} and ${plural(result.scanned.ids, 'more event id')}.`);
+		out.push(`LMDB could not read it to its end; ${result.scanned.events} of those ${plural(result.events, 'event')} and ${result.scanned.ids} of the ${plural(result.ids, 'id')} were read from its pages directly.`);
 	}
 
 	if (result.unreadable.length > 0) {
-		out.push(`Could not read ${plural(result.unreadable.length, 'event')}${idList(result.unreadable)} (their ids stay known, so redeliveries are still taken as duplicates).`);
+		out.push(`Could not read ${plural(result.unreadable.length, 'event')}${idList(result.unreadable)}: their records are gone, their ids are kept, so redeliveries are still taken as duplicates.`);
+	}
+
+	if (result.damaged.length > 0) {
+		out.push(`Skipped ${plural(result.damaged.length, 'event')} whose record is damaged (it fails its checksum)${idList(result.damaged)}; their ids are kept.`);
 	}
 
 	if (result.withoutSteps.length > 0) {
@@ -40,7 +44,7 @@ function lines(result: RecoverResult): string[] {
 
 	if (result.failures.length > 0) {
 		out.push(`Damage met while reading: ${[...new Set(result.failures)].join('; ')}; events in a damaged region that no index names cannot be counted.`);
-	} else if (result.unreadable.length === 0) {
+	} else if (result.unreadable.length === 0 && result.damaged.length === 0) {
 		out.push('Every event could be read.');
 	}
 
@@ -51,7 +55,7 @@ function lines(result: RecoverResult): string[] {
 const command: Command<RecoverOptions> = {
 	...commandInfo(declaration),
 	usage: 'platform-tui events recover [--json] [--data-dir DIR]',
-	description: 'Read a damaged event journal (in child processes, so damage cannot crash this one) and copy every readable event, with its steps and state, and every known event id into a fresh journal; the old journal folder is kept beside it as journal.damaged-<time>. Refused while serve or events replay has the journal open.',
+	description: 'Read a damaged event journal (in child processes, so damage cannot crash this one) and copy every readable event, with its steps and state, and every known event id into a fresh journal; the old journal folder is kept beside it as journal.damaged-<time>. A whole journal is left as it is. Refused while serve or events replay has the journal open.',
 	flags: {dataDir: storeFlags.dataDir},
 	examples: ['platform-tui events recover', 'platform-tui events recover --data-dir /var/lib/platform-tui --json'],
 	parse({flags, env}) {
@@ -63,8 +67,15 @@ const command: Command<RecoverOptions> = {
 		const warnings = folderWarnings(directory, deps.context.env);
 		const result = await recoverJournal(directory);
 		warnings.forEach(stderrWarning(deps.context.stderr));
-		if (options.json) {
-			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, ids: result.ids, unreadable: result.unreadable, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
+		if (result.whole) {
+			if (options.json) {
+				deps.writeJson({type: 'nothing-to-recover', file: result.file, journal: result.journal, events: result.events, ids: result.ids});
+			} else {
+				deps.context.stdout.write(`Nothing to recover: all ${plural(result.events, 'event')} in ${result.file} read whole, none fails its checksum, and it takes writes; nothing was changed.
+`);
+			}
+		} else if (options.json) {
+			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, known: result.known, ids: result.ids, unreadable: result.unreadable, damaged: result.damaged, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
 		} else {
 			deps.context.stdout.write(`${lines(result).join('\n')}\n`);
 		}

@@ -9,7 +9,8 @@ import {nextAttemptOf} from '../retry-schedule.js';
 import {claimEvent} from './claims.js';
 import type {IdIndex} from './id-index.js';
 import type {Holder} from './liveness.js';
-import {readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores} from './store.js';
+import {JournalError} from './errors.js';
+import {readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from './store.js';
 
 export type AttemptKind = 'resume' | 'replay';
 
@@ -42,11 +43,37 @@ function notDueUntil(journal: AttemptJournal, id: string, generation: number): n
 	return atMs > Date.now() && !woken ? atMs : undefined;
 }
 
+/**
+ * The event's record; a damaged one (journal-record-damaged) is never processed: on resume it
+ * leaves the queue (events list names it, events recover skips it and keeps its id), while a
+ * replay is refused with its id.
+ */
+function readOrDrop(journal: AttemptJournal, key: TimeKey | undefined, kind: AttemptKind): ReturnType<typeof readEvent> | 'damaged' {
+	try {
+		return readEvent(journal.stores, key);
+	} catch (error) {
+		if (kind === 'replay' || !key || !(error instanceof JournalError) || error.code !== 'journal-record-damaged') {
+			throw error;
+		}
+
+		if (journal.writer && journal.stores.queue.doesExist(key)) {
+			journal.stores.queue.remove(key).catch(() => undefined);
+			journal.countQueued(-1);
+		}
+
+		return 'damaged';
+	}
+}
+
 /** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
 export async function attemptEvent(journal: AttemptJournal, id: string, handler: JobHandler, signal: AbortSignal, kind: AttemptKind): Promise<AttemptOutcome> {
 	const {stores} = journal;
 	const located = journal.index.locate(id);
-	const before = readEvent(stores, located);
+	const before = readOrDrop(journal, located, kind);
+	if (before === 'damaged') {
+		return {outcome: 'skipped'};
+	}
+
 	if (!before) {
 		return {outcome: 'unknown'};
 	}

@@ -16,7 +16,7 @@ export async function storeEdited(stores: Stores, event: NewEvent): Promise<void
 	const parsed = Date.parse(event.receivedAt);
 	const key: TimeKey = [Number.isNaN(parsed) ? Date.now() : parsed, event.id];
 	await stores.root.transaction(() => {
-		stores.events.put(key, newEventTuple(event)).catch(() => undefined);
+		stores.events.put(key, newEventTuple(event, key[0])).catch(() => undefined);
 		stores.seen.put(event.id, key[0]).catch(() => undefined);
 	});
 }

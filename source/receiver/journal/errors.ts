@@ -10,6 +10,7 @@ export type JournalErrorData = {
 	'journal-in-use': {directory: string; pid: number};
 	'journal-unrecoverable': {directory: string; file: string; reason: string};
 	'journal-record-format': {format: string; id: string};
+	'journal-record-damaged': {id: string; receivedAt: string; reason: string};
 	'journal-event-unknown': {id: string; near: string[]; directory: string};
 	'journal-event-ambiguous': {prefix: string; candidates: string[]; more: boolean; directory: string};
 	'journal-event-busy': {id: string; holder: string};

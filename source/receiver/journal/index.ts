@@ -15,7 +15,7 @@ import {journalError} from './errors.js';
 import {guardCommitFailures} from './health.js';
 import {checkJournal, recordIdentity} from './integrity.js';
 import {JournalBackend} from './journal.js';
-import {drawToken, dropToken, listenAsHolder} from './liveness.js';
+import {drawToken, dropToken, listenAsHolder, liveHolders} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {releaseOwnership, takeOwnership} from './owner.js';
 import {breakSeal, matchesSeal, sealJournal} from './seal.js';
@@ -81,9 +81,16 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	}
 
 	if (existsSync(folder)) {
-		checkJournal(folder, options.directory);
+		// The lock comes first: a journal another process has open was checked by that process, and
+		// its file may be mid-write (shorter than its pages for a moment), so it is not checked here;
+		// a second serve is then refused naming its owner (takeOwnership below), never told of damage.
+		const inUse = (await liveHolders(folder)).length > 0;
+		if (!inUse) {
+			checkJournal(folder, options.directory);
+		}
+
 		// A journal as its last clean stop left it needs no read-through; a writer breaks the seal first.
-		const readThrough = journalExists(folder) && options.verify !== false && !await matchesSeal(folder);
+		const readThrough = !inUse && journalExists(folder) && options.verify !== false && !await matchesSeal(folder);
 		if (mode !== 'read') {
 			breakSeal(folder);
 		}

@@ -290,7 +290,7 @@ export class JournalBackend implements EventBackend {
 		let committed: Promise<boolean>;
 		try {
 			// The stored form straight from the event (record-codec.ts): one array literal, no record object.
-			committed = stores.events.put(key, newEventTuple(event));
+			committed = stores.events.put(key, newEventTuple(event, ms));
 			if (received) {
 				// The same commit as the event: its failure is the event's, reported below.
 				stores.queue.put(key, true).catch(() => undefined);

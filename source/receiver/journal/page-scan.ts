@@ -11,11 +11,17 @@
  *
  * LMDB copies a page on write and frees the old copy, so a key may be found several times; the
  * copy on the page with the newest transaction id wins. The layout is the one meta-rebuild.ts reads.
+ *
+ * Keys name acknowledged events even where their values are gone: an event's key whose value lies
+ * past the end or fails its checksum, and the keys of branch pages (each the first key of a page
+ * below it, which may be lost), of the events, queue, steps, claims and exactly-once databases. Their
+ * ids are kept too, so a redelivery of those events is still a duplicate.
  */
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
 import * as lmdb from 'lmdb';
 import type {StepRecord} from '../backend.js';
 import {header, pageFlags, pageSizeOf, readPage} from './meta-rebuild.js';
+import {JournalError} from './errors.js';
 import {fromStored, type StoredRecord} from './record-codec.js';
 import type {SalvagedEvent} from './salvage.js';
 import type {StepKey, TimeKey} from './store.js';
@@ -27,12 +33,19 @@ const {bufferToKeyValue} = lmdb as unknown as {bufferToKeyValue: (bytes: Buffer)
 /** Decodes a value as the journal's databases do (lmdb-js's msgpack decoder of an open database). */
 export type ValueDecoder = (bytes: Buffer) => unknown;
 
+/** LMDB's branch page flag. */
+const branchFlag = 0x01;
+
 /** Leaf pages of sorted duplicates or sub-pages: not the journal's. */
 const otherLeaves = 0x20 | 0x40;
 
 export type PageScan = {
 	events: Map<string, SalvagedEvent>;
 	seen: Map<string, number>;
+	/** Ids named only by keys (their values lost or damaged, or in branch pages): id → received ms, when the key holds it. */
+	keyIds: Map<string, number | undefined>;
+	/** Events whose record was found but fails its checksum or no longer decodes: id → its key. */
+	damaged: Map<string, TimeKey>;
 	/** Pages in the file, and leaf pages read. */
 	pages: number;
 	leaves: number;
@@ -53,10 +66,14 @@ const isStepKey = (key: unknown): key is StepKey => Array.isArray(key) && key.le
 /** Keys of other databases that map a string to a number (not exactly-once ids). */
 const notIds = new Set(['unindexed-from', 'owner']);
 
+const isIdKey = (key: unknown): key is string => typeof key === 'string' && key !== '' && !notIds.has(key) && !key.startsWith('\u0000');
+
 class Scanner {
 	readonly events = new Map<string, Found<SalvagedEvent>>();
 	readonly steps = new Map<string, Found<[StepKey, StepRecord]>>();
 	readonly seen = new Map<string, Found<number>>();
+	readonly keyIds = new Map<string, number | undefined>();
+	readonly damaged = new Map<string, TimeKey>();
 	constructor(private readonly fd: number, private readonly pageSize: number, private readonly size: number, private readonly decode: ValueDecoder) {}
 
 	/** Every node of a leaf page. */
@@ -81,7 +98,41 @@ class Scanner {
 				: this.overflow(keyEnd + 8 <= page.length ? Number(page.readBigUInt64LE(keyEnd)) : -1, dataSize);
 			if (value) {
 				this.take(page.subarray(at + node.size, keyEnd), value, txnId);
+			} else {
+				this.takeKey(page.subarray(at + node.size, keyEnd));
 			}
+		}
+	}
+
+	/** Every key of a branch page (the first node's is empty): the first key of each page below. */
+	branch(page: Buffer): void {
+		const count = page.readUInt16LE(header.lower) >> 1;
+		for (let index = 0; index < count && header.size + (index * 2) + 2 <= page.length; index++) {
+			const at = header.size + page.readUInt16LE(header.size + (index * 2));
+			const keyEnd = at + node.size + (at + node.size <= page.length ? page.readUInt16LE(at + 6) : 0);
+			if (keyEnd > at + node.size && keyEnd <= page.length) {
+				this.takeKey(page.subarray(at + node.size, keyEnd));
+			}
+		}
+	}
+
+	/** The id a key names, whatever its value: an event's or queue's [ms, id], a step's [id, …], an id. */
+	private takeKey(keyBytes: Buffer, decoded?: unknown): void {
+		let key = decoded;
+		if (key === undefined) {
+			try {
+				key = bufferToKeyValue(keyBytes);
+			} catch {
+				return;
+			}
+		}
+
+		if (isTimeKey(key)) {
+			this.keyIds.set(key[1], key[0]);
+		} else if (isStepKey(key)) {
+			this.keyIds.set(key[0], this.keyIds.get(key[0]));
+		} else if (isIdKey(key)) {
+			this.keyIds.set(key, this.keyIds.get(key));
 		}
 	}
 
@@ -106,26 +157,52 @@ class Scanner {
 		let value: unknown;
 		try {
 			key = bufferToKeyValue(keyBytes);
-			value = this.decode(valueBytes);
 		} catch {
 			return;
 		}
 
-		if (isTimeKey(key) && Array.isArray(value)) {
-			try {
-				const record = fromStored(value as StoredRecord);
-				if (record.id === key[1] && typeof record.status === 'string' && typeof record.body === 'string') {
-					keep(this.events, record.id, {key, record}, txnId);
-				}
-			} catch {
-				// Not an event record (or one of a format this version cannot read).
+		try {
+			value = this.decode(valueBytes);
+		} catch {
+			this.takeKey(keyBytes, key);
+			if (isTimeKey(key)) {
+				this.damaged.set(key[1], key);
 			}
+
+			return;
+		}
+
+		if (isTimeKey(key) && Array.isArray(value)) {
+			this.takeEvent(key, value as StoredRecord, txnId);
 		} else if (isStepKey(key) && typeof value === 'object' && value !== null && typeof (value as {name?: unknown}).name === 'string') {
 			keep(this.steps, `${key[0]}\u0000${key[1]}\u0000${key[2]}`, [key, value as StepRecord], txnId);
 		} else if (typeof key === 'string' && typeof value === 'number' && !notIds.has(key)) {
 			keep(this.seen, key, value, txnId);
+		} else {
+			this.takeKey(keyBytes, key);
 		}
 	}
+
+	private takeEvent(key: TimeKey, value: StoredRecord, txnId: bigint): void {
+		this.takeKey(Buffer.alloc(0), key);
+		try {
+			const record = fromStored(value, key);
+			if (record.id === key[1] && typeof record.status === 'string' && typeof record.body === 'string') {
+				keep(this.events, record.id, {key, record}, txnId);
+			}
+		} catch (error) {
+			// One that fails its checksum is named; one of a format this version cannot read is left.
+			if (error instanceof JournalError && error.code === 'journal-record-damaged') {
+				this.damaged.set(key[1], key);
+			}
+		}
+	}
+}
+
+/** What is left of a page the file's end cuts: its bytes up to the end (every node read is bounded by them). */
+function partPage(fd: number, pageSize: number, number: number, size: number): Buffer | undefined {
+	const bytes = Buffer.alloc(Math.min(pageSize, size - (number * pageSize)));
+	return bytes.length > header.size && readSync(fd, bytes, 0, bytes.length, number * pageSize) === bytes.length ? bytes : undefined;
 }
 
 /** Every event, step and exactly-once id the pages of `file` still hold. */
@@ -134,11 +211,13 @@ export function scanPages(file: string, decode: ValueDecoder): PageScan {
 	try {
 		const {size} = fstatSync(fd);
 		const pageSize = pageSizeOf(fd, size);
-		const pages = Math.floor(size / pageSize);
+		const whole = Math.floor(size / pageSize);
+		// A file cut mid-page: the nodes of its last page that the cut left whole are read too.
+		const pages = Math.ceil(size / pageSize);
 		const scanner = new Scanner(fd, pageSize, size, decode);
 		let leaves = 0;
 		for (let number = 2; number < pages; number++) {
-			const page = readPage(fd, pageSize, number);
+			const page = number < whole ? readPage(fd, pageSize, number) : partPage(fd, pageSize, number, size);
 			if (page?.readBigUInt64LE(header.pgno) !== BigInt(number)) {
 				continue;
 			}
@@ -147,10 +226,14 @@ export function scanPages(file: string, decode: ValueDecoder): PageScan {
 			if ((flags & pageFlags.leaf) !== 0 && (flags & (pageFlags.meta | pageFlags.overflow | otherLeaves)) === 0) {
 				leaves++;
 				scanner.leaf(page, page.readBigUInt64LE(header.txnId));
+			} else if ((flags & branchFlag) !== 0 && (flags & (pageFlags.leaf | pageFlags.meta | pageFlags.overflow)) === 0) {
+				scanner.branch(page);
 			}
 		}
 
-		return {events: eventsWithSteps(scanner), seen: new Map([...scanner.seen].map(([id, found]) => [id, found.value])), pages, leaves};
+		// A damaged copy of an event that another copy gives whole is not damage that loses it.
+		const damaged = new Map([...scanner.damaged].filter(([id]) => !scanner.events.has(id)));
+		return {events: eventsWithSteps(scanner), seen: new Map([...scanner.seen].map(([id, found]) => [id, found.value])), keyIds: scanner.keyIds, damaged, pages, leaves};
 	} finally {
 		closeSync(fd);
 	}

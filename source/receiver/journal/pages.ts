@@ -8,8 +8,7 @@
  * looked at as well.
  */
 import type {StoredEvent} from '../backend.js';
-import {fromStored} from './record-codec.js';
-import {stepsOf, toStored, type Stores, type TimeKey} from './store.js';
+import {eventsInRange, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
 
 /** Which way a page goes from its cursor: `older` (down the list, newest first) or `newer`. */
 export type PageDirection = 'older' | 'newer';
@@ -39,6 +38,8 @@ export type Page = {
 	end: boolean;
 	/** With a scan limit: the last key looked at, to go on from. */
 	lastKey?: TimeKey;
+	/** Ids of the events in the range whose records are damaged (left out of `events`). */
+	unreadable?: string[];
 };
 
 function sameKey(a: TimeKey | undefined, b: TimeKey): boolean {
@@ -66,7 +67,9 @@ export function readPage(stores: Stores, query: PageQuery): Page {
 	let scanned = 0;
 	let lastKey: TimeKey | undefined;
 	let end = true;
-	for (const {key, value} of stores.events.getRange(rangeOf(query))) {
+	const unreadable: string[] = [];
+	for (const read of eventsInRange(stores, rangeOf(query))) {
+		const {key} = read;
 		if (sameKey(query.after, key) || (query.untilMs !== undefined && key[0] >= query.untilMs)) {
 			continue;
 		}
@@ -78,7 +81,13 @@ export function readPage(stores: Stores, query: PageQuery): Page {
 
 		scanned++;
 		lastKey = key;
-		const record = fromStored(value);
+		if ('damaged' in read) {
+			// Left out of the page (it cannot be shown), named in it.
+			unreadable.push(key[1]);
+			continue;
+		}
+
+		const {record} = read;
 		// Matched without its steps (nothing searched is in them); steps are read for a kept event only.
 		if (!query.match || query.match(toStored(record, []))) {
 			found.push({key, event: toStored(record, stepsOf(stores, record.id, record.generation))});
@@ -89,7 +98,7 @@ export function readPage(stores: Stores, query: PageQuery): Page {
 		found.reverse();
 	}
 
-	return {events: found, end, ...(lastKey ? {lastKey} : {})};
+	return {events: found, end, ...(lastKey ? {lastKey} : {}), ...(unreadable.length > 0 ? {unreadable} : {})};
 }
 
 /** The key of the newest event, when there is one (the follower compares it to know of new events). */

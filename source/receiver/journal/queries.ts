@@ -1,19 +1,24 @@
 /** Reads of the journal a backend answers from what is on disk: the filtered list, the backlog. */
 import type {Backlog, ListFilter, StoredEvent} from '../backend.js';
 import {matchesFilter} from '../list-filter.js';
-import {fromStored} from './record-codec.js';
-import {stepsOf, toStored, type Stores} from './store.js';
+import {eventsInRange, stepsOf, toStored, type Stores} from './store.js';
 
-/** The events matching `filter`, newest first, with their steps. */
+/** The events matching `filter`, newest first, with their steps; a damaged record is told to `filter.onUnreadable`. */
 export function listEvents(stores: Stores, filter: ListFilter): StoredEvent[] {
 	const found: StoredEvent[] = [];
 	const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-	for (const {key, value} of stores.events.getRange({reverse: true})) {
-		if (found.length >= limit || (filter.sinceMs !== undefined && key[0] < filter.sinceMs)) {
+	for (const read of eventsInRange(stores, {reverse: true})) {
+		if (found.length >= limit || (filter.sinceMs !== undefined && read.key[0] < filter.sinceMs)) {
 			break;
 		}
 
-		const record = fromStored(value);
+		if ('damaged' in read) {
+			// Left out and named: a damaged record is not read as an event.
+			filter.onUnreadable?.(read.key[1], read.damaged.data.reason);
+			continue;
+		}
+
+		const {record} = read;
 		if (!matchesFilter(record, filter)) {
 			continue;
 		}

@@ -27,6 +27,8 @@ export type ReaderTask =
 export type ReaderMessage =
 	| {t: 'counts'; counts: Record<string, number>}
 	| {t: 'event'; key: TimeKey; value: StoredRecord}
+	/** An event whose value no longer decodes. */
+	| {t: 'damaged'; key: TimeKey; message: string}
 	| {t: 'steps'; id: string; entries: Array<[StepKey, StepRecord]>}
 	| {t: 'seen'; entries: Array<[string, number]>}
 	| {t: 'error'; message: string}

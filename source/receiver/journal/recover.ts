@@ -7,19 +7,24 @@
  */
 import {existsSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {journalError} from './errors.js';
-import {metaPagesReadable, recordIdentity} from './integrity.js';
+import {JournalError, journalError} from './errors.js';
+import {checkJournal, metaPagesReadable, recordIdentity} from './integrity.js';
 import {liveHolders} from './liveness.js';
 import {journalDirectory} from './location.js';
 import {copyWithNewMeta} from './meta-rebuild.js';
 import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
 import {dataFile, openStores, writeEvent, type Stores} from './store.js';
+import {verifyJournal} from './verify.js';
 import {readOnlyCause, readOnlyText} from './writable.js';
 import {makePrivateDir} from '../../private-files.js';
 import {folderAccess} from '../../private-folder.js';
 
+/** A journal with nothing to recover: every record reads and passes its checksum, and serve can write it. */
+export type WholeJournal = {whole: true; file: string; journal: string; events: number; ids: number};
+
 export type RecoverResult = {
+	whole?: false;
 	/** The damaged data file that was read. */
 	file: string;
 	/** The fresh journal's folder (`<data dir>/journal`). */
@@ -29,9 +34,14 @@ export type RecoverResult = {
 	events: number;
 	/** Events copied without their steps (those could not be read). */
 	withoutSteps: string[];
+	/** Every id kept in the fresh journal: the events copied and those known only by their ids. */
 	ids: number;
-	/** Ids whose events could not be read. */
+	/** Ids whose events could not be read (their bodies are gone): kept as exactly-once ids. */
 	unreadable: string[];
+	/** Events skipped because their record is damaged (it fails its checksum or no longer decodes): ids kept. */
+	damaged: string[];
+	/** The events known to have been in the journal: copied, damaged or unreadable (the M of "N of M"). */
+	known: number;
 	/** How each reading pass that did not finish ended (damage LMDB ran into). */
 	failures: string[];
 	/** The meta pages were lost and new ones were written into a copy to read it. */
@@ -39,6 +49,8 @@ export type RecoverResult = {
 	/** What only the page scan found (LMDB could not read the file to its end): events and ids. */
 	scanned: {events: number; ids: number};
 };
+
+const idsKept = (found: Salvage) => new Set([...found.seen.keys(), ...idsOf(found)]).size;
 
 /** Writes in batches of this many records, each awaited (one commit each). */
 const batch = 1000;
@@ -88,12 +100,15 @@ async function writeFresh(stores: Stores, found: Salvage, nowMs: number): Promis
 	await settle(true);
 }
 
+const idsOf = (found: Salvage) => new Set([...found.events.values()].map(event => event.record.id));
+
 /**
  * Adds what the page scan found and the reading children did not: events (LMDB's own reading wins
- * where both found one) and exactly-once ids. Returns how many of each it added.
+ * where both found one), exactly-once ids, ids named only by keys (received at `nowMs` when no key
+ * says when) and damaged records. Returns how many events and ids it added.
  */
-function merge(found: Salvage, scan: PageScan): {events: number; ids: number} {
-	const read = new Set([...found.events.values()].map(event => event.record.id));
+function merge(found: Salvage, scan: PageScan, nowMs: number): {events: number; ids: number} {
+	const read = idsOf(found);
 	let events = 0;
 	for (const event of scan.events.values()) {
 		if (!read.has(event.record.id)) {
@@ -104,19 +119,72 @@ function merge(found: Salvage, scan: PageScan): {events: number; ids: number} {
 	}
 
 	let ids = 0;
-	for (const [id, ms] of scan.seen) {
+	const add = (id: string, ms: number) => {
 		if (!found.seen.has(id)) {
 			found.seen.set(id, ms);
-			ids++;
+			ids += read.has(id) ? 0 : 1;
+		}
+	};
+
+	for (const [id, ms] of scan.seen) {
+		add(id, ms);
+	}
+
+	for (const [id, ms] of scan.keyIds) {
+		add(id, ms ?? nowMs);
+	}
+
+	for (const [id, key] of scan.damaged) {
+		if (!found.damaged.has(id)) {
+			found.damaged.set(id, {key, reason: 'it fails its checksum or no longer decodes'});
 		}
 	}
 
-	// Every id the index names whose event neither reading found (or that was pruned earlier).
-	found.unreadable = [...found.seen.keys()].filter(id => !read.has(id));
 	return {events, ids};
 }
 
-export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult> {
+/**
+ * The damaged records' ids join the exactly-once ids (unless another copy was read whole), and
+ * the ids whose events were not read are the unreadable ones (a journal read to its end has none
+ * but those retention dropped, which are not counted).
+ */
+function settle(found: Salvage): void {
+	const read = idsOf(found);
+	for (const [id, {key}] of found.damaged) {
+		if (read.has(id)) {
+			found.damaged.delete(id);
+		} else if (!found.seen.has(id)) {
+			found.seen.set(id, key[0]);
+		}
+	}
+
+	found.unreadable = found.complete ? [] : [...found.seen.keys()].filter(id => !read.has(id) && !found.damaged.has(id));
+}
+
+/** Whether the journal needs nothing: read whole, nothing damaged, and its free-page list takes a write. */
+async function isWhole(found: Salvage, folder: string, directory: string): Promise<boolean> {
+	if (!found.complete || found.damaged.size > 0) {
+		return false;
+	}
+
+	try {
+		checkJournal(folder, directory);
+		await verifyJournal(folder, directory, true);
+		return true;
+	} catch (error) {
+		if (error instanceof JournalError && error.code === 'journal-damaged') {
+			return false;
+		}
+
+		throw error;
+	}
+}
+
+/**
+ * Recovers the journal of `directory` into a fresh one; a whole journal is left as it is
+ * (`whole: true`, nothing changed).
+ */
+export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult | WholeJournal> {
 	folderAccess(directory, 'data');
 	const folder = journalDirectory(directory);
 	const file = dataFile(folder);
@@ -167,11 +235,16 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 			found = await salvage(source, () => new Set(scanOnce().events.keys()));
 			if (!found.complete) {
 				// LMDB could not read the file to its end (truncated, holes): its pages are read directly.
-				scanned = merge(found, scanOnce());
+				scanned = merge(found, scanOnce(), now.getTime());
 			}
 
+			settle(found);
 			if (found.events.size === 0 && found.seen.size === 0 && !found.complete) {
 				throw unrecoverable(found.failures[0] ?? 'it could not be read');
+			}
+
+			if (!newMetaPages && await isWhole(found, folder, directory)) {
+				return {whole: true, file, journal: folder, events: found.events.size, ids: idsKept(found)};
 			}
 
 			await writeFresh(stores, found, now.getTime());
@@ -188,8 +261,10 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 			kept,
 			events: found.events.size,
 			withoutSteps: [...found.events.values()].filter(event => event.steps === undefined).map(event => event.record.id),
-			ids: new Set([...found.seen.keys(), ...[...found.events.values()].map(event => event.record.id)]).size,
+			ids: idsKept(found),
 			unreadable: found.unreadable,
+			damaged: [...found.damaged.keys()],
+			known: found.events.size + found.damaged.size + found.unreadable.length,
 			failures: found.failures,
 			newMetaPages,
 			scanned,

@@ -14,7 +14,8 @@
  */
 import type {StepRecord} from '../backend.js';
 import {readInChild, type ReaderMessage, type ReaderTask} from './reader.js';
-import {fromStored} from './record-codec.js';
+import {JournalError} from './errors.js';
+import {fromStored, type StoredRecord} from './record-codec.js';
 import type {EventRecord, StepKey, TimeKey} from './store.js';
 
 export type SalvagedEvent = {key: TimeKey; record: EventRecord; steps?: Array<[StepKey, StepRecord]>};
@@ -24,6 +25,8 @@ export type Salvage = {
 	seen: Map<string, number>;
 	/** Ids whose event could not be read (its lookup ended the child). */
 	unreadable: string[];
+	/** Events whose record was read but is damaged (it no longer decodes or fails its checksum), by id. */
+	damaged: Map<string, {key: TimeKey; reason: string}>;
 	/** How each reading child that did not finish ended. */
 	failures: string[];
 	/** Every pass read to its end: nothing was lost to damage that LMDB noticed. */
@@ -32,16 +35,32 @@ export type Salvage = {
 
 const keyText = (key: TimeKey) => `${key[0]}\u0000${key[1]}`;
 
+/** An event as read, or, when its record fails its checksum, its id among the damaged. */
+function takeEvent(found: Salvage, key: TimeKey, value: StoredRecord): void {
+	try {
+		found.events.set(keyText(key), {key, record: fromStored(value, key)});
+	} catch (error) {
+		if (!(error instanceof JournalError) || error.code !== 'journal-record-damaged') {
+			throw error;
+		}
+
+		found.damaged.set(key[1], {key, reason: (error as JournalError<'journal-record-damaged'>).data.reason});
+	}
+}
+
 /** `elsewhere`: called once when an events pass died (step 4); the ids whose events it found. */
 export async function salvage(folder: string, elsewhere: () => Set<string>): Promise<Salvage> {
-	const found: Salvage = {events: new Map(), seen: new Map(), unreadable: [], failures: [], complete: true};
+	const found: Salvage = {events: new Map(), seen: new Map(), unreadable: [], damaged: new Map(), failures: [], complete: true};
 	let last: TimeKey | undefined;
 	const take = (message: ReaderMessage) => {
 		if (message.t === 'event') {
 			last = message.key;
 			if (!found.events.has(keyText(message.key))) {
-				found.events.set(keyText(message.key), {key: message.key, record: fromStored(message.value)});
+				takeEvent(found, message.key, message.value);
 			}
+		} else if (message.t === 'damaged') {
+			last = message.key;
+			found.damaged.set(message.key[1], {key: message.key, reason: `it no longer decodes (${message.message})`});
 		} else if (message.t === 'steps') {
 			const event = last && last[1] === message.id ? found.events.get(keyText(last)) : undefined;
 			if (event) {
@@ -77,7 +96,7 @@ export async function salvage(folder: string, elsewhere: () => Set<string>): Pro
 	if (!eventsWhole) {
 		const known = elsewhere();
 		const read = new Set([...found.events.values()].map(event => event.record.id));
-		found.unreadable = [...found.seen.keys()].filter(id => !known.has(id) && !read.has(id));
+		found.unreadable = [...found.seen.keys()].filter(id => !known.has(id) && !read.has(id) && !found.damaged.has(id));
 	}
 
 	return found;

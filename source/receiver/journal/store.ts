@@ -19,7 +19,9 @@ import {makePrivate, privateFileMode} from '../../private-files.js';
 import type {StepRecord, StoredEvent} from '../backend.js';
 import {nextAttemptOf} from '../retry-schedule.js';
 import type {Holder} from './liveness.js';
-import {fromStored, toTuple, type StoredRecord} from './record-codec.js';
+import {errorMessage} from '../../format/value.js';
+import {JournalError} from './errors.js';
+import {fromStored, recordDamaged, toTuple, type StoredRecord} from './record-codec.js';
 import type {DiskSpace} from './space.js';
 
 /** A stored event without its steps, plus the generation its steps are kept under. */
@@ -145,15 +147,53 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 	}
 }
 
-/** The record under `key`, when the journal still holds it. */
+/**
+ * The record under `key`, when the journal still holds it. Throws `journal-record-damaged` naming
+ * its id when the stored value no longer decodes or fails its checksum (record-codec.ts).
+ */
 export function readEvent(stores: Stores, key: TimeKey | undefined): {key: TimeKey; record: EventRecord} | undefined {
-	const stored = key ? stores.events.get(key) : undefined;
-	return key && stored ? {key, record: fromStored(stored)} : undefined;
+	if (!key) {
+		return undefined;
+	}
+
+	let stored: StoredRecord | undefined;
+	try {
+		stored = stores.events.get(key);
+	} catch (error) {
+		throw recordDamaged(key, `it no longer decodes (${errorMessage(error)})`);
+	}
+
+	return stored === undefined ? undefined : {key, record: fromStored(stored, key)};
+}
+
+export type ReadOutcome = {key: TimeKey; record: EventRecord} | {key: TimeKey; damaged: JournalError<'journal-record-damaged'>};
+
+/**
+ * The events of a range of keys, each read on its own (keys first, then each value): a damaged
+ * record is given as its refusal, and the ones after it are still read.
+ */
+export function* eventsInRange(stores: Stores, range: {reverse?: boolean; start?: TimeKey; end?: TimeKey}): Generator<ReadOutcome> {
+	for (const key of stores.events.getKeys(range)) {
+		let found: {key: TimeKey; record: EventRecord} | undefined;
+		try {
+			found = readEvent(stores, key);
+		} catch (error) {
+			if (error instanceof JournalError && error.code === 'journal-record-damaged') {
+				yield {key, damaged: error as JournalError<'journal-record-damaged'>};
+				continue;
+			}
+
+			throw error;
+		}
+
+		// Listed but not found under its own key: the key's bytes changed, so it sorts out of place.
+		yield found ?? {key, damaged: recordDamaged(key, 'its key no longer finds it (the key is damaged)')};
+	}
 }
 
 /** Writes the record under `key` (in the current batch of writes); resolves once committed. */
 export async function writeEvent(stores: Stores, key: TimeKey, record: EventRecord): Promise<boolean> {
-	return stores.events.put(key, toTuple(record));
+	return stores.events.put(key, toTuple(record, key));
 }
 
 export function stepsOf(stores: Stores, id: string, generation: number): StepRecord[] {

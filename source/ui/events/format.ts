@@ -68,6 +68,12 @@ export function formatListFooter(shown: number, stats: BackendStats, where: stri
 	return `${plural(shown, 'event')} shown of ${stats.count} in ${where}${disk}.`;
 }
 
+/** The sentence after a list that left out events whose records are damaged, naming each. */
+export function formatUnreadable(ids: string[]): string {
+	const those = ids.length === 1 ? 'its record is' : 'their records are';
+	return `Could not read ${plural(ids.length, 'event')}, ${those} damaged: ${ids.join(', ')}. \`platform-tui events recover\` copies every other event into a fresh journal and keeps ${ids.length === 1 ? 'its id' : 'their ids'}.`;
+}
+
 /** One `events list --json` line. */
 export function eventSummary(event: StoredEvent): Record<string, unknown> {
 	return {

@@ -6,7 +6,7 @@
 import {mkdirSync} from 'node:fs';
 import type {EventStatus, NewEvent} from '../../../source/receiver/backend.js';
 import {journalDirectory} from '../../../source/receiver/journal/location.js';
-import {newEventTuple} from '../../../source/receiver/journal/record-codec.js';
+import {newEventTuple, toTuple} from '../../../source/receiver/journal/record-codec.js';
 import {journalExists, openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
 
 export type FixtureEvent = Pick<NewEvent, 'id' | 'event' | 'chatId' | 'body'> & {status: EventStatus};
@@ -46,13 +46,10 @@ export async function fillJournal(dataDirectory: string, count: number, options:
 					const key: TimeKey = [ms, event.id];
 					// The fields one by one: spreading the event costs more than the rest of the loop.
 					const stored: NewEvent = {id: event.id, event: event.event, chatId: event.chatId, body: event.body, receivedAt: new Date(ms).toISOString(), headers, status: event.status === 'logged' ? 'logged' : 'received'};
-					const tuple = newEventTuple(stored);
-					tuple[12] = event.status;
-					if (event.status === 'failed') {
-						// A finished failure: the state fields of the tuple (record-codec.ts).
-						tuple[17] = 'the platform answered 503';
-						tuple[18] = 1;
-					}
+					// A finished failure with its state fields; the others as accepted (record-codec.ts).
+					const tuple = event.status === 'failed'
+						? toTuple({...stored, status: 'failed', updatedAt: stored.receivedAt, error: 'the platform answered 503', attempts: 1, generation: 0}, key)
+						: newEventTuple(stored, ms);
 
 					stores.events.putSync(key, tuple, put);
 					stores.seen.putSync(event.id, ms, put);
