@@ -32,7 +32,7 @@ export type ServeState = {
 	/** Events replayed from the screen whose job has not started yet (their row says "replay"). */
 	replaying: Set<string>;
 	draining?: {jobs: number; timeoutMs: number; at: string};
-	stopped?: {cutOff: number; counters: ReceiverCounters};
+	stopped?: {cutOff: number; leftWaiting: number; counters: ReceiverCounters};
 };
 
 export function initialServeState(): ServeState {
@@ -150,7 +150,7 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 		}
 
 		case 'stopped': {
-			state.stopped = {cutOff: event.cutOff, counters: event.counters};
+			state.stopped = {cutOff: event.cutOff, leftWaiting: event.leftWaiting, counters: event.counters};
 		}
 	}
 }
