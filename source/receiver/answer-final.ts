@@ -190,7 +190,9 @@ export async function fail(run: Run, reason: string): Promise<JobOutcome> {
 		return await waitFor(run, error, 'apology', 'final') ?? {ok: false, reason, cleanup: {logsFailed: 0, apologyWritten: false, errors: [errorMessage(error)]}};
 	}
 
-	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, signal: AbortSignal.timeout(timeoutMs)});
+	// Each call bounded by the client's deadlines, not an abort: a late answer is a timeout, which waits
+	// for the next attempt (that reads the message back) rather than ending the event unwritten.
+	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, timeoutMs, totalTimeoutMs: timeoutMs});
 	let logsFailed = 0;
 	for (const {order, id} of openLogs(run.progress)) {
 		try {

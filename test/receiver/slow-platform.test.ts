@@ -7,6 +7,7 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import type {LocalPlatform, FaultRule} from '../../source/local-platform/index.js';
 import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
+import type {ReceiverEvent} from '../../source/receiver/events.js';
 import {createReceiver, type WebhookReceiver} from '../../source/receiver/index.js';
 import {apologyText} from '../../source/receiver/answer-text.js';
 import {defined} from '../support/defined.js';
@@ -30,10 +31,10 @@ afterEach(async () => {
 });
 
 /** A platform under `faults` answering them `slowMs` late, and a receiver whose client has the given deadlines. */
-async function start(faults: FaultRule[], slowMs: number, deadlines: Pick<PlatformClientOptions, 'timeoutMs' | 'writeTimeoutMs'>): Promise<World> {
+async function start(faults: FaultRule[], slowMs: number, deadlines: Pick<PlatformClientOptions, 'timeoutMs' | 'writeTimeoutMs'>, answer: {answerDeadlineMs?: number; cleanupTimeoutMs?: number} = {}): Promise<World> {
 	const {platform} = await startPlatform({slowMs, faults});
 	const receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 2, retryBaseMs: 10, retryCapMs: 20, ...deadlines});
-	const receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], concurrency: 4, cleanupTimeoutMs: 5000, retry: {baseMs: 20, capMs: 100}});
+	const receiver = createReceiver({client: receiverClient, secrets: [platform.endpointSecret], concurrency: 4, cleanupTimeoutMs: answer.cleanupTimeoutMs ?? 5000, retry: {baseMs: 20, capMs: 100, ...(answer.answerDeadlineMs === undefined ? {} : {answerDeadlineMs: answer.answerDeadlineMs})}});
 	const {url} = await receiver.listen({port: 0});
 	platform.setWebhookUrl(`${url}/webhook`);
 	world = {platform, receiver, clients: [receiverClient]};
@@ -42,6 +43,16 @@ async function start(faults: FaultRule[], slowMs: number, deadlines: Pick<Platfo
 
 /** Asks `count` questions in chats of their own; returns the assistant messages' ids once each has its final message. */
 async function askAndWait(w: World, count: number): Promise<string[]> {
+	const ids = await askAndWaitFor(w, count, () => true);
+	for (const id of ids) {
+		await waitFor(() => w.platform.message(id), {until: message => typeof message?.completedAt === 'string', what: `the final message of ${id}`});
+	}
+
+	return ids;
+}
+
+/** Asks `count` questions in chats of their own; returns the assistant messages' ids once `done` holds. */
+async function askAndWaitFor(w: World, count: number, done: () => boolean): Promise<string[]> {
 	const user = clientFor(w.platform);
 	w.clients.push(user);
 	const ids: string[] = [];
@@ -52,10 +63,7 @@ async function askAndWait(w: World, count: number): Promise<string[]> {
 		ids.push(defined(history.messages.findLast(message => message.role === 'ASSISTANT')?.id, 'the assistant message'));
 	}
 
-	for (const id of ids) {
-		await waitFor(() => w.platform.message(id), {until: message => typeof message?.completedAt === 'string', what: `the final message of ${id}`});
-	}
-
+	await waitFor(done, {what: 'the answers to end'});
 	return ids;
 }
 
@@ -88,6 +96,17 @@ describe('a platform that writes at once and answers late', () => {
 		// Each answer waited once (its write timed out) and was found written by the read-back.
 		const reads = w.platform.requests.filter(request => request.method === 'GET' && ids.some(id => request.path === `/messages/${id}`));
 		expect(reads.length).toBeGreaterThanOrEqual(3);
+	});
+
+	it('an apology answered after the clean-up deadline waits and is read back: written once, counted as written', async () => {
+		const w = await start([{operation: 'search', kind: '500'}, {operation: 'modifyMessage', kind: 'slow'}], 600, {timeoutMs: 5000, writeTimeoutMs: 5000}, {answerDeadlineMs: 100, cleanupTimeoutMs: 150});
+		const events: ReceiverEvent[] = [];
+		w.receiver.on('event', event => events.push(event));
+		const ids = await askAndWaitFor(w, 1, () => events.some(event => event.type === 'stage' && event.stage === 'failed'));
+		await waitFor(() => w.platform.requests.filter(request => request.status === 0).length, {until: open => open === 0, what: 'every request answered'});
+		expect(w.platform.requests.filter(request => request.method === 'PATCH' && request.path === `/messages/${ids[0]}`)).toHaveLength(1);
+		expect(w.platform.message(ids[0] ?? '')?.text).toBe(apologyText);
+		expect(events.find(event => event.type === 'stage' && event.stage === 'failed')).toMatchObject({cleanup: {apologyWritten: true}});
 	});
 
 	it('a create whose outcome is unknown is not made again: at most one orphan per event, named by its log-unknown step', async () => {
