@@ -125,7 +125,7 @@ export const jsonRecords = {
 		commands: serve,
 	},
 	draining: {schema: record({...receiverBase, type: z.literal('draining'), jobs: count, timeoutMs: ms}), commands: serve},
-	stopped: {schema: record({...receiverBase, type: z.literal('stopped'), counters: z.record(z.string(), count), cutOff: count}), commands: serve},
+	stopped: {schema: record({...receiverBase, type: z.literal('stopped'), counters: z.record(z.string(), count), cutOff: count, leftWaiting: count}), commands: serve},
 	response: {
 		schema: record({type: z.literal('response'), url: text, event: text, eventId: id, status: int, body: passed, durationMs: ms, note: text.optional()}),
 		commands: ['trigger'],

@@ -200,7 +200,7 @@ const localFlags = {
 	failRate: {type: 'number', range: {kind: 'number', min: 0, max: 1, example: 0.1}, description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
 	latency: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 0}, description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},
 	seed: {type: 'number', range: {kind: 'int', min: 0, max: 4_294_967_295, example: 0}, description: 'Seed that makes --fail-rate deterministic', placeholder: 'N'},
-	fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 500, 503 (refused), perform-502 (done, then 502) or empty-200 (done, then null); repeatable', placeholder: 'OP:KIND[:TIMES]'},
+	fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 500, 503 (refused), perform-502 (done, then 502), empty-200 (done, then null) or slow (done, answered 16 s late); repeatable', placeholder: 'OP:KIND[:TIMES]'},
 	llmUrl: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
 	llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
 	ingestionStep: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 150}, description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},

@@ -7,22 +7,29 @@ import {seededRandom} from './ids.js';
  * - `429` / `503`: refused before anything is processed, with Retry-After (a retry is safe);
  * - `500`: refused before anything is processed, without Retry-After (an outage that says nothing);
  * - `perform-502`: the operation is carried out, then 502 is answered (a retry repeats it);
- * - `empty-200`: the operation is carried out, then 200 is answered with the body `null`.
+ * - `empty-200`: the operation is carried out, then 200 is answered with the body `null`;
+ * - `slow`: the operation is carried out at once, and its answer sent `slowMs` later (default 16 s),
+ *   as a platform that writes but answers late (a client that gives up first does not know it wrote).
  */
-export type FaultKind = '429' | '500' | '503' | 'perform-502' | 'empty-200';
+export type FaultKind = '429' | '500' | '503' | 'perform-502' | 'empty-200' | 'slow';
 
-export const faultKinds: readonly FaultKind[] = ['429', '500', '503', 'perform-502', 'empty-200'];
+export const faultKinds: readonly FaultKind[] = ['429', '500', '503', 'perform-502', 'empty-200', 'slow'];
+
+/** How late a `slow` fault answers by default, ms: past a client's 15 s read deadline. */
+export const defaultSlowFaultMs = 16_000;
 
 /** A fault for one operation (or `*`, every operation), for the first `times` calls or every call. */
 export type FaultRule = {operation: string; kind: FaultKind; times?: number};
 
 /** How an answered request was faulted, as the request log shows it. */
-export type InjectedFault = 429 | 500 | 503 | 'perform-502' | 'empty-200';
+export type InjectedFault = 429 | 500 | 503 | 'perform-502' | 'empty-200' | 'slow';
 
 export type FaultSettings = {
 	/** Share (0..1) of API calls answered with 429 or 503 at random. */
 	failRate?: number;
 	latencyMs?: number;
+	/** How late a `slow` fault answers, ms. Default 16 000. */
+	slowMs?: number;
 	seed?: number;
 	faultRetryAfterSeconds?: number;
 	/** Replaces the rules in force. */
@@ -85,6 +92,7 @@ type ActiveRule = FaultRule & {remaining: number};
 /** Random and per-operation fault injection, plus the added latency. */
 export class FaultInjector {
 	latencyMs = 0;
+	slowMs = defaultSlowFaultMs;
 	private failRate = 0;
 	private retryAfterSeconds = 1;
 	private random: () => number = Math.random;
@@ -101,6 +109,10 @@ export class FaultInjector {
 
 		if (settings.latencyMs !== undefined) {
 			this.latencyMs = checkMs(settings.latencyMs, 'latencyMs');
+		}
+
+		if (settings.slowMs !== undefined) {
+			this.slowMs = checkMs(settings.slowMs, 'slowMs');
 		}
 
 		if (settings.seed !== undefined) {

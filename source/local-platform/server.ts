@@ -279,6 +279,12 @@ class LocalPlatformServer implements LocalPlatform {
 			throw performedThen502(route.operation);
 		}
 
+		if (fault === 'slow') {
+			record.fault = fault;
+			// Real time even under an injected clock, like the latency: it exists to outlast a real client's deadline.
+			await abortableSleep(this.faults.slowMs, this.stop.signal);
+		}
+
 		if (fault === 'empty-200') {
 			record.fault = fault;
 			sendJson(response, 200, null);

@@ -86,9 +86,11 @@ export type LocalPlatformOptions = {
 	faultRetryAfterSeconds?: number;
 	/** Delay added before answering every API and blob request; default 0. */
 	latencyMs?: number;
+	/** How late an operation under a `slow` fault rule is answered (it is carried out at once); default 16 s. */
+	slowMs?: number;
 	/** Makes fault injection deterministic. */
 	seed?: number;
-	/** Faults for chosen operations: refuse (429/503), perform then answer 502, or answer 200 with `null`. */
+	/** Faults for chosen operations: refuse (429/503), perform then answer 502, answer 200 with `null`, or perform then answer late. */
 	faults?: readonly FaultRule[];
 	/** Time for timestamps, key expiry, ingestion steps and the assistant's pauses; default the system clock. */
 	clock?: PlatformClock;

@@ -14,7 +14,7 @@ import {
 } from './errors.js';
 import type {Pacer} from './pacer.js';
 import {notSentMark} from './transport.js';
-import {retryClasses, retryDelay, type OperationName, type RetryTiming} from './retry.js';
+import {retryDelay, type OperationName, type RetryClass, type RetryTiming} from './retry.js';
 
 export type RequestLogEntry = {
 	method: string;
@@ -34,6 +34,8 @@ export type RequestLogEntry = {
 
 export type AttemptPlan = {
 	operation: OperationName;
+	/** When a failed attempt is tried again (the operation's class, or `create` for a call sent once). */
+	retryClass: RetryClass;
 	method: string;
 	path: string;
 	/** Host named when the connection fails. */
@@ -85,7 +87,7 @@ export async function runAttempts<T>(plan: AttemptPlan, attemptOnce: (signal: Ab
 	const {clock} = plan;
 	const started = clock.now();
 	const elapsed = () => clock.now() - started;
-	const retryClass = retryClasses[plan.operation];
+	const {retryClass} = plan;
 	for (let attempt = 1; ; attempt++) {
 		plan.signal?.throwIfAborted();
 		if (plan.pacer) {

@@ -7,7 +7,7 @@ import type {AttemptPlan, RequestLogEntry} from './attempts.js';
 import {monotonicClock, type Clock} from './clock.js';
 import type {Pacer} from './pacer.js';
 import type {RequestLog} from './request-log.js';
-import type {OperationName} from './retry.js';
+import {retryClasses, type OperationName, type RetryClass} from './retry.js';
 import type {Transport} from './transport.js';
 
 /** Returns the API key to use; read on every request so a key rotated on disk is picked up. */
@@ -16,6 +16,21 @@ export type KeySupplier = () => string;
 /** Time allowed to one small JSON call, and to all its attempts together (ms). */
 export const defaultAttemptTimeoutMs = 15_000;
 export const defaultTotalTimeoutMs = 45_000;
+
+/**
+ * Time allowed to one attempt of a call that writes, ms: a create or an update whose answer is late
+ * has most likely been carried out, and another try would make a second log or land a second
+ * write, so it is waited for four times as long as a read.
+ */
+export const defaultWriteTimeoutMs = 60_000;
+
+/** The updates that get the write deadline besides every call of the `create` class. */
+const slowUpdates: ReadonlySet<OperationName> = new Set(['updateMessageLog', 'modifyMessage', 'finalizeContent']);
+
+/** Whether `operation` writes: its attempts get the write deadline. */
+export function isWrite(operation: OperationName): boolean {
+	return retryClasses[operation] === 'create' || slowUpdates.has(operation);
+}
 
 export type PlatformClientOptions = {
 	baseUrl: string;
@@ -39,6 +54,8 @@ export type PlatformClientOptions = {
 	maxRetryAfterSeconds?: number;
 	/** Time allowed to one attempt, ms. Default 15 000 (JSON calls); a blob PUT's base, default 60 000. */
 	timeoutMs?: number;
+	/** Time allowed to one attempt of a call that writes (isWrite), ms. Default 60 000, never less than `timeoutMs`. */
+	writeTimeoutMs?: number;
 	/** Time allowed to an operation's attempts and waits together, ms. Default 45 000, never less than one attempt's. */
 	totalTimeoutMs?: number;
 	/** Connect timeout, ms. Default 10 000. */
@@ -61,6 +78,11 @@ export type CallOptions = {
 	totalTimeoutMs?: number;
 	/** Retries for this call instead of the client's (0: one attempt only). */
 	retries?: number;
+	/**
+	 * Once sent, never sent again: the call is retried only where the platform provably did not
+	 * process it (the `create` class's rule), whatever its operation's class.
+	 */
+	sentOnce?: boolean;
 };
 
 /** What the request modules share: one per client. */
@@ -85,9 +107,12 @@ export function retryBaseFor(options: PlatformClientOptions): number {
 
 export function attemptPlan(context: ClientContext, operation: OperationName, method: string, path: string, call: CallOptions = {}): AttemptPlan {
 	const {options} = context;
-	const attemptTimeoutMs = call.timeoutMs ?? options.timeoutMs ?? defaultAttemptTimeoutMs;
+	const readMs = options.timeoutMs ?? defaultAttemptTimeoutMs;
+	const attemptTimeoutMs = call.timeoutMs ?? (isWrite(operation) ? Math.max(options.writeTimeoutMs ?? defaultWriteTimeoutMs, readMs) : readMs);
+	const retryClass: RetryClass = call.sentOnce === true ? 'create' : retryClasses[operation];
 	return {
 		operation,
+		retryClass,
 		method,
 		path,
 		target: new URL(context.baseUrl).host,

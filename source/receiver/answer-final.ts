@@ -32,11 +32,23 @@ export type Run = {
 	record(name: string, extra?: {data?: Record<string, unknown>; error?: string}): Promise<void>;
 };
 
+/** Time allowed to the read-back of a final message that may have been written (all its attempts), ms: its own, not the write's. */
+export const readBackTimeoutMs = 10_000;
+
+/** Whether the final-message deadline has passed (only with a retry schedule). */
+function pastFinalDeadline(run: Run): boolean {
+	const {retry} = run.options;
+	return retry !== undefined && retry.schedule.now() > retry.receivedAtMs + retry.schedule.finalDeadlineMs;
+}
+
 /**
  * On a resume, whether the assistant message already holds `text`, completed since the earlier
  * attempt started (the completion time is the one this receiver wrote): that attempt wrote it and
- * died before it could record so. Read back (GET /messages/{id}?chatId=) so the answer is never
- * written twice; when the read fails, the message is written (a write too many rather than none).
+ * died, or timed out, before it could record so. Read back (GET /messages/{id}?chatId=) within its
+ * own deadline so the answer is never written twice. A read-back that fails for a transient reason
+ * is thrown: the attempt waits for its next scheduled one rather than writing blindly; without a
+ * schedule, past the final-message deadline or for a lasting reason the message is written (a
+ * write too many rather than none).
  */
 async function alreadyWritten(run: Run, text: string, call: PortCall, since: number | undefined): Promise<boolean> {
 	if (since === undefined) {
@@ -44,18 +56,26 @@ async function alreadyWritten(run: Run, text: string, call: PortCall, since: num
 	}
 
 	const {job, port} = run.options;
+	let message: unknown;
 	try {
-		const message = await port.getMessage(job.assistantMessageId, job.chatId, call);
-		return isRecord(message) && message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
-	} catch {
+		message = await port.getMessage(job.assistantMessageId, job.chatId, {...call, timeoutMs: readBackTimeoutMs, totalTimeoutMs: readBackTimeoutMs});
+	} catch (error) {
+		if (call.signal?.aborted === true || (run.options.retry !== undefined && transientFailure(error) !== undefined && !pastFinalDeadline(run))) {
+			throw error;
+		}
+
 		return false;
 	}
+
+	return isRecord(message) && message.text === text && typeof message.completedAt === 'string' && !(Date.parse(message.completedAt) < since);
 }
 
 /**
  * Writes the final message: first the intent is recorded (a store that refuses throws
  * `StoreRefusedError` and nothing is written), then the message, unless an earlier attempt that
- * recorded the same intent already wrote it.
+ * recorded the same intent already wrote it. Once sent the write is not sent again within this
+ * call (it is retried only where the platform provably did not carry it out): a write whose answer
+ * is lost ends the attempt, and the next one reads the message back first.
  */
 export async function writeFinal(run: Run, text: string, apology: boolean, call: PortCall): Promise<void> {
 	const {port, job} = run.options;
@@ -70,7 +90,7 @@ export async function writeFinal(run: Run, text: string, apology: boolean, call:
 	}
 
 	const now = new Date().toISOString();
-	await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text, stoppedStreamingAt: now, completedAt: now}, call);
+	await port.modifyMessage(job.assistantMessageId, {chatId: job.chatId, text, stoppedStreamingAt: now, completedAt: now}, {...call, sentOnce: true});
 }
 
 /** Records a step of the failure path; a store that fails here must not stop the clean-up of logs. */
@@ -116,6 +136,31 @@ export async function waitFor(run: Run, error: unknown, phase: WaitPhase, deadli
 	return {ok: false, waiting: {until, phase: store ? 'store' : phase, reason: transient.reason, tries: tries + 1}};
 }
 
+/**
+ * The attempt cut off by a stop (the drain deadline) ends waiting, due at once: stopping is not
+ * failing, so the event is left for the next start (or another replica) and the apology still
+ * comes only at the answer deadline. Undefined without a retry schedule.
+ */
+export async function waitAfterStop(run: Run, reason: string): Promise<WaitOutcome | undefined> {
+	const {retry} = run.options;
+	if (retry === undefined) {
+		return undefined;
+	}
+
+	const phase: WaitPhase = run.progress.intent ? 'final' : 'answer';
+	const {tries} = waitsOf(run.options.steps ?? []);
+	const step = waitStep(retry.schedule, {delayMs: 0, tries: tries + 1, phase, reason});
+	// Recorded before the store closes (the backend stops after its jobs ended); a refusal leaves the
+	// event as it stands, which the next start resumes all the same.
+	try {
+		await run.options.recordStep?.(step);
+	} catch {
+		// As above.
+	}
+
+	return {ok: false, waiting: {until: String(step.data?.until), phase, reason, tries: tries + 1}};
+}
+
 /** Whether the answer deadline has passed (only with a retry schedule). */
 export function pastAnswerDeadline(run: Run): boolean {
 	const {retry} = run.options;
@@ -145,7 +190,9 @@ export async function fail(run: Run, reason: string): Promise<JobOutcome> {
 		return await waitFor(run, error, 'apology', 'final') ?? {ok: false, reason, cleanup: {logsFailed: 0, apologyWritten: false, errors: [errorMessage(error)]}};
 	}
 
-	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, signal: AbortSignal.timeout(timeoutMs)});
+	// Each call bounded by the client's deadlines, not an abort: a late answer is a timeout, which waits
+	// for the next attempt (that reads the message back) rather than ending the event unwritten.
+	const callFor = (): PortCall => ({userId: job.userId, companyId: job.companyId, timeoutMs, totalTimeoutMs: timeoutMs});
 	let logsFailed = 0;
 	for (const {order, id} of openLogs(run.progress)) {
 		try {

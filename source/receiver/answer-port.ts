@@ -13,8 +13,12 @@ import type {
 	SearchRequest,
 } from '../platform/types.js';
 
-/** Every call names the event's user and company; `signal` cuts it off. */
-export type PortCall = {userId: string; companyId: string; signal?: AbortSignal};
+/**
+ * Every call names the event's user and company; `signal` cuts it off. Over HTTP, `timeoutMs` and
+ * `totalTimeoutMs` replace the client's deadlines for the call, and `sentOnce` keeps a write from
+ * being sent twice (platform/client-options.ts); the in-memory port ignores them.
+ */
+export type PortCall = {userId: string; companyId: string; signal?: AbortSignal; timeoutMs?: number; totalTimeoutMs?: number; sentOnce?: boolean};
 
 export type AnswerPort = {
 	/** Only the log's `id` is read. */

@@ -8,6 +8,11 @@
  *   trace: the platform has no way to list a message's logs, so such a log cannot be found again
  *   and may stay RUNNING; this step (without its `log-created`) says so in `events show`.
  * - `log-created` {order, id}: a message log was created (RUNNING).
+ * - `log-refused` {order} (error): the platform refused the creation before carrying it out (429,
+ *   503 with Retry-After, a 4xx, a connection refused): no log was made, a later attempt creates it.
+ * - `log-unknown` {order} (error): the creation's outcome is unknown (a timeout, a 5xx, a connection
+ *   lost after sending, the drain deadline): the platform may have made a log whose id is lost. No
+ *   log of the event is created again, so at most this one is left RUNNING; the step names it.
  * - `searched` {context, documents}: the search ran and the context was built.
  * - `log-completed` {order, id}: a log was set COMPLETED.
  * - `completed` {text}: the model's answer (never asked again once recorded).
@@ -28,6 +33,8 @@ import type {StepRecord} from './backend.js';
 export const stepNames = {
 	logRequested: 'log-requested',
 	logCreated: 'log-created',
+	logRefused: 'log-refused',
+	logUnknown: 'log-unknown',
 	searched: 'searched',
 	logCompleted: 'log-completed',
 	completed: 'completed',
@@ -45,6 +52,11 @@ export type LogState = {id: string; status: 'RUNNING' | 'COMPLETED' | 'FAILED'};
 /** Where an answer stands after the recorded steps. */
 export type AnswerProgress = {
 	logs: Partial<Record<LogOrder, LogState>>;
+	/**
+	 * The log whose creation's outcome is unknown (`log-unknown`, or a `log-requested` left without
+	 * its outcome by an attempt that died): the event creates no log after it.
+	 */
+	orphan?: LogOrder;
 	searched?: {context: string; documents: number};
 	completion?: string;
 	/** The failure path started (its reason). */
@@ -72,6 +84,14 @@ export function applyStep(progress: AnswerProgress, step: StepRecord): void {
 			const id = idOf(data);
 			if (order && id) {
 				progress.logs[order] = {id, status: 'RUNNING'};
+			}
+
+			break;
+		}
+
+		case stepNames.logUnknown: {
+			if (order && progress.orphan === undefined) {
+				progress.orphan = order;
 			}
 
 			break;
@@ -131,12 +151,18 @@ export function foldSteps(steps: readonly StepRecord[] = []): AnswerProgress {
 		applyStep(progress, step);
 	}
 
+	const [unknown] = unknownLogRequests(steps);
+	if (unknown && progress.orphan === undefined) {
+		progress.orphan = unknown;
+	}
+
 	return progress;
 }
 
 /**
  * The log creations a crash may have left unknown: a `log-requested` not followed by its
- * `log-created` before the next request of the same order (or the end of the steps).
+ * outcome (`log-created`, `log-refused`, `log-unknown`) before the next request of the same order
+ * (or the end of the steps).
  */
 export function unknownLogRequests(steps: readonly StepRecord[] = []): LogOrder[] {
 	const pending: LogOrder[] = [];
@@ -153,7 +179,7 @@ export function unknownLogRequests(steps: readonly StepRecord[] = []): LogOrder[
 			}
 
 			requested.add(order);
-		} else if (step.name === stepNames.logCreated) {
+		} else if (step.name === stepNames.logCreated || step.name === stepNames.logRefused || step.name === stepNames.logUnknown) {
 			requested.delete(order);
 		}
 	}

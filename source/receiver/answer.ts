@@ -9,8 +9,9 @@
  * cannot record stops the answer before any platform write.
  */
 import {errorMessage} from '../format/value.js';
+import {PlatformApiError, PlatformConnectionError} from '../platform/errors.js';
 import type {AnswerPort, PortCall} from './answer-port.js';
-import {fail, pastAnswerDeadline, StoreRefusedError, waitFor, writeFinal, type Run} from './answer-final.js';
+import {fail, pastAnswerDeadline, StoreRefusedError, waitAfterStop, waitFor, writeFinal, type Run} from './answer-final.js';
 import {buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, stepNames, type LogOrder} from './answer-steps.js';
 import {StoreCannotRecordError, type StepRecord} from './backend.js';
@@ -85,19 +86,46 @@ function callOf(job: ChosenJob, signal: AbortSignal | undefined): PortCall {
 	return signal ? {userId: job.userId, companyId: job.companyId, signal} : {userId: job.userId, companyId: job.companyId};
 }
 
-/** Creates log `order` unless an earlier attempt did; returns its id. */
-async function ensureLog(run: Run, order: LogOrder, call: PortCall): Promise<string> {
-	const known = run.progress.logs[order];
-	if (known) {
-		return known.id;
+/**
+ * Whether a failed creation was provably not carried out: refused before anything was processed
+ * (429, 503 with Retry-After, another 4xx but 408) or never sent whole.
+ */
+function refusedBeforeCreating(error: unknown): boolean {
+	if (error instanceof PlatformApiError) {
+		return error.status === 429 || (error.status === 503 && error.retryAfterSeconds !== undefined) || (error.status >= 400 && error.status < 500 && error.status !== 408);
+	}
+
+	return error instanceof PlatformConnectionError && error.notSent;
+}
+
+/**
+ * Creates log `order` unless an earlier attempt did. Once a creation's outcome is unknown (the
+ * platform may have made a log whose id is lost), the event creates no log again: that one may
+ * stay RUNNING, named by its `log-unknown` step, and the answer goes on without logs.
+ */
+async function ensureLog(run: Run, order: LogOrder, call: PortCall): Promise<void> {
+	if (run.progress.logs[order] || run.progress.orphan !== undefined) {
+		return;
 	}
 
 	const {job} = run.options;
 	const text = order === 1 ? logTexts.searching : logTexts.generating;
 	await run.record(stepNames.logRequested, {data: {order}});
-	const log = await run.options.port.createMessageLog({messageId: job.assistantMessageId, text, status: 'RUNNING', order}, call);
+	let log: {id: string};
+	try {
+		log = await run.options.port.createMessageLog({messageId: job.assistantMessageId, text, status: 'RUNNING', order}, call);
+	} catch (error) {
+		const refused = refusedBeforeCreating(error);
+		try {
+			await run.record(refused ? stepNames.logRefused : stepNames.logUnknown, {data: {order}, error: refused ? errorMessage(error) : `log ${order} may have been created and is not created again (it may stay RUNNING): ${errorMessage(error)}`});
+		} catch {
+			// The `log-requested` step stands: a later attempt takes its outcome as unknown.
+		}
+
+		throw error;
+	}
+
 	await run.record(stepNames.logCreated, {data: {order, id: log.id}});
-	return log.id;
 }
 
 async function completeLog(run: Run, order: LogOrder, text: string, call: PortCall): Promise<void> {
@@ -198,12 +226,14 @@ export async function answerChosenEvent(options: AnswerOptions): Promise<JobOutc
 		}
 
 		const cutOff = signal?.aborted === true;
+		const reason = errorMessage(cutOff && signal.reason instanceof Error ? signal.reason : error);
 		// Once the answer's write is intended, it stays the final message: retried until the final deadline.
-		const waiting = cutOff ? undefined : await waitFor(run, error, run.progress.intent ? 'final' : 'answer', run.progress.intent ? 'final' : 'answer');
+		const phase = run.progress.intent ? 'final' : 'answer';
+		const waiting = cutOff ? await waitAfterStop(run, reason) : await waitFor(run, error, phase, phase);
 		if (waiting) {
 			return waiting;
 		}
 
-		return fail(run, errorMessage(cutOff && signal.reason instanceof Error ? signal.reason : error));
+		return fail(run, reason);
 	}
 }

@@ -147,6 +147,8 @@ export type StoppedEvent = Base & {
 	counters: ReceiverCounters;
 	/** Jobs that had to be cut off at the drain deadline. */
 	cutOff: number;
+	/** Events left waiting by the stop (cut off, or waiting for a retry): the next start or another replica resumes them. */
+	leftWaiting: number;
 };
 
 export type ReceiverEvent = RejectedEvent | AcceptedEvent | DuplicateEvent | StageEvent | DrainingEvent | StoppedEvent;

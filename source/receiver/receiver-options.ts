@@ -82,8 +82,10 @@ export type ReceiverObserver = {
 };
 
 export type CloseResult = {
-	/** Jobs still open at the drain deadline, cut off with logs FAILED and the apology. */
+	/** Jobs still open at the drain deadline, cut off. */
 	cutOff: number;
+	/** Events that ended waiting during the stop (the cut-off ones among them): the next start or another replica resumes them. */
+	leftWaiting: number;
 	counters: ReceiverCounters;
 };
 

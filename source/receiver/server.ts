@@ -66,6 +66,8 @@ export class WebhookReceiver {
 	private started: Promise<void> | undefined;
 	private stopSweep: (() => void) | undefined;
 	private closing: Promise<CloseResult> | undefined;
+	/** Events that ended an attempt waiting since the stop began: left for the next start or another replica. */
+	private readonly leftWaiting = new Set<string>();
 
 	constructor(options: ReceiverOptions) {
 		const secrets = options.secrets.map(secret => secret.trim()).filter(secret => secret !== '');
@@ -171,8 +173,10 @@ export class WebhookReceiver {
 
 	/**
 	 * Stops accepting (new deliveries on open connections get 503, which the platform retries),
-	 * lets queued and running jobs finish within `drainTimeoutMs`, then cuts off the rest: their
-	 * open logs are set FAILED and the apology is written, so no log is left RUNNING. Closes the backend.
+	 * lets queued and running jobs finish within `drainTimeoutMs`, then cuts off the rest: with a
+	 * retry schedule they are left waiting (for the next start, or another replica), their apology
+	 * still due only at the answer deadline; without one their open logs are set FAILED and the
+	 * apology is written. Closes the backend.
 	 */
 	async close(drainTimeoutMs = this.options.drainTimeoutMs): Promise<CloseResult> {
 		this.closing ??= this.shutdown(drainTimeoutMs);
@@ -191,11 +195,20 @@ export class WebhookReceiver {
 		await this.backend.close();
 		await this.jobs.close?.();
 		const counters = this.counters();
-		this.emit({type: 'stopped', at: isoNow(), counters, cutOff});
-		return {cutOff, counters};
+		const leftWaiting = this.leftWaiting.size;
+		this.emit({type: 'stopped', at: isoNow(), counters, cutOff, leftWaiting});
+		return {cutOff, leftWaiting, counters};
 	}
 
 	private emit(event: ReceiverEvent): void {
+		if (this.draining && event.type === 'stage') {
+			if (event.stage === 'waiting') {
+				this.leftWaiting.add(event.eventId);
+			} else {
+				this.leftWaiting.delete(event.eventId);
+			}
+		}
+
 		for (const listener of this.listeners) {
 			try {
 				listener(event);

@@ -1,8 +1,9 @@
 /**
- * One fault kind of the chaos run: a fresh `serve` (journal) with shortened deadlines, chosen-module
+ * One fault kind of the chaos run: a fresh `serve` (journal, or one replica on a fresh Redis) with shortened deadlines, chosen-module
  * events delivered steadily from shortly before the fault through its end, the fault cleared, then
  * the count once every acknowledged event has its final message (or the wait is over): what the
- * platform (or the forward handler) recorded, never serve's own claims.
+ * platform (or the forward handler) recorded, never serve's own claims — the writes of each
+ * message and the message logs left RUNNING among them.
  */
 import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -29,8 +30,12 @@ export type FaultRunSettings = {
 	settleMs: number;
 };
 
+/** Where serve keeps its events for a kind: the journal in a fresh directory, or a fresh Redis. */
+export type FaultStore = {mode: 'journal'} | {mode: 'redis'; url: string};
+
 export type FaultReport = {
 	kind: string;
+	mode: FaultStore['mode'];
 	description: string;
 	acknowledged: number;
 	/** Delivery attempts serve did not acknowledge (a 503 while it could not store, a refused connection). */
@@ -43,6 +48,8 @@ export type FaultReport = {
 	waiting: number;
 	answers: number;
 	apologies: number;
+	/** Message logs still RUNNING on the acknowledged events' messages at the end, from the platform. */
+	runningLogs: number;
 	/** Acknowledged events that waited at least once (a durable retry), from serve's log. */
 	waited: number;
 	/** From the fault's end until the last final message, s. */
@@ -72,7 +79,7 @@ function finalWrites(world: World): Map<string, number> {
 }
 
 /** Runs one kind; `disk` is the mounted disk of a kind that asks for one (serve's data directory is on it). */
-export async function runFaultKind(world: World, kind: FaultKind, messages: Array<{chatId: string; messageId: string}>, settings: FaultRunSettings, disk?: DiskFault): Promise<FaultReport> {
+export async function runFaultKind(world: World, kind: FaultKind, messages: Array<{chatId: string; messageId: string}>, settings: FaultRunSettings, store: FaultStore, disk?: DiskFault): Promise<FaultReport> {
 	const startedAt = Date.now();
 	const proxy = new PlatformProxy(new URL(world.platform.baseUrl));
 	const handler = new ForwardHandler();
@@ -83,7 +90,8 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 	const env = {PLATFORM_BASE_URL: proxy.url, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
 	const dataDir = disk?.directory ?? mkdtempSync(path.join(tmpdir(), 'platform-tui-chaos-fault-'));
 	const args = ['--answer-deadline', settings.answerDeadline, '--final-message-deadline', settings.finalMessageDeadline, '--retry-backoff', String(settings.retryBackoffMs), ...(kind.forward ? ['--forward-to', handler.url] : [])];
-	const fleet = new Fleet({env, store: ['--data-dir', dataDir], args});
+	const storeArgs = store.mode === 'redis' ? ['--redis', store.url] : ['--data-dir', dataDir];
+	const fleet = new Fleet({env, store: storeArgs, args});
 	const deliveries = new Deliveries(platform.endpointSecret, () => fleet.target());
 	const events = planned(world, messages);
 	const isFinal = (event: Planned): boolean => (kind.forward ? (handler.answered.get(event.id) ?? 0) > 0 : (finalWrites(world).get(event.messageId ?? '') ?? 0) > 0);
@@ -122,7 +130,7 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 		await proxy.close();
 	}
 
-	const stored = await storedEvents(['--data-dir', dataDir], env);
+	const stored = await storedEvents(storeArgs, env);
 	const waitedIds = new Set(fleet.lines().filter(line => line.type === 'stage' && line.stage === 'waiting').map(line => String(line.eventId)));
 	const writes = finalWrites(world);
 	const acked = events.filter(event => deliveries.ackedIds.has(event.id));
@@ -130,7 +138,9 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 	const lastFinal = Math.max(faultEnd, ...platform.requests.filter(request => request.method === 'PATCH' && request.path.startsWith('/messages/') && request.status === 200).map(request => Date.parse(request.at)));
 	return {
 		kind: kind.name,
+		mode: store.mode,
 		description: kind.description,
+		runningLogs: kind.forward ? 0 : acked.reduce((sum, event) => sum + platform.messageLogs(event.messageId ?? '').filter(log => log.status === 'RUNNING').length, 0),
 		acknowledged: acked.length,
 		unacknowledged: deliveries.tally.failedStatus + deliveries.tally.refused,
 		noFinal: acked.filter(event => count(event) === 0).map(event => event.id),
@@ -144,12 +154,27 @@ export async function runFaultKind(world: World, kind: FaultKind, messages: Arra
 	};
 }
 
-/** Prints one kind's figures; true when the goal (0 / 0 / 0 once the fault cleared) is met. */
+/** Whether a kind met its goal: every acknowledged event has one final message, none is still waiting and no log is left RUNNING. */
+export function faultGoalMet(report: FaultReport): boolean {
+	return report.noFinal.length === 0 && report.twice.length === 0 && report.waiting === 0 && report.runningLogs === 0;
+}
+
+/** Prints one kind's figures; true when the goal (0 / 0 / 0 / 0 once the fault cleared) is met. */
 export function printFaultReport(report: FaultReport): boolean {
 	const ids = (list: string[]) => (list.length === 0 ? '' : ` (${list.slice(0, 3).join(', ')}${list.length > 3 ? ', …' : ''})`);
-	const met = report.noFinal.length === 0 && report.twice.length === 0 && report.waiting === 0;
+	const met = faultGoalMet(report);
 	const finals = report.kind === 'forward-down' ? `forwarded ${report.answers}` : `answers ${report.answers}, apologies ${report.apologies}, last final message ${report.recoverySeconds.toFixed(1)} s after the fault cleared`;
-	console.log(`${report.kind} (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged} (deliveries not acknowledged ${report.unacknowledged}), waited (durable retry) ${report.waited}; ${finals}`);
-	console.log(`  no final message ${report.noFinal.length}${ids(report.noFinal)}, written twice ${report.twice.length}${ids(report.twice)}, still waiting ${report.waiting} (goal 0/0/0: ${met ? 'MET' : 'NOT MET'})`);
+	console.log(`${report.kind} [${report.mode}] (${report.description}) in ${report.minutes.toFixed(1)} min: acknowledged ${report.acknowledged} (deliveries not acknowledged ${report.unacknowledged}), waited (durable retry) ${report.waited}; ${finals}`);
+	console.log(`  no final message ${report.noFinal.length}${ids(report.noFinal)}, written twice ${report.twice.length}${ids(report.twice)}, still waiting ${report.waiting}, logs left RUNNING ${report.runningLogs} (goal 0/0/0/0: ${met ? 'MET' : 'NOT MET'})`);
 	return met;
+}
+
+/** The table of every kind run (Markdown): what the platform holds per kind and mode. */
+export function printFaultTable(reports: readonly FaultReport[]): void {
+	console.log('');
+	console.log('| kind | mode | acked | answered | apologies | no final message | written twice | logs left RUNNING | goal |');
+	console.log('|---|---|---|---|---|---|---|---|---|');
+	for (const report of reports) {
+		console.log(`| ${report.kind} | ${report.mode} | ${report.acknowledged} | ${report.answers} | ${report.apologies} | ${report.noFinal.length} | ${report.twice.length} | ${report.runningLogs} | ${faultGoalMet(report) ? 'met' : 'NOT MET'} |`);
+	}
 }

@@ -4,7 +4,9 @@
  * proxy of the run's own, so "unreachable" is a closed port (connections refused), as an outage
  * looks from outside. `disk-full` puts serve's data directory on a tmpfs of its own
  * (disk-fault.ts), filled to its last byte while the fault lasts; the run prints one line and skips
- * it when the tmpfs cannot be mounted.
+ * it when the tmpfs cannot be mounted. `slow-creates` and `slow-writes` make the platform carry
+ * out every message-log create (or final-message write) at once and answer it 16 s late, past a
+ * read's 15 s deadline (the local platform's `slow` fault).
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import {createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket} from 'node:net';
@@ -73,6 +75,30 @@ export const faultKinds: readonly FaultKind[] = [
 		},
 		stop({platform}) {
 			platform.setFaults({latencyMs: 0});
+			return Promise.resolve();
+		},
+	},
+	{
+		name: 'slow-creates',
+		description: 'platform makes every message log at once and answers the create 16 s late',
+		start({platform}) {
+			platform.setFaults({slowMs: 16_000, rules: [{operation: 'createMessageLog', kind: 'slow'}]});
+			return Promise.resolve();
+		},
+		stop({platform}) {
+			platform.setFaults({rules: []});
+			return Promise.resolve();
+		},
+	},
+	{
+		name: 'slow-writes',
+		description: 'platform writes every final message at once and answers the write 16 s late',
+		start({platform}) {
+			platform.setFaults({slowMs: 16_000, rules: [{operation: 'modifyMessage', kind: 'slow'}]});
+			return Promise.resolve();
+		},
+		stop({platform}) {
+			platform.setFaults({rules: []});
 			return Promise.resolve();
 		},
 	},

@@ -4,11 +4,13 @@
  * - `sigkill`: serve SIGKILLed at random moments (journal mode: one serve, restarted on its data
  *   directory; Redis mode: replicas, one killed and another started each round): acked, lost,
  *   answered twice, still waiting, orphan logs;
- * - `unreachable`, `500`, `429`, `slow` (16 s), `forward-down`, `disk-full` (serve's data
+ * - `unreachable`, `500`, `429`, `slow` (16 s), `slow-creates` and `slow-writes` (creates or final
+ *   writes carried out at once, answered 16 s late), `forward-down`, `disk-full` (serve's data
  *   directory on a tmpfs filled to its last byte, then freed; skipped with one line without a
- *   mount): one fault for --fault-seconds (faults.ts), serve's deadlines shortened for the run and
- *   printed; per kind: acknowledged, chats with no final message, final messages written twice,
- *   events still waiting (goal 0/0/0).
+ *   mount): one fault for --fault-seconds (faults.ts), in journal and Redis mode (--mode), serve's
+ *   deadlines shortened for the run and printed; per kind and mode: acknowledged, chats with no
+ *   final message, final messages written twice, events still waiting, message logs left RUNNING
+ *   (goal 0/0/0/0), then one table of them all.
  * Not part of `npm test`; bounded by --rounds, --max-minutes and the fault durations.
  *
  *   npm run chaos -- [--kinds sigkill,unreachable,500,429,slow,forward-down,disk-full] [--fault-seconds 60]
@@ -19,11 +21,12 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 import {setTimeout as sleep} from 'node:timers/promises';
+import type {PlatformClient} from '../../source/platform/client.js';
 import {hasRedisServer, startRedis} from '../support/redis.js';
 import {Deliveries, type Planned} from './deliveries.js';
 import {mountDiskFault} from './disk-fault.js';
-import {printFaultReport, runFaultKind} from './fault-run.js';
-import {faultKinds} from './faults.js';
+import {faultGoalMet, printFaultReport, printFaultTable, runFaultKind, type FaultReport, type FaultRunSettings} from './fault-run.js';
+import {faultKinds, type FaultKind} from './faults.js';
 import {Fleet} from './fleet.js';
 import {printReport, storedEvents, tally, type ModeReport} from './report.js';
 import {assistantMessages, planEvents, startWorld, type World} from './world.js';
@@ -148,7 +151,7 @@ async function runMode(world: World, mode: Mode): Promise<ModeReport> {
 	return tally({mode: mode.name, rounds: done, kills, events: sent, deliveries, platform, stored, duplicates, startedAt});
 }
 
-/** The fault kinds asked for, each on a fresh serve, with the deadlines shortened and printed. */
+/** The fault kinds asked for, each on a fresh serve in each mode asked for (journal; one replica on a fresh Redis), with the deadlines shortened and printed. */
 async function runFaults(world: World): Promise<boolean> {
 	const chosen = faultKinds.filter(kind => kinds.has(kind.name));
 	if (chosen.length === 0) {
@@ -165,35 +168,56 @@ async function runFaults(world: World): Promise<boolean> {
 		retryBackoffMs: 1000,
 		settleMs: faultMs + 180_000,
 	};
-	console.log(`faults: each ${faultMs / 1000} s, ${eventsPerKind} chosen events per kind; serve --answer-deadline ${settings.answerDeadline} --final-message-deadline ${settings.finalMessageDeadline} (first retry wait ${settings.retryBackoffMs} ms, doubling)`);
+	const modes: Array<'journal' | 'redis'> = values.mode === 'both' ? ['journal', 'redis'] : [values.mode === 'redis' ? 'redis' : 'journal'];
+	if (modes.includes('redis') && !hasRedisServer) {
+		console.log('faults in redis mode: skipped, redis-server is not installed');
+		modes.splice(modes.indexOf('redis'), 1);
+	}
+
+	console.log(`faults: each ${faultMs / 1000} s, ${eventsPerKind} chosen events per kind, modes ${modes.join(', ')}; serve --answer-deadline ${settings.answerDeadline} --final-message-deadline ${settings.finalMessageDeadline} (first retry wait ${settings.retryBackoffMs} ms, doubling)`);
 	const client = world.test.client();
-	let met = true;
+	const reports: FaultReport[] = [];
 	try {
 		for (const kind of chosen) {
-			const skipped = kind.skip?.();
-			if (skipped !== undefined) {
-				console.log(`${kind.name}: skipped, ${skipped}`);
-				continue;
-			}
-
-			const disk = kind.disk ? mountDiskFault() : undefined;
-			if (disk !== undefined && 'skipped' in disk) {
-				console.log(disk.skipped);
-				continue;
-			}
-
-			try {
-				const messages = await assistantMessages(world, client, eventsPerKind);
-				met = printFaultReport(await runFaultKind(world, kind, messages, settings, disk)) && met;
-			} finally {
-				disk?.unmount();
+			for (const mode of modes) {
+				const report = await runFaultKindIn(world, kind, mode, settings, client);
+				if (report !== undefined) {
+					printFaultReport(report);
+					reports.push(report);
+				}
 			}
 		}
 	} finally {
 		await client.close();
 	}
 
-	return met;
+	printFaultTable(reports);
+	return reports.every(report => faultGoalMet(report));
+}
+
+/** One kind in one mode; undefined (with one printed line) when it cannot run here. */
+async function runFaultKindIn(world: World, kind: FaultKind, mode: 'journal' | 'redis', settings: FaultRunSettings, client: PlatformClient): Promise<FaultReport | undefined> {
+	const skipped = kind.skip?.() ?? (kind.disk && mode === 'redis' ? 'the disk it fills holds the journal only' : undefined);
+	if (skipped !== undefined) {
+		console.log(`${kind.name} [${mode}]: skipped, ${skipped}`);
+		return undefined;
+	}
+
+	const disk = kind.disk ? mountDiskFault() : undefined;
+	if (disk !== undefined && 'skipped' in disk) {
+		console.log(disk.skipped);
+		return undefined;
+	}
+
+	// A fresh Redis per kind: no job of an earlier kind is left in its queue.
+	const redis = mode === 'redis' ? await startRedis({appendonly: true}) : undefined;
+	try {
+		const messages = await assistantMessages(world, client, eventsPerKind);
+		return await runFaultKind(world, kind, messages, settings, redis === undefined ? {mode: 'journal'} : {mode: 'redis', url: redis.url}, disk);
+	} finally {
+		await redis?.stop();
+		disk?.unmount();
+	}
 }
 
 const world = await startWorld();

@@ -128,8 +128,8 @@ describe('platform-tui local', () => {
 			[{port: 'abc'}, '--port must be a whole number from 0 to 65535, e.g. --port 4010; got "abc".'],
 			[{host: '0.0.0.0'}, '--host must be a loopback address (127.0.0.1, ::1 or localhost), e.g. --host 127.0.0.1; got "0.0.0.0".'],
 			[{webhookUrl: 'ftp://127.0.0.1/x'}, '--webhook-url must be a URL starting with http:// or https://, e.g. --webhook-url http://127.0.0.1:8080; got "ftp://127.0.0.1/x".'],
-			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "createMessageLog:explode".'],
-			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200; OPERATION: * or an operation such as createMessageLog); got "noSuchOperation:503".'],
+			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow; OPERATION: * or an operation such as createMessageLog); got "createMessageLog:explode".'],
+			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow; OPERATION: * or an operation such as createMessageLog); got "noSuchOperation:503".'],
 		];
 		for (const [flags, sentence] of sentences) {
 			 

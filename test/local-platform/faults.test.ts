@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {apiOperations, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startPlatform} from '../support/platform.js';
+import {waitFor} from '../support/wait.js';
 import {authHeaders} from './helpers.js';
 
 async function call(platform: LocalPlatform, method: string, path: string, body?: unknown): Promise<{status: number; text: string; retryAfter: string | null}> {
@@ -30,6 +31,24 @@ async function chatWithAssistantMessage(platform: LocalPlatform): Promise<{chatI
 }
 
 describe('operation faults', () => {
+	it('slow: the operation is carried out at once, and answered slowMs later', async () => {
+		await withPlatform(async platform => {
+			const {assistantMessageId} = await chatWithAssistantMessage(platform);
+			const logsBefore = platform.messageLogs(assistantMessageId).length;
+			platform.setFaults({slowMs: 60_000, rules: [{operation: 'createMessageLog', kind: 'slow', times: 1}]});
+			const controller = new AbortController();
+			const answered = fetch(`${platform.baseUrl}/message-log`, {method: 'POST', headers: authHeaders(platform), body: JSON.stringify({messageId: assistantMessageId, text: 'Working', status: 'RUNNING', order: 9}), signal: controller.signal}).catch((error: unknown) => error);
+			// The log exists while its create is still unanswered.
+			await waitFor(() => platform.messageLogs(assistantMessageId).length, {until: count => count === logsBefore + 1, what: 'the log made'});
+			expect(platform.requests.at(-1)).toMatchObject({path: '/message-log', status: 0, fault: 'slow'});
+			controller.abort();
+			await answered;
+			platform.setFaults({slowMs: 1});
+			platform.setFaults({rules: [{operation: 'createMessageLog', kind: 'slow', times: 1}]});
+			expect((await call(platform, 'POST', '/message-log', {messageId: assistantMessageId, text: 'Again', status: 'RUNNING', order: 10})).status).toBe(201);
+		});
+	});
+
 	it('perform-502: the operation is carried out, then 502 is answered (only the first time with :1)', async () => {
 		await withPlatform(async platform => {
 			const {assistantMessageId} = await chatWithAssistantMessage(platform);

@@ -39,11 +39,39 @@ describe('the retry table', () => {
 	it('a create that timed out after sending is not sent again either', async () => {
 		fixture.server.enqueue({status: 0, hang: true});
 		const clock = new ManualClock();
-		const failing = client({timeoutMs: 100, clock}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_);
-		expect(await wakeWhen(clock, () => fixture.server.requests.length === 1, 'the create to reach the platform')).toBe(100);
+		const failing = client({timeoutMs: 100, writeTimeoutMs: 200, clock}).createChat({title: 'T', assistantId: 'a'}).catch((error_: unknown) => error_);
+		expect(await wakeWhen(clock, () => fixture.server.requests.length === 1, 'the create to reach the platform')).toBe(200);
 		const error = await failing as PlatformTimeoutError;
 		expect(error).toBeInstanceOf(PlatformTimeoutError);
 		expect(error.message).toMatch(/^POST \/space\/chat: no answer after 1 attempt over /);
+		expect(fixture.server.requests).toHaveLength(1);
+	});
+
+	it('a create and a message write are waited for the write deadline (60 s), a read for the read deadline (15 s)', async () => {
+		const clock = new ManualClock();
+		const waited: Record<string, number> = {};
+		for (const [name, call] of [
+			['createMessageLog', async (c: PlatformClient) => c.createMessageLog({messageId: 'm', text: 't', status: 'RUNNING', order: 1})],
+			['modifyMessage', async (c: PlatformClient) => c.modifyMessage('m', {chatId: 'c', text: 't'}, {sentOnce: true})],
+			['getMessage', async (c: PlatformClient) => c.getMessage('m', 'c', {retries: 0})],
+		] as const) {
+			fixture.server.enqueue({status: 0, hang: true});
+			const before = fixture.server.requests.length;
+			const started = clock.now();
+			const failing = call(client({clock})).catch((error_: unknown) => error_);
+			await wakeWhen(clock, () => fixture.server.requests.length === before + 1, `${name} to reach the platform`);
+			expect(await failing).toBeInstanceOf(PlatformTimeoutError);
+			waited[name] = clock.now() - started;
+		}
+
+		expect(waited).toEqual({createMessageLog: 60_000, modifyMessage: 60_000, getMessage: 15_000});
+		// Sent once each: the timed-out write was not sent again.
+		expect(fixture.server.requests).toHaveLength(3);
+	});
+
+	it('a message write sent once is not sent again after a 502 (an idempotent call would be)', async () => {
+		fixture.server.setFallback(() => ({status: 502, body: {error: 'bad gateway'}}));
+		await expect(client().modifyMessage('m', {chatId: 'c', text: 't'}, {sentOnce: true})).rejects.toBeInstanceOf(PlatformApiError);
 		expect(fixture.server.requests).toHaveLength(1);
 	});
 

@@ -192,8 +192,16 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 
 	let stopping: Promise<{cutOff: number}> | undefined;
 	const drainAndClose = async (drainMs: number): Promise<{cutOff: number}> => {
+		// Nothing running: the stop waits only for the hang-up, and not at all when Redis is not
+		// connected (a Redis that cannot be reached would otherwise hold it for the whole drain time).
+		const idle = active === 0 && cleanups.size === 0;
+		const hangUpMs = options.connection.status === 'ready' ? options.hangUpMs ?? defaultHangUpMs : 0;
 		const closing = worker.close().then(async () => Promise.all(cleanups));
-		if (await settlesWithin(closing, drainMs)) {
+		if (await settlesWithin(closing, idle ? hangUpMs : drainMs)) {
+			return {cutOff: 0};
+		}
+
+		if (idle) {
 			return {cutOff: 0};
 		}
 

@@ -24,3 +24,26 @@ export function counterItems(counters: ReceiverCounters): StatusItem[] {
 		{text: `failed ${counters.failed}`},
 	];
 }
+
+/**
+ * What a stop left, as items (none when it left nothing): the jobs cut off at the drain deadline,
+ * and the events left waiting, which the next start (or another replica) resumes; a cut-off job
+ * that was not left waiting took the failure path.
+ */
+export function stopItems(stopped: {cutOff: number; leftWaiting: number}): StatusItem[] {
+	const items: StatusItem[] = [];
+	const {cutOff, leftWaiting} = stopped;
+	if (cutOff > 0) {
+		items.push({text: `${cutOff} ${cutOff === 1 ? 'job' : 'jobs'} cut off at the drain deadline`});
+	}
+
+	if (leftWaiting > 0) {
+		items.push({text: `${leftWaiting} left waiting for the next start or another replica`});
+	}
+
+	if (cutOff > leftWaiting) {
+		items.push({text: `${cutOff - leftWaiting} failed (logs FAILED, apology written)`});
+	}
+
+	return items;
+}

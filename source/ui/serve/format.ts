@@ -1,6 +1,6 @@
 import {formatMs} from '../../format/duration.js';
 import {oneLine, plural} from '../../format/text.js';
-import {counterItems, separator} from './counter-items.js';
+import {counterItems, separator, stopItems} from './counter-items.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
 /** Local wall-clock time HH:MM:SS of an ISO timestamp. */
@@ -168,12 +168,12 @@ export function plainLine(event: ReceiverEvent): string {
 		}
 
 		case 'draining': {
-			return `${time}  stopping: no new events; waiting up to ${formatMs(event.timeoutMs)} for ${plural(event.jobs, 'job')}`;
+			return event.jobs === 0 ? `${time}  stopping: no new events; no job running` : `${time}  stopping: no new events; waiting up to ${formatMs(event.timeoutMs)} for ${plural(event.jobs, 'job')}`;
 		}
 
 		case 'stopped': {
-			const cutOff = event.cutOff > 0 ? `; ${plural(event.cutOff, 'job')} cut off (logs FAILED, apology written)` : '';
-			return `${time}  stopped: ${countersText(event.counters)}${cutOff}`;
+			const left = stopItems({cutOff: event.cutOff, leftWaiting: event.leftWaiting}).map(item => item.text).join(', ');
+			return `${time}  stopped: ${countersText(event.counters)}${left === '' ? '' : `; ${left}`}`;
 		}
 	}
 }

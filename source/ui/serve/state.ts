@@ -34,7 +34,7 @@ export type ServeState = {
 	/** Edited copies stored from the screen (e) whose job has not started yet (their row says "edited"). */
 	edited: Set<string>;
 	draining?: {jobs: number; timeoutMs: number; at: string};
-	stopped?: {cutOff: number; counters: ReceiverCounters};
+	stopped?: {cutOff: number; leftWaiting: number; counters: ReceiverCounters};
 };
 
 export function initialServeState(): ServeState {
@@ -152,7 +152,7 @@ export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 		}
 
 		case 'stopped': {
-			state.stopped = {cutOff: event.cutOff, counters: event.counters};
+			state.stopped = {cutOff: event.cutOff, leftWaiting: event.leftWaiting, counters: event.counters};
 		}
 	}
 }

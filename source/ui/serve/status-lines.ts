@@ -10,7 +10,7 @@ import {oneLine, plural} from '../../format/text.js';
 import type {BackendStats} from '../../receiver/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
-import {counterItems, separator, type StatusItem, type Tone} from './counter-items.js';
+import {counterItems, separator, stopItems, type StatusItem, type Tone} from './counter-items.js';
 
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
@@ -54,7 +54,7 @@ export type StatusInput = {
 	health?: {text: string; ok: boolean; next?: string};
 	drainTimeoutMs: number;
 	draining?: {timeoutMs: number};
-	stopped?: {cutOff: number};
+	stopped?: {cutOff: number; leftWaiting: number};
 	/** Whether rows can be selected (the hints then name the keys). */
 	selectable: boolean;
 };
@@ -133,19 +133,14 @@ function rotationSection(key: KeyStatus, expiresAt: number, now: number): Status
 
 function footerSection(input: StatusInput): StatusSection {
 	if (input.stopped) {
-		const {cutOff} = input.stopped;
-		const items: StatusItem[] = [{text: 'Stopped.'}];
-		if (cutOff > 0) {
-			items.push({text: `${plural(cutOff, 'job')} cut off at the drain deadline`}, {text: '(logs FAILED, apology written)'});
-		}
-
+		const items: StatusItem[] = [{text: 'Stopped.'}, ...stopItems(input.stopped)];
 		return {key: 'footer', tone: 'dim', items};
 	}
 
 	if (input.draining) {
 		return {key: 'footer', tone: 'yellow', spinner: true, items: [
 			{text: 'Stopping: no new events'},
-			{text: `waiting up to ${formatMs(input.draining.timeoutMs)} for ${plural(input.counters.processing, 'job')}…`},
+			{text: input.counters.processing === 0 ? 'no job running' : `waiting up to ${formatMs(input.draining.timeoutMs)} for ${plural(input.counters.processing, 'job')}…`},
 			{text: 'Ctrl+C again quits at once'},
 		]};
 	}

@@ -95,7 +95,7 @@ describe('the serve status box', () => {
 		const draining = footer({...input, draining: {timeoutMs: 25_000}});
 		expect(draining[0]?.spinner).toBe(true);
 		expect(draining.map(line => lineText(line)).join(' · ')).toContain('waiting up to 25 s for 3 jobs…');
-		expect(footer({...input, stopped: {cutOff: 1}}).map(line => lineText(line)).join(' · ')).toContain('1 job cut off at the drain deadline');
+		expect(footer({...input, stopped: {cutOff: 1, leftWaiting: 0}}).map(line => lineText(line)).join(' · ')).toContain('1 job cut off at the drain deadline');
 	});
 });
 

@@ -197,7 +197,7 @@ describe('ServeScreen (the event log)', () => {
 		source.emit({type: 'draining', at, jobs: 2, timeoutMs: 25_000});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopping'));
 		expect(flat(instance.lastFrame())).toContain('Stopping: no new events · waiting up to 25 s for 2 jobs… · Ctrl+C again quits at once');
-		source.emit({type: 'stopped', at, cutOff: 1, counters: {received: 4, verified: 4, rejected: 0, duplicates: 0, processing: 0, answered: 1, failed: 1}});
+		source.emit({type: 'stopped', at, cutOff: 1, leftWaiting: 0, counters: {received: 4, verified: 4, rejected: 0, duplicates: 0, processing: 0, answered: 1, failed: 1}});
 		await waitFor(() => flat(instance.lastFrame()).includes('Stopped.'));
 		expect(flat(instance.lastFrame())).toContain('answered 1 · failed 1');
 		expect(flat(instance.lastFrame())).toContain('1 job cut off at the drain deadline');
@@ -364,7 +364,7 @@ describe('plain log lines', () => {
 			plainLine({type: 'rejected', at, request: 1, method: 'POST', path: '/webhook', remoteAddress: '10.1.2.3', status: 400, reason: 'missing-signature-headers', error: 'Missing signature headers'}),
 			plainLine(accepted({eventId: 'evt_a', chatId: 'chat_a', text: 'Hi'})),
 			plainLine({type: 'stage', at, eventId: 'evt_a', chatId: 'chat_a', stage: 'answered', durationMs: 1234, documents: 2}),
-			plainLine({type: 'stopped', at, cutOff: 0, counters: {received: 2, verified: 1, rejected: 1, duplicates: 0, processing: 0, answered: 1, failed: 0}}),
+			plainLine({type: 'stopped', at, cutOff: 0, leftWaiting: 0, counters: {received: 2, verified: 1, rejected: 1, duplicates: 0, processing: 0, answered: 1, failed: 0}}),
 		];
 		for (const line of lines) {
 			expect(line).not.toContain('\n');
