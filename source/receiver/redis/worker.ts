@@ -9,7 +9,8 @@ import {testTimers} from '../../config/test-timers.js';
 import type {RedisClient} from './connection.js';
 import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
 import {defaultAbortGraceMs, settlesWithin} from '../drain.js';
-import {progressOf, toStoredEvent} from './mapping.js';
+import {toStoredEvent} from './mapping.js';
+import {stepSaver} from './progress.js';
 
 /**
  * The lock a replica holds on each running job, and how often replicas look for jobs whose lock
@@ -56,11 +57,6 @@ export function replicaName(): string {
 	return `${hostname()}:${process.pid}`;
 }
 
-/** Whether BullMQ refused a job command because the job is no longer in Redis. */
-function isMissingJob(error: unknown): boolean {
-	return error instanceof Error && error.message.startsWith('Missing key for job');
-}
-
 /** The failure step a job that BullMQ failed on its own gets, so the answer runs its failure path. */
 function failingStep(reason: string): StepRecord {
 	return {name: 'failing', at: new Date().toISOString(), error: reason};
@@ -68,6 +64,7 @@ function failingStep(reason: string): StepRecord {
 
 export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
 	let active = 0;
+	const saveSteps = stepSaver(options.connection, jobId => `${options.prefix}:${options.queueName}:${jobId}`);
 	/** Errors our processor ended a job with: their failure path already ran. */
 	const handled = new WeakSet<Error>();
 	/** Failure paths running for jobs BullMQ failed without the processor (stalled too often). */
@@ -95,13 +92,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 						return;
 					}
 
-					try {
-						await job.updateProgress(progressOf(steps));
-					} catch (error) {
-						if (!isMissingJob(error)) {
-							throw error;
-						}
-
+					if (!await saveSteps(job, steps)) {
 						// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
 						// everything the answer needs: it goes on from its copy rather than apologising
 						// for an answer it can still give; nothing of it can be stored any more.
@@ -175,7 +166,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 			signal: new AbortController().signal,
 			async recordStep(step) {
 				steps.push(step);
-				await job.updateProgress(progressOf(steps));
+				await saveSteps(job, steps);
 			},
 		}).catch((failure: unknown) => {
 			options.onError?.(failure instanceof Error ? failure : new Error(String(failure)));
