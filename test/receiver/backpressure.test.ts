@@ -12,9 +12,9 @@ import {Pacer} from '../../source/platform/pacer.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
 import {tempDataDir} from '../journal/helpers.js';
-import {sendJson, startRecordingServer, type RecordedRequest, type RecordingServer} from '../support/recording-server.js';
+import {sendJson, startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
-import {chosenEvent, sendSigned} from './helpers.js';
+import {chosenEvent, platformAnswer, sendSigned} from './helpers.js';
 
 const secret = 'whsec_backpressure';
 const cleanups: Array<() => Promise<void>> = [];
@@ -24,23 +24,6 @@ afterEach(async () => {
 		await cleanup();
 	}
 });
-
-/** Answers each platform call with a body its operation accepts. */
-function answer(request: RecordedRequest): unknown {
-	if (request.path.startsWith('/message-log')) {
-		return {id: 'log_1', messageId: 'msg_a', text: '', status: 'RUNNING', order: 1};
-	}
-
-	if (request.path.startsWith('/search')) {
-		return [];
-	}
-
-	if (request.path.startsWith('/openai')) {
-		return {choices: [{index: 0, message: {role: 'assistant', content: 'An answer.'}, finish_reason: 'stop'}]};
-	}
-
-	return {id: 'msg_a', chatId: 'chat_a', role: 'ASSISTANT', text: 'An answer.'};
-}
 
 /** A pacer that counts the attempts it has let start. */
 class CountingPacer extends Pacer {
@@ -104,7 +87,7 @@ describe('--max-backlog', () => {
 		});
 		const platform = await startRecordingServer({handler: async (request, response) => {
 			await gate;
-			sendJson(response, 200, answer(request));
+			sendJson(response, 200, platformAnswer(request));
 		}});
 		cleanups.push(async () => platform.close());
 		const clock = new ManualClock();
@@ -138,7 +121,7 @@ describe('--platform-rate', () => {
 		const arrivals: number[] = [];
 		const platform = await startRecordingServer({handler: (request, response) => {
 			arrivals.push(clock.now());
-			sendJson(response, 200, answer(request));
+			sendJson(response, 200, platformAnswer(request));
 		}});
 		cleanups.push(async () => platform.close());
 		const pacer = new CountingPacer({perSecond: rate, clock});
@@ -175,7 +158,7 @@ describe('--platform-rate', () => {
 			}
 
 			arrivals.push({at, status: 200});
-			sendJson(response, 200, answer(request));
+			sendJson(response, 200, platformAnswer(request));
 		}});
 		cleanups.push(async () => platform.close());
 		const pacer = new CountingPacer({clock});

@@ -71,6 +71,26 @@ export function chosenEvent(fields: {id?: string; chatId: string; text: string; 
 }
 
 /**
+ * What a recording platform answers each call of an answer with: a body its operation accepts (a
+ * RUNNING log, no documents, a completion, the written message).
+ */
+export function platformAnswer(request: {path: string}): unknown {
+	if (request.path.startsWith('/message-log')) {
+		return {id: 'log_1', messageId: 'msg_a', text: '', status: 'RUNNING', order: 1};
+	}
+
+	if (request.path.startsWith('/search')) {
+		return [];
+	}
+
+	if (request.path.startsWith('/openai')) {
+		return {choices: [{index: 0, message: {role: 'assistant', content: 'An answer.'}, finish_reason: 'stop'}]};
+	}
+
+	return {id: 'msg_a', chatId: 'chat_a', role: 'ASSISTANT', text: 'An answer.'};
+}
+
+/**
  * An OpenAI-compatible model for the local platform's --llm-url: answers after `delayMs`, or
  * with `status` when that is set (a failing model).
  */

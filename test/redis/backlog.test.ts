@@ -11,9 +11,9 @@ import {admitter} from '../../source/receiver/redis/admission.js';
 import {connect, disconnect} from '../../source/receiver/redis/connection.js';
 import {openRedisBackend} from '../../source/receiver/redis/index.js';
 import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
-import {chosenEvent, sendSigned} from '../receiver/helpers.js';
+import {chosenEvent, platformAnswer, sendSigned} from '../receiver/helpers.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
-import {sendJson, startRecordingServer, type RecordedRequest, type RecordingServer} from '../support/recording-server.js';
+import {sendJson, startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
 
 const secret = 'whsec_cluster_backlog';
@@ -30,22 +30,6 @@ afterEach(async () => {
 function gatedPlatform(): {open(): void; close(): void; start(): Promise<RecordingServer>} {
 	let gate = Promise.resolve();
 	let release: () => void = () => undefined;
-	const answer = (request: RecordedRequest): unknown => {
-		if (request.path.startsWith('/message-log')) {
-			return {id: 'log_1', messageId: 'msg_a', text: '', status: 'RUNNING', order: 1};
-		}
-
-		if (request.path.startsWith('/search')) {
-			return [];
-		}
-
-		if (request.path.startsWith('/openai')) {
-			return {choices: [{index: 0, message: {role: 'assistant', content: 'An answer.'}, finish_reason: 'stop'}]};
-		}
-
-		return {id: 'msg_a', chatId: 'chat_a', role: 'ASSISTANT', text: 'An answer.'};
-	};
-
 	return {
 		open() {
 			release();
@@ -58,7 +42,7 @@ function gatedPlatform(): {open(): void; close(): void; start(): Promise<Recordi
 		async start() {
 			return startRecordingServer({handler: async (request, response) => {
 				await gate;
-				sendJson(response, 200, answer(request));
+				sendJson(response, 200, platformAnswer(request));
 			}});
 		},
 	};
