@@ -6,6 +6,7 @@
 import type {StoredEvent} from '../../receiver/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
 import {cursorPosition, type Window} from './inspector-window.js';
+import {displayWidth, padEndToWidth} from '../../format/width.js';
 
 export type InspectorMode = 'list' | 'search' | 'filter' | 'detail' | 'help';
 
@@ -33,16 +34,16 @@ export const inspectorKeys: readonly KeyHelp[] = [
  * does; when that does not fit, every key with a word or two, packed onto lines.
  */
 export function helpLines(width: number, room: number, keys: readonly KeyHelp[] = inspectorKeys): string[] {
-	const keyWidth = Math.max(...keys.map(key => key.keys.length));
-	const full = ['Keys', ...keys.map(key => `  ${key.keys.padEnd(keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
-	if (full.length <= room && full.every(line => line.length <= width)) {
+	const keyWidth = Math.max(...keys.map(key => displayWidth(key.keys)));
+	const full = ['Keys', ...keys.map(key => `  ${padEndToWidth(key.keys, keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
+	if (full.length <= room && full.every(line => displayWidth(line) <= width)) {
 		return full;
 	}
 
 	const lines: string[] = [];
 	let line = '';
 	for (const item of keys.map(key => `${key.keys} ${key.short}`)) {
-		if (line !== '' && line.length + 3 + item.length > width) {
+		if (line !== '' && displayWidth(line) + 3 + displayWidth(item) > width) {
 			lines.push(line);
 			line = '';
 		}
