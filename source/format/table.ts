@@ -7,6 +7,7 @@
  * row is its cells joined by tabs, never cut and without the heading row, so `cut -f2` and `awk -F'\t'` read it (gh's rule).
  */
 import {cutKeepingIds, fitColumns, type ColumnFit} from './ids.js';
+import {terminalColumns} from '../terminal.js';
 import {displayWidth, padEndToWidth} from './width.js';
 
 const gap = 2;
@@ -49,5 +50,5 @@ export function formatTable(heading: readonly string[], rows: ReadonlyArray<read
 
 /** The width a table may use on this stream: its columns on a terminal, else undefined (piped). */
 export function tableWidth(stream: {isTTY?: boolean; columns?: number}): number | undefined {
-	return stream.isTTY ? (stream.columns && stream.columns > 0 ? stream.columns : 80) : undefined;
+	return stream.isTTY ? terminalColumns(stream) : undefined;
 }

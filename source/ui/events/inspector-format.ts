@@ -7,6 +7,7 @@ import type {StoredEvent} from '../../receiver/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
 import {cursorPosition, type Window} from './inspector-window.js';
 import {displayWidth, padEndToWidth} from '../../format/width.js';
+import {selectedMarker} from '../../terminal.js';
 
 export type InspectorMode = 'list' | 'search' | 'filter' | 'detail' | 'help';
 
@@ -124,12 +125,21 @@ export function footerHint(mode: InspectorMode, window: Window): string {
 	return `${window.rows.length === 0 ? 'no events' : `${cursorPosition(window)}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
 }
 
-/** The table: heading and the rows in view, the ids whole. */
-export function listLines(shown: Window, view: number, width: number): string[] {
+/**
+ * The table: heading and the rows in view, the ids whole. With `marked` (no colour, so no reverse
+ * video: NO_COLOR, TERM=dumb) every line starts with a 2-column gutter and the cursor's row with
+ * `›` in it, so the row the keys act on is visible.
+ */
+export function listLines(shown: Window, view: number, width: number, marked = false): string[] {
 	const rows = shown.rows.slice(shown.top, shown.top + view);
 	if (rows.length === 0) {
 		return [shown.olderEnd ? 'No events match.' : 'Reading…'];
 	}
 
-	return formatEventTable(rows.map(row => row.event), width);
+	if (!marked) {
+		return formatEventTable(rows.map(row => row.event), width);
+	}
+
+	const selected = shown.cursor - shown.top + 1;
+	return formatEventTable(rows.map(row => row.event), width - 2).map((line, index) => `${index === selected ? selectedMarker : ' '} ${line}`);
 }
