@@ -89,8 +89,7 @@ describe('upload rows with names in other scripts', () => {
 	});
 });
 
-function inspector(colour: boolean) {
-	const events = [0, 1, 2].map(index => storedEvent(index));
+function inspector(colour: boolean, events = [0, 1, 2].map(index => storedEvent(index))) {
 	const instance = render(
 		<InspectorScreen
 			read={memoryReader(events)}
@@ -118,5 +117,26 @@ describe('the inspector', () => {
 		}
 
 		expect(frame).not.toMatch(/chat_\w*…/);
+	});
+
+	it('wraps the detail pane at 60 columns without cutting or splitting an id', async () => {
+		terminalOf(60);
+		const chatId = longChatId(0);
+		const failed = {
+			...storedEvent(0),
+			status: 'failed' as const,
+			error: `POST /chat/messages for ${chatId} answered 503 while the platform restarted`,
+			body: JSON.stringify({id: storedEvent(0).id, payload: {chatId, text: '保修期是多久？请看保修说明。保修期是多久？请看保修说明。'}}),
+			steps: [{at: '2025-03-01T14:05:09.000Z', name: 'answer', error: `the answer for ${chatId} was not written`}],
+		};
+		const instance = inspector(true, [failed]);
+		await waitFor(() => (instance.lastFrame() ?? '').includes(failed.id));
+		instance.stdin.write('\r');
+		await waitFor(() => stripAnsi(instance.lastFrame() ?? '').includes('Headers'));
+		const lines = stripAnsi(instance.lastFrame() ?? '').split('\n');
+		expect(lines.every(line => stringWidth(line) <= 60)).toBe(true);
+		const mentions = lines.filter(line => line.includes('chat_7129'));
+		expect(mentions.length).toBeGreaterThanOrEqual(3);
+		expect(mentions.every(line => line.includes(chatId))).toBe(true);
 	});
 });

@@ -6,6 +6,7 @@
 import type {StoredEvent} from '../../receiver/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
 import {cursorPosition, type Window} from './inspector-window.js';
+import {wrapKeepingIds} from '../../format/ids.js';
 import {displayWidth, padEndToWidth} from '../../format/width.js';
 import {selectedMarker} from '../../terminal.js';
 
@@ -75,26 +76,23 @@ export function colourJsonLine(line: string): string {
 
 /**
  * The detail pane: state, headers (signature masked), the body as indented JSON (coloured unless
- * `colour` is false: NO_COLOR or not a terminal), the steps with their times and errors.
+ * `colour` is false: NO_COLOR or not a terminal), the steps with their times and errors. With a
+ * `width`, each line is wrapped to it between words, an id never split (ids.ts).
  */
-export function detailLines(event: StoredEvent, colour: boolean): string[] {
-	const lines = formatEventDetail(event);
-	if (!colour) {
-		return lines;
-	}
-
+export function detailLines(event: StoredEvent, colour: boolean, width?: number): string[] {
 	let inBody = false;
-	return lines.map(line => {
+	return formatEventDetail(event).flatMap(line => {
 		if (line === 'Body') {
 			inBody = true;
-			return line;
+			return [line];
 		}
 
 		if (line === '') {
 			inBody = false;
 		}
 
-		return inBody ? colourJsonLine(line) : line;
+		const rows = width === undefined ? [line] : wrapKeepingIds(line, width);
+		return colour && inBody ? rows.map(row => colourJsonLine(row)) : rows;
 	});
 }
 
