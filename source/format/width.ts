@@ -17,9 +17,11 @@ export function displayWidth(text: string): number {
 
 const segmenter = new Intl.Segmenter();
 
-/** The characters of `text` as a terminal draws them (grapheme clusters), each with its width. */
-function graphemes(text: string): Array<{text: string; width: number}> {
-	return Array.from(segmenter.segment(text), ({segment}) => ({text: segment, width: stringWidth(segment)}));
+/** The characters of `text` as a terminal draws them (grapheme clusters), each with its width, one at a time. */
+function * graphemes(text: string): Generator<{text: string; width: number}> {
+	for (const {segment} of segmenter.segment(text)) {
+		yield {text: segment, width: stringWidth(segment)};
+	}
 }
 
 /** The longest start of `text` no wider than `width` columns (a wide character that would pass it is left out). */
@@ -40,7 +42,7 @@ export function sliceToWidth(text: string, width: number): string {
 
 /** The longest end of `text` no wider than `width` columns. */
 export function sliceEndToWidth(text: string, width: number): string {
-	const characters = graphemes(text);
+	const characters = [...graphemes(text)];
 	let used = 0;
 	let start = characters.length;
 	while (start > 0 && used + (characters[start - 1]?.width ?? 0) <= width) {
