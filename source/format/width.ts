@@ -10,17 +10,72 @@ import {singleLine} from './text.js';
 
 export {singleLine} from './text.js';
 
-/** Columns `text` takes on a terminal. */
+/**
+ * Columns `text` takes on a terminal. A long text without escape sequences is measured a
+ * character at a time (see graphemes): the segmenter string-width runs over a whole text slows
+ * down faster than the text grows (64 000 Chinese characters took 0.3 s, 16 000 took 0.05 s).
+ */
 export function displayWidth(text: string): number {
-	return stringWidth(text);
+	if (text.length <= 256 || /^[\u0020-\u007E]*$/.test(text) || text.includes('\u001B') || text.includes('\u009B')) {
+		return stringWidth(text);
+	}
+
+	let width = 0;
+	for (const character of graphemes(text)) {
+		width += character.width;
+	}
+
+	return width;
 }
 
 const segmenter = new Intl.Segmenter();
 
-/** The characters of `text` as a terminal draws them (grapheme clusters), each with its width, one at a time. */
+/** A character that can start a cluster (Grapheme_Base)… */
+const base = /^\p{Grapheme_Base}$/u;
+/** …unless it is Hangul jamo, a prepended mark or half of a surrogate pair. */
+const notAlone = /[\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\uD800-\uDFFF]/;
+/** A character that may join the one before it in a cluster (marks, joiners, selectors, jamo, surrogates: emoji modifiers and tags). */
+const joining = /[\p{Grapheme_Extend}\p{M}\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF\uD800-\uDFFF]|\u200D/u;
+
+/** Widths of single characters seen, so a long text in one script measures each of its characters once. */
+const widths = new Map<string, number>();
+
+function widthOf(character: string): number {
+	let width = widths.get(character);
+	if (width === undefined) {
+		width = stringWidth(character);
+		if (widths.size < 4096) {
+			widths.set(character, width);
+		}
+	}
+
+	return width;
+}
+
+/**
+ * The characters of `text` as a terminal draws them (grapheme clusters), each with its width, one
+ * at a time. A character that stands alone and is not followed by one that joins it is a cluster
+ * of its own, taken without the segmenter (which costs some 13 µs a step); the segmenter reads the
+ * rest, a few code units at a time.
+ */
 function * graphemes(text: string): Generator<{text: string; width: number}> {
-	for (const {segment} of segmenter.segment(text)) {
+	let index = 0;
+	while (index < text.length) {
+		const character = text[index] ?? '';
+		const next = text[index + 1] ?? '';
+		const code = text.charCodeAt(index);
+		const ascii = code >= 0x20 && code < 0x7F;
+		if ((ascii || (base.test(character) && !notAlone.test(character))) && (next === '' || next.charCodeAt(0) < 0x7F || !joining.test(next))) {
+			yield {text: character, width: ascii ? 1 : widthOf(character)};
+			index++;
+			continue;
+		}
+
+		// A cluster is seldom longer than 32 code units (the longest emoji sequences are shorter).
+		const first = segmenter.segment(text.slice(index, index + 32))[Symbol.iterator]().next();
+		const segment = first.done ? character : first.value.segment;
 		yield {text: segment, width: stringWidth(segment)};
+		index += segment.length;
 	}
 }
 

@@ -3,11 +3,12 @@
  * accent, emoji) and runs of spaces, laid out by the events table, serve's rows, its details and
  * status box, the help; ids never cut, chat ids included, and never split across lines.
  */
+import fc from 'fast-check';
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
 import {cutKeepingIds, fitColumns, wrapKeepingIds} from '../../source/format/ids.js';
 import {formatTable} from '../../source/format/table.js';
-import {cutToWidth, oneLine, padEndToWidth, sliceEndToWidth} from '../../source/format/width.js';
+import {cutToWidth, displayWidth, oneLine, padEndToWidth, sliceEndToWidth, splitToWidth} from '../../source/format/width.js';
 import type {StoredEvent} from '../../source/receiver/backend.js';
 import {formatEventTable} from '../../source/ui/events/format.js';
 import {helpLines} from '../../source/ui/events/inspector-format.js';
@@ -45,6 +46,20 @@ describe('cutting and padding in display columns', () => {
 		expect(cutToWidth(cjk, 6)).toBe('保修…');
 		expect(cutToWidth(combining, 5)).toBe('cafe\u0301…');
 		expect(sliceEndToWidth(cjk, 5)).toBe('明.md');
+	});
+
+	it('measures and splits long texts of any script as string-width measures them whole', () => {
+		// Pieces the fast paths read alone and clusters only the segmenter reads (a long text is
+		// measured a character at a time).
+		const pieces = ['a', ' ', '  ', '保', '说明', 'e\u0301', '👩\u200D👩\u200D👧', '🇩🇪', '👍🏽', '가', '\u1100\u1161\u11A8', 'क्षि', 'ｳﾞ', '１', '\u0600a', 'x\uFE0F'];
+		fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), {minLength: 1, maxLength: 400}), fc.integer({min: 2, max: 40}), (parts, width) => {
+			const text = parts.join('');
+			expect(displayWidth(text)).toBe(stringWidth(text));
+			const split = splitToWidth(text, width);
+			expect(split.join('')).toBe(text);
+			expect(split.every(piece => stringWidth(piece) <= width)).toBe(true);
+			expect(stringWidth(cutToWidth(text, width))).toBeLessThanOrEqual(width);
+		}), {numRuns: 200});
 	});
 
 	it('keeps runs of spaces; a line break or a tab becomes one space', () => {
@@ -160,6 +175,13 @@ describe('serve\'s rows, details and status box', () => {
 		}
 
 		expect(text).toContain('保修说明');
+	});
+
+	it('wraps a body only up to its budget, and says there are more lines than it counted', () => {
+		const lines = detailLines(serveRow(), stored({body: '保修说明'.repeat(50_000)}), 76, 10);
+		expect(lines).toHaveLength(10);
+		expect(lines.slice(0, -1).every(line => stringWidth(line) <= 76)).toBe(true);
+		expect(lines.at(-1)).toMatch(/^… \d+\+ more lines \(platform-tui events show evt_0123456789abcdef01234567\)$/);
 	});
 
 	it.each([40, 60])('keeps the status box within %i columns with a Chinese path', width => {

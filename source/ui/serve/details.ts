@@ -1,5 +1,6 @@
 /** The details of a selected event, as `events show` prints them, cut to fit (pure). */
 import {wrapKeepingIds} from '../../format/ids.js';
+import {cutCodePoints} from '../../format/text.js';
 import {cutToWidth, displayWidth} from '../../format/width.js';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {prettyBody} from '../events/body.js';
@@ -15,6 +16,7 @@ import type {LogRow} from './state.js';
  */
 export function detailLines(row: LogRow, event: StoredEvent | undefined, width: number, maxLines: number): string[] {
 	const lines: string[] = [];
+	let bodyCut = false;
 	// Wrapped between words in display columns: an id is never split across two lines.
 	const wrap = (text: string) => {
 		lines.push(...wrapKeepingIds(text, width));
@@ -37,21 +39,32 @@ export function detailLines(row: LogRow, event: StoredEvent | undefined, width: 
 			wrap(`${clock(step.at)}  ${step.name}${step.error ? `  error: ${step.error}` : ''}`);
 		}
 
-		wrap(prettyBody(event));
+		// A body past the budget is wrapped only so far (the box shows a window's worth of it), and
+		// the last line says there is more.
+		const body = prettyBody(event);
+		const shown = cutCodePoints(body, bodyBudget);
+		bodyCut = shown.length < body.length;
+		wrap(shown);
 	}
 
-	if (lines.length <= maxLines) {
+	if (!bodyCut && lines.length <= maxLines) {
 		return lines;
 	}
 
-	const kept = lines.slice(0, Math.max(0, maxLines - 1));
-	kept.push(moreLinesHint(lines.length - kept.length, row.eventId, width));
+	const kept = lines.slice(0, Math.max(0, Math.min(lines.length, maxLines - 1)));
+	kept.push(moreLinesHint(lines.length - kept.length, row.eventId, width, bodyCut));
 	return kept;
 }
 
-/** The last line of cut details: how many lines are left out and the command that shows them, never cut mid-id. */
-export function moreLinesHint(count: number, eventId: string | undefined, width: number): string {
-	const more = `… ${count} more lines`;
+/** Code points of a body the details wrap at most (wrapping measures each character of it). */
+const bodyBudget = 65_536;
+
+/**
+ * The last line of cut details: how many lines are left out (`atLeast`: at least that many, the
+ * body was not wrapped to its end) and the command that shows them, never cut mid-id.
+ */
+export function moreLinesHint(count: number, eventId: string | undefined, width: number, atLeast = false): string {
+	const more = atLeast ? `… ${count > 0 ? `${count}+ ` : ''}more lines` : `… ${count} more lines`;
 	const variants = eventId ? [`${more} (platform-tui events show ${eventId})`, `${more}: events show ${eventId}`, `${more}: ${eventId}`] : [];
 	return variants.find(variant => displayWidth(variant) <= width) ?? cutToWidth(more, width);
 }
