@@ -7,11 +7,10 @@
  */
 import process from 'node:process';
 import {runCli} from './cli/run-cli.js';
+import {settleColorEnv} from './terminal.js';
 
-if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') {
-	// Chalk (used by Ink) reads FORCE_COLOR; NO_COLOR wins over everything.
-	process.env.FORCE_COLOR = '0';
-}
+// Chalk (used by Ink) reads FORCE_COLOR: it is told what terminal.ts decides (NO_COLOR wins over everything).
+settleColorEnv(process.env);
 
 const controller = new AbortController();
 let interrupts = 0;

@@ -4,6 +4,7 @@
  * declaration (placeholder, default, environment variable), and text is wrapped at word
  * boundaries to the terminal's width (80 columns when stdout is no terminal).
  */
+import {codePointLength} from '../format/text.js';
 import {sharedFlags} from './flags.js';
 import {kebab} from './kebab.js';
 import {registry, type RegistryEntry} from './registry.js';
@@ -38,12 +39,19 @@ function described(flags: Record<string, FlagSpec>): Array<[string, FlagSpec]> {
 	return Object.entries(flags).filter(([, spec]) => spec.description);
 }
 
-/** Splits `text` into lines of at most `width` characters, breaking only between words. */
+/**
+ * Columns of help text. Help is the program's own text, every character of it one column wide
+ * (test/cli/help-width.test.ts holds it to that), so its code points are its display width; it is
+ * counted so rather than with string-width, which a run without a terminal must not load.
+ */
+const columnsOf = codePointLength;
+
+/** Splits `text` into lines of at most `width` columns, breaking only between words. */
 export function wrapWords(text: string, width: number): string[] {
 	const lines: string[] = [];
 	let line = '';
 	for (const word of text.split(/\s+/).filter(Boolean)) {
-		if (line !== '' && line.length + 1 + word.length > width) {
+		if (line !== '' && columnsOf(line) + 1 + columnsOf(word) > width) {
 			lines.push(line);
 			line = word;
 		} else {
@@ -59,9 +67,9 @@ function row(left: string, text: string, width: number, columns: number): string
 	const indent = 4 + width;
 	const room = Math.max(20, columns - indent - 1);
 	const [first = '', ...more] = wrapWords(text, room);
-	const head = `    ${left.padEnd(width)}`;
+	const head = `    ${left}${' '.repeat(Math.max(0, width - columnsOf(left)))}`;
 	// A left cell wider than its column puts the text on the next line.
-	const lines = head.length > indent ? [head.trimEnd(), `${' '.repeat(indent)}${first}`] : [`${head}${first}`];
+	const lines = columnsOf(head) > indent ? [head.trimEnd(), `${' '.repeat(indent)}${first}`] : [`${head}${first}`];
 	return [...lines, ...more.map(line => `${' '.repeat(indent)}${line}`)].join('\n');
 }
 
@@ -75,7 +83,7 @@ function flagRows(flags: Array<[string, FlagSpec]>, width: number, columns: numb
 }
 
 function commandRows(entries: readonly RegistryEntry[], columns: number): string {
-	const width = Math.max(16, ...entries.map(entry => entry.words.join(' ').length + 2));
+	const width = Math.max(16, ...entries.map(entry => columnsOf(entry.words.join(' ')) + 2));
 	return entries.map(entry => row(entry.words.join(' '), entry.summary, width, columns)).join('\n');
 }
 
@@ -132,7 +140,7 @@ export function commandHelp(spec: HelpSpec, columns?: number): string {
 	const width = usable(columns);
 	const own = described(spec.flags);
 	const inherited = described(sharedFlags);
-	const flagWidth = Math.min(Math.max(24, ...[...own, ...inherited].map(([name, flag]) => flagText(name, flag).length)) + 2, 34);
+	const flagWidth = Math.min(Math.max(24, ...[...own, ...inherited].map(([name, flag]) => columnsOf(flagText(name, flag)))) + 2, 34);
 	const sections = [`\n${paragraph(spec.description, width)}`, `  USAGE\n    $ ${spec.usage}`];
 	if (own.length > 0) {
 		sections.push(`  FLAGS\n${flagRows(own, flagWidth, width).join('\n')}`);

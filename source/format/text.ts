@@ -1,4 +1,7 @@
-/** Text helpers: plurals, cutting by code point (never splitting a surrogate pair), one-line cuts. */
+/**
+ * Text helpers: plurals, and limits counted in code points (never splitting a surrogate pair) for
+ * what is stored or sent. What a terminal shows is measured in display columns: see width.ts.
+ */
 
 /** `1 document`, `2 documents`; an irregular plural is passed as `plural`. */
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
@@ -49,34 +52,22 @@ export function foldWhiteSpace(text: string): string {
 	return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Folds white space to single spaces and cuts to `max` code points, ending with `…` when cut. */
-export function oneLine(text: string, max: number): string {
-	const flat = foldWhiteSpace(text);
-	const count = codePointLength(flat);
-	return count <= max ? flat : `${cutCodePoints(flat, Math.max(1, max - 1))}…`;
-}
-
-/** An id as the platform writes them: a lower-case prefix, `_`, then letters and digits (evt_…, chat_…, cont_…). */
-const idPattern = /\b[a-z]+_[A-Za-z\d]{8,}/g;
+/** A run of white space that holds a line break or a tab. */
+const breaking = /\s*[\n\r\t\v\f\u2028\u2029]\s*/g;
 
 /**
- * Like oneLine, but a cut never falls inside an id (a cut id cannot be typed back): when it would,
- * the text is cut before the id, which is left out whole.
+ * The text on one line: each run of white space holding a line break or a tab becomes one space
+ * (none at either end); runs of spaces stay as they are (`file with  spaces.txt` keeps both).
  */
-export function oneLineKeepingIds(text: string, max: number): string {
-	const flat = foldWhiteSpace(text);
-	if (codePointLength(flat) <= max) {
-		return flat;
-	}
+export function singleLine(text: string): string {
+	return text.replaceAll(breaking, (run, offset: number) => (offset === 0 || offset + run.length === text.length ? '' : ' '));
+}
 
-	let keep = Math.max(1, max - 1);
-	for (const match of flat.matchAll(idPattern)) {
-		const start = codePointLength(flat.slice(0, match.index));
-		if (start < keep && keep < start + codePointLength(match[0])) {
-			keep = start;
-			break;
-		}
-	}
-
-	return `${cutCodePoints(flat, keep).trimEnd()}…`;
+/**
+ * `text` on one line (singleLine) and at most `max` code points, ending with `…` when cut: a limit
+ * for plain log lines, not a layout (what a screen lays out is cut in display columns, width.ts).
+ */
+export function shortText(text: string, max: number): string {
+	const flat = singleLine(text);
+	return codePointLength(flat) <= max ? flat : `${cutCodePoints(flat, Math.max(1, max - 1))}…`;
 }

@@ -19,6 +19,7 @@
  *   into the window (they follow `terminalSize`), so Ink is told the window is never too short.
  */
 import {EventEmitter} from 'node:events';
+import {terminalColumns, terminalRows} from '../terminal.js';
 import {WrittenLines} from './written-lines.js';
 
 type Size = {columns: number | undefined; rows: number | undefined};
@@ -82,7 +83,7 @@ export class LiveTerminal extends EventEmitter {
 	constructor(terminal: Terminal) {
 		super();
 		this.terminal = terminal;
-		this.seen = {columns: terminal.columns, rows: terminal.rows};
+		this.seen = {columns: terminalColumns(terminal), rows: terminalRows(terminal)};
 		terminal.on('resize', this.onResize);
 	}
 
@@ -91,7 +92,7 @@ export class LiveTerminal extends EventEmitter {
 	}
 
 	get columns(): number | undefined {
-		return this.terminal.columns;
+		return terminalColumns(this.terminal);
 	}
 
 	get rows(): number {
@@ -100,7 +101,7 @@ export class LiveTerminal extends EventEmitter {
 
 	/** The terminal's real height (Ink is told `rowsForInk`). */
 	get terminalRows(): number | undefined {
-		return this.terminal.rows;
+		return terminalRows(this.terminal);
 	}
 
 	write(data: string | Uint8Array, ...rest: unknown[]): boolean {
@@ -138,7 +139,7 @@ export class LiveTerminal extends EventEmitter {
 	 * A size not seen before means the terminal re-wrapped and shows its last lines.
 	 */
 	private size(): Size {
-		let size: Size = {columns: this.terminal.columns, rows: this.terminal.rows};
+		let size: Size = {columns: this.columns, rows: this.terminalRows};
 		const handle = (this.terminal as {_handle?: {getWindowSize?: (into: number[]) => number}})._handle;
 		const asked: number[] = [];
 		if (typeof handle?.getWindowSize === 'function' && handle.getWindowSize(asked) === 0 && (asked[0] ?? 0) > 0 && (asked[1] ?? 0) > 0) {
@@ -194,11 +195,11 @@ export class LiveTerminal extends EventEmitter {
 	}
 }
 
-/** A stream's columns and rows, the real ones for a LiveTerminal. */
-export function terminalSize(stream: {columns?: number; rows?: number}): {columns: number | undefined; rows: number | undefined} {
+/** A stream's columns and rows (0 is 80 columns, 24 rows: terminal.ts), the real ones for a LiveTerminal. */
+export function terminalSize(stream: {columns?: number; rows?: number; isTTY?: boolean}): {columns: number | undefined; rows: number | undefined} {
 	if (stream instanceof LiveTerminal) {
 		return {columns: stream.columns, rows: stream.terminalRows};
 	}
 
-	return {columns: stream.columns, rows: stream.rows};
+	return {columns: terminalColumns(stream), rows: terminalRows(stream)};
 }

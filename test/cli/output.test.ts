@@ -143,7 +143,8 @@ describe('events', () => {
 describe('formatTable', () => {
 	it('cuts the widest column first and keeps the others whole', () => {
 		const lines = formatTable(['A', 'B'], [['short', 'a very long cell that does not fit']], 20);
-		expect(lines).toEqual(['A      B', 'short  a very long …']);
+		// The cut ends at a word's end: no space is left before the `…`.
+		expect(lines).toEqual(['A      B', 'short  a very long…']);
 		expect(formatTable(['A', 'B'], [['x\ty', 'z']], undefined)).toEqual(['x y\tz']);
 	});
 });

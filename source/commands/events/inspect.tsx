@@ -10,6 +10,7 @@ import {defaultModel} from '../../config/settings.js';
 import {UserError} from '../../errors.js';
 import {formatMs} from '../../format/duration.js';
 import {errorMessage} from '../../format/value.js';
+import {colorEnabled} from '../../terminal.js';
 import {eventTypes} from '../../platform/types.js';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {JournalBackend} from '../../receiver/journal/journal.js';
@@ -141,7 +142,7 @@ const command: Command<InspectOptions> = {
 				where,
 				...(warnings.length > 0 ? {notice: warnings.join(' ')} : {}),
 				actions,
-				colour: !context.env.NO_COLOR && context.env.FORCE_COLOR !== '0',
+				colour: colorEnabled(context.stdout, context.env),
 				onQuit() {
 					app.unmount();
 				},

@@ -286,7 +286,7 @@ export function InspectorScreen({read, get, where, notice: firstNotice, actions,
 	].filter(part => part !== '').join(' · ');
 	const body = mode === 'help'
 		? helpLines(width, height - 5)
-		: (mode === 'detail' && detail ? detailLines(detail.event, colour).slice(detail.offset) : listLines(shown, view, width));
+		: (mode === 'detail' && detail ? detailLines(detail.event, colour, width).slice(detail.offset) : listLines(shown, view, width, !colour));
 	// Header, body and footer stay one line shorter than the window.
 	const room = height - 2 - footerLines.length;
 	const selectedLine = shown.cursor - shown.top + 1;

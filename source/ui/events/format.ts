@@ -48,10 +48,10 @@ function durationOf(event: StoredEvent): string {
 const columns = ['TIME', 'ID', 'TYPE', 'STATUS', 'CHAT', 'DURATION'] as const;
 
 /**
- * The id is never cut, nor the time (shortened to the time of day first), the status or the
- * duration; type and chat are cut, then duration, chat, time and type drop.
+ * No id is cut, the event's nor the chat's, nor the time (shortened to the time of day first), the
+ * status or the duration; the type is cut, then duration, chat, time and type drop.
  */
-const eventTableFit: TableFit = {whole: [0, 1, 3, 5], shorter: {0: cell => cell.slice(11)}, dropOrder: [5, 4, 0, 2]};
+const eventTableFit: TableFit = {whole: [0, 1, 3, 4, 5], shorter: {0: cell => cell.slice(11)}, dropOrder: [5, 4, 0, 2]};
 
 /**
  * The `events list` table, newest first as given: fitted to `width` on a terminal with the ids

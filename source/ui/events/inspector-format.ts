@@ -6,6 +6,9 @@
 import type {StoredEvent} from '../../receiver/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
 import {cursorPosition, type Window} from './inspector-window.js';
+import {wrapKeepingIds} from '../../format/ids.js';
+import {displayWidth, padEndToWidth} from '../../format/width.js';
+import {selectedMarker} from '../../terminal.js';
 
 export type InspectorMode = 'list' | 'search' | 'filter' | 'detail' | 'help';
 
@@ -33,16 +36,16 @@ export const inspectorKeys: readonly KeyHelp[] = [
  * does; when that does not fit, every key with a word or two, packed onto lines.
  */
 export function helpLines(width: number, room: number, keys: readonly KeyHelp[] = inspectorKeys): string[] {
-	const keyWidth = Math.max(...keys.map(key => key.keys.length));
-	const full = ['Keys', ...keys.map(key => `  ${key.keys.padEnd(keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
-	if (full.length <= room && full.every(line => line.length <= width)) {
+	const keyWidth = Math.max(...keys.map(key => displayWidth(key.keys)));
+	const full = ['Keys', ...keys.map(key => `  ${padEndToWidth(key.keys, keyWidth)}  ${key.does}`), '', 'Any key closes this help.'];
+	if (full.length <= room && full.every(line => displayWidth(line) <= width)) {
 		return full;
 	}
 
 	const lines: string[] = [];
 	let line = '';
 	for (const item of keys.map(key => `${key.keys} ${key.short}`)) {
-		if (line !== '' && line.length + 3 + item.length > width) {
+		if (line !== '' && displayWidth(line) + 3 + displayWidth(item) > width) {
 			lines.push(line);
 			line = '';
 		}
@@ -73,26 +76,23 @@ export function colourJsonLine(line: string): string {
 
 /**
  * The detail pane: state, headers (signature masked), the body as indented JSON (coloured unless
- * `colour` is false: NO_COLOR or not a terminal), the steps with their times and errors.
+ * `colour` is false: NO_COLOR or not a terminal), the steps with their times and errors. With a
+ * `width`, each line is wrapped to it between words, an id never split (ids.ts).
  */
-export function detailLines(event: StoredEvent, colour: boolean): string[] {
-	const lines = formatEventDetail(event);
-	if (!colour) {
-		return lines;
-	}
-
+export function detailLines(event: StoredEvent, colour: boolean, width?: number): string[] {
 	let inBody = false;
-	return lines.map(line => {
+	return formatEventDetail(event).flatMap(line => {
 		if (line === 'Body') {
 			inBody = true;
-			return line;
+			return [line];
 		}
 
 		if (line === '') {
 			inBody = false;
 		}
 
-		return inBody ? colourJsonLine(line) : line;
+		const rows = width === undefined ? [line] : wrapKeepingIds(line, width);
+		return colour && inBody ? rows.map(row => colourJsonLine(row)) : rows;
 	});
 }
 
@@ -123,12 +123,21 @@ export function footerHint(mode: InspectorMode, window: Window): string {
 	return `${window.rows.length === 0 ? 'no events' : `row ${cursorPosition(window)}`}${searching} · Enter detail · / search · f filter · r replay · e edit · y copy · p pause · ? help · q quit`;
 }
 
-/** The table: heading and the rows in view, the ids whole. */
-export function listLines(shown: Window, view: number, width: number): string[] {
+/**
+ * The table: heading and the rows in view, the ids whole. With `marked` (no colour, so no reverse
+ * video: NO_COLOR, TERM=dumb) every line starts with a 2-column gutter and the cursor's row with
+ * `›` in it, so the row the keys act on is visible.
+ */
+export function listLines(shown: Window, view: number, width: number, marked = false): string[] {
 	const rows = shown.rows.slice(shown.top, shown.top + view);
 	if (rows.length === 0) {
 		return [shown.olderEnd ? 'No events match.' : 'Reading…'];
 	}
 
-	return formatEventTable(rows.map(row => row.event), width);
+	if (!marked) {
+		return formatEventTable(rows.map(row => row.event), width);
+	}
+
+	const selected = shown.cursor - shown.top + 1;
+	return formatEventTable(rows.map(row => row.event), width - 2).map((line, index) => `${index === selected ? selectedMarker : ' '} ${line}`);
 }

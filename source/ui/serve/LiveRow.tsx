@@ -3,7 +3,7 @@ import Spinner from 'ink-spinner';
 import type {ReplayResult} from '../../receiver/backend.js';
 import {rowParts, statusColor, toneColor} from './rows.js';
 import type {LogRow} from './state.js';
-import {oneLine} from '../../format/text.js';
+import {oneLine} from '../../format/width.js';
 
 /** A row of a job still running, with its spinner (none once the screen is quitting). */
 export function LiveRow({row, width, spinning}: {row: LogRow; width: number; spinning: boolean}) {

@@ -17,6 +17,7 @@ import {useServeView, type View} from './use-serve-view.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 import {plural} from '../../format/text.js';
+import {colorEnabled} from '../../terminal.js';
 
 export type {KeyStatus} from './status-lines.js';
 export {replayingSource, type ServeSource} from './source.js';
@@ -39,7 +40,7 @@ export type ServeScreenProps = {
 	/** Shortest time between two re-renders of the live part, ms. Default 100 (at most 10 a second). */
 	flushIntervalMs?: number;
 	now?: () => number;
-	/** Colour the finished rows; default: when stdout is a TTY and NO_COLOR is not set. */
+	/** Colour the finished rows; default: as terminal.ts decides (a TTY, no NO_COLOR, TERM not dumb). */
 	color?: boolean;
 };
 
@@ -65,7 +66,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
-	const color = colorProp ?? (stdout.isTTY && !process.env.NO_COLOR && process.env.FORCE_COLOR !== '0');
+	const color = colorProp ?? colorEnabled(stdout, process.env);
 	const pausedRef = useRef(false);
 	const editingRef = useRef(false);
 	const widthRef = useRef(width);
@@ -124,8 +125,9 @@ function ServeFrame({view, controls, statusInput, url, size, width}: ServeFrameP
 			<Static key={batch.id} items={batch.items}>
 				{item => item.kind === 'banner'
 					? (
-						<Box key={item.key} marginBottom={(size.rows ?? 24) >= compactRows ? 1 : 0}>
-							<Text wrap="truncate-end"><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST /webhook · GET /health)</Text>
+						// The header wraps at the window's width (less its last column) rather than being cut.
+						<Box key={item.key} width={width - 1} marginBottom={(size.rows ?? 24) >= compactRows ? 1 : 0}>
+							<Text><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST /webhook · GET /health)</Text>
 						</Box>
 					)
 					: <Text key={item.key}>{item.text}</Text>}

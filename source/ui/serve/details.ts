@@ -1,5 +1,7 @@
 /** The details of a selected event, as `events show` prints them, cut to fit (pure). */
-import {codePointLength, cutCodePoints} from '../../format/text.js';
+import {wrapKeepingIds} from '../../format/ids.js';
+import {cutCodePoints} from '../../format/text.js';
+import {cutToWidth, displayWidth} from '../../format/width.js';
 import type {StoredEvent} from '../../receiver/backend.js';
 import {prettyBody} from '../events/body.js';
 import {maskedHeaders} from '../events/format.js';
@@ -9,18 +11,15 @@ import type {LogRow} from './state.js';
 /**
  * The lines of the details box: the row's full detail (errors are never cut here), then the stored
  * event when the backend has it: status and attempts, the headers (signature masked), each step
- * with its time and result or error, and the body. Each line fits `width`; at most `maxLines`.
+ * with its time and result or error, and the body, wrapped. Each line fits `width` (an id is never
+ * split: one wider than a whole line keeps a line of its own); at most `maxLines`.
  */
 export function detailLines(row: LogRow, event: StoredEvent | undefined, width: number, maxLines: number): string[] {
 	const lines: string[] = [];
+	let bodyCut = false;
+	// Wrapped between words in display columns: an id is never split across two lines.
 	const wrap = (text: string) => {
-		const characters = Array.from(text);
-		for (let start = 0; start < characters.length || start === 0; start += width) {
-			lines.push(characters.slice(start, start + width).join(''));
-			if (characters.length === 0) {
-				break;
-			}
-		}
+		lines.push(...wrapKeepingIds(text, width));
 	};
 
 	wrap(`${row.eventId ?? row.label}: ${row.full ?? row.detail}`);
@@ -40,23 +39,32 @@ export function detailLines(row: LogRow, event: StoredEvent | undefined, width: 
 			wrap(`${clock(step.at)}  ${step.name}${step.error ? `  error: ${step.error}` : ''}`);
 		}
 
-		for (const line of prettyBody(event).split('\n')) {
-			lines.push(cutCodePoints(line, width));
-		}
+		// A body past the budget is wrapped only so far (the box shows a window's worth of it), and
+		// the last line says there is more.
+		const body = prettyBody(event);
+		const shown = cutCodePoints(body, bodyBudget);
+		bodyCut = shown.length < body.length;
+		wrap(shown);
 	}
 
-	if (lines.length <= maxLines) {
+	if (!bodyCut && lines.length <= maxLines) {
 		return lines;
 	}
 
-	const kept = lines.slice(0, Math.max(0, maxLines - 1));
-	kept.push(moreLinesHint(lines.length - kept.length, row.eventId, width));
+	const kept = lines.slice(0, Math.max(0, Math.min(lines.length, maxLines - 1)));
+	kept.push(moreLinesHint(lines.length - kept.length, row.eventId, width, bodyCut));
 	return kept;
 }
 
-/** The last line of cut details: how many lines are left out and the command that shows them, never cut mid-id. */
-export function moreLinesHint(count: number, eventId: string | undefined, width: number): string {
-	const more = `… ${count} more lines`;
+/** Code points of a body the details wrap at most (wrapping measures each character of it). */
+const bodyBudget = 65_536;
+
+/**
+ * The last line of cut details: how many lines are left out (`atLeast`: at least that many, the
+ * body was not wrapped to its end) and the command that shows them, never cut mid-id.
+ */
+export function moreLinesHint(count: number, eventId: string | undefined, width: number, atLeast = false): string {
+	const more = atLeast ? `… ${count > 0 ? `${count}+ ` : ''}more lines` : `… ${count} more lines`;
 	const variants = eventId ? [`${more} (platform-tui events show ${eventId})`, `${more}: events show ${eventId}`, `${more}: ${eventId}`] : [];
-	return variants.find(variant => codePointLength(variant) <= width) ?? cutCodePoints(more, width);
+	return variants.find(variant => displayWidth(variant) <= width) ?? cutToWidth(more, width);
 }

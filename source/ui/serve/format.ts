@@ -1,5 +1,5 @@
 import {formatMs} from '../../format/duration.js';
-import {oneLine, plural} from '../../format/text.js';
+import {plural, shortText} from '../../format/text.js';
 import {counterItems, separator, stopItems} from './counter-items.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
@@ -152,7 +152,7 @@ export function plainLine(event: ReceiverEvent): string {
 			}
 
 			if (event.text !== undefined) {
-				parts.push(JSON.stringify(oneLine(event.text, 60)));
+				parts.push(JSON.stringify(shortText(event.text, 60)));
 			}
 
 			parts.push(handlingText(event));

@@ -1,5 +1,7 @@
 /** A log row as one terminal line: cut to the width, coloured when asked (pure). */
-import {codePointLength, foldWhiteSpace, oneLine, oneLineKeepingIds} from '../../format/text.js';
+import {cutKeepingIds} from '../../format/ids.js';
+import {foldWhiteSpace} from '../../format/text.js';
+import {displayWidth, oneLine, singleLine} from '../../format/width.js';
 import type {LogRow} from './state.js';
 
 const sgr: Record<string, [number, number]> = {
@@ -52,28 +54,28 @@ export function statusText(row: Pick<LogRow, 'status'>): string {
  */
 export function rowParts(row: LogRow, width: number, options: {reserved?: number; minimumDetail?: number} = {}): RowParts {
 	const status = statusText(row);
-	const fixed = row.time.length + 2 + status.length + (options.reserved ?? 0);
-	const detail = foldWhiteSpace(row.detail);
-	const detailFloor = Math.min(codePointLength(detail), options.minimumDetail ?? 24);
+	const fixed = displayWidth(row.time) + 2 + displayWidth(status) + (options.reserved ?? 0);
+	const detail = singleLine(row.detail);
+	const detailFloor = Math.min(displayWidth(detail), options.minimumDetail ?? 24);
 	// Columns for '  type  chat  "text"' and the two spaces before the detail.
 	let room = width - fixed - detailFloor - 2;
 	let head = `  ${row.label}`;
-	if (codePointLength(head) > room) {
+	if (displayWidth(head) > room) {
 		head = `  ${oneLine(row.label, Math.max(4, room - 2))}`;
 	}
 
-	room -= codePointLength(head);
-	if (row.chatId && row.chatId.length + 2 <= room) {
+	room -= displayWidth(head);
+	if (row.chatId && displayWidth(row.chatId) + 2 <= room) {
 		head += `  ${row.chatId}`;
-		room -= row.chatId.length + 2;
+		room -= displayWidth(row.chatId) + 2;
 	}
 
 	// The user's text gets what is left, up to 40 characters, and is dropped below 8.
 	const textRoom = Math.min(40, room - 4);
 	const quoted = row.text === undefined || textRoom < 8 ? '' : `  ${JSON.stringify(oneLine(row.text, textRoom))}`;
 	const middle = `${head}${quoted}  `;
-	const detailRoom = Math.max(8, width - fixed - codePointLength(middle));
-	return {time: row.time, status, middle, detail: oneLineKeepingIds(detail, detailRoom)};
+	const detailRoom = Math.max(8, width - fixed - displayWidth(middle));
+	return {time: row.time, status, middle, detail: cutKeepingIds(detail, detailRoom)};
 }
 
 /** A finished row as one line of text (finished rows are written in batches inside <Static>). */
@@ -91,5 +93,5 @@ export function selectionText(row: LogRow, width: number): string {
 	const state = row.stage ?? foldWhiteSpace(row.detail).split(/[\s:]/)[0] ?? '';
 	const id = row.eventId ?? row.label;
 	const variants = [[id, row.time, row.label, state], [id, row.time, state], [id, state], [id]].map(parts => parts.filter(part => part !== '').join(' · '));
-	return variants.find(variant => codePointLength(variant) <= width) ?? id;
+	return variants.find(variant => displayWidth(variant) <= width) ?? id;
 }

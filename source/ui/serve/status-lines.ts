@@ -6,7 +6,8 @@
  * metrics) is one more entry in `statusSections`.
  */
 import {formatCountdown, formatMs} from '../../format/duration.js';
-import {oneLine, plural} from '../../format/text.js';
+import {plural} from '../../format/text.js';
+import {displayWidth, oneLine, sliceEndToWidth, sliceToWidth} from '../../format/width.js';
 import type {BackendStats} from '../../receiver/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
@@ -153,16 +154,15 @@ function footerSection(input: StatusInput): StatusSection {
 	]};
 }
 
-/** Cuts a path in the middle to `width` code points. */
+/** Cuts a path in the middle to `width` display columns. */
 function middleCut(text: string, width: number): string {
-	const characters = Array.from(text);
-	if (characters.length <= width) {
+	if (displayWidth(text) <= width) {
 		return text;
 	}
 
-	const head = Math.ceil((width - 1) / 2);
-	const tail = Math.max(0, width - 1 - head);
-	return `${characters.slice(0, head).join('')}…${tail > 0 ? characters.slice(-tail).join('') : ''}`;
+	const head = sliceToWidth(text, Math.ceil((width - 1) / 2));
+	const tailRoom = Math.max(0, width - 1 - displayWidth(head));
+	return `${head}…${sliceEndToWidth(text, tailRoom)}`;
 }
 
 /**
@@ -196,14 +196,14 @@ export function statusLines(sections: StatusSection[], width: number): StatusLin
 		}
 
 		for (const item of section.items) {
-			const length = Array.from(item.text).length;
+			const length = displayWidth(item.text);
 			if (current.length > 0 && used + separator.length + length > lineRoom()) {
 				push();
 			}
 
 			const room = lineRoom();
 			const text = length > room ? (section.path ? middleCut(item.text, room) : oneLine(item.text, room)) : item.text;
-			used += (current.length === 0 ? 0 : separator.length) + Array.from(text).length;
+			used += (current.length === 0 ? 0 : separator.length) + displayWidth(text);
 			current.push(text === item.text ? item : {...item, text});
 		}
 

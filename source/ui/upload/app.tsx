@@ -2,6 +2,7 @@ import {Box, Static, Text, useInput, useStdin} from 'ink';
 import Spinner from 'ink-spinner';
 import {useEffect, useState} from 'react';
 import {plural} from '../../format/text.js';
+import {displayWidth} from '../../format/width.js';
 import {formatCountdown} from '../../format/duration.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
 import {useTerminalSize} from '../use-terminal-size.js';
@@ -22,7 +23,7 @@ export function liveBudget(rows: number | undefined): number {
 }
 
 function nameWidth(state: UploadViewState): number {
-	return Math.min(32, Math.max(8, ...state.files.map(row => row.name.length)));
+	return Math.min(32, Math.max(8, ...state.files.map(row => displayWidth(truncate(row.name, 32)))));
 }
 
 /** The transfer's bytes per second so far and, while it runs, the time left at that rate. */

@@ -1,6 +1,7 @@
 /** Text helpers of the upload screen and its plain-line output (the general ones live in source/format/). */
 import {formatCountdown} from '../../format/duration.js';
-import {oneLine, plural} from '../../format/text.js';
+import {plural} from '../../format/text.js';
+import {oneLine} from '../../format/width.js';
 import type {SkipKind, SkippedEntry} from '../../workflow/files.js';
 
 export {formatBytes, formatRate} from '../../format/bytes.js';
@@ -13,7 +14,7 @@ export function progressBar(sent: number, total: number, width = 20): string {
 	return `${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.floor(ratio * 100)).padStart(3)}%`;
 }
 
-/** Cuts text to `max` characters with an ellipsis, on one line. */
+/** Cuts text to `max` display columns with an ellipsis, on one line (runs of spaces kept). */
 export function truncate(text: string, max: number): string {
 	return oneLine(text, max);
 }

@@ -2,6 +2,8 @@
 import {Box, Text} from 'ink';
 import Spinner from 'ink-spinner';
 import type {ReactNode} from 'react';
+import {fitColumns} from '../../format/ids.js';
+import {displayWidth, padEndToWidth} from '../../format/width.js';
 import type {FileFailure} from '../../workflow/errors.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
@@ -46,30 +48,27 @@ const phaseText: Record<FileRow['phase'], string> = {
 };
 
 /**
- * How a row that ends with a content id fits `columns`: the id is never cut (a cut id cannot be
- * typed back). The name column shrinks first, down to 8 (or the name's own width), then the size
- * is left out, then the id. `fixed` is what the icon and the state take with their gaps.
+ * How a row that ends with a content id fits `columns` (ids.ts's fitColumns, the one rule that
+ * keeps ids whole): the id is never cut. The name column shrinks first, down to 8 (or the name's
+ * own width), then the size is left out, then the id. `fixed` is what the icon and the state take
+ * with their gaps. Widths are display columns.
  */
-export function fitId(columns: number, nameWidth: number, fixed: number, id: string | undefined): {nameWidth: number; size: boolean; id: string | undefined} {
+export function fitFileRow(columns: number, nameWidth: number, fixed: number, id: string | undefined): {nameWidth: number; size: boolean; id: string | undefined} {
 	if (id === undefined) {
 		return {nameWidth, size: true, id};
 	}
 
-	for (const size of [true, false]) {
-		const room = columns - fixed - (size ? sizeColumns : 0) - 2 - id.length;
-		if (room >= Math.min(8, nameWidth)) {
-			return {nameWidth: Math.min(nameWidth, room), size, id};
-		}
-	}
-
-	return {nameWidth, size: true, id: undefined};
+	// The name, the size with the space before it, the id with the two before it.
+	const fitted = fitColumns([nameWidth, 1 + 10, 2 + displayWidth(id)], columns - fixed, {gap: 0, whole: [1, 2], minimum: {0: 8}, dropOrder: [1, 2]});
+	const width = fitted.widths[fitted.columns.indexOf(0)] ?? nameWidth;
+	return {nameWidth: width, size: fitted.columns.includes(1), id: fitted.columns.includes(2) ? id : undefined};
 }
 
-/** The size column with the space before it. */
-const sizeColumns = 1 + 10;
-
 /** Columns of a row besides its name, size and id: the icon and the state, with their gaps. */
-const rowFixed = (state: string) => 2 + 2 + state.length;
+const rowFixed = (state: string) => 2 + 2 + displayWidth(state);
+
+/** A file's name cut to `width` display columns (runs of spaces kept) and padded to it. */
+const nameCell = (name: string, width: number) => padEndToWidth(truncate(name, width), width);
 
 /** One line per file; `width` is the name column. Never wraps. */
 export function FileLine({row, width, live, now}: {row: FileRow; width: number; live: boolean; now: number}) {
@@ -78,13 +77,13 @@ export function FileLine({row, width, live, now}: {row: FileRow; width: number; 
 	if (row.phase === 'finished' || (row.phase === 'failed' && row.contentId !== undefined)) {
 		const finished = row.phase === 'finished';
 		const state = row.state ?? (finished ? 'FINISHED' : 'upload failed');
-		const fit = fitId(columns ?? 80, width, rowFixed(state), row.contentId);
-		const name = truncate(row.name, fit.nameWidth).padEnd(fit.nameWidth);
+		const fit = fitFileRow(columns ?? 80, width, rowFixed(state), row.contentId);
+		const name = nameCell(row.name, fit.nameWidth);
 		const color = finished ? 'green' : 'red';
 		return <Text wrap='truncate'><Text color={color}>{finished ? '✔' : '✖'}</Text> {name}{fit.size ? ` ${size}` : ''}  <Text color={color}>{state}</Text>{fit.id === undefined ? null : <Text dimColor>  {fit.id}</Text>}</Text>;
 	}
 
-	const name = truncate(row.name, width).padEnd(width);
+	const name = nameCell(row.name, width);
 	if (row.phase === 'failed') {
 		return <Text wrap='truncate'><Text color='red'>✖</Text> {name} {size}  <Text color='red'>{row.state ?? 'upload failed'}</Text><Text dimColor>  {row.error ?? ''}</Text></Text>;
 	}

@@ -7,13 +7,13 @@ import {describe, expect, it} from 'vitest';
 import {moreLinesHint} from '../../../source/ui/serve/details.js';
 import {liveLayout} from '../../../source/ui/serve/layout.js';
 import {replayRefusal} from '../../../source/ui/serve/LiveRow.js';
-import {oneLineKeepingIds} from '../../../source/format/text.js';
+import {cutKeepingIds} from '../../../source/format/ids.js';
 import {rowParts} from '../../../source/ui/serve/rows.js';
 import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/serve/state.js';
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
 import {lineText, statusSections, type StatusInput} from '../../../source/ui/serve/status-lines.js';
 import {countFiles, hiddenSummary} from '../../../source/ui/upload/file-rows.js';
-import {fitId} from '../../../source/ui/upload/rows.js';
+import {fitFileRow} from '../../../source/ui/upload/rows.js';
 import type {FileRow} from '../../../source/ui/upload/view-state.js';
 
 const at = '2025-01-01T10:00:00.000Z';
@@ -136,12 +136,12 @@ describe('a row', () => {
 	});
 });
 
-describe('oneLineKeepingIds', () => {
+describe('cutKeepingIds', () => {
 	it('cuts before an id rather than inside it', () => {
-		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 24)).toBe('duplicate of…');
-		expect(oneLineKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 45)).toBe('duplicate of evt_356378252a1bcb166108f80f, n…');
-		expect(oneLineKeepingIds('a long sentence without any id in it', 12)).toBe('a long sent…');
-		expect(oneLineKeepingIds('short', 12)).toBe('short');
+		expect(cutKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 24)).toBe('duplicate of…');
+		expect(cutKeepingIds('duplicate of evt_356378252a1bcb166108f80f, not processed again', 45)).toBe('duplicate of evt_356378252a1bcb166108f80f, n…');
+		expect(cutKeepingIds('a long sentence without any id in it', 12)).toBe('a long sent…');
+		expect(cutKeepingIds('short', 12)).toBe('short');
 	});
 });
 
@@ -217,10 +217,10 @@ describe('an upload row that ends with a content id', () => {
 	const id = 'cont_8d10e21c7b39efa88207de5d';
 	it('keeps the id whole: the name shrinks first (not below 8), then the size goes, then the id', () => {
 		// The icon and FINISHED with their gaps: 12 columns; the size 11; the id 2 + 29.
-		expect(fitId(100, 32, 12, id)).toEqual({nameWidth: 32, size: true, id});
-		expect(fitId(80, 32, 12, id)).toEqual({nameWidth: 80 - 12 - 11 - 31, size: true, id});
-		expect(fitId(60, 10, 12, id)).toEqual({nameWidth: 10, size: false, id});
-		expect(fitId(45, 10, 12, id)).toEqual({nameWidth: 10, size: true, id: undefined});
-		expect(fitId(45, 10, 12, undefined)).toEqual({nameWidth: 10, size: true, id: undefined});
+		expect(fitFileRow(100, 32, 12, id)).toEqual({nameWidth: 32, size: true, id});
+		expect(fitFileRow(80, 32, 12, id)).toEqual({nameWidth: 80 - 12 - 11 - 31, size: true, id});
+		expect(fitFileRow(60, 10, 12, id)).toEqual({nameWidth: 10, size: false, id});
+		expect(fitFileRow(45, 10, 12, id)).toEqual({nameWidth: 10, size: false, id: undefined});
+		expect(fitFileRow(45, 10, 12, undefined)).toEqual({nameWidth: 10, size: true, id: undefined});
 	});
 });
