@@ -84,33 +84,39 @@ afterAll(async () => {
 	await platform.close();
 });
 
-type Outcome = {trigger: Trigger; code: number | null; stdout: string; stderr: string};
+type Outcome = {trigger: Trigger; code: number | null; stdout: string; stderr: string; missed: boolean};
 
-/** Counts the trigger's lines in what a run prints and calls `stop` once the trigger's line is seen. */
-function lineWatcher(trigger: Trigger, stop: () => void): (text: string) => void {
+/**
+ * Counts the trigger's lines in what a run prints and calls `stop` once the trigger's line is seen.
+ * A run that asks its question (the last line before the held reply) without printing the
+ * trigger's line is stopped there and marked `missed`, so a changed line fails the test at once.
+ */
+function lineWatcher(trigger: Trigger, stop: () => void): {watch: (text: string) => void; missed: () => boolean} {
 	let seen = 0;
 	let partial = '';
-	return text => {
+	let missed = false;
+	const watch = (text: string): void => {
 		partial += text;
 		const lines = partial.split('\n');
 		partial = lines.pop() ?? '';
 		for (const line of lines) {
-			if (seen >= trigger.nth) {
+			if (seen >= trigger.nth || missed) {
 				return;
 			}
 
-			if (trigger.json) {
-				const value = JSON.parse(line) as Record<string, unknown>;
-				seen += value.type === trigger.line && (trigger.match?.(value) ?? true) ? 1 : 0;
-			} else {
-				seen += line.startsWith(trigger.line) ? 1 : 0;
-			}
-
+			const value = trigger.json ? JSON.parse(line) as Record<string, unknown> : undefined;
+			const matches = value === undefined ? line.startsWith(trigger.line) : value.type === trigger.line && (trigger.match?.(value) ?? true);
+			seen += matches ? 1 : 0;
 			if (seen === trigger.nth) {
+				stop();
+			} else if (value === undefined ? line.startsWith('Asked:') : value.type === 'message-sent') {
+				missed = true;
 				stop();
 			}
 		}
 	};
+
+	return {watch, missed: () => missed};
 }
 
 function uploadArgs(trigger: Trigger): string[] {
@@ -122,7 +128,7 @@ async function cancelInProcess(trigger: Trigger, index: number): Promise<Outcome
 	const controller = new AbortController();
 	const stdout = memoryStream();
 	const stderr = memoryStream();
-	const watch = lineWatcher(trigger, () => {
+	const {watch, missed} = lineWatcher(trigger, () => {
 		controller.abort(trigger.signal);
 	});
 	(trigger.json ? stdout : stderr).on('data', (chunk: Buffer) => {
@@ -130,7 +136,7 @@ async function cancelInProcess(trigger: Trigger, index: number): Promise<Outcome
 	});
 	const env = testEnv({CI: 'true', ...platform.env({PLATFORM_TUI_DATA_DIR: path.join(root, `data-${index}`)})});
 	const code = await runCli(uploadArgs(trigger), {stdin: Readable.from([]), stdout, stderr, env, signal: controller.signal});
-	return {trigger, code, stdout: stdout.text(), stderr: stderr.text()};
+	return {trigger, code, stdout: stdout.text(), stderr: stderr.text(), missed: missed()};
 }
 
 /** Runs one upload through the built CLI and sends the trigger's signal once the trigger's line was printed. */
@@ -139,7 +145,7 @@ async function cancelProcess(trigger: Trigger, index: number): Promise<Outcome> 
 	const child = spawn(process.execPath, [cliPath, ...uploadArgs(trigger)], {env: childEnv(platform.env({PLATFORM_TUI_DATA_DIR: dataDir})), stdio: ['ignore', 'pipe', 'pipe']});
 	let stdout = '';
 	let stderr = '';
-	const watch = lineWatcher(trigger, () => {
+	const {watch, missed} = lineWatcher(trigger, () => {
 		child.kill(trigger.signal);
 	});
 	child.stdout.setEncoding('utf8');
@@ -160,7 +166,7 @@ async function cancelProcess(trigger: Trigger, index: number): Promise<Outcome> 
 		child.on('error', reject);
 		child.on('close', resolve);
 	});
-	return {trigger, code, stdout, stderr};
+	return {trigger, code, stdout, stderr, missed: missed()};
 }
 
 /** Runs every trigger, a few at a time (each run mostly waits on the platform). */
@@ -181,8 +187,9 @@ async function cancelAtAll(run: (trigger: Trigger, index: number) => Promise<Out
 	return outcomes;
 }
 
-function expectCleanStop({trigger, code, stdout, stderr}: Outcome): void {
+function expectCleanStop({trigger, code, stdout, stderr, missed}: Outcome): void {
 	const name = `${trigger.signal} after ${trigger.line} #${trigger.nth}${trigger.json ? ' --json' : ''}\nstderr: ${stderr.slice(-2000)}`;
+	expect(missed, `${name}\nthe run printed no such line`).toBe(false);
 	expect(code, name).toBe(trigger.signal === 'SIGTERM' ? 143 : 130);
 	expect(stderr, name).not.toMatch(/\n\s+at |Unhandled|ERR_STREAM|node:internal/);
 	expect(stderr, name).toMatch(trigger.local ? /Cancelled; in-flight requests were aborted\.\n$/ : /Cancelled; in-flight requests were aborted\. Chat chat_\w+ keeps every file sent so far; continue with: platform-tui upload .+ --chat chat_\w+/);
