@@ -3,7 +3,8 @@
  * The entry: builds the streams, environment and signal from process.* and hands argv to
  * `runCli` (commands/run-cli.ts), which does everything else and returns the exit code.
  * Ctrl+C aborts the command (exit 130; a second Ctrl+C quits at once); SIGTERM aborts it too
- * (exit 143 unless the command finishes cleanly, as serve and local do when they drain).
+ * (exit 143 unless the command finishes cleanly, as serve and local do when they drain). A reader
+ * of stdout or stderr that goes away stops it quietly with 141 (cli/output.ts).
  */
 import process from 'node:process';
 import {runCli} from './cli/run-cli.js';

@@ -108,8 +108,10 @@ export function createJsonOutput(stdout: NodeJS.WritableStream & {columns?: numb
 		write(chunk: Buffer | string, _encoding, callback) {
 			const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
 			watch(text);
-			stdout.write(text, error => {
-				callback(error ?? null);
+			// A write stdout refuses (its reader went away) is heard on stdout itself (output.ts):
+			// passed on here it would be an 'error' of this stream that nobody hears.
+			stdout.write(text, () => {
+				callback();
 			});
 		},
 	}) as JsonOutput['stream'];

@@ -1,13 +1,15 @@
 /**
  * The CLI's dispatcher, driven in-process by tests: finds the command, handles help, version and
  * unknown words or flags (with a did-you-mean), parses the flags, runs the command and words any
- * error. Returns the exit code: 0, 1 (usage mistake or failure), 130 (Ctrl+C), 143 (SIGTERM).
+ * error. Returns the exit code: 0, 1 (usage mistake or failure), 130 (Ctrl+C), 141 (the reader of
+ * stdout or stderr went away: output.ts), 143 (SIGTERM).
  * Only argv reading and help load up front; the deps, validators (zod) and error wording load
  * when a command runs, so `--version` and `--help` stay fast.
  */
 import {isAbortError} from '../errors.js';
 import {findCommand} from './argv.js';
 import {globalFlags, sharedFlags} from './flags.js';
+import {guardOutput, readerGoneReason} from './output.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {LoadedCommand, RegistryEntry} from './registry.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
@@ -15,7 +17,10 @@ import type {CommandContext} from './types.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
 
-export const exitCodes = {ok: 0, failure: 1, interrupted: 130, terminated: 143} as const;
+export const exitCodes = {ok: 0, failure: 1, interrupted: 130, readerGone: 141, terminated: 143} as const;
+
+/** The codes of a run stopped from outside: Ctrl+C, the reader gone, SIGTERM. */
+const stoppedCodes = new Set<number>([exitCodes.interrupted, exitCodes.readerGone, exitCodes.terminated]);
 
 const usageHint = 'Run \'platform-tui --help\' for usage.';
 
@@ -134,14 +139,25 @@ async function help(words: string[], io: CliIo, json: boolean): Promise<number> 
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 	if (isAbortError(error) || signal.aborted) {
-		return signal.reason === 'SIGTERM' ? exitCodes.terminated : exitCodes.interrupted;
+		return signal.reason === 'SIGTERM' ? exitCodes.terminated : (signal.reason === readerGoneReason ? exitCodes.readerGone : exitCodes.interrupted);
 	}
 
 	const code = (error as {exitCode?: unknown} | undefined)?.exitCode;
 	return typeof code === 'number' ? code : exitCodes.failure;
 }
 
+/**
+ * Runs one command line. A reader of stdout or stderr that goes away stops the run quietly with
+ * 141 (output.ts); a run cancelled first keeps its 130 or 143.
+ */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+	const output = guardOutput(io, io.signal);
+	const code = await dispatch(argv, {...io, signal: output.signal});
+	await output.settled();
+	return output.readerGone() ? exitCodes.readerGone : code;
+}
+
+async function dispatch(argv: string[], io: CliIo): Promise<number> {
 	const leading = tokenize(argv, globalFlags, {lenient: true});
 	if (leading.positionals[0] === 'help') {
 		return help(leading.positionals.slice(1), io, leading.flags.json === true);
@@ -220,16 +236,22 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 	try {
 		const {createDeps} = await import('./deps.js');
 		const options: unknown = loaded.parse(context);
-		const code = await loaded.run(options, createDeps(context));
-		await (code === exitCodes.interrupted || code === exitCodes.terminated
+		const returned = await loaded.run(options, createDeps(context));
+		// A command that stopped on the signal says 130; the signal's reason tells which stop it was.
+		const code = stoppedCodes.has(returned) && io.signal.aborted ? exitCodeFor(undefined, io.signal) : returned;
+		await (stoppedCodes.has(code)
 			? output?.finish({error: cancelledText(code)})
 			: output?.finish({exitCode: code, command}));
 		return code;
 	} catch (error) {
 		const code = exitCodeFor(error, io.signal);
-		if (code === exitCodes.interrupted || code === exitCodes.terminated) {
+		if (stoppedCodes.has(code)) {
 			await output?.finish({error: cancelledText(code)});
-			io.stderr.write('Cancelled.\n');
+			// A reader that went away is answered by silence, as `git log | head` does.
+			if (code !== exitCodes.readerGone) {
+				io.stderr.write('Cancelled.\n');
+			}
+
 			return code;
 		}
 
@@ -246,6 +268,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 	}
 }
 
+const stoppedBy = new Map<number, string>([[exitCodes.terminated, 'Stopped by SIGTERM.'], [exitCodes.readerGone, 'Stopped: the reader of the output went away.']]);
+
 function cancelledText(code: number): {code: string; message: string; next: string} {
-	return {code: 'cancelled', message: code === exitCodes.terminated ? 'Stopped by SIGTERM.' : 'Cancelled by Ctrl+C.', next: 'Run the command again; work already finished is kept.'};
+	return {code: 'cancelled', message: stoppedBy.get(code) ?? 'Cancelled by Ctrl+C.', next: 'Run the command again; work already finished is kept.'};
 }

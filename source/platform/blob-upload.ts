@@ -50,6 +50,10 @@ async function sendFile(filePath: string, size: number, write: (chunk: Uint8Arra
 			writing = write(buffer.subarray(0, bytesRead)).then(() => {
 				onProgress?.(reached, size);
 			});
+			// A write refused while the next buffer is being read (the request was aborted, the
+			// connection closed) is awaited at the top of the loop: until then it is not left unhandled,
+			// which would end the process with a stack trace.
+			writing.catch(() => undefined);
 		}
 
 		await writing;

@@ -17,6 +17,35 @@ export type Clock = {
 
 export type SleepOptions = {unref?: boolean};
 
+/** The wakers of the waits on each signal, called by the signal's one 'abort' listener. */
+const wakers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `wake` when `signal` aborts; the returned function stops that. Every wait on one signal
+ * shares one 'abort' listener: an upload's workers all wait on the run's signal (retry backoffs,
+ * the pacer), and a listener each put more than Node's 10 on it (MaxListenersExceededWarning).
+ */
+export function whenAborted(signal: AbortSignal, wake: () => void): () => void {
+	let waiting = wakers.get(signal);
+	if (waiting === undefined) {
+		const created = new Set<() => void>();
+		waiting = created;
+		wakers.set(signal, created);
+		signal.addEventListener('abort', () => {
+			wakers.delete(signal);
+			for (const waker of created) {
+				waker();
+			}
+		}, {once: true});
+	}
+
+	const own = waiting;
+	own.add(wake);
+	return () => {
+		own.delete(wake);
+	};
+}
+
 /** Resolves after `ms`, or at once when `signal` aborts (it never rejects). */
 export async function abortableSleep(ms: number, signal: AbortSignal, options: SleepOptions = {}): Promise<void> {
 	return new Promise(resolve => {
@@ -30,13 +59,12 @@ export async function abortableSleep(ms: number, signal: AbortSignal, options: S
 			timer.unref();
 		}
 
+		const forget = whenAborted(signal, done);
 		function done(): void {
 			clearTimeout(timer);
-			signal.removeEventListener('abort', done);
+			forget();
 			resolve();
 		}
-
-		signal.addEventListener('abort', done, {once: true});
 	});
 }
 
@@ -115,16 +143,17 @@ export class ManualClock implements Clock {
 				return;
 			}
 
+			let forget = (): void => undefined;
 			const sleeper: Sleeper = {
 				at: this.current + Math.max(0, ms),
 				wake: () => {
-					signal.removeEventListener('abort', sleeper.wake);
+					forget();
 					this.sleepers = this.sleepers.filter(entry => entry !== sleeper);
 					resolve();
 				},
 			};
 			this.sleepers.push(sleeper);
-			signal.addEventListener('abort', sleeper.wake, {once: true});
+			forget = whenAborted(signal, sleeper.wake);
 		});
 	}
 

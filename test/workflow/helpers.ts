@@ -80,12 +80,16 @@ export type ProxyHooks = {
 	rewriteStatus?: (call: ProxiedCall, status: number) => number;
 	/** Holds a call: it is never forwarded nor answered (a process killed while waiting for it). */
 	hold?: (call: ProxiedCall) => boolean;
+	/** Awaited before a `/reject-blob/...` PUT is answered, e.g. until another PUT has arrived. */
+	beforeReject?: (path: string) => Promise<void>;
 };
 
 export type TestProxy = {
 	url: string;
 	/** Blob PUTs the proxy took itself: the path and whether the client gave up on it before an answer. */
 	blobPuts: Array<{path: string; closedByClient: boolean}>;
+	/** Resolves once a blob PUT to `path` has reached the proxy. */
+	arrived(path: string): Promise<void>;
 	close(): Promise<void>;
 };
 
@@ -98,11 +102,33 @@ export type TestProxy = {
  */
 export async function startProxy(platform: LocalPlatform, hooks: ProxyHooks = {}): Promise<TestProxy> {
 	const blobPuts: TestProxy['blobPuts'] = [];
+	const arrivals = new Map<string, {promise: Promise<undefined>; resolve: () => void}>();
+	const arrival = (path: string): {promise: Promise<undefined>; resolve: () => void} => {
+		let known = arrivals.get(path);
+		if (known === undefined) {
+			let resolve = (): void => undefined;
+			const promise = new Promise<undefined>(done => {
+				resolve = () => {
+					done(undefined);
+				};
+			});
+			known = {promise, resolve};
+			arrivals.set(path, known);
+		}
+
+		return known;
+	};
+
 	let proxyUrl = '';
 	const server = createServer((incoming, response) => {
 		void (async () => {
 			const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+			if (url.pathname.startsWith('/reject-blob/') || url.pathname.startsWith('/hang-blob/')) {
+				arrival(url.pathname).resolve();
+			}
+
 			if (url.pathname.startsWith('/reject-blob/')) {
+				await hooks.beforeReject?.(url.pathname);
 				await readBody(incoming);
 				blobPuts.push({path: url.pathname, closedByClient: false});
 				sendJson(response, 403, {error: {message: 'Signature not valid for this blob', code: 'AUTHENTICATION_FAILED'}});
@@ -164,6 +190,9 @@ export async function startProxy(platform: LocalPlatform, hooks: ProxyHooks = {}
 	return {
 		url: proxyUrl,
 		blobPuts,
+		async arrived(path) {
+			await arrival(path).promise;
+		},
 		async close() {
 			await closeServer(server);
 		},

@@ -26,6 +26,7 @@ import {
 	recorder,
 	startModule,
 	startProxy,
+	type TestProxy,
 	upsertKey,
 } from './helpers.js';
 
@@ -319,7 +320,10 @@ describe('runUpload against the local platform', () => {
 	});
 
 	it('aborts the transfers still in flight on the first error and starts no more', async () => {
-		const proxy = await startProxy(platform, {
+		// b's PUT is refused only once a's PUT is on its way, so a is in flight when the run stops,
+		// however the two transfers are scheduled on a loaded machine.
+		const proxy: TestProxy = await startProxy(platform, {
+			beforeReject: async () => proxy.arrived('/hang-blob/a'),
 			rewrite(call, _status, body, proxyUrl) {
 				const key = upsertKey(call);
 				if ((call.body as Body | undefined)?.fileUrl) {
