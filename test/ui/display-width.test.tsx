@@ -7,12 +7,12 @@ import {Text} from 'ink';
 import {render} from 'ink-testing-library';
 import stringWidth from 'string-width';
 import {afterEach, describe, expect, it} from 'vitest';
-import {InspectorScreen} from '../../source/ui/events/InspectorScreen.js';
 import {UploadApp} from '../../source/ui/upload/app.js';
 import {UploadViewModel} from '../../source/ui/upload/state.js';
 import type {UploadEvent} from '../../source/workflow/events.js';
 import {waitFor} from '../support/wait.js';
-import {longChatId, memoryReader, storedEvent} from './events/memory-reader.js';
+import {longChatId, storedEvent} from './events/memory-reader.js';
+import {renderInspector} from './events/render-inspector.js';
 
 // eslint-disable-next-line no-control-regex -- the ANSI escape sequences of Ink's colours
 const stripAnsi = (text: string) => text.replaceAll(/\u001B\[[\d;]*m/g, '');
@@ -89,27 +89,9 @@ describe('upload rows with names in other scripts', () => {
 	});
 });
 
-function inspector(colour: boolean, events = [0, 1, 2].map(index => storedEvent(index))) {
-	const instance = render(
-		<InspectorScreen
-			read={memoryReader(events)}
-			get={async id => Promise.resolve(events.find(each => each.id === id))}
-			where="journal"
-			actions={{replay: async () => Promise.resolve(''), edit: async () => Promise.resolve(''), copy: id => id}}
-			colour={colour}
-			pollMs={3_600_000}
-			onQuit={() => undefined}
-		/>,
-	);
-	cleanups.push(() => {
-		instance.unmount();
-	});
-	return instance;
-}
-
 describe('the inspector', () => {
 	it('shows long chat ids whole at 100 columns', async () => {
-		const instance = inspector(true);
+		const instance = renderInspector(true, cleanups);
 		await waitFor(() => (instance.lastFrame() ?? '').includes(storedEvent(2).id));
 		const frame = stripAnsi(instance.lastFrame() ?? '');
 		for (const index of [0, 1, 2]) {
@@ -129,7 +111,7 @@ describe('the inspector', () => {
 			body: JSON.stringify({id: storedEvent(0).id, payload: {chatId, text: '保修期是多久？请看保修说明。保修期是多久？请看保修说明。'}}),
 			steps: [{at: '2025-03-01T14:05:09.000Z', name: 'answer', error: `the answer for ${chatId} was not written`}],
 		};
-		const instance = inspector(true, [failed]);
+		const instance = renderInspector(true, cleanups, [failed]);
 		await waitFor(() => (instance.lastFrame() ?? '').includes(failed.id));
 		instance.stdin.write('\r');
 		await waitFor(() => stripAnsi(instance.lastFrame() ?? '').includes('Headers'));

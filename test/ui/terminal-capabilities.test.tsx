@@ -10,11 +10,11 @@ import stringWidth from 'string-width';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {ReceiverCounters, ReceiverEventListener} from '../../source/receiver/index.js';
 import {colorEnabled, terminalColumns, terminalRows} from '../../source/terminal.js';
-import {InspectorScreen} from '../../source/ui/events/InspectorScreen.js';
 import {replayingSource, ServeScreen} from '../../source/ui/serve/ServeScreen.js';
 import {terminalSize} from '../../source/ui/live-terminal.js';
 import {waitFor} from '../support/wait.js';
-import {longChatId, memoryReader, storedEvent} from './events/memory-reader.js';
+import {longChatId, storedEvent} from './events/memory-reader.js';
+import {renderInspector} from './events/render-inspector.js';
 
 // eslint-disable-next-line no-control-regex -- the ANSI escape sequences of Ink's colours
 const stripAnsi = (text: string) => text.replaceAll(/\u001B\[[\d;]*m/g, '');
@@ -62,28 +62,9 @@ describe('the terminal\'s capabilities', () => {
 	});
 });
 
-function inspector(colour: boolean) {
-	const events = [0, 1, 2].map(index => storedEvent(index));
-	const instance = render(
-		<InspectorScreen
-			read={memoryReader(events)}
-			get={async id => Promise.resolve(events.find(each => each.id === id))}
-			where="journal"
-			actions={{replay: async () => Promise.resolve(''), edit: async () => Promise.resolve(''), copy: id => id}}
-			colour={colour}
-			pollMs={3_600_000}
-			onQuit={() => undefined}
-		/>,
-	);
-	cleanups.push(() => {
-		instance.unmount();
-	});
-	return instance;
-}
-
 describe('the inspector without colour', () => {
 	it('marks the selected row with › without colour (no reverse video), and moves the mark with the cursor', async () => {
-		const instance = inspector(false);
+		const instance = renderInspector(false, cleanups);
 		await waitFor(() => (instance.lastFrame() ?? '').includes(storedEvent(2).id));
 		const marked = () => stripAnsi(instance.lastFrame() ?? '').split('\n').filter(line => line.startsWith('›'));
 		expect(marked()).toHaveLength(1);
@@ -95,7 +76,7 @@ describe('the inspector without colour', () => {
 	});
 
 	it('draws no marker with colour, where reverse video shows the row', async () => {
-		const instance = inspector(true);
+		const instance = renderInspector(true, cleanups);
 		await waitFor(() => (instance.lastFrame() ?? '').includes(storedEvent(2).id));
 		expect(stripAnsi(instance.lastFrame() ?? '')).not.toContain('›');
 	});
