@@ -7,7 +7,8 @@ import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, typ
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
-import {keyAgeWarning} from '../commands/key-age-warning.js';
+import {overdueKey} from '../keys/age-policy.js';
+import {keyAgeWarning} from './messages/key-age.js';
 import type {CommandContext} from './types.js';
 import type {JsonRecordLine} from './json-records.js';
 
@@ -87,7 +88,8 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 			keyAgeChecked = true;
 			let warning: string | undefined;
 			try {
-				warning = keyAgeWarning({file: getStore().all(), resolved: resolved(), env: context.env, now: new Date(deps.clock.now())});
+				const overdue = overdueKey({file: getStore().all(), resolved: resolved(), env: context.env, now: new Date(deps.clock.now())});
+				warning = overdue === undefined ? undefined : keyAgeWarning(overdue);
 			} catch {
 				// A file that cannot be read is reported by the command itself, not by a warning.
 			}

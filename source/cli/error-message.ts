@@ -10,7 +10,8 @@ import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
 import {wordingFor} from './messages/index.js';
 import type {SettingSources} from './messages/setting-source.js';
-import {resumeAdvice, UploadStoppedError} from '../commands/upload-resume.js';
+import {UploadStoppedError} from '../workflow/errors.js';
+import {resumeAdvice} from './messages/resume.js';
 import {UsageError} from './validators.js';
 
 export type ErrorText = {

@@ -48,16 +48,3 @@ export function resumeCommand(run: {folder: string; prompt: string; keepGoing?: 
 
 	return words.map(word => shellQuote(word)).join(' ');
 }
-
-/** The sentence that tells where the files went and how to go on. */
-export function resumeAdvice(chatId: string, command: string): string {
-	return `Chat ${chatId} keeps every file sent so far; continue with: ${command}`;
-}
-
-/** An upload that stopped after its chat was known: the error, and how to continue. */
-export class UploadStoppedError extends Error {
-	constructor(override readonly cause: unknown, readonly chatId: string, readonly command: string) {
-		super(cause instanceof Error ? cause.message : String(cause), {cause});
-		this.name = 'UploadStoppedError';
-	}
-}

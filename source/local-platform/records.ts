@@ -65,12 +65,6 @@ export type MessageList = {
 	[key: string]: unknown;
 };
 
-/** DELETE /space/chat/{chatId}. */
-export type DeletedChat = {
-	id?: string;
-	[key: string]: unknown;
-};
-
 export type Content = {
 	id: string;
 	key?: string;

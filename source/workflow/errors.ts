@@ -135,3 +135,14 @@ export function compareCodePoints(a: string, b: string): number {
 		}
 	}
 }
+
+/**
+ * An upload that stopped after its chat was known: the error, the chat, and the command that
+ * continues it (the CLI words the advice: cli/messages/resume.ts).
+ */
+export class UploadStoppedError extends Error {
+	constructor(override readonly cause: unknown, readonly chatId: string, readonly command: string) {
+		super(cause instanceof Error ? cause.message : String(cause), {cause});
+		this.name = 'UploadStoppedError';
+	}
+}

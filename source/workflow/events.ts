@@ -59,6 +59,4 @@ export type UploadEvent =
 	/** The end of a run; `failed` lists the files left out under keep-going (empty otherwise); `unchanged` (sync only) the keys skipped. */
 	| {type: 'result'; chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]; unchanged?: string[]};
 
-export type UploadEventType = UploadEvent['type'];
-
 export type UploadEventListener = (event: UploadEvent) => void;

@@ -2,7 +2,7 @@ import {keyStatus} from '../../keys/status.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
-import {policyMaxAgeMs} from '../key-age-warning.js';
+import {policyMaxAgeMs} from '../../keys/age-policy.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
 import {commandInfo} from '../../cli/declaration.js';

@@ -153,8 +153,3 @@ export async function liveHolders(journalFolder: string): Promise<number[]> {
 	const pids = await Promise.all(names.map(async name => socketPid(path.join(journalFolder, 'holders', name))));
 	return pids.filter(pid => pid !== undefined);
 }
-
-export function isHolder(value: unknown): value is Holder {
-	const record = value as Partial<Holder> | undefined;
-	return typeof record?.pid === 'number' && typeof record.token === 'string';
-}

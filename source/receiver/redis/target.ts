@@ -15,9 +15,6 @@ export type RedisTarget =
 	| {kind: 'cluster'; nodes: RedisNode[]; tls: boolean; username?: string; password?: string}
 	| {kind: 'sentinel'; nodes: RedisNode[]; tls: boolean; name: string; db?: number; username?: string; password?: string; sentinelUsername?: string; sentinelPassword?: string};
 
-/** The URL schemes `--redis` takes. */
-export const redisSchemes = ['redis', 'rediss', 'redis+cluster', 'rediss+cluster', 'redis+sentinel', 'rediss+sentinel'] as const;
-
 const multiHost = /^(rediss?)\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#]+)(\/[^?#]*)?(?:\?([^#]*))?$/i;
 
 function nodesOf(list: string): RedisNode[] | undefined {

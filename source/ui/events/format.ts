@@ -8,7 +8,7 @@ import {plural} from '../../format/text.js';
 import {bodyText} from '../../receiver/body.js';
 import {parsedBody, prettyBody} from './body.js';
 import {editedFrom} from '../../receiver/edit-event.js';
-import {shortType} from '../serve/format.js';
+import {shortType} from '../event-type.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');
 

@@ -1,5 +1,6 @@
 import {formatMs} from '../../format/duration.js';
 import {plural, shortText} from '../../format/text.js';
+import {shortType} from '../event-type.js';
 import {counterItems, separator, stopItems} from './counter-items.js';
 import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason, StageEvent} from '../../receiver/events.js';
 
@@ -8,11 +9,6 @@ export function clock(iso: string): string {
 	const date = new Date(iso);
 	const pad = (value: number) => String(value).padStart(2, '0');
 	return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
-
-/** The event type without the common `platform.chat.` prefix. */
-export function shortType(eventType: string): string {
-	return eventType.replace(/^platform\.chat\./, '');
 }
 
 const reasonTexts: Record<RejectionReason, string> = {

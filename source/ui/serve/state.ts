@@ -1,5 +1,6 @@
 import type {JobStage, ReceiverCounters, ReceiverEvent} from '../../receiver/events.js';
-import {clock, handlingText, rejectionText, shortType, stageText} from './format.js';
+import {shortType} from '../event-type.js';
+import {clock, handlingText, rejectionText, stageText} from './format.js';
 
 /** One row of the event log. */
 export type LogRow = {

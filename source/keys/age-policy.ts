@@ -1,15 +1,13 @@
 /**
- * The key-age policy's warning: one line on stderr when the API key in use is older than
- * `keyMaxAge` (PLATFORM_KEY_MAX_AGE), naming the command that fixes it. Never on stdout, so it
- * stays out of `--json` output.
+ * The key-age policy (`keyMaxAge`, PLATFORM_KEY_MAX_AGE): its limit, and whether the API key in
+ * use is past it. The CLI words the warning (cli/messages/key-age.ts) and prints it on stderr.
  */
 import {SettingInvalidError, type ResolvedConfig} from '../config/resolve.js';
 import {settingProblem, settingSpecs} from '../config/settings.js';
 import type {StoredConfig} from '../config/store.js';
-import {formatCompactDuration, formatCountdown} from '../format/duration.js';
 import {mask} from '../format/secret.js';
-import {keyAge, keyMaxAgeMs} from '../keys/age.js';
-import {currentApiKey} from '../keys/current.js';
+import {keyAge, keyMaxAgeMs} from './age.js';
+import {currentApiKey} from './current.js';
 
 /** The keyMaxAge policy in ms (flag-less: env > stored), undefined when unset; an unusable value is refused. */
 export function policyMaxAgeMs(resolved: ResolvedConfig): number | undefined {
@@ -26,8 +24,18 @@ export function policyMaxAgeMs(resolved: ResolvedConfig): number | undefined {
 	return keyMaxAgeMs(setting.value);
 }
 
-/** The warning line (no newline), or undefined when the key is young enough, its age unknown or no policy is set. */
-export function keyAgeWarning(options: {file: StoredConfig; resolved: ResolvedConfig; env: NodeJS.ProcessEnv; now: Date}): string | undefined {
+/** A key older than the policy allows: what the warning names. */
+export type OverdueKey = {
+	keyMasked: string;
+	ageMs: number;
+	/** How far past the policy's limit, ms. */
+	overdueMs: number;
+	/** Where the policy came from, and its value as written. */
+	policy: {source: 'env' | 'stored'; value: string};
+};
+
+/** The key in use when it is older than the policy allows; undefined when young enough, its age unknown or no policy is set. */
+export function overdueKey(options: {file: StoredConfig; resolved: ResolvedConfig; env: NodeJS.ProcessEnv; now: Date}): OverdueKey | undefined {
 	const setting = options.resolved.keyMaxAge;
 	const maxAgeMs = policyMaxAgeMs(options.resolved);
 	if (!setting || maxAgeMs === undefined) {
@@ -40,6 +48,5 @@ export function keyAgeWarning(options: {file: StoredConfig; resolved: ResolvedCo
 		return undefined;
 	}
 
-	const policy = setting.source === 'env' ? `PLATFORM_KEY_MAX_AGE (${setting.value})` : `keyMaxAge (${setting.value})`;
-	return `Warning: the API key ${mask(current.key)} is ${formatCountdown(age.ageMs)} old, older than ${policy}, ${formatCompactDuration(age.ageMs - maxAgeMs)} past due; rotate it with \`platform-tui keys rotate\`.`;
+	return {keyMasked: mask(current.key), ageMs: age.ageMs, overdueMs: age.ageMs - maxAgeMs, policy: {source: setting.source === 'env' ? 'env' : 'stored', value: setting.value}};
 }
