@@ -6,6 +6,7 @@
 import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, type Settings} from '../config/resolve.js';
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
+import {clientRetryBase} from '../config/test-timers.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
 import {overdueKey} from '../keys/age-policy.js';
 import {keyAgeWarning} from './messages/key-age.js';
@@ -108,7 +109,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 				apiKey: deps.apiKey(settings.apiKey),
 				appId: settings.appId,
 				// The suite's shorter retry base (config/test-timers.ts) is read from this run's own env.
-				env: context.env,
+				...clientRetryBase(context.env),
 				...extra,
 			};
 			if (settings.userId) {

@@ -2,6 +2,7 @@
  * The platform a command talks to: the configured one, or (`upload --local`) a local platform
  * started in-process with the embedded webhook receiver as its external module.
  */
+import {clientRetryBase} from '../config/test-timers.js';
 import type {PlatformClient, PlatformClientOptions} from '../platform/client.js';
 import type {RetryTracker} from '../workflow/retries.js';
 import {formatRequestLog, type Deps} from '../cli/deps.js';
@@ -45,6 +46,7 @@ export async function localTarget(deps: Deps, options: {model?: string}, retries
 		appId: settings.appId,
 		userId: settings.userId,
 		companyId: settings.companyId,
+		...clientRetryBase(deps.context.env),
 	};
 	const client = new PlatformClient({...clientOptions, onRequest(entry) {
 		retries.onRequest(entry);

@@ -31,3 +31,14 @@ export function testTimers(env: NodeJS.ProcessEnv = process.env): TestTimers | u
 
 	return testValues;
 }
+
+/**
+ * A platform client's retry base from the environment a run is given: the suite's shorter one
+ * when its test timers are set (throws when they are set outside a test run), else nothing, and
+ * the client keeps its own default. The dependency factory and the clients made outside it
+ * (init's check, --local) pass it in; the platform client reads no setting itself.
+ */
+export function clientRetryBase(env: NodeJS.ProcessEnv = process.env): {retryBaseMs?: number} {
+	const timers = testTimers(env);
+	return timers === undefined ? {} : {retryBaseMs: timers.retryBaseMs};
+}

@@ -1,6 +1,7 @@
 import {PlatformClient} from '../platform/client.js';
 import type {Space} from '../platform/types.js';
 import type {ConnectionSettings} from './settings.js';
+import {clientRetryBase} from './test-timers.js';
 
 /** Checks a set of settings with one Get space call; resolves with the space, or rejects with the platform error. */
 export async function verifySettings(settings: ConnectionSettings, options: {signal?: AbortSignal; retries?: number} = {}): Promise<Space> {
@@ -12,6 +13,7 @@ export async function verifySettings(settings: ConnectionSettings, options: {sig
 		companyId: settings.companyId,
 		retries: options.retries ?? 1,
 		timeoutMs: 15_000,
+		...clientRetryBase(),
 	});
 	try {
 		return await client.getSpace(settings.assistantId, options.signal ? {signal: options.signal} : {});

@@ -2,7 +2,6 @@
  * What a platform client is configured with, and how one call's options become an attempt plan
  * (timeouts, retries, backoff) for `runAttempts`.
  */
-import {testTimers} from '../config/test-timers.js';
 import type {AttemptPlan, RequestLogEntry} from './attempts.js';
 import {monotonicClock, type Clock} from './clock.js';
 import type {Pacer} from './pacer.js';
@@ -42,12 +41,10 @@ export type PlatformClientOptions = {
 	/** Retries after the first attempt for transient failures. Default 3. */
 	retries?: number;
 	/**
-	 * Base of the exponential backoff, ms. Default 500 (0.5 s × 2ⁿ, capped at 8 s), or the suite's
-	 * shorter base when `env` holds its test timers (config/test-timers.ts).
+	 * Base of the exponential backoff, ms. Default 500 (0.5 s × 2ⁿ, capped at 8 s); the suite's
+	 * shorter base is passed in by whoever makes the client (config/test-timers.ts, clientRetryBase).
 	 */
 	retryBaseMs?: number;
-	/** The environment the suite's test timers are read from. Default process.env. */
-	env?: NodeJS.ProcessEnv;
 	/** Cap of one backoff wait, ms. Default 8000. */
 	retryCapMs?: number;
 	/** Longest `Retry-After` honoured, seconds. Default 60. */
@@ -97,12 +94,9 @@ export type ClientContext = {
 	log: RequestLog;
 };
 
-/**
- * The client's backoff base: as given, else the suite's test timers' (throws when those are set
- * outside a test run), else 0.5 s. Read once, when the client is made.
- */
+/** The client's backoff base: as given, else 0.5 s. Read once, when the client is made. */
 export function retryBaseFor(options: PlatformClientOptions): number {
-	return options.retryBaseMs ?? testTimers(options.env)?.retryBaseMs ?? 500;
+	return options.retryBaseMs ?? 500;
 }
 
 export function attemptPlan(context: ClientContext, operation: OperationName, method: string, path: string, call: CallOptions = {}): AttemptPlan {

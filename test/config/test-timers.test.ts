@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {testTimers} from '../../source/config/test-timers.js';
+import {clientRetryBase, testTimers} from '../../source/config/test-timers.js';
 import {retryBaseFor} from '../../source/platform/client-options.js';
 
 describe('the test-only timer setting', () => {
@@ -26,10 +26,11 @@ describe('the test-only timer setting', () => {
 	it('sets a platform client\'s retry base, from the environment the client is given: one rule, read when the client is made', () => {
 		const client = {baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test', appId: 'app'};
 		const suite = {NODE_ENV: 'test', PLATFORM_TUI_TEST_TIMERS: '1'};
-		expect(retryBaseFor({...client, env: {}})).toBe(500);
-		expect(retryBaseFor({...client, env: suite})).toBe(testTimers(suite)?.retryBaseMs);
+		expect(retryBaseFor({...client, ...clientRetryBase({})})).toBe(500);
+		expect(retryBaseFor({...client, ...clientRetryBase(suite)})).toBe(testTimers(suite)?.retryBaseMs);
 		// A base given outright wins over the suite's.
-		expect(retryBaseFor({...client, env: suite, retryBaseMs: 7})).toBe(7);
-		expect(() => retryBaseFor({...client, env: {PLATFORM_TUI_TEST_TIMERS: '1'}})).toThrow('refused outside it');
+		expect(retryBaseFor({...client, ...clientRetryBase(suite), retryBaseMs: 7})).toBe(7);
+		expect(() => retryBaseFor({...client, ...clientRetryBase({PLATFORM_TUI_TEST_TIMERS: '1'})})).toThrow('refused outside it');
 	});
+
 });
