@@ -5,6 +5,8 @@
 
 /** The raw input of one invocation, after the shell split off the command words. */
 export type CommandInput = {
+	/** The words that named the command (the registry's), for its sentences; absent when a test calls `parse` itself. */
+	words?: readonly string[];
 	/** Positional arguments after the command words. */
 	argv: string[];
 	/** Parsed flags, camelCased (the shared flags included). Numbers stay strings until `parse` reads them. */

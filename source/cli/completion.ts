@@ -8,8 +8,6 @@ import {describedFlagNames, registry, sharedFlags} from './registry.js';
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
 import type {Command, FlagSpec} from './types.js';
 import {UsageError} from './validators.js';
-import {commandInfo} from './declaration.js';
-import declaration from './completion.command.js';
 
 type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]};
 
@@ -51,7 +49,6 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 }
 
 const command: Command<CompletionOptions> = {
-	...commandInfo(declaration),
 	usage,
 	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events where an event id goes (events show, replay, export, trigger --from-event)',
 	flags: {

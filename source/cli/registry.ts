@@ -1,60 +1,43 @@
 /**
- * Every command: the list of their declaration modules (each command's words, summary and the
- * lazy import of its module live beside it, in `<command>.command.ts`). Modules load only when
- * their command runs (or its help is asked for), so `--version` stays fast.
+ * Every command, declared once: the words that name it, its one-line summary and the lazy import
+ * of its module. Help, completion, docs/flags.md and the dispatcher read this list; a module
+ * loads only when its command runs (or its help is asked for), so `--version` stays fast, and the
+ * loader gives the loaded command its words and summary from here.
  */
-import chat from '../commands/chat.command.js';
-import completion from './completion.command.js';
-import configGet from '../commands/config/get.command.js';
-import configList from '../commands/config/list.command.js';
-import configPath from '../commands/config/path.command.js';
-import configSet from '../commands/config/set.command.js';
-import eventsExport from '../commands/events/export.command.js';
-import eventsInspect from '../commands/events/inspect.command.js';
-import eventsList from '../commands/events/list.command.js';
-import eventsRecover from '../commands/events/recover.command.js';
-import eventsReplay from '../commands/events/replay.command.js';
-import eventsShow from '../commands/events/show.command.js';
-import init from '../commands/init.command.js';
-import keysRotate from '../commands/keys/rotate.command.js';
-import keysSet from '../commands/keys/set.command.js';
-import keysShow from '../commands/keys/show.command.js';
-import local from '../commands/local.command.js';
-import serve from '../commands/serve.command.js';
-import trigger from '../commands/trigger.command.js';
-import upload from '../commands/upload.command.js';
-import version from '../commands/version.command.js';
-import type {CommandDeclaration} from './declaration.js';
 import type {AnyCommand, FlagSpec} from './types.js';
 
-/** A loaded command module's default export. */
-export type LoadedCommand = AnyCommand;
+export type {LoadedCommand} from './types.js';
 
-export type RegistryEntry = CommandDeclaration;
+/** One command: the words that name it, e.g. ['keys', 'rotate'], its summary, and how to load its module. */
+export type RegistryEntry = {
+	readonly words: readonly string[];
+	readonly summary: string;
+	readonly load: () => Promise<{default: AnyCommand}>;
+};
 
 /** In the order help lists them. */
 export const registry: readonly RegistryEntry[] = [
-	upload,
-	chat,
-	serve,
-	trigger,
-	eventsInspect,
-	eventsList,
-	eventsShow,
-	eventsExport,
-	eventsReplay,
-	eventsRecover,
-	keysSet,
-	keysShow,
-	keysRotate,
-	local,
-	configList,
-	configGet,
-	configSet,
-	configPath,
-	init,
-	completion,
-	version,
+	{words: ['upload'], summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question', load: async () => import('../commands/upload.js')},
+	{words: ['chat'], summary: 'Ask follow-up questions in an existing chat', load: async () => import('../commands/chat.js')},
+	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('../commands/serve.js')},
+	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('../commands/trigger.js')},
+	{words: ['events', 'inspect'], summary: 'Browse, search and replay the journaled events in a full-screen inspector', load: async () => import('../commands/events/inspect.js')},
+	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => import('../commands/events/list.js')},
+	{words: ['events', 'show'], summary: 'Show one journaled event: headers, body and steps', load: async () => import('../commands/events/show.js')},
+	{words: ['events', 'export'], summary: 'Print a journaled event\'s body (or write it to a file) as a fixture', load: async () => import('../commands/events/export.js')},
+	{words: ['events', 'replay'], summary: 'Process a journaled event again', load: async () => import('../commands/events/replay.js')},
+	{words: ['events', 'recover'], summary: 'Copy every readable event of a damaged journal into a fresh one', load: async () => import('../commands/events/recover.js')},
+	{words: ['keys', 'set'], summary: 'Store the API key (masked prompt, or stdin)', load: async () => import('../commands/keys/set.js')},
+	{words: ['keys', 'show'], summary: 'Show the API key (masked), its source and rotation state', load: async () => import('../commands/keys/show.js')},
+	{words: ['keys', 'rotate'], summary: 'Rotate the API key; the old key keeps working until it expires', load: async () => import('../commands/keys/rotate.js')},
+	{words: ['local'], summary: 'Run the local platform, a stand-in for the real service', load: async () => import('../commands/local.js')},
+	{words: ['config', 'list'], summary: 'List every setting, its value (secrets masked) and where it comes from', load: async () => import('../commands/config/list.js')},
+	{words: ['config', 'get'], summary: 'Print one setting', load: async () => import('../commands/config/get.js')},
+	{words: ['config', 'set'], summary: 'Store one setting', load: async () => import('../commands/config/set.js')},
+	{words: ['config', 'path'], summary: 'Print where the settings file is', load: async () => import('../commands/config/path.js')},
+	{words: ['init'], summary: 'Set up the settings interactively and check them against the platform', load: async () => import('../commands/init.js')},
+	{words: ['completion'], summary: 'Print a shell completion script (bash, zsh or fish)', load: async () => import('./completion.js')},
+	{words: ['version'], summary: 'Print the version of platform-tui', load: async () => import('../commands/version.js')},
 ];
 
 export {sharedFlags} from './flags.js';

@@ -13,7 +13,7 @@ import {guardOutput, readerGoneReason} from './output.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {LoadedCommand, RegistryEntry} from './registry.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
-import type {CommandContext} from './types.js';
+import type {AnyCommand, CommandContext} from './types.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
 
@@ -89,12 +89,13 @@ function unknownCommand(io: CliIo, json: boolean, words: string, suggestion: str
 /** Loads a command's module; a module that fails to load is one sentence on stderr. */
 export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout' | 'stderr'>, json = false): Promise<LoadedCommand | undefined> {
 	try {
-		const loaded = (await entry.load()).default as Partial<LoadedCommand> | undefined;
+		const loaded = (await entry.load()).default as Partial<AnyCommand> | undefined;
 		if (typeof loaded?.parse !== 'function' || typeof loaded.run !== 'function') {
 			throw new TypeError('its module exports no command');
 		}
 
-		return loaded as LoadedCommand;
+		// The words and the summary are the registry's: the module declares neither.
+		return {...loaded as AnyCommand, name: [...entry.words], summary: entry.summary};
 	} catch (error) {
 		const {errorMessage} = await import('../format/value.js');
 		refuse(io, json, dispatchErrorCodes.commandLoadFailed, `Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.`);
@@ -221,6 +222,7 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 	const offersLocal = 'local' in loaded.flags;
 	const output = json ? (await import('./json.js')).createJsonOutput(io.stdout) : undefined;
 	const context: CommandContext = {
+		words: loaded.name,
 		argv: input.argv,
 		flags: input.flags,
 		env: io.env,

@@ -46,10 +46,8 @@ export type FlagCompletion = 'file' | 'folder' | 'event-id' | readonly string[];
 
 export type {CommandContext, CommandInput} from '../context.js';
 
+/** A command module's default export. Its words and summary are the registry's (registry.ts). */
 export type Command<Options = unknown> = {
-	/** The words that name it, e.g. ['keys', 'rotate']. */
-	name: string[];
-	summary: string;
 	usage: string;
 	description: string;
 	flags: Record<string, FlagSpec>;
@@ -64,3 +62,10 @@ export type Command<Options = unknown> = {
 
 /** Lets the registry hold commands of different option types. */
 export type AnyCommand = Command<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the registry is heterogeneous by design; each command is typed where it is defined
+
+/** A command as the dispatcher runs it: its module, with the words that name it and its summary from the registry. */
+export type LoadedCommand = AnyCommand & {
+	/** The words that name it, e.g. ['keys', 'rotate']. */
+	name: string[];
+	summary: string;
+};

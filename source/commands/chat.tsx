@@ -12,9 +12,7 @@ import type {Command} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
-import {commandInfo} from '../cli/declaration.js';
 import {withReactBuild} from '../ui/react-build.js';
-import declaration from './chat.command.js';
 
 export const chatUsage = 'Usage: platform-tui chat <chat-id> [prompt]';
 
@@ -78,7 +76,6 @@ async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: st
 }
 
 const command: Command<ChatCommandOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui chat <chat-id> [prompt] [options]',
 	description: 'Ask a question in an existing space chat and print the reply as it streams; without a prompt, open a prompt for one question after another',
 	flags: {

@@ -6,14 +6,11 @@ import type {InitOutcome, InitValues} from '../ui/init/init-form.js';
 import {loadScreen} from '../ui/react-build.js';
 import {describeError, joinText} from '../cli/error-message.js';
 import type {Command} from '../cli/types.js';
-import {commandInfo} from '../cli/declaration.js';
-import declaration from './init.command.js';
 
 /** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
 type InitOptions = Record<string, never>;
 
 const command: Command<InitOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui init',
 	description: 'Set up the settings interactively, check them with one Get space call and store them',
 	flags: {},

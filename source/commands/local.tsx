@@ -19,8 +19,6 @@ import type {Command, CommandInput, FlagSpec} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
 import {sharedFlags} from '../cli/flags.js';
 import {UsageError} from '../cli/validators.js';
-import {commandInfo} from '../cli/declaration.js';
-import declaration from './local.command.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
 export const defaultLocalPort = 4010;
@@ -208,7 +206,6 @@ const localFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<LocalOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui local [options]',
 	description: 'Run the local platform, a stand-in for the real service (in memory, loopback only)',
 	flags: {

@@ -25,9 +25,7 @@ import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
 import {checkFolders, openServeStore, receiverOptions} from './serve-start.js';
 import {presentJson, presentPlain, type Started} from './serve-present.js';
 import {secretListFlag} from '../cli/validators.js';
-import {commandInfo} from '../cli/declaration.js';
 import {loadScreen} from '../ui/react-build.js';
-import declaration from './serve.command.js';
 
 export type {ServeOptions} from './serve-flags.js';
 
@@ -169,7 +167,6 @@ function followStatus(deps: Deps, service: Service, volatileWarning: () => strin
 }
 
 const command: Command<ServeOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui serve [--port 8080] [--host 127.0.0.1] [--concurrency 8] [--data-dir DIR | --redis URL [--allow-volatile-redis] [--redis-wait-replicas N]] [--retention 7d] [--max-events 100000] [--admin-port N] [--exit-on-unready SECONDS] [--max-backlog N] [--platform-rate N] [--forward-to URL]',
 	description: 'Run the webhook receiver (POST /webhook, GET /health) with a live event log. Every verified event is stored before its 200: in a journal in the data directory, or in Redis with --redis so several replicas share the work.',
 	flags: serveFlags,

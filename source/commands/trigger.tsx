@@ -12,8 +12,6 @@ import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './t
 import {readFlags} from '../cli/flag-values.js';
 import type {Command, FlagSpec} from '../cli/types.js';
 import {UsageError} from '../cli/validators.js';
-import {commandInfo} from '../cli/declaration.js';
-import declaration from './trigger.command.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
 const kinds = 'user-message or external-module-chosen';
@@ -100,7 +98,6 @@ const triggerFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<TriggerOptions> = {
-	...commandInfo(declaration),
 	usage,
 	description: 'Send a correctly signed test event to a webhook receiver and print its answer: one built from flags, a JSON body from a file (--body), or a stored event again (--from-event), with a fresh id and createdAt unless --keep-id and fields changed by --set. Every body is first checked as serve checks it; one serve would refuse is reported and not sent.',
 	flags: triggerFlags,

@@ -20,9 +20,7 @@ import {replyFlags} from './reply-flags.js';
 import {resumeAdvice} from '../cli/messages/resume.js';
 import {UploadStoppedError} from '../workflow/errors.js';
 import {resumeCommand} from './upload-resume.js';
-import {commandInfo} from '../cli/declaration.js';
 import {withReactBuild} from '../ui/react-build.js';
-import declaration from './upload.command.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -126,7 +124,6 @@ const uploadFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<UploadCommandOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui upload <folder_path> <instruction_prompt> [options]',
 	description: 'Create a space chat, upload every file of a folder into it, wait for ingestion, ask the prompt and print the reply and the chat history',
 	flags: {...uploadFlags, ...syncFlags},

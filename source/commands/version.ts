@@ -2,11 +2,8 @@
 import {version} from '../version.js';
 import {noArguments} from '../cli/define.js';
 import type {Command} from '../cli/types.js';
-import {commandInfo} from '../cli/declaration.js';
-import declaration from './version.command.js';
 
 const command: Command<Record<string, never>> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui version [--json]',
 	description: 'Print the version of platform-tui (the same as --version)',
 	flags: {},

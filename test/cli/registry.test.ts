@@ -1,9 +1,12 @@
 /**
- * The registry is the list of the commands' declaration modules: each names its command once, and
- * the module it loads carries exactly those words and that summary.
+ * The registry declares each command once: its words, summary and module. The loaded command
+ * carries exactly those words and that summary; its module declares neither.
  */
 import {describe, expect, it} from 'vitest';
 import {registry} from '../../source/cli/registry.js';
+import {loadCommand} from '../../source/cli/run-cli.js';
+
+const quiet = {write: () => true} as unknown as NodeJS.WritableStream;
 
 describe('the registry', () => {
 	it('holds each command once', () => {
@@ -12,9 +15,12 @@ describe('the registry', () => {
 		expect(names).toContain('events replay');
 	});
 
-	it.each(registry.map(entry => [entry.words.join(' '), entry] as const))('%s loads a module named by its declaration', async (_name, entry) => {
-		const {default: command} = await entry.load();
-		expect(command.name).toEqual([...entry.words]);
-		expect(command.summary).toBe(entry.summary);
+	it.each(registry.map(entry => [entry.words.join(' '), entry] as const))('%s loads a command named by its entry', async (_name, entry) => {
+		const command = await loadCommand(entry, {stdout: quiet, stderr: quiet});
+		expect(command?.name).toEqual([...entry.words]);
+		expect(command?.summary).toBe(entry.summary);
+		const {default: module} = await entry.load();
+		expect(module).not.toHaveProperty('name');
+		expect(module).not.toHaveProperty('summary');
 	});
 });

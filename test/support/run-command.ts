@@ -7,6 +7,7 @@
 import {PassThrough, Readable} from 'node:stream';
 import {createDeps, type Clock} from '../../source/cli/deps.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
+import {registry} from '../../source/cli/registry.js';
 import type {AnyCommand, CommandContext} from '../../source/cli/types.js';
 import {UsageError} from '../../source/cli/validators.js';
 import {testTimersEnv} from './cli.js';
@@ -48,6 +49,19 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
 	return withTestDirs({}, {...testTimersEnv, ...extra});
 }
 
+const wordsByCommand = new Map<AnyCommand, readonly string[]>();
+
+/** The words the registry names `command` by, as the dispatcher hands them to it (a test hands the module itself). */
+async function wordsOf(command: AnyCommand): Promise<readonly string[] | undefined> {
+	if (wordsByCommand.size === 0) {
+		for (const entry of registry) {
+			wordsByCommand.set((await entry.load()).default, entry.words);
+		}
+	}
+
+	return wordsByCommand.get(command);
+}
+
 /** Parses and runs `command`; errors thrown by run are returned (not rethrown) with code 1. */
 export async function runCommand(command: AnyCommand, options: RunCommandOptions = {}): Promise<RunCommandResult> {
 	// The command reads stdin itself: a plain readable stream of the given text (no listener of ours drains it).
@@ -55,7 +69,9 @@ export async function runCommand(command: AnyCommand, options: RunCommandOptions
 	const stdout = options.stdout ?? memoryStream();
 	const stderr = memoryStream();
 	const json = options.json ?? options.flags?.json === true;
+	const words = await wordsOf(command);
 	const context: CommandContext = {
+		...(words === undefined ? {} : {words}),
 		argv: options.argv ?? [],
 		flags: {...options.flags, ...(json ? {json: true} : {})},
 		env: testEnv(options.env),

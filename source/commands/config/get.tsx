@@ -2,13 +2,10 @@ import {isSettingName, mask, settingNames, settingSpecs, type SettingName} from 
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './get.command.js';
 
 export type GetOptions = {name: SettingName};
 
 const command: Command<GetOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui config get <name> [--json]',
 	description: 'Print one setting (secrets masked)',
 	flags: {},

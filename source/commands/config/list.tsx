@@ -3,11 +3,8 @@ import {formatTable, tableWidth} from '../../format/table.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './list.command.js';
 
 const command: Command<Record<string, never>> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui config list [--json]',
 	description: 'List every setting, its value (secrets masked) and where it comes from',
 	flags: {},

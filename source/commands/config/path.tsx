@@ -1,10 +1,7 @@
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './path.command.js';
 
 const command: Command<Record<string, never>> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui config path',
 	description: 'Print where the settings file is (PLATFORM_TUI_CONFIG_DIR moves it). The file is not read, so this works even when it is damaged.',
 	flags: {},

@@ -3,14 +3,11 @@ import {isSettingName, mask, settingNames, settingProblem, settingSpecs, type Se
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './set.command.js';
 
 /** The value is on the command line, or (for secrets) read from stdin when run. */
 export type SetOptions = {name: SettingName; value: string | undefined};
 
 const command: Command<SetOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui config set <name> <value>   |   platform-tui config set endpointSecret --stdin',
 	description: 'Store one setting in the config file (mode 0600)',
 	flags: {

@@ -8,8 +8,6 @@ import {readFlags} from '../../cli/flag-values.js';
 import {UsageError} from '../../cli/validators.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {eventIdArgument, openStore, parseStore, stderrWarning, storedEvent, storeFlags, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './export.command.js';
 
 export type ExportOptions = StoreOptions & {id: string; output?: string; force: boolean; json: boolean};
 
@@ -25,7 +23,6 @@ const exportFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ExportOptions> = {
-	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
 	description: 'Print the body of a stored event exactly as it was received, or write it to a new file with --output (mode 0600; --force replaces an existing one), to send again with `platform-tui trigger --body FILE`. Works while serve runs.',

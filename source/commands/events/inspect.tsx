@@ -19,8 +19,6 @@ import {withReactBuild} from '../../ui/react-build.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './inspect.command.js';
 import {openStore, parseStore, storeFlags, type StoreOptions} from './shared.js';
 
 export type InspectOptions = StoreOptions;
@@ -95,7 +93,6 @@ function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(
 }
 
 const command: Command<InspectOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui events [inspect] [--data-dir DIR]',
 	description: 'Open the event inspector over the whole journal, newest first, following new events while serve writes: / search, f filter, Enter details, r replay, e edit and replay, y copy the id, p pause, ? help, q quit (docs/events.md). Needs a terminal; `platform-tui events list` is the form for scripts.',
 	flags: {dataDir: storeFlags.dataDir},

@@ -5,8 +5,6 @@ import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './list.command.js';
 
 export type ListOptions = StoreOptions & FilterOptions & {limit: number; json: boolean};
 
@@ -18,7 +16,6 @@ const listFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ListOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui events list [--status received|processing|answered|failed|ignored] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]',
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
 	flags: listFlags,

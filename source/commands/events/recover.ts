@@ -8,8 +8,6 @@ import {defaultDataDir} from '../../receiver/open-backend.js';
 import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover.js';
 import type {Command} from '../../cli/types.js';
 import {folderWarnings, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './recover.command.js';
 
 export type RecoverOptions = StoreOptions & {json: boolean};
 
@@ -53,7 +51,6 @@ function lines(result: RecoverResult): string[] {
 }
 
 const command: Command<RecoverOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui events recover [--json] [--data-dir DIR]',
 	description: 'Read a damaged event journal (in child processes, so damage cannot crash this one) and copy every readable event, with its steps and state, and every known event id into a fresh journal; the old journal folder is kept beside it as journal.damaged-<time>. A whole journal is left as it is. Refused while serve or events replay has the journal open.',
 	flags: {dataDir: storeFlags.dataDir},

@@ -17,8 +17,6 @@ import {parseSets, type FieldSet} from '../trigger-fixture.js';
 import {editableBody, editText, replayEdited} from './edit-replay.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, stderrWarning, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './replay.command.js';
 
 export type ReplayOptions = StoreOptions & {
 	ids: string[];
@@ -97,7 +95,6 @@ async function editAndReplay(stored: StoredEvent, options: ReplayOptions, deps: 
 }
 
 const command: Command<ReplayOptions> = {
-	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
 	description: 'Process a stored external-module.chosen event again (after an outage or a fix): new message logs and the answer are written. Works whether or not serve runs; an event another process is working on is refused.',

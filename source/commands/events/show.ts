@@ -2,15 +2,12 @@
 import {eventDetail, formatEventDetail} from '../../ui/events/format.js';
 import type {Command} from '../../cli/types.js';
 import {openStore, parseEventId, stderrWarning, storedEvent, storeFlags, type EventIdOptions} from './shared.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './show.command.js';
 
 export type ShowOptions = EventIdOptions;
 
 const usage = 'platform-tui events show <id> [--json] [--data-dir DIR | --redis URL]';
 
 const command: Command<ShowOptions> = {
-	...commandInfo(declaration),
 	complete: 'event-id',
 	usage,
 	description: 'Show a stored event: its state, the delivery headers (signature masked), the body pretty-printed, and each recorded step with its time and result or error.',

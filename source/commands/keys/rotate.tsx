@@ -11,9 +11,7 @@ import type {Deps} from '../../cli/deps.js';
 import {readFlags} from '../../cli/flag-values.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/declaration.js';
 import {loadScreen} from '../../ui/react-build.js';
-import declaration from './rotate.command.js';
 
 /** The rotate call is not retried blindly and never aborted once sent; this bounds it instead. */
 const rotateTimeoutMs = 30_000;
@@ -186,7 +184,6 @@ const rotateFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<RotateOptions> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--env-file PATH]',
 	description: 'Rotate the API key: the platform issues a new key, one call checks that it works, and it is stored; the old key keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored. With --if-older-than (for cron and systemd timers) it never prompts and rotates only a key older than that.',
 	flags: rotateFlags,

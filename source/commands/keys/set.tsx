@@ -7,9 +7,7 @@ import type {KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
-import {commandInfo} from '../../cli/declaration.js';
 import {loadScreen} from '../../ui/react-build.js';
-import declaration from './set.command.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
 
@@ -85,7 +83,6 @@ function damage(deps: Deps): ConfigDamagedError | undefined {
 }
 
 const command: Command<SetOptions> = {
-	...commandInfo(declaration),
 	usage: `platform-tui keys set [--force]   (prompts on a terminal)   |   ${pipeHint}`,
 	description: 'Store the API key in the config file (mode 0600): a masked prompt on a terminal, otherwise read from standard input. When the config file is damaged, --force starts a fresh one and keeps the damaged file as a .bak copy beside it.',
 	flags: {

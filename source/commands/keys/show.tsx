@@ -5,11 +5,8 @@ import {statusLines} from '../../ui/keys/status-lines.js';
 import {policyMaxAgeMs} from '../../keys/age-policy.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
-import {commandInfo} from '../../cli/declaration.js';
-import declaration from './show.command.js';
 
 const command: Command<Record<string, never>> = {
-	...commandInfo(declaration),
 	usage: 'platform-tui keys show [--json]',
 	description: 'Show the API key (masked), where it comes from, its age, the next rotation due under keyMaxAge, the last rotation and the previous key\'s remaining overlap',
 	flags: {},
