@@ -6,6 +6,7 @@
  */
 import {formatCompactDuration, parseDuration} from '../format/duration.js';
 import {flagRule} from './flag-rule.js';
+import {kebab} from './kebab.js';
 
 /** A mistake in how the command was called; the CLI prints the sentence and exits 1. */
 export class UsageError extends Error {
@@ -18,10 +19,6 @@ export class UsageError extends Error {
 		super(message);
 		this.code = code;
 	}
-}
-
-function kebab(name: string): string {
-	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
 }
 
 function shown(value: unknown): string {

@@ -7,6 +7,7 @@ import {readFile} from 'node:fs/promises';
 import {text} from 'node:stream/consumers';
 import {UserError} from '../errors.js';
 import {errorCode} from '../format/value.js';
+import {kebab} from '../cli/kebab.js';
 import type {CommandContext, FlagSpec} from '../cli/types.js';
 import {stringFlag, UsageError} from '../cli/validators.js';
 
@@ -20,7 +21,7 @@ export const retiredSecretFlag: FlagSpec = {type: 'string'};
 /** Refuses a secret given on the command line, naming the ways that keep it out of shell history. */
 export function refuseSecretOnCommandLine(flags: Record<string, unknown>, flag: string): void {
 	if (flags[flag] !== undefined) {
-		const name = flag.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
+		const name = kebab(flag);
 		throw new UsageError('secret-on-command-line', `--${name} is not taken: a secret on the command line stays in shell history and shows in the process list; set PLATFORM_ENDPOINT_SECRET, or pass --secret-file PATH (--secret-file - reads standard input)`);
 	}
 }

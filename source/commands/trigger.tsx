@@ -11,6 +11,7 @@ import {parseStore, storeFlags} from './events/store-flags.js';
 import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';
 import {readFlags} from '../cli/flag-values.js';
 import type {Command, FlagSpec} from '../cli/types.js';
+import {kebab} from '../cli/kebab.js';
 import {UsageError} from '../cli/validators.js';
 
 const defaultUrl = 'http://127.0.0.1:8080/webhook';
@@ -132,7 +133,7 @@ const command: Command<TriggerOptions> = {
 
 			const built = ['text', 'chatId', 'messageId', 'repeatId'].filter(name => flags[name] !== undefined);
 			if (built.length > 0) {
-				throw new UsageError('flags-conflict', `--${built.map(name => name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)).join(', --')} build an event of their own; change a fixture's fields with --set instead (e.g. --set payload.userMessage.text='"Hello"').`);
+				throw new UsageError('flags-conflict', `--${built.map(name => kebab(name)).join(', --')} build an event of their own; change a fixture's fields with --set instead (e.g. --set payload.userMessage.text='"Hello"').`);
 			}
 
 			const fixture: FixtureSource = bodyFile ? {kind: 'file', path: resolve(bodyFile)} : {kind: 'event', id: fromEvent ?? '', store: parseStore(flags, env)};

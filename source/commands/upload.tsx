@@ -14,6 +14,7 @@ import {configuredTarget, localBanner, localTarget, type Target} from './platfor
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
 import {readFlags} from '../cli/flag-values.js';
 import {sharedFlags} from '../cli/flags.js';
+import {kebab} from '../cli/kebab.js';
 import type {Command, FlagSpec} from '../cli/types.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
@@ -40,10 +41,6 @@ export type UploadCommandOptions = {
 };
 
 const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistantId'] as const;
-
-function kebab(name: string): string {
-	return name.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
-}
 
 /** The sentence and next step for an error of this command, as error-message.ts words every error (loaded only when needed). */
 export async function describeUploadError(error: unknown): Promise<string> {

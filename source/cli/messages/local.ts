@@ -2,6 +2,7 @@
  * The sentences for the local platform's error codes (source/local-platform/errors.ts): what
  * failed and what to do next.
  */
+import {kebab} from '../kebab.js';
 import type {ErrorWording, MessageTable} from './types.js';
 
 type OptionData = {option: string; value: unknown; expected: string};
@@ -12,7 +13,7 @@ type FaultData = {rule: string; reason: string; operations: string[]; kinds: str
 /** The command-line flag of an in-process option name, e.g. `webhookUrl` → `--webhook-url`. */
 function flagOf(option: string): string {
 	const names: Record<string, string> = {latencyMs: 'latency', ingestionStepMs: 'ingestion-step', keyOverlapMs: 'key-overlap'};
-	return `--${names[option] ?? option.replace(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)}`;
+	return `--${names[option] ?? kebab(option)}`;
 }
 
 export const localMessages: MessageTable = {
