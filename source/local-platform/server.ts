@@ -3,26 +3,26 @@ import type {AddressInfo} from 'node:net';
 import {Agent} from 'undici';
 import {errorCode, errorMessage} from '../format/value.js';
 import type {Message, MessageLog} from './records.js';
-import {handleBlob} from './blob-routes.js';
-import {webhookDispatcher} from './external-answer.js';
-import {BlobStore} from './blobs.js';
-import {messageView} from './chat-store.js';
-import type {LocalContent} from './content-store.js';
+import {handleBlob} from './content/blob-routes.js';
+import {webhookDispatcher} from './chats/external-answer.js';
+import {BlobStore} from './content/blobs.js';
+import {messageView} from './chats/chat-store.js';
+import type {LocalContent} from './content/content-store.js';
 import type {ServiceContext} from './context.js';
 import {LocalPlatformError} from './errors.js';
-import {FaultInjector, performedThen502, type FaultSettings} from './faults.js';
-import {authenticate} from './auth.js';
-import {HttpError, readJsonBody, sendError, sendJson} from './http.js';
+import {FaultInjector, performedThen502, type FaultSettings} from './http/faults.js';
+import {authenticate} from './http/auth.js';
+import {HttpError, readJsonBody, sendError, sendJson} from './http/http.js';
 import {answerView} from './sparse.js';
-import {assertLoopbackUrl} from './loopback.js';
+import {assertLoopbackUrl} from './http/loopback.js';
 import {resolveOptions, type ResolvedOptions} from './options.js';
-import {RequestLog} from './request-log.js';
+import {RequestLog} from './http/request-log.js';
 import {buildServices, userAgent, type Services} from './services.js';
 import {abortableSleep, unlimitedListeners} from './timers.js';
 import type {CompletionRecord, LocalPlatform, LocalPlatformEvent, LocalPlatformOptions, LocalPlatformSettings, RequestRecord} from './types.js';
-import type {DeliveryRecord, WebhookDispatcher} from './webhooks.js';
+import type {DeliveryRecord, WebhookDispatcher} from './chats/webhooks.js';
 
-export {defaultModel} from './spaces.js';
+export {defaultModel} from './chats/spaces.js';
 
 /** Composes the resources (services.ts) behind one HTTP server: request log, latency, faults, auth, routing. */
 class LocalPlatformServer implements LocalPlatform {

@@ -1,15 +1,15 @@
-import {errorMessage, isRecord} from '../format/value.js';
-import type {ChatCompletion} from './records.js';
+import {errorMessage, isRecord} from '../../format/value.js';
+import type {ChatCompletion} from '../records.js';
 import type {Agent} from 'undici';
 import {request as undiciRequest} from 'undici';
-import {isoNow} from './clock.js';
-import {remember, type ServiceContext} from './context.js';
-import {HttpError, badRequest, objectBody, requiredString, type JsonObject} from './http.js';
-import {newToken} from './ids.js';
+import {isoNow} from '../clock.js';
+import {remember, type ServiceContext} from '../context.js';
+import {HttpError, badRequest, objectBody, requiredString, type JsonObject} from '../http/http.js';
+import {newToken} from '../ids.js';
 import {localCompletion, type ModelMessage} from './model.js';
-import {ok, type Route} from './router.js';
+import {ok, type Route} from '../http/router.js';
 import {defaultModel} from './spaces.js';
-import type {CompletionRecord} from './types.js';
+import type {CompletionRecord} from '../types.js';
 
 function estimateTokens(text: string): number {
 	return Math.ceil(text.length / 4);

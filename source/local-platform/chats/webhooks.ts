@@ -1,9 +1,9 @@
-import {errorMessage} from '../format/value.js';
+import {errorMessage} from '../../format/value.js';
 import {Agent, request} from 'undici';
-import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../platform/webhook-signature.js';
-import type {WebhookEvent} from '../platform/types.js';
-import {assertLoopbackUrl} from './loopback.js';
-import {abortableSleep, unlimitedListeners} from './timers.js';
+import {signWebhookBody, webhookHeaders, webhookPayloadVersion} from '../../platform/webhook-signature.js';
+import type {WebhookEvent} from '../../platform/types.js';
+import {assertLoopbackUrl} from '../http/loopback.js';
+import {abortableSleep, unlimitedListeners} from '../timers.js';
 
 export type DeliveryAttempt = {
 	attempt: number;

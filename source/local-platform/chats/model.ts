@@ -1,4 +1,4 @@
-import {sentences, terms} from './text.js';
+import {sentences, terms} from '../content/text.js';
 
 export type ModelMessage = {role: string; content: string};
 

@@ -1,12 +1,12 @@
-import {eventTypes, type ExternalModuleChosenPayload, type UserMessageCreatedPayload, type WebhookEvent} from '../platform/types.js';
-import {webhookPayloadVersion} from '../platform/webhook-signature.js';
+import {eventTypes, type ExternalModuleChosenPayload, type UserMessageCreatedPayload, type WebhookEvent} from '../../platform/types.js';
+import {webhookPayloadVersion} from '../../platform/webhook-signature.js';
 import type {ChatRecord, ChatStore, MessageRecord} from './chat-store.js';
-import type {PlatformClock} from './clock.js';
-import type {Caller} from './context.js';
-import {newId} from './ids.js';
+import type {PlatformClock} from '../clock.js';
+import type {Caller} from '../context.js';
+import {newId} from '../ids.js';
 import type {ExternalModule} from './spaces.js';
-import type {ResolvedOptions} from './options.js';
-import type {LocalPlatformEvent} from './types.js';
+import type {ResolvedOptions} from '../options.js';
+import type {LocalPlatformEvent} from '../types.js';
 import {WebhookDispatcher} from './webhooks.js';
 
 export type ExternalAnswerParts = {

@@ -1,11 +1,11 @@
-import type {MessageLogStatus} from '../platform/types.js';
-import type {MessageLog} from './records.js';
+import type {MessageLogStatus} from '../../platform/types.js';
+import type {MessageLog} from '../records.js';
 import type {ChatStore, MessageRecord} from './chat-store.js';
-import {isoNow} from './clock.js';
-import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {badRequest, notFound, objectBody, optionalString, requiredString, type JsonObject} from './http.js';
-import {newId} from './ids.js';
-import {created, ok, type Route} from './router.js';
+import {isoNow} from '../clock.js';
+import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
+import {badRequest, notFound, objectBody, optionalString, requiredString, type JsonObject} from '../http/http.js';
+import {newId} from '../ids.js';
+import {created, ok, type Route} from '../http/router.js';
 import {pick} from './view.js';
 
 type LogRecord = MessageLog & {createdAt: string; updatedAt: string; companyId: string};

@@ -1,8 +1,8 @@
-import type {SearchResult} from './records.js';
+import type {SearchResult} from '../records.js';
 import type {ContentStore} from './content-store.js';
-import type {Caller} from './context.js';
-import {badRequest, objectBody, optionalString, requiredString, type JsonObject} from './http.js';
-import {ok, type Route} from './router.js';
+import type {Caller} from '../context.js';
+import {badRequest, objectBody, optionalString, requiredString, type JsonObject} from '../http/http.js';
+import {ok, type Route} from '../http/router.js';
 import {searchTypes, type ChunkHit, type ChunkIndex, type LocalSearchType} from './search-index.js';
 
 /** A search hit as the API answers it (the wire result plus the local score). */

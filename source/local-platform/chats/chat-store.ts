@@ -1,8 +1,8 @@
-import type {Chat, Message, MessageRole} from './records.js';
-import {isoNow} from './clock.js';
-import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {notFound} from './http.js';
-import {newId} from './ids.js';
+import type {Chat, Message, MessageRole} from '../records.js';
+import {isoNow} from '../clock.js';
+import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
+import {notFound} from '../http/http.js';
+import {newId} from '../ids.js';
 import {pick} from './view.js';
 
 export type ChatRecord = {

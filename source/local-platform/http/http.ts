@@ -1,6 +1,6 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
-import {isRecord} from '../format/value.js';
-import {sendJson} from '../platform/json-response.js';
+import {isRecord} from '../../format/value.js';
+import {sendJson} from '../../platform/json-response.js';
 
 export {sendJson};
 

@@ -1,5 +1,5 @@
 import type {IncomingMessage} from 'node:http';
-import {headerValue, type Caller} from './context.js';
+import {headerValue, type Caller} from '../context.js';
 import {HttpError, badRequest} from './http.js';
 import type {KeyRing} from './keys.js';
 

@@ -1,7 +1,7 @@
-import type {Space, SpaceModule} from './records.js';
-import {notFound} from './http.js';
-import {newId} from './ids.js';
-import {ok, type Route} from './router.js';
+import type {Space, SpaceModule} from '../records.js';
+import {notFound} from '../http/http.js';
+import {newId} from '../ids.js';
+import {ok, type Route} from '../http/router.js';
 
 export const defaultModel = 'AZURE_GPT_4o_2024_1120';
 

@@ -1,11 +1,11 @@
-import {errorMessage} from '../format/value.js';
+import {errorMessage} from '../../format/value.js';
 import type {BlobStore} from './blobs.js';
 import {chunkPages} from './chunk.js';
-import {isoNow} from './clock.js';
+import {isoNow} from '../clock.js';
 import type {ContentRecord, ContentStore} from './content-store.js';
-import type {ServiceContext} from './context.js';
+import type {ServiceContext} from '../context.js';
 import {extractFile, ParseError} from './extract.js';
-import {newId} from './ids.js';
+import {newId} from '../ids.js';
 import type {ChunkIndex, IndexedChunk} from './search-index.js';
 
 /** Turns uploaded bytes into searchable chunks, one state at a time. */

@@ -1,8 +1,8 @@
 import {open, readFile} from 'node:fs/promises';
 import {extractText, getDocumentProxy} from 'unpdf';
-import {foldWhiteSpace} from '../format/text.js';
-import {errorMessage} from '../format/value.js';
-import {defaultLimits} from './types.js';
+import {foldWhiteSpace} from '../../format/text.js';
+import {errorMessage} from '../../format/value.js';
+import {defaultLimits} from '../types.js';
 
 /** Text of one page; formats without pages produce a single page numbered 1. */
 export type ExtractedPage = {page: number; text: string};

@@ -1,10 +1,10 @@
-import type {KeyRotation} from './records.js';
-import {isoNow, type PlatformClock} from './clock.js';
-import type {Caller} from './context.js';
+import type {KeyRotation} from '../records.js';
+import {isoNow, type PlatformClock} from '../clock.js';
+import type {Caller} from '../context.js';
 import {HttpError} from './http.js';
-import {newApiKey} from './ids.js';
+import {newApiKey} from '../ids.js';
 import {ok, type Route} from './router.js';
-import type {LocalPlatformEvent} from './types.js';
+import type {LocalPlatformEvent} from '../types.js';
 
 type KeyRecord = {createdAt: number; expiresAt: number | null};
 

@@ -1,5 +1,5 @@
 import {isIP} from 'node:net';
-import {LocalPlatformError} from './errors.js';
+import {LocalPlatformError} from '../errors.js';
 
 /** True for addresses on this machine only: localhost, 127.0.0.0/8 and ::1. */
 export function isLoopbackHost(host: string): boolean {

@@ -1,11 +1,11 @@
-import type {AnswerPort, PortCall} from '../receiver/answer-port.js';
+import type {AnswerPort, PortCall} from '../../receiver/answer-port.js';
 import type {Completions} from './completions.js';
-import type {Caller} from './context.js';
+import type {Caller} from '../context.js';
 import type {MessageLogStore} from './message-logs.js';
 import {messageView, type ChatStore} from './chat-store.js';
-import type {PlatformClock} from './clock.js';
+import type {PlatformClock} from '../clock.js';
 import {modifyMessage} from './messages.js';
-import type {SearchService} from './search.js';
+import type {SearchService} from '../content/search.js';
 
 export type AnswerPortParts = {
 	chats: ChatStore;

@@ -1,6 +1,6 @@
-import {LocalPlatformError, invalidOption} from './errors.js';
+import {LocalPlatformError, invalidOption} from '../errors.js';
 import {HttpError} from './http.js';
-import {seededRandom} from './ids.js';
+import {seededRandom} from '../ids.js';
 
 /**
  * What an injected fault does:

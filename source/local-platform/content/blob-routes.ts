@@ -2,10 +2,10 @@ import {createReadStream} from 'node:fs';
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import {pipeline} from 'node:stream/promises';
 import type {BlobStore} from './blobs.js';
-import {isoNow, type PlatformClock} from './clock.js';
+import {isoNow, type PlatformClock} from '../clock.js';
 import type {ContentStore} from './content-store.js';
-import {headerValue} from './context.js';
-import {HttpError, badRequest} from './http.js';
+import {headerValue} from '../context.js';
+import {HttpError, badRequest} from '../http/http.js';
 import type {Ingestion} from './ingestion.js';
 
 export type BlobParts = {contents: ContentStore; blobs: BlobStore; ingestion: Ingestion; clock: PlatformClock};

@@ -1,4 +1,4 @@
-import {errorMessage} from '../format/value.js';
+import {errorMessage} from '../../format/value.js';
 import {createWriteStream} from 'node:fs';
 import {chmod, mkdtemp, rename, rm, stat} from 'node:fs/promises';
 import type {IncomingMessage} from 'node:http';
@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {Transform} from 'node:stream';
 import {pipeline} from 'node:stream/promises';
-import {HttpError, badRequest} from './http.js';
+import {HttpError, badRequest} from '../http/http.js';
 
 /**
  * File bytes of uploaded contents, kept in a private temporary directory (mode 0700, files 0600,

@@ -1,5 +1,5 @@
-import type {Caller} from './context.js';
-import type {ApiOperation} from './operations.js';
+import type {Caller} from '../context.js';
+import type {ApiOperation} from '../operations.js';
 import {HttpError, notFound} from './http.js';
 
 export type RouteResult = {status: number; body: unknown};

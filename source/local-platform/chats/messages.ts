@@ -1,11 +1,11 @@
-import type {Message, MessageList} from './records.js';
-import {codePointLength, cutCodePoints} from '../format/text.js';
+import type {Message, MessageList} from '../records.js';
+import {codePointLength, cutCodePoints} from '../../format/text.js';
 import {chatView, messageView, messageWithDebugInfo, type ChatRecord, type ChatStore, type MessageRecord} from './chat-store.js';
-import {isoNow, type PlatformClock} from './clock.js';
-import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {HttpError, badRequest, notFound, objectBody, optionalString, optionalTimestamp, requiredString, type JsonObject} from './http.js';
+import {isoNow, type PlatformClock} from '../clock.js';
+import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
+import {HttpError, badRequest, notFound, objectBody, optionalString, optionalTimestamp, requiredString, type JsonObject} from '../http/http.js';
 import type {MessageLogStore} from './message-logs.js';
-import {created, ok, type Route} from './router.js';
+import {created, ok, type Route} from '../http/router.js';
 
 /** Starts answering a new space message in the background (built-in assistant or application). */
 export type AnswerStarter = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller) => void;

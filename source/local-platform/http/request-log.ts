@@ -1,9 +1,9 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import {performance} from 'node:perf_hooks';
-import {isoNow, type PlatformClock} from './clock.js';
-import {remember} from './context.js';
-import {newToken} from './ids.js';
-import type {LocalPlatformEvent, RequestRecord} from './types.js';
+import {isoNow, type PlatformClock} from '../clock.js';
+import {remember} from '../context.js';
+import {newToken} from '../ids.js';
+import type {LocalPlatformEvent, RequestRecord} from '../types.js';
 
 /** Request bodies up to this size are kept in the request log. */
 const maxLoggedBodyBytes = 64 * 1024;

@@ -1,10 +1,10 @@
 import mime from 'mime-types';
-import {isRecord} from '../format/value.js';
-import type {Content} from './records.js';
-import {isoNow} from './clock.js';
-import {quotaExceeded, type Caller, type ServiceContext} from './context.js';
-import {badRequest, notFound, optionalString, requiredString, type JsonObject} from './http.js';
-import {newId, newToken} from './ids.js';
+import {isRecord} from '../../format/value.js';
+import type {Content} from '../records.js';
+import {isoNow} from '../clock.js';
+import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
+import {badRequest, notFound, optionalString, requiredString, type JsonObject} from '../http/http.js';
+import {newId, newToken} from '../ids.js';
 
 export type ContentRecord = {
 	id: string;

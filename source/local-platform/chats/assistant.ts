@@ -1,8 +1,8 @@
-import {answerChosenEvent, type JobOutcome} from '../receiver/answer.js';
-import type {AnswerPort} from '../receiver/answer-port.js';
-import type {CompletionMessage} from '../platform/types.js';
+import {answerChosenEvent, type JobOutcome} from '../../receiver/answer.js';
+import type {AnswerPort} from '../../receiver/answer-port.js';
+import type {CompletionMessage} from '../../platform/types.js';
 import type {ChatStore, MessageRecord} from './chat-store.js';
-import type {PlatformClock} from './clock.js';
+import type {PlatformClock} from '../clock.js';
 import {defaultModel} from './spaces.js';
 
 export type AssistantJob = {
