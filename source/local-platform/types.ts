@@ -102,7 +102,7 @@ export type LocalPlatformOptions = {
 	llmApiKey?: string;
 	/** Time spent in each ingestion state; default 150 ms. */
 	ingestionStepMs?: number;
-	/** Ignored (accepted so that callers keep working): the built-in answer streams in steps of its own (assistant.ts). */
+	/** Ignored (accepted so that callers keep working): the built-in answer streams in steps of its own (chats/assistant.ts). */
 	assistantStepMs?: number;
 	/** First retry delay of webhook deliveries (doubling after); default 1000 ms. */
 	deliveryRetryBaseMs?: number;
