@@ -1,8 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
-import {PlatformApiError} from '../../source/platform/errors.js';
-import {clientFor, startPlatform} from '../support/platform.js';
-import {authHeaders} from './helpers.js';
+import {ManualClock, type LocalPlatform} from '../../../source/local-platform/index.js';
+import {PlatformApiError} from '../../../source/platform/errors.js';
+import {clientFor, startPlatform} from '../../support/platform.js';
+import {authHeaders} from '../helpers.js';
 
 type ErrorBody = {error: {message: string; code: string}};
 

@@ -1,12 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
-import type {PlatformClient} from '../../source/platform/client.js';
-import type {ChatCompletionRequest} from '../../source/platform/types.js';
-import {clientFor, startPlatform} from '../support/platform.js';
-import {sendJson, startRecordingServer} from '../support/recording-server.js';
-import {waitFor} from '../support/wait.js';
-import {defined} from '../support/defined.js';
-import {authHeaders, tempDir} from './helpers.js';
+import type {LocalPlatform} from '../../../source/local-platform/index.js';
+import type {PlatformClient} from '../../../source/platform/client.js';
+import type {ChatCompletionRequest} from '../../../source/platform/types.js';
+import {clientFor, startPlatform} from '../../support/platform.js';
+import {sendJson, startRecordingServer} from '../../support/recording-server.js';
+import {waitFor} from '../../support/wait.js';
+import {defined} from '../../support/defined.js';
+import {authHeaders, tempDir} from '../helpers.js';
 
 const context = [
 	'Answer the question using only the context below.',

@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest';
-import {apiOperations, type LocalPlatform} from '../../source/local-platform/index.js';
-import {startPlatform} from '../support/platform.js';
-import {waitFor} from '../support/wait.js';
-import {authHeaders} from './helpers.js';
+import {apiOperations, type LocalPlatform} from '../../../source/local-platform/index.js';
+import {startPlatform} from '../../support/platform.js';
+import {waitFor} from '../../support/wait.js';
+import {authHeaders} from '../helpers.js';
 
 async function call(platform: LocalPlatform, method: string, path: string, body?: unknown): Promise<{status: number; text: string; retryAfter: string | null}> {
 	const response = await fetch(`${platform.baseUrl}${path}`, {method, headers: authHeaders(platform), ...(body === undefined ? {} : {body: JSON.stringify(body)})});

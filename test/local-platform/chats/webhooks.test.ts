@@ -1,13 +1,13 @@
 import {createHmac} from 'node:crypto';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
-import type {PlatformClient} from '../../source/platform/client.js';
-import type {ExternalModuleChosenPayload, Message, WebhookEvent} from '../../source/platform/types.js';
-import {clientFor, startPlatform} from '../support/platform.js';
-import {type RecordedRequest, type RecordingServer, sendJson, startRecordingServer} from '../support/recording-server.js';
-import {waitFor} from '../support/wait.js';
-import {defined} from '../support/defined.js';
-import {tempDir} from './helpers.js';
+import type {LocalPlatform} from '../../../source/local-platform/index.js';
+import type {PlatformClient} from '../../../source/platform/client.js';
+import type {ExternalModuleChosenPayload, Message, WebhookEvent} from '../../../source/platform/types.js';
+import {clientFor, startPlatform} from '../../support/platform.js';
+import {type RecordedRequest, type RecordingServer, sendJson, startRecordingServer} from '../../support/recording-server.js';
+import {waitFor} from '../../support/wait.js';
+import {defined} from '../../support/defined.js';
+import {tempDir} from '../helpers.js';
 
 const secret = 'whsec_local_test_secret';
 const userEvent = 'platform.chat.user-message.created';

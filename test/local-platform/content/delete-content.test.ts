@@ -7,10 +7,10 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {answerModes} from '../../source/local-platform/sparse.js';
-import {PlatformApiError} from '../../source/platform/errors.js';
-import {startPlatform, type TestPlatform} from '../support/platform.js';
-import {waitFor} from '../support/wait.js';
+import {answerModes} from '../../../source/local-platform/sparse.js';
+import {PlatformApiError} from '../../../source/platform/errors.js';
+import {startPlatform, type TestPlatform} from '../../support/platform.js';
+import {waitFor} from '../../support/wait.js';
 
 describe.each(answerModes)('DELETE /content/{id} (%s answers)', answers => {
 	let platform: TestPlatform | undefined;

@@ -1,13 +1,13 @@
 import {stat} from 'node:fs/promises';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../source/local-platform/index.js';
-import type {PlatformClient} from '../../source/platform/client.js';
-import type {SearchResult} from '../../source/local-platform/records.js';
-import type {Content, ContentState, SearchRequest} from '../../source/platform/types.js';
-import {clientFor, startPlatform} from '../support/platform.js';
-import {waitFor} from '../support/wait.js';
-import {defined} from '../support/defined.js';
-import {authHeaders, buildPdf, tempDir, type TempDir} from './helpers.js';
+import {ManualClock, type LocalPlatform, type LocalPlatformEvent} from '../../../source/local-platform/index.js';
+import type {PlatformClient} from '../../../source/platform/client.js';
+import type {SearchResult} from '../../../source/local-platform/records.js';
+import type {Content, ContentState, SearchRequest} from '../../../source/platform/types.js';
+import {clientFor, startPlatform} from '../../support/platform.js';
+import {waitFor} from '../../support/wait.js';
+import {defined} from '../../support/defined.js';
+import {authHeaders, buildPdf, tempDir, type TempDir} from '../helpers.js';
 
 const lighthouse = [
 	'# The harbour lighthouse',
