@@ -1,6 +1,6 @@
 import type {IncomingMessage} from 'node:http';
 import type {PlatformClock} from './clock.js';
-import {HttpError} from './http.js';
+import {HttpError} from './http/http.js';
 import type {LocalPlatformEvent, LocalPlatformLimits} from './types.js';
 
 /** Who a call is made by: the key it used and the user and company it acts for. */

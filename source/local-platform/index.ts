@@ -6,9 +6,9 @@ export {startLocalPlatform, defaultModel} from './server.js';
 export {defaultLimits} from './types.js';
 export {ManualClock, systemClock} from './clock.js';
 export {LocalPlatformError, type LocalPlatformErrorCode} from './errors.js';
-export {faultKinds, parseFaultRule} from './faults.js';
+export {faultKinds, parseFaultRule} from './http/faults.js';
 export {apiOperations, type ApiOperation} from './operations.js';
-export {isLoopbackHost} from './loopback.js';
+export {isLoopbackHost} from './http/loopback.js';
 export {answerModes, type AnswerMode} from './sparse.js';
 export type {
 	CompletionRecord,

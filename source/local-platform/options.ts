@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto';
 import {systemClock, type PlatformClock} from './clock.js';
 import {invalidOption, LocalPlatformError} from './errors.js';
 import {newApiKey, newId} from './ids.js';
-import {assertLoopbackUrl, isLoopbackHost} from './loopback.js';
+import {assertLoopbackUrl, isLoopbackHost} from './http/loopback.js';
 import {answerModes, type AnswerMode} from './sparse.js';
 import {defaultLimits, type LocalPlatformLimits, type LocalPlatformOptions} from './types.js';
 

@@ -1,30 +1,27 @@
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
+import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {Agent} from 'undici';
 import {errorCode, errorMessage} from '../format/value.js';
 import type {Message, MessageLog} from './records.js';
-import {handleBlob} from './blob-routes.js';
-import {webhookDispatcher} from './external-answer.js';
-import {BlobStore} from './blobs.js';
-import {messageView} from './chat-store.js';
-import type {LocalContent} from './content-store.js';
+import {webhookDispatcher} from './chats/external-answer.js';
+import {BlobStore} from './content/blobs.js';
+import {messageView} from './chats/chat-store.js';
+import type {LocalContent} from './content/content-store.js';
 import type {ServiceContext} from './context.js';
 import {LocalPlatformError} from './errors.js';
-import {FaultInjector, performedThen502, type FaultSettings} from './faults.js';
-import {authenticate} from './auth.js';
-import {HttpError, readJsonBody, sendError, sendJson} from './http.js';
-import {answerView} from './sparse.js';
-import {assertLoopbackUrl} from './loopback.js';
+import {FaultInjector, type FaultSettings} from './http/faults.js';
+import {assertLoopbackUrl} from './http/loopback.js';
 import {resolveOptions, type ResolvedOptions} from './options.js';
-import {RequestLog} from './request-log.js';
+import {handleRequest, type Pipeline} from './http/pipeline.js';
+import {RequestLog} from './http/request-log.js';
 import {buildServices, userAgent, type Services} from './services.js';
-import {abortableSleep, unlimitedListeners} from './timers.js';
+import {unlimitedListeners} from './timers.js';
 import type {CompletionRecord, LocalPlatform, LocalPlatformEvent, LocalPlatformOptions, LocalPlatformSettings, RequestRecord} from './types.js';
-import type {DeliveryRecord, WebhookDispatcher} from './webhooks.js';
+import type {DeliveryRecord, WebhookDispatcher} from './chats/webhooks.js';
 
-export {defaultModel} from './spaces.js';
+export {defaultModel} from './chats/spaces.js';
 
-/** Composes the resources (services.ts) behind one HTTP server: request log, latency, faults, auth, routing. */
+/** Composes the resources (services.ts) behind one HTTP server; each request takes the way of http/pipeline.ts (request log, latency, faults, auth, routing). */
 class LocalPlatformServer implements LocalPlatform {
 	baseUrl = '';
 	private readonly server: Server;
@@ -78,8 +75,16 @@ class LocalPlatformServer implements LocalPlatform {
 			llmModel: options.llmModel,
 			llmApiKey: options.llmApiKey,
 		});
+		const pipeline: Pipeline = {
+			requestLog: this.requestLog,
+			faults: this.faults,
+			services: this.services,
+			blobs,
+			resolved,
+			signal: this.stop.signal,
+		};
 		this.server = createServer((request, response) => {
-			this.track(this.handle(request, response));
+			this.track(handleRequest(pipeline, request, response));
 		});
 	}
 
@@ -211,88 +216,6 @@ class LocalPlatformServer implements LocalPlatform {
 		}
 	}
 
-	private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-		const url = new URL(request.url ?? '/', 'http://local.invalid');
-		const method = (request.method ?? 'GET').toUpperCase();
-		const record = this.requestLog.open(request, response, url, method);
-		try {
-			if (url.pathname === '/health') {
-				if (method !== 'GET' && method !== 'HEAD') {
-					throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /health`);
-				}
-
-				sendJson(response, 200, {status: 'ok'});
-				return;
-			}
-
-			// Latency is real time even under an injected clock: it exists to slow real clients down.
-			if (this.faults.latencyMs > 0) {
-				await abortableSleep(this.faults.latencyMs, this.stop.signal);
-			}
-
-			if (url.pathname.startsWith('/blob/')) {
-				const {contents, ingestion} = this.services;
-				await handleBlob(method, url, request, response, {contents, blobs: this.blobs, ingestion, clock: this.resolved.clock});
-				return;
-			}
-
-			await this.api(request, response, url, method, record);
-		} catch (error) {
-			const httpError = error instanceof HttpError
-				? error
-				: new HttpError(500, 'INTERNAL_SERVER_ERROR', `Local platform error: ${errorMessage(error)}`);
-			if (response.headersSent) {
-				response.destroy();
-			} else {
-				if (!request.complete) {
-					// The body was not read; do not keep the connection for the next request.
-					response.setHeader('connection', 'close');
-				}
-
-				sendError(response, httpError);
-			}
-		}
-	}
-
-	/** One API call: random fault, auth, body, route, the operation's fault rule, the answer. */
-	private async api(request: IncomingMessage, response: ServerResponse, url: URL, method: string, record: RequestRecord): Promise<void> {
-		const refused = this.faults.random429or503();
-		if (refused !== undefined) {
-			record.fault = refused;
-			throw this.faults.refusal(refused);
-		}
-
-		const caller = authenticate(request, url.pathname, this.services.keys, this.resolved);
-		const body = await readJsonBody(request);
-		this.requestLog.keepBody(record, body);
-		const {route, params} = this.services.router.match(method, url.pathname);
-		const fault = this.faults.take(route.operation);
-		if (fault === '429' || fault === '503' || fault === '500') {
-			const status = fault === '429' ? 429 : (fault === '500' ? 500 : 503);
-			record.fault = status;
-			throw this.faults.refusal(status);
-		}
-
-		const result = await route.handle({method, url, params, query: url.searchParams, body: body.value, caller});
-		if (fault === 'perform-502') {
-			record.fault = fault;
-			throw performedThen502(route.operation);
-		}
-
-		if (fault === 'slow') {
-			record.fault = fault;
-			// Real time even under an injected clock, like the latency: it exists to outlast a real client's deadline.
-			await abortableSleep(this.faults.slowMs, this.stop.signal);
-		}
-
-		if (fault === 'empty-200') {
-			record.fault = fault;
-			sendJson(response, 200, null);
-			return;
-		}
-
-		sendJson(response, result.status, answerView(this.resolved.answers, route.operation, result.body));
-	}
 }
 
 export async function startLocalPlatform(options: LocalPlatformOptions = {}): Promise<LocalPlatform> {

@@ -2,12 +2,12 @@ import type {AnswerMode} from './sparse.js';
 import type {ConnectionSettings} from '../config/settings.js';
 import type {Message, MessageLog} from './records.js';
 import type {PlatformClock} from './clock.js';
-import type {LocalContent} from './content-store.js';
-import type {FaultRule, FaultSettings, InjectedFault} from './faults.js';
-import type {DeliveryRecord, DeliveryState} from './webhooks.js';
+import type {LocalContent} from './content/content-store.js';
+import type {FaultRule, FaultSettings, InjectedFault} from './http/faults.js';
+import type {DeliveryRecord, DeliveryState} from './chats/webhooks.js';
 
-export type {DeliveryAttempt, DeliveryRecord, DeliveryState} from './webhooks.js';
-export type {FaultKind, FaultRule, FaultSettings, InjectedFault} from './faults.js';
+export type {DeliveryAttempt, DeliveryRecord, DeliveryState} from './chats/webhooks.js';
+export type {FaultKind, FaultRule, FaultSettings, InjectedFault} from './http/faults.js';
 export type {PlatformClock} from './clock.js';
 
 /**
@@ -102,7 +102,7 @@ export type LocalPlatformOptions = {
 	llmApiKey?: string;
 	/** Time spent in each ingestion state; default 150 ms. */
 	ingestionStepMs?: number;
-	/** Ignored (accepted so that callers keep working): the built-in answer streams in steps of its own (assistant.ts). */
+	/** Ignored (accepted so that callers keep working): the built-in answer streams in steps of its own (chats/assistant.ts). */
 	assistantStepMs?: number;
 	/** First retry delay of webhook deliveries (doubling after); default 1000 ms. */
 	deliveryRetryBaseMs?: number;

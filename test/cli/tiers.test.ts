@@ -34,7 +34,7 @@ describe('test tiers', () => {
 		expect(tiers.unit).toContain('test/journal/record-codec.test.ts');
 		// Through support/ helpers: the built CLI, Redis, a pty, the local platform.
 		expect(tiers.process).toEqual(expect.arrayContaining(['test/redis/replicas.test.ts', 'test/ui/serve/pty.test.ts', 'test/ui/upload/pty.test.ts', 'test/cli/completion-shells.test.ts', 'test/faults/read-only-journal.test.ts']));
-		expect(tiers.integration).toEqual(expect.arrayContaining(['test/local-platform/auth.test.ts', 'test/workflow/sync.test.ts']));
+		expect(tiers.integration).toEqual(expect.arrayContaining(['test/local-platform/http/auth.test.ts', 'test/workflow/sync.test.ts']));
 	});
 
 	it('is what vitest runs: the config reads the same tiers', async () => {
