@@ -1,5 +1,5 @@
 import type {Agent} from 'undici';
-import type {AnswerPort} from '../receiver/answer-port.js';
+import type {AnswerPort} from '../receiver/answer/answer-port.js';
 import {builtInAnswer, ReplyStreams} from './assistant.js';
 import type {BlobStore} from './blobs.js';
 import {ChatStore, type ChatRecord, type MessageRecord} from './chat-store.js';

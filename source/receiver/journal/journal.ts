@@ -17,21 +17,21 @@ import {
 	type ReplayResult,
 	type StoredEvent,
 	type WaitingSummary,
-} from '../backend.js';
+} from '../store/backend.js';
 import {isoMs} from '../clock.js';
-import {nearIds} from '../near.js';
-import {WriteRecovery} from './health.js';
-import {IdIndex} from './id-index.js';
-import {dropToken, type Holder} from './liveness.js';
-import {prune, type PruneResult} from './retention.js';
+import {nearIds} from '../intake/near.js';
+import {WriteRecovery} from './open/health.js';
+import {IdIndex} from './records/id-index.js';
+import {dropToken, type Holder} from './open/liveness.js';
+import {prune, type PruneResult} from './open/retention.js';
 import {JobRunner} from './runner.js';
-import {unwritableReason} from './writable.js';
-import {newEventTuple} from './record-codec.js';
-import {storeEdited} from './edited.js';
-import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
+import {unwritableReason} from './open/writable.js';
+import {newEventTuple} from './records/record-codec.js';
+import {storeEdited} from './records/edited.js';
+import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './records/pages.js';
 import {diskBytes, readEvent, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
-import {backlogOf, listEvents} from './queries.js';
-import {attemptEvent, type AttemptKind, type AttemptOutcome} from './attempt-event.js';
+import {backlogOf, listEvents} from './records/queries.js';
+import {attemptEvent, type AttemptKind, type AttemptOutcome} from './records/attempt-event.js';
 
 export type JournalSettings = {
 	maxAgeMs: number;
