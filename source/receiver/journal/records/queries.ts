@@ -39,3 +39,19 @@ export function backlogOf(stores: Stores): Backlog {
 	const count = stores.queue.getCount();
 	return oldest === undefined ? {count} : {count, oldestReceivedAt: new Date(oldest).toISOString()};
 }
+
+/** Up to `limit` ids of the queue (unfinished events), oldest first, without those `skip` names. */
+export function scanQueue(stores: Stores, limit: number, skip: (id: string) => boolean): string[] {
+	const found: string[] = [];
+	for (const key of stores.queue.getKeys({})) {
+		if (found.length >= limit) {
+			break;
+		}
+
+		if (!skip(key[1])) {
+			found.push(key[1]);
+		}
+	}
+
+	return found;
+}
