@@ -5,7 +5,7 @@ import type {CommandInput, FlagSpec} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
 import {badFlag} from '../cli/validators.js';
 import {receiverDefaults} from '../receiver/receiver-options.js';
-import {defaultAnswerDeadlineMs, defaultFinalDeadlineMs} from '../receiver/retry-schedule.js';
+import {defaultAnswerDeadlineMs, defaultFinalDeadlineMs} from '../receiver/answer/retry-schedule.js';
 
 export type ServeOptions = {
 	port: number;

@@ -1,7 +1,7 @@
 /** How a serve without its screen tells what it does: NDJSON records, or plain lines. */
 import {formatCompactDuration} from '../format/duration.js';
 import {maskUrl} from '../format/secret.js';
-import type {EventBackend, StoreDurability} from '../receiver/backend.js';
+import type {EventBackend, StoreDurability} from '../receiver/store/backend.js';
 import type {lineWriter} from '../ui/serve/line-writer.js';
 import {clock, plainLine} from '../ui/serve/format.js';
 import type {replayingSource} from '../ui/serve/source.js';

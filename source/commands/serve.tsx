@@ -5,7 +5,7 @@ import {formatCompactDuration} from '../format/duration.js';
 import {mask, maskUrl} from '../format/secret.js';
 import {plural} from '../format/text.js';
 import {errorCode} from '../format/value.js';
-import {defaultDataDir} from '../receiver/open-backend.js';
+import {defaultDataDir} from '../receiver/store/open-backend.js';
 import {createReceiver, type WebhookReceiver} from '../receiver/server.js';
 import {createService, type Service} from '../receiver/service.js';
 import {Pacer} from '../platform/pacer.js';

@@ -6,8 +6,8 @@
 import {readFile} from 'node:fs/promises';
 import {UserError} from '../errors.js';
 import {errorCode, errorMessage} from '../format/value.js';
-import {bodyText} from '../receiver/body.js';
-import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../receiver/fixture.js';
+import {bodyText} from '../receiver/intake/body.js';
+import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../receiver/intake/fixture.js';
 import {openStore, storedEvent, type StoreOptions} from './events/shared.js';
 import {UsageError} from '../cli/validators.js';
 

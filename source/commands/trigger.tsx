@@ -5,7 +5,7 @@ import {eventTypes} from '../platform/types.js';
 import {UserError} from '../errors.js';
 import {formatSeconds} from '../format/duration.js';
 import {errorCode} from '../format/value.js';
-import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} from '../receiver/test-event.js';
+import {buildTestEvent, parseTestEventKind, signDelivery, type TestEventKind} from '../receiver/intake/test-event.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import {parseStore, storeFlags} from './events/store-flags.js';
 import {fixtureDelivery, parseSets, type FieldSet, type FixtureSource} from './trigger-fixture.js';

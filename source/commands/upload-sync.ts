@@ -4,7 +4,7 @@
  * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
  * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
-import {defaultDataDir} from '../receiver/journal/location.js';
+import {defaultDataDir} from '../receiver/journal/open/location.js';
 import type {UploadEvent} from '../workflow/events.js';
 import {manifestPath} from '../workflow/manifest.js';
 import {defaultMaxDelete, type DeletionOptions} from '../workflow/deletions.js';

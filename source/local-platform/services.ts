@@ -1,5 +1,5 @@
 import type {Agent} from 'undici';
-import type {AnswerPort} from '../receiver/answer-port.js';
+import type {AnswerPort} from '../receiver/answer/answer-port.js';
 import {builtInAnswer, ReplyStreams} from './chats/assistant.js';
 import type {BlobStore} from './content/blobs.js';
 import {ChatStore, type ChatRecord, type MessageRecord} from './chats/chat-store.js';

@@ -2,10 +2,10 @@
 export {createReceiver, DrainTimeoutError, receiverErrors, WebhookReceiver} from './server.js';
 export type {CloseResult, ListenOptions, ListenResult, ReceiverOptions} from './server.js';
 export type * from './events.js';
-export {EventIdStore, defaultDedupeMaxEntries, defaultDedupeTtlMs} from './dedupe.js';
-export type {EventIdStoreOptions} from './dedupe.js';
-export {answerChosenEvent, missingTextReason} from './answer.js';
-export type {AnswerOptions, FailureCleanup, JobOutcome, StageUpdate} from './answer.js';
+export {EventIdStore, defaultDedupeMaxEntries, defaultDedupeTtlMs} from './intake/dedupe.js';
+export type {EventIdStoreOptions} from './intake/dedupe.js';
+export {answerChosenEvent, missingTextReason} from './answer/answer.js';
+export type {AnswerOptions, FailureCleanup, JobOutcome, StageUpdate} from './answer/answer.js';
 export {
 	apologyText,
 	buildContext,
@@ -16,16 +16,16 @@ export {
 	noResultsContext,
 	searchLimit,
 	systemMessage,
-} from './answer-text.js';
-export {foldSteps, stepNames} from './answer-steps.js';
-export {parseChosenEvent} from './chosen-event.js';
-export type {ChosenJob} from './chosen-event.js';
-export {platformPort} from './platform-port.js';
-export {answerStoredEvent, storedEventJob} from './answer-job.js';
-export {createMemoryBackend} from './memory-backend.js';
-export type {MemoryBackendOptions} from './memory-backend.js';
-export {checkHeaders, intakeBody} from './intake.js';
-export type {DeliveryHeaders, IntakeConfig, IntakeDecision} from './intake.js';
-export type {AnswerPort, PortCall} from './answer-port.js';
-export {buildTestEvent, parseTestEventKind, randomId, signDelivery} from './test-event.js';
-export type {TestEventKind, TestEventOptions} from './test-event.js';
+} from './answer/answer-text.js';
+export {foldSteps, stepNames} from './answer/answer-steps.js';
+export {parseChosenEvent} from './intake/chosen-event.js';
+export type {ChosenJob} from './intake/chosen-event.js';
+export {platformPort} from './answer/platform-port.js';
+export {answerStoredEvent, storedEventJob} from './answer/answer-job.js';
+export {createMemoryBackend} from './store/memory-backend.js';
+export type {MemoryBackendOptions} from './store/memory-backend.js';
+export {checkHeaders, intakeBody} from './intake/intake.js';
+export type {DeliveryHeaders, IntakeConfig, IntakeDecision} from './intake/intake.js';
+export type {AnswerPort, PortCall} from './answer/answer-port.js';
+export {buildTestEvent, parseTestEventKind, randomId, signDelivery} from './intake/test-event.js';
+export type {TestEventKind, TestEventOptions} from './intake/test-event.js';

@@ -3,14 +3,14 @@ import {defaultModel} from '../config/settings.js';
 import {isRecord} from '../format/value.js';
 import type {PlatformClient} from '../platform/client.js';
 import type {Clock} from '../platform/clock.js';
-import type {EventBackend} from './backend.js';
-import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './dedupe.js';
+import type {EventBackend} from './store/backend.js';
+import {defaultDedupeTtlMs, type EventIdStore, type EventIdStoreOptions} from './intake/dedupe.js';
 import type {ReceiverCounters} from './events.js';
-import type {ForwardOptions} from './forward.js';
-import type {RetrySchedule} from './retry-schedule.js';
-import type {CallWatcher} from './platform-probe.js';
-import {createMemoryBackend} from './memory-backend.js';
-import {defaultLinger, type LingerLimits} from './transport.js';
+import type {ForwardOptions} from './forward/forward.js';
+import type {RetrySchedule} from './answer/retry-schedule.js';
+import type {CallWatcher} from './ops/platform-probe.js';
+import {createMemoryBackend} from './store/memory-backend.js';
+import {defaultLinger, type LingerLimits} from './intake/transport.js';
 
 export type ReceiverOptions = {
 	/** Platform client for the answers; each call names the event's user and company. */

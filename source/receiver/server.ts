@@ -1,68 +1,46 @@
 /**
- * The webhook receiver proper (spec §4.2, §6): routes requests, runs each delivery through the
- * intake (intake.ts), hands verified events to an `EventBackend` before answering 200 (persist,
- * then acknowledge), runs the answer for chosen-module events as the backend's job handler, and
- * reports everything as typed events (`on('event', listener)`). Embeddable in-process:
- * `listen({port: 0})`, then point a platform at `${url}/webhook`; or mount `handler` on a server of
- * your own (call `start()` first).
+ * The webhook receiver proper (spec §4.2, §6): routes requests (intake/routes.ts), runs each
+ * delivery through the intake (intake/intake.ts), hands verified events to an `EventBackend` before
+ * answering 200 (persist, then acknowledge), runs the answer for chosen-module events as the
+ * backend's job handler, and reports everything as typed events (`on('event', listener)`).
+ * Embeddable in-process: `listen({port: 0})`, then point a platform at `${url}/webhook`; or mount
+ * `handler` on a server of your own (call `start()` first).
  */
-import {createHash} from 'node:crypto';
 import type {IncomingMessage, ServerResponse} from 'node:http';
-import {sendJson} from '../platform/json-response.js';
 import {prepareWebhookSecrets} from '../platform/webhook-signature.js';
-import {answerJobs} from './answer-job.js';
-import {BacklogLimit} from './backlog.js';
-import {BackendUnavailableError, type BackendStats, type EventBackend, type JobHandler, type ReplayResult, type StoredEvent} from './backend.js';
+import {answerJobs} from './answer/answer-job.js';
+import {BacklogLimit} from './store/backlog.js';
+import type {BackendStats, EventBackend, ReplayResult, StoredEvent} from './store/backend.js';
 import {isoNow} from './clock.js';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener, RejectionReason} from './events.js';
-import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
-import {forwardJobs} from './forward-job.js';
-import {retrySchedule} from './retry-schedule.js';
-import {startLostSweep} from './lost-sweep.js';
-import type {OpenJobs} from './open-jobs.js';
-import {platformPort} from './platform-port.js';
-import {watchedPort} from './platform-probe.js';
-import {defaultBackend, resolveOptions, type CloseResult, type ReceiverObserver, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
-import {answerAndLinger, deliveryHeaders, HttpListener, pathOf, readBody, remoteOf, sendSuccess, type ListenOptions, type ListenResult} from './transport.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from './events.js';
+import {DeliveryRoutes, type Jobs} from './intake/routes.js';
+import {forwardJobs} from './forward/forward-job.js';
+import {retrySchedule} from './answer/retry-schedule.js';
+import {startLostSweep} from './store/lost-sweep.js';
+import {platformPort} from './answer/platform-port.js';
+import {watchedPort} from './ops/platform-probe.js';
+import {defaultBackend, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {HttpListener, type ListenOptions, type ListenResult} from './intake/transport.js';
 
-export {receiverErrors} from './intake.js';
-export {DrainTimeoutError} from './memory-backend.js';
-export type {ListenOptions, ListenResult} from './transport.js';
+export {receiverErrors} from './intake/intake.js';
+export {DrainTimeoutError} from './store/memory-backend.js';
+export type {ListenOptions, ListenResult} from './intake/transport.js';
 export type {CloseResult, ReceiverObserver, ReceiverOptions} from './receiver-options.js';
-
-type Jobs = {handler: JobHandler; track(eventId: string, chatId?: string): void; open: OpenJobs; close?: () => Promise<void>};
-
-/** The id intake gives an event that names none; replaced at once by the body's hash. */
-const noIdPlaceholder = 'no-id';
-
-/** Gives an event without an id `body-<first 32 hex digits of the body's SHA-256>`. */
-function bodyIdentify(decision: Acceptance, body: Buffer): void {
-	const id = `body-${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
-	decision.event.id = id;
-	if (decision.view.eventId === noIdPlaceholder) {
-		decision.view.eventId = id;
-	}
-}
 
 export class WebhookReceiver {
 	/** Request handler, for mounting on another node:http server. */
 	readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
 	readonly backend: EventBackend;
 	private readonly options: ResolvedOptions;
-	private readonly intake: IntakeConfig;
 	private readonly listeners = new Set<ReceiverEventListener>();
 	private readonly stats: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
 	private readonly jobs: Jobs;
 	private readonly listener: HttpListener;
 	private readonly backlogLimit: BacklogLimit | undefined;
-	private readonly observer: ReceiverObserver | undefined;
-	/** Forwarding: every verified event is stored for processing (handed to the developer's handler). */
-	private readonly forwarding: boolean;
+	private readonly routes: DeliveryRoutes;
 	/** How often events accepted here are looked for in the store (Redis), ms. */
 	private readonly sweepMs: number;
-	private requestCount = 0;
 	private readonly createdAt = isoNow();
-	private draining = false;
 	private started: Promise<void> | undefined;
 	private stopSweep: (() => void) | undefined;
 	private closing: Promise<CloseResult> | undefined;
@@ -76,8 +54,6 @@ export class WebhookReceiver {
 		}
 
 		this.options = resolveOptions(options);
-		this.observer = options.observer;
-		this.forwarding = options.forward !== undefined;
 		this.sweepMs = options.lostSweepMs ?? 5000;
 		const emitStage = (event: ReceiverEvent) => {
 			this.emit(event);
@@ -95,17 +71,31 @@ export class WebhookReceiver {
 			},
 			now: isoNow,
 		});
-		this.intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
+		const intake = {keys: prepareWebhookSecrets(secrets), toleranceSeconds: this.options.toleranceSeconds, maxBodyBytes: this.options.maxBodyBytes, replayWindowMs: this.options.replayWindowMs};
 		this.backend = options.backend ?? defaultBackend(options, this.options);
 		const {backend} = this;
 		this.backlogLimit = options.maxBacklog === undefined
 			? undefined
 			: new BacklogLimit(options.maxBacklog, () => this.stats.processing, backend.backlog ? async () => backend.backlog?.() ?? {count: 0} : undefined, options.backlogPollMs, options.backlogClock, backend.sharesBacklog === true);
+		this.routes = new DeliveryRoutes({
+			stats: this.stats,
+			options: this.options,
+			intake,
+			backend,
+			jobs: this.jobs,
+			backlogLimit: this.backlogLimit,
+			observer: options.observer,
+			forwarding: options.forward !== undefined,
+			emit: event => {
+				this.emit(event);
+			},
+		});
+		const {routes} = this;
 		this.handler = (request, response) => {
 			try {
-				this.route(request, response);
+				routes.route(request, response);
 			} catch {
-				this.internalError(response);
+				routes.internalError(response);
 			}
 		};
 		this.listener = new HttpListener(this.handler);
@@ -123,7 +113,7 @@ export class WebhookReceiver {
 
 	/** Whether the receiver is stopping (new deliveries get 503). */
 	get isDraining(): boolean {
-		return this.draining;
+		return this.routes.draining;
 	}
 
 	/** Unfinished events as the --max-backlog bound counts them, and the bound (undefined: none). */
@@ -185,7 +175,7 @@ export class WebhookReceiver {
 
 	private async shutdown(drainTimeoutMs: number): Promise<CloseResult> {
 		const deadline = Date.now() + drainTimeoutMs;
-		this.draining = true;
+		this.routes.draining = true;
 		const closingServer = this.listener.beginClose();
 		this.emit({type: 'draining', at: isoNow(), jobs: this.stats.processing, timeoutMs: drainTimeoutMs});
 		const {cutOff} = this.started ? await this.backend.stop(drainTimeoutMs) : {cutOff: 0};
@@ -201,7 +191,7 @@ export class WebhookReceiver {
 	}
 
 	private emit(event: ReceiverEvent): void {
-		if (this.draining && event.type === 'stage') {
+		if (this.routes.draining && event.type === 'stage') {
 			if (event.stage === 'waiting') {
 				this.leftWaiting.add(event.eventId);
 			} else {
@@ -217,202 +207,6 @@ export class WebhookReceiver {
 			}
 		}
 	}
-
-	private reject(request: IncomingMessage, response: ServerResponse, seq: number, rejection: Omit<Rejection, 'kind'>, linger = false): void {
-		this.stats.rejected++;
-		const body = {success: false, error: rejection.error};
-		if (linger) {
-			answerAndLinger(request, response, rejection.status, body, rejection.headers ?? {}, this.options.linger);
-		} else {
-			sendJson(response, rejection.status, body, rejection.headers);
-		}
-
-		this.emit({
-			type: 'rejected',
-			at: isoNow(),
-			request: seq,
-			method: request.method ?? 'GET',
-			path: pathOf(request.url),
-			remoteAddress: remoteOf(request),
-			status: rejection.status,
-			reason: rejection.reason,
-			error: rejection.error,
-			...(rejection.eventId ? {eventId: rejection.eventId} : {}),
-		});
-	}
-
-	private internalError(response: ServerResponse): void {
-		if (response.headersSent) {
-			response.destroy();
-		} else {
-			sendJson(response, 500, {success: false, error: 'Internal error'});
-		}
-	}
-
-	/** Routes a request. Synchronous up to the backend: the hot path creates one promise. */
-	private route(request: IncomingMessage, response: ServerResponse): void {
-		if (this.draining) {
-			// No keep-alive while stopping: each connection closes after its answer.
-			response.setHeader('connection', 'close');
-		}
-
-		const path = pathOf(request.url);
-		const method = request.method ?? 'GET';
-		if (path === '/health' && (method === 'GET' || method === 'HEAD')) {
-			sendJson(response, 200, {status: 'ok'});
-			return;
-		}
-
-		this.stats.received++;
-		const seq = ++this.requestCount;
-		if (path === '/webhook' && method === 'POST') {
-			this.webhook(request, response, seq);
-			return;
-		}
-
-		request.resume();
-		if (path === '/health' || path === '/webhook') {
-			const allow = path === '/health' ? 'GET, HEAD' : 'POST';
-			this.reject(request, response, seq, {status: 405, reason: 'method-not-allowed', error: `Method ${method} not allowed on ${path}; use ${allow.split(',')[0] ?? allow}`, headers: {allow}});
-			return;
-		}
-
-		this.reject(request, response, seq, {status: 404, reason: 'not-found', error: `Not found: ${path}; the receiver serves POST /webhook and GET /health`});
-	}
-
-	private webhook(request: IncomingMessage, response: ServerResponse, seq: number): void {
-		const headers = deliveryHeaders(request);
-		const early = checkHeaders(headers, this.intake);
-		if (early) {
-			this.reject(request, response, seq, early, true);
-			return;
-		}
-
-		const started = performance.now();
-		readBody(request, this.options.maxBodyBytes, body => {
-			try {
-				this.delivery(request, response, seq, headers, body, started);
-			} catch {
-				this.internalError(response);
-			}
-		}, () => {
-			this.reject(request, response, seq, {status: 413, reason: 'body-too-large', error: tooLargeError(this.options.maxBodyBytes), ...(headers.id ? {eventId: headers.id} : {})}, true);
-		});
-	}
-
-	private delivery(request: IncomingMessage, response: ServerResponse, seq: number, headers: ReturnType<typeof deliveryHeaders>, body: Buffer, started: number): void {
-		// One clock read per delivery: the replay window, the signature's tolerance and the stored time.
-		const nowMs = Date.now();
-		const receivedAt = isoNow(nowMs);
-		const decision = intakeBody({headers, body, nowMs, receivedAt, fallbackId: noIdPlaceholder}, this.intake);
-		if (decision.kind === 'reject') {
-			this.reject(request, response, seq, decision);
-			return;
-		}
-
-		if (decision.event.id === noIdPlaceholder) {
-			// No id in the body or the headers: one derived from the signed body, so a redelivery of
-			// the same body is recognised (hashed only for such events, off the common path).
-			bodyIdentify(decision, body);
-		}
-
-		if (this.draining) {
-			this.reject(request, response, seq, {status: 503, reason: 'shutting-down', error: receiverErrors.shuttingDown, headers: {'retry-after': '5', connection: 'close'}, ...(decision.view.eventId ? {eventId: decision.view.eventId} : {})});
-			return;
-		}
-
-		if (this.forwarding) {
-			forwardAll(decision);
-		}
-
-		// The slot is taken before the store: deliveries arriving together cannot all pass the bound.
-		const counted = decision.event.status === 'received';
-		const backlogFull: Omit<Rejection, 'kind'> = {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id};
-		if (this.backlogLimit && !this.backlogLimit.reserve(counted)) {
-			this.reject(request, response, seq, backlogFull);
-			return;
-		}
-
-		const storing = this.observer ? performance.now() : 0;
-		this.backend.accept(decision.event, this.backlogLimit?.storeLimit(counted)).then(result => {
-			this.observer?.stored(performance.now() - storing);
-			if (result === 'full') {
-				this.reject(request, response, seq, backlogFull);
-				return;
-			}
-
-			if (counted && result === 'duplicate') {
-				this.backlogLimit?.release();
-			}
-
-			this.acknowledge(request, response, seq, decision, result === 'duplicate', started);
-		}, (error: unknown) => {
-			if (counted) {
-				this.backlogLimit?.release();
-			}
-
-			const busy = error instanceof BackendUnavailableError && error.code === 'backend-busy';
-			const reason: RejectionReason = busy ? 'busy' : 'backend-unavailable';
-			this.reject(request, response, seq, {status: 503, reason, error: busy ? receiverErrors.busy : receiverErrors.unavailable, headers: {'retry-after': '5'}, eventId: decision.event.id});
-		});
-	}
-
-	private acknowledge(request: IncomingMessage, response: ServerResponse, seq: number, decision: Acceptance, duplicate: boolean, started: number): void {
-		const {view, event} = decision;
-		const at = isoNow();
-		const remoteAddress = remoteOf(request);
-		this.stats.verified++;
-		if (duplicate) {
-			this.stats.duplicates++;
-			this.emit({type: 'duplicate', at, request: seq, remoteAddress, status: 200, eventId: event.id, eventType: view.eventType, chatId: view.chatId || undefined});
-			sendSuccess(response);
-			this.observer?.acknowledged(started);
-			return;
-		}
-
-		if (view.handling === 'invalid') {
-			this.stats.failed++;
-		}
-
-		if (event.status === 'received') {
-			this.jobs.track(event.id, event.chatId);
-			this.backlogLimit?.accepted();
-		}
-
-		// The event is logged before the answer goes out (user messages are logged "before responding").
-		// One literal (no spread of the view): every accepted event has the same hidden class.
-		this.emit({
-			type: 'accepted',
-			at,
-			request: seq,
-			remoteAddress,
-			status: 200,
-			eventId: view.eventId,
-			eventType: view.eventType,
-			handling: view.handling,
-			chatId: view.chatId,
-			userId: view.userId,
-			companyId: view.companyId,
-			text: view.text,
-			missing: view.missing,
-			secretIndex: view.secretIndex,
-		});
-		sendSuccess(response);
-		this.observer?.acknowledged(started);
-	}
-}
-
-/** With forwarding, every verified event is processed (the developer's handler decides what it means). */
-function forwardAll(decision: Acceptance): void {
-	const {event, view} = decision;
-	if (event.status !== 'received') {
-		event.status = 'received';
-		delete event.note;
-	}
-
-	view.handling = 'queued';
-	view.eventId = event.id;
-	delete view.missing;
 }
 
 /** Creates a webhook receiver; see `WebhookReceiver`. */

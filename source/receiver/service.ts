@@ -5,11 +5,11 @@
  */
 import type {PlatformClient} from '../platform/client.js';
 import type {RequestLogEntry} from '../platform/attempts.js';
-import {startAdmin, type AdminListener} from './admin.js';
-import type {EventBackend, WaitingSummary} from './backend.js';
-import {HealthMonitor, type HealthState} from './health.js';
-import {createServeMetrics, type ServeMetrics} from './metrics.js';
-import {probePlatform, type CallWatcher} from './platform-probe.js';
+import {startAdmin, type AdminListener} from './ops/admin.js';
+import type {EventBackend, WaitingSummary} from './store/backend.js';
+import {HealthMonitor, type HealthState} from './ops/health.js';
+import {createServeMetrics, type ServeMetrics} from './ops/metrics.js';
+import {probePlatform, type CallWatcher} from './ops/platform-probe.js';
 import type {ReceiverObserver} from './receiver-options.js';
 import type {WebhookReceiver} from './server.js';
 

@@ -12,7 +12,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {Pool} from 'undici';
 import {startLocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import {defined} from '../support/defined.js';
 import {fmt, percentile, secret, startServe} from './receiver-harness.js';
 

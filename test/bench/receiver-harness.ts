@@ -11,7 +11,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {fileURLToPath} from 'node:url';
 import {Pool} from 'undici';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import {defined} from '../support/defined.js';
 
 const here = fileURLToPath(import.meta.url);

@@ -12,7 +12,7 @@ import {Redis} from 'ioredis';
 import {Pool} from 'undici';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import type {TestRedis} from '../support/redis.js';
 import {defined} from '../support/defined.js';
 import {cpuMs, fmt, secret, startServe} from './receiver-harness.js';

@@ -16,7 +16,7 @@ import {performance} from 'node:perf_hooks';
 import {pathToFileURL} from 'node:url';
 import {request} from 'undici';
 import {PlatformClient} from '../../source/platform/client.js';
-import type {EventBackend} from '../../source/receiver/backend.js';
+import type {EventBackend} from '../../source/receiver/store/backend.js';
 import {buildTestEvent, createReceiver, signDelivery} from '../../source/receiver/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {openRedisBackend} from '../../source/receiver/redis/index.js';

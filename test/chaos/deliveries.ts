@@ -5,7 +5,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises';
 import {request} from 'undici';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 
 export type Planned = {id: string; kind: 'chosen' | 'user'; body: ReturnType<typeof buildTestEvent>; messageId?: string};
 

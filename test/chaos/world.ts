@@ -2,7 +2,7 @@
  * What the chaos run delivers to: a local platform whose completions take a while (so answers are
  * in flight when a process dies), and assistant messages for the chosen-module events to answer.
  */
-import {buildTestEvent} from '../../source/receiver/test-event.js';
+import {buildTestEvent} from '../../source/receiver/intake/test-event.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {startModel} from '../receiver/helpers.js';

@@ -7,7 +7,7 @@ import {Readable, Writable} from 'node:stream';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {exitCodes, runCli} from '../../source/cli/run-cli.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {memoryStream, testEnv} from '../support/run-command.js';
 
 /** A stream whose reader left: each write fails with EPIPE and the stream is destroyed, as Node's pipe does. */

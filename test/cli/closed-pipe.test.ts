@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 
 /** A write end of a pipe that has no reader. */

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath, runCli} from '../support/cli.js';
 import {bashComplete, fishComplete, shellSkipReason, startZsh, type Shell, type ZshSession} from '../support/shells.js';
 

@@ -14,7 +14,7 @@ import {jsonRecords, printsType, type JsonRecordType} from '../../source/cli/jso
 import {registry} from '../../source/cli/registry.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {runCliInProcess} from '../support/run-cli.js';
 import {waitFor} from '../support/wait.js';

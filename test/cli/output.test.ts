@@ -9,7 +9,7 @@ import showCommand from '../../source/commands/events/show.js';
 import keysSet from '../../source/commands/keys/set.js';
 import {formatTable} from '../../source/format/table.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {runCliInProcess} from '../support/run-cli.js';
 import {memoryStream, runCommand} from '../support/run-command.js';
 

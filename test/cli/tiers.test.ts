@@ -29,11 +29,11 @@ describe('test tiers', () => {
 	});
 
 	it('follows helpers by the functions a file uses: a helper that can start a program does not pull in a file that only uses its pure functions', () => {
-		// journal/helpers.ts starts holder processes (startHolder) and makes events (newEvent).
+		// receiver/journal/helpers.ts starts holder processes (startHolder) and makes events (newEvent).
 		expect(tiers.process).toContain('test/faults/killed-replay.test.ts');
-		expect(tiers.unit).toContain('test/journal/record-codec.test.ts');
+		expect(tiers.unit).toContain('test/receiver/journal/record-codec.test.ts');
 		// Through support/ helpers: the built CLI, Redis, a pty, the local platform.
-		expect(tiers.process).toEqual(expect.arrayContaining(['test/redis/replicas.test.ts', 'test/ui/serve/pty.test.ts', 'test/ui/upload/pty.test.ts', 'test/cli/completion-shells.test.ts', 'test/faults/read-only-journal.test.ts']));
+		expect(tiers.process).toEqual(expect.arrayContaining(['test/receiver/redis/replicas.test.ts', 'test/ui/serve/pty.test.ts', 'test/ui/upload/pty.test.ts', 'test/cli/completion-shells.test.ts', 'test/faults/read-only-journal.test.ts']));
 		expect(tiers.integration).toEqual(expect.arrayContaining(['test/local-platform/http/auth.test.ts', 'test/workflow/sync.test.ts']));
 	});
 

@@ -3,7 +3,7 @@ import {closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rm
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, startHolder, tempDataDir, type Holder} from '../journal/helpers.js';
+import {newEvent, startHolder, tempDataDir, type Holder} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 
 const total = 300;

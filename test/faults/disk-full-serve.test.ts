@@ -9,7 +9,7 @@ import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import {startCli, type CliProcess} from '../support/cli.js';
 import {post, startModel} from '../receiver/helpers.js';
 import {clientFor, startPlatform} from '../support/platform.js';

@@ -1,9 +1,9 @@
 import {rmSync, statfsSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {BackendUnavailableError, type EventBackend, type JobHandler} from '../../source/receiver/backend.js';
+import {BackendUnavailableError, type EventBackend, type JobHandler} from '../../source/receiver/store/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent} from '../journal/helpers.js';
+import {newEvent} from '../receiver/journal/helpers.js';
 import {mountTmpfs, rootOnly} from '../support/root.js';
 import {waitFor} from '../support/wait.js';
 

@@ -1,7 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import type {EventBackend, JobHandler, StoredEvent} from '../../source/receiver/backend.js';
+import type {EventBackend, JobHandler, StoredEvent} from '../../source/receiver/store/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, startHolder, tempDataDir, type Holder} from '../journal/helpers.js';
+import {newEvent, startHolder, tempDataDir, type Holder} from '../receiver/journal/helpers.js';
 import {waitFor} from '../support/wait.js';
 
 const open: EventBackend[] = [];

@@ -2,14 +2,14 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {existsSync, readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {EventBackend} from '../../source/receiver/backend.js';
+import type {EventBackend} from '../../source/receiver/store/backend.js';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from '../receiver/journal/helpers.js';
 import {rootOnly} from '../support/root.js';
 import {waitFor} from '../support/wait.js';
 
 const runs = rootOnly('The PID namespace lock test');
-const holderScript = fileURLToPath(new URL('../journal/fixtures/holder.ts', import.meta.url));
+const holderScript = fileURLToPath(new URL('../receiver/journal/fixtures/holder.ts', import.meta.url));
 const open: EventBackend[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
 

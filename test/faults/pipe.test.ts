@@ -2,7 +2,7 @@ import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 
 describe('output through a pipe', () => {

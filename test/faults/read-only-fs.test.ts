@@ -9,7 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/cli/error-message.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {checkWritable} from '../../source/workflow/manifest.js';
-import {newEvent} from '../journal/helpers.js';
+import {newEvent} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 import {mountTmpfs, rootOnly} from '../support/root.js';
 

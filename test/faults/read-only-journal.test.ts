@@ -2,7 +2,7 @@ import {chmodSync, readdirSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {runUnprivileged, unprivilegedHow} from '../support/unprivileged.js';
 
 /** Sets the mode of a folder and everything in it: folders `dirs`, files `files`. */

@@ -11,7 +11,7 @@ import {readFileSync, statSync, truncateSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath} from '../support/cli.js';
 
 const total = 600;

@@ -1,9 +1,9 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import {BackendUnavailableError, type EventBackend, type JobHandler} from '../../source/receiver/backend.js';
+import {BackendUnavailableError, type EventBackend, type JobHandler} from '../../source/receiver/store/backend.js';
 import {JournalBackend, openJournal} from '../../source/receiver/journal/index.js';
-import {newEvent} from '../journal/helpers.js';
+import {newEvent} from '../receiver/journal/helpers.js';
 import {waitFor} from '../support/wait.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from '../receiver/journal/helpers.js';
 
 const open: EventBackend[] = [];
 

@@ -1,14 +1,14 @@
 import {spawn} from 'node:child_process';
 import {fileURLToPath} from 'node:url';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {EventBackend, JobHandler, StepRecord} from '../../source/receiver/backend.js';
+import type {EventBackend, JobHandler, StepRecord} from '../../source/receiver/store/backend.js';
 import {openRedisBackend} from '../../source/receiver/redis/index.js';
-import {newEvent, statusOf} from '../redis/events.js';
+import {newEvent, statusOf} from '../receiver/redis/events.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 
 const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
-const replicaPath = fileURLToPath(new URL('../redis/fixtures/replica.ts', import.meta.url));
+const replicaPath = fileURLToPath(new URL('../receiver/redis/fixtures/replica.ts', import.meta.url));
 
 /** Starts a replica that takes `id`, records a step and hangs; kills it once it did. */
 async function replicaDiesWith(url: string, queue: string, id: string): Promise<void> {

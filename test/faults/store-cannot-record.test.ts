@@ -4,10 +4,10 @@
  * writes the answer once — never an apology first and the answer over it.
  */
 import {describe, expect, it} from 'vitest';
-import type {AnswerPort} from '../../source/receiver/answer-port.js';
-import {answerChosenEvent} from '../../source/receiver/answer.js';
-import {StoreCannotRecordError, type StepRecord} from '../../source/receiver/backend.js';
-import type {ChosenJob} from '../../source/receiver/chosen-event.js';
+import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
+import {answerChosenEvent} from '../../source/receiver/answer/answer.js';
+import {StoreCannotRecordError, type StepRecord} from '../../source/receiver/store/backend.js';
+import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
 
 const job: ChosenJob = {eventId: 'evt_1', userId: 'user_1', companyId: 'company_1', chatId: 'chat_1', assistantMessageId: 'msg_1', text: 'Question?'};
 

@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest';
 import {cutKeepingIds, fitColumns, wrapKeepingIds} from '../../source/format/ids.js';
 import {formatTable} from '../../source/format/table.js';
 import {cutToWidth, displayWidth, oneLine, padEndToWidth, sliceEndToWidth, splitToWidth} from '../../source/format/width.js';
-import type {StoredEvent} from '../../source/receiver/backend.js';
+import type {StoredEvent} from '../../source/receiver/store/backend.js';
 import {formatEventTable} from '../../source/ui/events/format.js';
 import {helpLines} from '../../source/ui/events/inspector-format.js';
 import {detailLines} from '../../source/ui/serve/details.js';

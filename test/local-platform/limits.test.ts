@@ -13,7 +13,7 @@ import {extractFile} from '../../source/local-platform/content/extract.js';
 import {defaultLimits, type LocalPlatform} from '../../source/local-platform/index.js';
 import {ChunkIndex, type IndexedChunk} from '../../source/local-platform/content/search-index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
-import {apologyText} from '../../source/receiver/answer-text.js';
+import {apologyText} from '../../source/receiver/answer/answer-text.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {runCliInProcess} from '../support/run-cli.js';
 import {waitFor} from '../support/wait.js';

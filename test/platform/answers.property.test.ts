@@ -13,9 +13,9 @@ import fc from 'fast-check';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
 import {PlatformResponseError} from '../../source/platform/errors.js';
-import {answerChosenEvent} from '../../source/receiver/answer.js';
-import {apologyText} from '../../source/receiver/answer-text.js';
-import {platformPort} from '../../source/receiver/platform-port.js';
+import {answerChosenEvent} from '../../source/receiver/answer/answer.js';
+import {apologyText} from '../../source/receiver/answer/answer-text.js';
+import {platformPort} from '../../source/receiver/answer/platform-port.js';
 import {runUpload} from '../../source/workflow/run-upload.js';
 import {startRecordingServer, type RecordedRequest, type RecordingServer} from '../support/recording-server.js';
 

@@ -5,11 +5,11 @@
  */
 import {describe, expect, it} from 'vitest';
 import {PlatformApiError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import type {AnswerPort} from '../../source/receiver/answer-port.js';
-import {answerChosenEvent, type JobOutcome} from '../../source/receiver/answer.js';
-import type {StepRecord} from '../../source/receiver/backend.js';
-import type {ChosenJob} from '../../source/receiver/chosen-event.js';
-import {retrySchedule} from '../../source/receiver/retry-schedule.js';
+import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
+import {answerChosenEvent, type JobOutcome} from '../../source/receiver/answer/answer.js';
+import type {StepRecord} from '../../source/receiver/store/backend.js';
+import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
+import {retrySchedule} from '../../source/receiver/answer/retry-schedule.js';
 
 const job: ChosenJob = {eventId: 'evt_1', userId: 'user_1', companyId: 'company_1', chatId: 'chat_1', assistantMessageId: 'msg_1', text: 'Question?'};
 

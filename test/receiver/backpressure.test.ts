@@ -11,7 +11,7 @@ import {ManualClock} from '../../source/platform/clock.js';
 import {Pacer} from '../../source/platform/pacer.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from './journal/helpers.js';
 import {sendJson, startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, platformAnswer, sendSigned} from './helpers.js';

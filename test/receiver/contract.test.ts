@@ -10,14 +10,14 @@ import type {AnswerMode, LocalPlatform} from '../../source/local-platform/index.
 import type {PlatformClient} from '../../source/platform/client.js';
 import {apologyText, createReceiver} from '../../source/receiver/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {buildTestEvent, signDelivery} from '../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
 import {startCli, type CliProcess} from '../support/cli.js';
 import {defined} from '../support/defined.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
 import {runCommand} from '../support/run-command.js';
 import {waitFor} from '../support/wait.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from './journal/helpers.js';
 import {startModel} from './helpers.js';
 
 const answerText = 'The lamp reaches twenty-two nautical miles.';

@@ -4,10 +4,10 @@
  */
 import {afterEach, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
-import {BackendUnavailableError} from '../../source/receiver/backend.js';
+import {BackendUnavailableError} from '../../source/receiver/store/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {createReceiver} from '../../source/receiver/server.js';
-import {newEvent, tempDataDir} from '../journal/helpers.js';
+import {newEvent, tempDataDir} from './journal/helpers.js';
 import {sendJson, startRecordingServer} from '../support/recording-server.js';
 import {chosenEvent, sendSigned} from './helpers.js';
 

@@ -3,9 +3,9 @@
  * handler slower than the attempt timeout gets no second copy while the first is still open.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import type {StoredEvent} from '../../source/receiver/backend.js';
+import type {StoredEvent} from '../../source/receiver/store/backend.js';
 import {ManualClock} from '../../source/platform/clock.js';
-import {createForwarder} from '../../source/receiver/forward.js';
+import {createForwarder} from '../../source/receiver/forward/forward.js';
 import {sendJson, startRecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
 

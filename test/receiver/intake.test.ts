@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {prepareWebhookSecrets, signWebhookBody} from '../../source/platform/webhook-signature.js';
-import {checkHeaders, intakeBody, type DeliveryHeaders, type IntakeConfig} from '../../source/receiver/intake.js';
+import {checkHeaders, intakeBody, type DeliveryHeaders, type IntakeConfig} from '../../source/receiver/intake/intake.js';
 import {chosenEvent, userMessageEvent} from './helpers.js';
 
 const secret = 'whsec_intake_0123456789';

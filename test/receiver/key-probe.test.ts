@@ -5,7 +5,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
-import {probePlatform} from '../../source/receiver/platform-probe.js';
+import {probePlatform} from '../../source/receiver/ops/platform-probe.js';
 import {clientFor, startPlatform, type TestPlatform} from '../support/platform.js';
 import {startRecordingServer} from '../support/recording-server.js';
 

@@ -5,10 +5,10 @@
  * and a store that fails ends the sweep without a change.
  */
 import {describe, expect, it} from 'vitest';
-import type {EventStatus, StoredEvent} from '../../source/receiver/backend.js';
+import type {EventStatus, StoredEvent} from '../../source/receiver/store/backend.js';
 import type {ReceiverCounters, StageEvent} from '../../source/receiver/events.js';
-import {sweepOpenJobs} from '../../source/receiver/lost-sweep.js';
-import {OpenJobs} from '../../source/receiver/open-jobs.js';
+import {sweepOpenJobs} from '../../source/receiver/store/lost-sweep.js';
+import {OpenJobs} from '../../source/receiver/store/open-jobs.js';
 
 const counters = (): ReceiverCounters => ({received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0});
 

@@ -1,8 +1,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import type {AnswerPort} from '../../source/receiver/answer-port.js';
-import {answerChosenEvent} from '../../source/receiver/answer.js';
-import type {ChosenJob} from '../../source/receiver/chosen-event.js';
+import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
+import {answerChosenEvent} from '../../source/receiver/answer/answer.js';
+import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
 import {runUpload} from '../../source/workflow/index.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {makeFolder} from '../workflow/helpers.js';

@@ -1,13 +1,13 @@
 /**
  * The raw body bytes are what is stored and sent again: a signed body that is not valid UTF-8 (and
  * one with a byte-order mark) is accepted, stored, forwarded, replayed and exported byte for byte
- * in memory and in the journal. The Redis backend's run is in test/redis/raw-body.test.ts.
+ * in memory and in the journal. The Redis backend's run is in test/receiver/redis/raw-body.test.ts.
  */
 import {describe, expect, it} from 'vitest';
 import eventsShow from '../../source/commands/events/show.js';
-import {createMemoryBackend} from '../../source/receiver/memory-backend.js';
+import {createMemoryBackend} from '../../source/receiver/store/memory-backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from './journal/helpers.js';
 import {runCommand} from '../support/run-command.js';
 import {newEventId} from './helpers.js';
 import {bomBody, exportedBytes, latin1Body, rawBodyRoundTrip} from './raw-body.js';

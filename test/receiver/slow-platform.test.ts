@@ -9,7 +9,7 @@ import type {LocalPlatform, FaultRule} from '../../source/local-platform/index.j
 import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
 import type {ReceiverEvent} from '../../source/receiver/events.js';
 import {createReceiver, type WebhookReceiver} from '../../source/receiver/index.js';
-import {apologyText} from '../../source/receiver/answer-text.js';
+import {apologyText} from '../../source/receiver/answer/answer-text.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';

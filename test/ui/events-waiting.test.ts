@@ -1,6 +1,6 @@
 /** A waiting event in `events list` (table and --json) and `events show`: its next attempt is named. */
 import {describe, expect, it} from 'vitest';
-import type {StoredEvent} from '../../source/receiver/backend.js';
+import type {StoredEvent} from '../../source/receiver/store/backend.js';
 import {eventSummary, formatEventDetail, formatEventTable, formatTime} from '../../source/ui/events/format.js';
 
 const waiting: StoredEvent = {

@@ -6,7 +6,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {runInPty, stripAnsi} from '../support/pty.js';
-import {tempDataDir} from '../journal/helpers.js';
+import {tempDataDir} from '../receiver/journal/helpers.js';
 import {fillJournal, fixtureEvent} from './events/journal-fixture.js';
 
 describe('a terminal that reports 0 columns and 0 rows', () => {

@@ -1,5 +1,5 @@
-/** The sentences for test events from fixtures (source/receiver/fixture.ts). */
-import type {FixtureErrorData} from '../../receiver/fixture.js';
+/** The sentences for test events from fixtures (source/receiver/intake/fixture.ts). */
+import type {FixtureErrorData} from '../../receiver/intake/fixture.js';
 import type {MessageTable} from './types.js';
 
 export const fixtureMessages: MessageTable = {

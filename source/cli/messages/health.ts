@@ -1,6 +1,6 @@
 /** serve's status in words: the status line, plain and NDJSON, and the next step a rejected key needs. */
-import type {WaitingSummary} from '../../receiver/backend.js';
-import type {HealthState} from '../../receiver/health.js';
+import type {WaitingSummary} from '../../receiver/store/backend.js';
+import type {HealthState} from '../../receiver/ops/health.js';
 
 /** What to do when the platform rejects the key. */
 export const keyRejectedNext = 'set a valid key with `platform-tui keys set` (or PLATFORM_API_KEY), or rotate it with `platform-tui keys rotate`';

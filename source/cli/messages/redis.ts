@@ -2,7 +2,7 @@
  * The sentences for the Redis backend's error codes (source/receiver/redis/errors.ts). The URL in
  * the data is already masked.
  */
-import type {StoreDurability} from '../../receiver/backend.js';
+import type {StoreDurability} from '../../receiver/store/backend.js';
 import type {RedisErrorData} from '../../receiver/redis/errors.js';
 import {checkByHand} from '../../receiver/redis/persistence.js';
 import type {MessageTable} from './types.js';

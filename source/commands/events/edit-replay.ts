@@ -8,8 +8,8 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {UserError} from '../../errors.js';
-import type {EventBackend, JobHandler, ReplayResult, StoredEvent} from '../../receiver/backend.js';
-import {editedEvent, type FieldChange} from '../../receiver/edit-event.js';
+import type {EventBackend, JobHandler, ReplayResult, StoredEvent} from '../../receiver/store/backend.js';
+import {editedEvent, type FieldChange} from '../../receiver/intake/edit-event.js';
 import {prettyBody} from '../../ui/events/body.js';
 
 /** The editor a person chose: $VISUAL, else $EDITOR, else vi. */

@@ -3,7 +3,7 @@ import {resolve} from 'node:path';
 import {UserError} from '../../errors.js';
 import {errorCode, errorMessage} from '../../format/value.js';
 import {writePrivateFile} from '../../private-files.js';
-import {bodyBytes} from '../../receiver/body.js';
+import {bodyBytes} from '../../receiver/intake/body.js';
 import {readFlags} from '../../cli/flag-values.js';
 import {UsageError} from '../../cli/validators.js';
 import type {Command, FlagSpec} from '../../cli/types.js';

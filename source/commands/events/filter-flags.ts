@@ -1,5 +1,5 @@
 /** The event filters `events list` and `events replay` share: --status, --type, --since. */
-import {eventStatuses, type EventStatus, type ListFilter} from '../../receiver/backend.js';
+import {eventStatuses, type EventStatus, type ListFilter} from '../../receiver/store/backend.js';
 import type {FlagSpec} from '../../cli/types.js';
 import {fullEventType, shortEventNames} from '../../receiver/event-names.js';
 import {readFlags} from '../../cli/flag-values.js';

@@ -12,7 +12,7 @@ import {formatMs} from '../../format/duration.js';
 import {errorMessage} from '../../format/value.js';
 import {colorEnabled} from '../../terminal.js';
 import {eventTypes} from '../../platform/types.js';
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import {JournalBackend} from '../../receiver/journal/journal.js';
 import {clipboardSupported, osc52} from '../../ui/events/inspector-format.js';
 import {withReactBuild} from '../../ui/react-build.js';
@@ -36,7 +36,7 @@ function inspectorActions(backend: JournalBackend, deps: Deps, pauseScreen: <T>(
 	let client: ReturnType<Deps['client']> | undefined;
 	const handler = async () => {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId'], 'events (replay)');
-		const [{storedEventJob}, {platformPort}] = await Promise.all([import('../../receiver/answer-job.js'), import('../../receiver/platform-port.js')]);
+		const [{storedEventJob}, {platformPort}] = await Promise.all([import('../../receiver/answer/answer-job.js'), import('../../receiver/answer/platform-port.js')]);
 		client ??= deps.client(settings);
 		return storedEventJob(platformPort(client), settings.model ?? defaultModel);
 	};

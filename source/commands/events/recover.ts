@@ -4,8 +4,8 @@
  * Exit 0 when something was recovered, 1 when nothing could be read.
  */
 import {plural} from '../../format/text.js';
-import {defaultDataDir} from '../../receiver/open-backend.js';
-import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover.js';
+import {defaultDataDir} from '../../receiver/store/open-backend.js';
+import {recoverJournal, type RecoverResult} from '../../receiver/journal/recovery/recover.js';
 import type {Command} from '../../cli/types.js';
 import {folderWarnings, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
 

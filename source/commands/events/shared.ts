@@ -2,12 +2,12 @@
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {maskUrl} from '../../format/secret.js';
-import type {EventBackend, StoredEvent} from '../../receiver/backend.js';
+import type {EventBackend, StoredEvent} from '../../receiver/store/backend.js';
 import {journalError} from '../../receiver/journal/errors.js';
-import {identityFile} from '../../receiver/journal/integrity.js';
-import {journalDirectory} from '../../receiver/journal/location.js';
+import {identityFile} from '../../receiver/journal/open/integrity.js';
+import {journalDirectory} from '../../receiver/journal/open/location.js';
 import type {JournalMode} from '../../receiver/journal/index.js';
-import {defaultDataDir, openBackend} from '../../receiver/open-backend.js';
+import {defaultDataDir, openBackend} from '../../receiver/store/open-backend.js';
 import type {CommandInput} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
 import {sharedFolderWarning} from '../../cli/messages/privacy.js';

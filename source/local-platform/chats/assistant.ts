@@ -1,5 +1,5 @@
-import {answerChosenEvent, type JobOutcome} from '../../receiver/answer.js';
-import type {AnswerPort} from '../../receiver/answer-port.js';
+import {answerChosenEvent, type JobOutcome} from '../../receiver/answer/answer.js';
+import type {AnswerPort} from '../../receiver/answer/answer-port.js';
 import type {CompletionMessage} from '../../platform/types.js';
 import type {ChatStore, MessageRecord} from './chat-store.js';
 import type {PlatformClock} from '../clock.js';

@@ -1,4 +1,4 @@
-import type {AnswerPort, PortCall} from '../../receiver/answer-port.js';
+import type {AnswerPort, PortCall} from '../../receiver/answer/answer-port.js';
 import type {Completions} from './completions.js';
 import type {Caller} from '../context.js';
 import type {MessageLogStore} from './message-logs.js';

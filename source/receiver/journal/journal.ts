@@ -1,64 +1,38 @@
 /**
  * The journal backend: verified events in LMDB, committed before the 200 (writes of one
  * event-loop turn share one commit: group commit), processed from the journal's queue with their
- * steps recorded, resumed after a crash, kept for the retention window.
+ * steps recorded, resumed after a crash, kept for the retention window. Its reads are in
+ * reads.ts, its settings in settings.ts.
  */
 import {errorMessage} from '../../format/value.js';
 import {
 	BackendUnavailableError,
 	type AcceptResult,
 	type BackendHealth,
-	type BackendStats,
-	type Backlog,
 	type EventBackend,
 	type JobHandler,
-	type ListFilter,
 	type NewEvent,
 	type ReplayResult,
-	type StoredEvent,
 	type WaitingSummary,
-} from '../backend.js';
+} from '../store/backend.js';
 import {isoMs} from '../clock.js';
-import {nearIds} from '../near.js';
-import {WriteRecovery} from './health.js';
-import {IdIndex} from './id-index.js';
-import {dropToken, type Holder} from './liveness.js';
-import {prune, type PruneResult} from './retention.js';
+import {WriteRecovery} from './open/health.js';
+import {IdIndex} from './records/id-index.js';
+import {dropToken, type Holder} from './open/liveness.js';
+import {prune, type PruneResult} from './open/retention.js';
 import {JobRunner} from './runner.js';
-import {unwritableReason} from './writable.js';
-import {newEventTuple} from './record-codec.js';
-import {storeEdited} from './edited.js';
-import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './pages.js';
-import {diskBytes, readEvent, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
-import {backlogOf, listEvents} from './queries.js';
-import {attemptEvent, type AttemptKind, type AttemptOutcome} from './attempt-event.js';
+import {unwritableReason} from './open/writable.js';
+import {newEventTuple} from './records/record-codec.js';
+import {scanQueue} from './records/queries.js';
+import type {Stores, TimeKey} from './store.js';
+import {attemptEvent, type AttemptKind, type AttemptOutcome} from './records/attempt-event.js';
+import {JournalReads} from './reads.js';
+import type {JournalSettings} from './settings.js';
 
-export type JournalSettings = {
-	maxAgeMs: number;
-	maxEntries: number;
-	/** Event ids waiting in memory at most; beyond, they wait on disk only. */
-	memoryLimit: number;
-	pruneIntervalMs: number;
-	/** How often events held by other processes are looked at again (dead claims taken over), ms. */
-	claimCheckMs: number;
-	/** While writes fail, how often the disk is looked at again to resume by itself, ms. Default 1000. */
-	spaceCheckMs?: number;
-	abortGraceMs: number;
-	/** This process owns the journal (`serve`): it writes new events and the index. */
-	writer: boolean;
-	/** How often accepted ids are written into the exactly-once index, ms. */
-	indexFlushMs: number;
-	/** Makes `accept` fail as a journal that cannot be written does (tests). */
-	failWrites?: () => boolean;
-	/** Runs on close (the owner lock's release). */
-	onClose?: () => Promise<void>;
-	/** Runs once LMDB has closed the file (the clean-stop seal, seal.ts); `writeFailed`: a commit of this process failed. */
-	onClosed?: (run: {writeFailed: boolean}) => Promise<void>;
-};
+export type {JournalSettings} from './settings.js';
 
-export class JournalBackend implements EventBackend {
+export class JournalBackend extends JournalReads implements EventBackend {
 	readonly kind = 'journal' as const;
-	private readonly index: IdIndex;
 	/** Write failures and the recovery from them (health.ts). */
 	private readonly recovery: WriteRecovery;
 	private runner: JobRunner | undefined;
@@ -73,11 +47,11 @@ export class JournalBackend implements EventBackend {
 	private storing = 0;
 
 	constructor(
-		private readonly stores: Stores,
+		stores: Stores,
 		private readonly holder: Holder,
 		private readonly settings: JournalSettings,
 	) {
-		this.index = new IdIndex(stores, settings.writer);
+		super(stores, new IdIndex(stores, settings.writer));
 		this.recovery = new WriteRecovery({
 			checkMs: settings.spaceCheckMs ?? 1000,
 			blocked: () => stores.space?.shortage() !== undefined || settings.failWrites?.() === true,
@@ -105,7 +79,7 @@ export class JournalBackend implements EventBackend {
 
 	async start(handler: JobHandler, options: {concurrency: number}): Promise<void> {
 		this.runner = new JobRunner({
-			scan: (limit, skip) => this.scanQueue(limit, skip),
+			scan: (limit, skip) => scanQueue(this.stores, limit, skip),
 			run: async (id, signal) => {
 				try {
 					const attempt = await this.attempt(id, handler, signal, 'resume');
@@ -156,15 +130,6 @@ export class JournalBackend implements EventBackend {
 		return this.runner?.active ?? 0;
 	}
 
-	async list(filter: ListFilter): Promise<StoredEvent[]> {
-		return Promise.resolve(listEvents(this.stores, filter));
-	}
-
-	async get(id: string): Promise<StoredEvent | undefined> {
-		const found = readEvent(this.stores, this.index.locate(id));
-		return Promise.resolve(found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined);
-	}
-
 	async replay(id: string, handler: JobHandler): Promise<ReplayResult> {
 		const attempt = await this.attempt(id, handler, new AbortController().signal, 'replay');
 		switch (attempt.outcome) {
@@ -180,34 +145,6 @@ export class JournalBackend implements EventBackend {
 				return {outcome: 'unknown', near: await this.near(id)};
 			}
 		}
-	}
-
-	async near(id: string): Promise<string[]> {
-		// Keys only: the ids are in them, no event is read.
-		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
-	}
-
-	async withPrefix(prefix: string, limit: number): Promise<string[]> {
-		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
-	}
-
-	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
-	async storeEdited(event: NewEvent): Promise<void> {
-		return storeEdited(this.stores, event);
-	}
-
-	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */
-	readPage(query: PageQuery): Page {
-		return readPage(this.stores, query);
-	}
-
-	/** The newest event's key (a follower compares it to learn of new events). */
-	newestKey(): TimeKey | undefined {
-		return newestKey(this.stores);
-	}
-
-	async stats(): Promise<BackendStats> {
-		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
 	}
 
 	async health(): Promise<BackendHealth> {
@@ -227,10 +164,6 @@ export class JournalBackend implements EventBackend {
 
 	async waiting(): Promise<WaitingSummary> {
 		return Promise.resolve(this.runner?.waitingSummary() ?? {count: 0});
-	}
-
-	async backlog(): Promise<Backlog> {
-		return Promise.resolve(backlogOf(this.stores));
 	}
 
 	async close(): Promise<void> {
@@ -335,21 +268,6 @@ export class JournalBackend implements EventBackend {
 
 	private writeFailed(error: unknown): BackendUnavailableError {
 		return new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} could not be written: ${errorMessage(error)}`, {cause: error});
-	}
-
-	private scanQueue(limit: number, skip: (id: string) => boolean): string[] {
-		const found: string[] = [];
-		for (const key of this.stores.queue.getKeys({})) {
-			if (found.length >= limit) {
-				break;
-			}
-
-			if (!skip(key[1])) {
-				found.push(key[1]);
-			}
-		}
-
-		return found;
 	}
 
 	/** One attempt of an event (attempt-event.ts), with this journal's state. */

@@ -11,7 +11,7 @@ import {serialize} from 'node:v8';
 import {open, type Database, type RootDatabase} from 'lmdb';
 import {privateFileMode} from '../../private-files.js';
 import type {ReaderMessage, ReaderTask} from './reader.js';
-import type {StoredRecord} from './record-codec.js';
+import type {StoredRecord} from './records/record-codec.js';
 
 type Key = [number, string] | string;
 

@@ -14,8 +14,8 @@ import {spawn} from 'node:child_process';
 import {existsSync, statSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {deserialize} from 'node:v8';
-import type {StepRecord} from '../backend.js';
-import type {StoredRecord} from './record-codec.js';
+import type {StepRecord} from '../store/backend.js';
+import type {StoredRecord} from './records/record-codec.js';
 import type {StepKey, TimeKey} from './store.js';
 
 /** What a reading child does. */

@@ -7,7 +7,7 @@
  * restart.
  */
 import {settlesWithin} from '../drain.js';
-import {DrainTimeoutError} from '../memory-backend.js';
+import {DrainTimeoutError} from '../store/memory-backend.js';
 
 export type RunnerSource = {
 	/** Up to `limit` unfinished event ids, oldest first, leaving out those `skip` names. */

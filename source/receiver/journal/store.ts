@@ -16,13 +16,13 @@ import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {open, type Database, type RootDatabase} from 'lmdb';
 import {makePrivate, privateFileMode} from '../../private-files.js';
-import type {StepRecord, StoredEvent} from '../backend.js';
-import {nextAttemptOf} from '../retry-schedule.js';
-import type {Holder} from './liveness.js';
+import type {StepRecord, StoredEvent} from '../store/backend.js';
+import {nextAttemptOf} from '../answer/retry-schedule.js';
+import type {Holder} from './open/liveness.js';
 import {errorMessage} from '../../format/value.js';
 import {JournalError} from './errors.js';
-import {fromStored, recordDamaged, toTuple, type StoredRecord} from './record-codec.js';
-import type {DiskSpace} from './space.js';
+import {fromStored, recordDamaged, toTuple, type StoredRecord} from './records/record-codec.js';
+import type {DiskSpace} from './open/space.js';
 
 /** A stored event without its steps, plus the generation its steps are kept under. */
 export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};

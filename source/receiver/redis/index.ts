@@ -2,7 +2,7 @@
  * The Redis backend (BullMQ): several `serve` replicas share one queue, the exactly-once ids and
  * the work. A verified event becomes a job whose id is the event id; each replica runs a worker.
  */
-import type {BackendHealth, EventBackend} from '../backend.js';
+import type {BackendHealth, EventBackend} from '../store/backend.js';
 import {maskUrl} from '../../format/index.js';
 import {type ConnectOptions, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
 import {prefixFor} from './target.js';

@@ -4,9 +4,9 @@
  * current attempt (rewritten at each step, so a large body is not copied again and again); the
  * return value or failed reason is the outcome. Pure: no Redis here.
  */
-import type {EventStatus, NewEvent, StepRecord, StoredEvent} from '../backend.js';
+import type {EventStatus, NewEvent, StepRecord, StoredEvent} from '../store/backend.js';
 import {isRecord} from '../../format/index.js';
-import {nextAttemptOf} from '../retry-schedule.js';
+import {nextAttemptOf} from '../answer/retry-schedule.js';
 
 import type {JobState as BullState} from 'bullmq';
 

@@ -10,7 +10,7 @@
 import type {Cluster} from 'ioredis';
 import type {RedisClient} from './connection.js';
 import {errorMessage} from '../../format/index.js';
-import type {DurabilityProblem, StoreDurability} from '../backend.js';
+import type {DurabilityProblem, StoreDurability} from '../store/backend.js';
 
 /** What an operator of a Redis that forbids CONFIG checks by hand. */
 export const checkByHand = 'check by hand that AOF is on (appendonly yes) and maxmemory-policy is noeviction';

@@ -8,7 +8,7 @@
 import type {Job} from 'bullmq';
 import type {RedisClient} from './connection.js';
 import {progressOf} from './mapping.js';
-import type {StepRecord} from '../backend.js';
+import type {StepRecord} from '../store/backend.js';
 
 const commandName = 'platformTuiSaveSteps';
 

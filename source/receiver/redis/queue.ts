@@ -14,11 +14,11 @@ import {
 	type ReplayResult,
 	type StoredEvent,
 	type WaitingSummary,
-} from '../backend.js';
+} from '../store/backend.js';
 import {errorMessage} from '../../format/index.js';
 import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
-import {matchesFilter} from '../list-filter.js';
-import {nearIds} from '../near.js';
+import {matchesFilter} from '../store/list-filter.js';
+import {nearIds} from '../intake/near.js';
 import {admitter} from './admission.js';
 
 export type EventQueueOptions = {

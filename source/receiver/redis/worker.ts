@@ -7,7 +7,7 @@ import {hostname} from 'node:os';
 import {DelayedError, type Job, UnrecoverableError, Worker} from 'bullmq';
 import {testTimers} from '../../config/test-timers.js';
 import type {RedisClient} from './connection.js';
-import type {JobHandler, JobResult, NewEvent, StepRecord} from '../backend.js';
+import type {JobHandler, JobResult, NewEvent, StepRecord} from '../store/backend.js';
 import {defaultAbortGraceMs, settlesWithin} from '../drain.js';
 import {toStoredEvent} from './mapping.js';
 import {stepSaver} from './progress.js';

@@ -6,7 +6,7 @@
  */
 import {Box, Text, useInput} from 'ink';
 import {useEffect, useLayoutEffect, useRef, useState} from 'react';
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 import {detailLines, footerHint, helpLines, listLines, type InspectorMode} from './inspector-format.js';

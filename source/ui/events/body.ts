@@ -3,8 +3,8 @@
  * from format.ts (tables and their width measuring) so `serve`, which shows bodies only in
  * `e` (edit and replay), loads nothing of the tables.
  */
-import type {StoredEvent} from '../../receiver/backend.js';
-import {bodyText} from '../../receiver/body.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
+import {bodyText} from '../../receiver/intake/body.js';
 
 /** The JSON value a body holds, or undefined when it is not JSON. */
 export function parsedBody(body: string): {value: unknown} | undefined {

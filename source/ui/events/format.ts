@@ -1,13 +1,13 @@
 /** Pure formatting of journaled events for `events list` and `events show` (plain text and JSON). */
-import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/backend.js';
+import type {BackendStats, StepRecord, StoredEvent} from '../../receiver/store/backend.js';
 import {formatBytes} from '../../format/bytes.js';
 import {formatMs} from '../../format/duration.js';
 import {mask} from '../../format/secret.js';
 import {formatTable, type TableFit} from '../../format/table.js';
 import {plural} from '../../format/text.js';
-import {bodyText} from '../../receiver/body.js';
+import {bodyText} from '../../receiver/intake/body.js';
 import {parsedBody, prettyBody} from './body.js';
-import {editedFrom} from '../../receiver/edit-event.js';
+import {editedFrom} from '../../receiver/intake/edit-event.js';
 import {shortType} from '../event-type.js';
 
 const pad2 = (value: number) => String(value).padStart(2, '0');

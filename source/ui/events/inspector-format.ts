@@ -3,7 +3,7 @@
  * docs/events.md's table come from it), the detail pane's lines with the body's JSON coloured,
  * and the copy of an id through OSC 52.
  */
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import {formatEventDetail, formatEventTable} from './format.js';
 import {cursorPosition, type Window} from './inspector-window.js';
 import {wrapKeepingIds} from '../../format/ids.js';

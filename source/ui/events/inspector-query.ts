@@ -3,9 +3,9 @@
  * what was typed, as one predicate over events and as the header line that names them.
  */
 import {parseDuration, formatCompactDuration} from '../../format/duration.js';
-import {eventStatuses, type EventStatus, type StoredEvent} from '../../receiver/backend.js';
-import {bodyText} from '../../receiver/body.js';
-import {matchesFilter} from '../../receiver/list-filter.js';
+import {eventStatuses, type EventStatus, type StoredEvent} from '../../receiver/store/backend.js';
+import {bodyText} from '../../receiver/intake/body.js';
+import {matchesFilter} from '../../receiver/store/list-filter.js';
 
 export type InspectorFilter = {
 	type?: string;

@@ -4,7 +4,7 @@
  * next page from the key it stopped at; past `maxRows`, the rows at the far end are let go and read
  * again when the cursor comes back. Following prepends what is newer than the first row.
  */
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 
 export type Key = [number, string];
 export type Row = {key: Key; event: StoredEvent};

@@ -1,6 +1,6 @@
 import {Text} from 'ink';
 import Spinner from 'ink-spinner';
-import type {ReplayResult} from '../../receiver/backend.js';
+import type {ReplayResult} from '../../receiver/store/backend.js';
 import {rowParts, statusColor, toneColor} from './rows.js';
 import type {LogRow} from './state.js';
 import {oneLine} from '../../format/width.js';

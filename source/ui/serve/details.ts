@@ -2,7 +2,7 @@
 import {wrapKeepingIds} from '../../format/ids.js';
 import {cutCodePoints} from '../../format/text.js';
 import {cutToWidth, displayWidth} from '../../format/width.js';
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import {prettyBody} from '../events/body.js';
 import {maskedHeaders} from '../events/format.js';
 import {clock} from './format.js';

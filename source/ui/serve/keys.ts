@@ -3,7 +3,7 @@
  * which of its selectable rows a search or filter keeps. The matching rule is the inspector's
  * (source/ui/events/inspector-query.ts), applied to the stored event each row names.
  */
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import type {KeyHelp} from '../events/inspector-format.js';
 import {queryMatcher, timeWindow, type Query} from '../events/inspector-query.js';
 import type {LogRow} from './state.js';

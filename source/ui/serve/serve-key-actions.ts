@@ -5,7 +5,7 @@
  * setters they are given; they hold no state of their own.
  */
 import type {RefObject} from 'react';
-import type {StoredEvent} from '../../receiver/backend.js';
+import type {StoredEvent} from '../../receiver/store/backend.js';
 import {clipboardSupported, osc52} from '../events/inspector-format.js';
 import {emptyQuery, filterText, parseFilterText, type Query} from '../events/inspector-query.js';
 import {replayRefusal, replayText} from './LiveRow.js';

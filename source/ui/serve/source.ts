@@ -1,4 +1,4 @@
-import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/backend.js';
+import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/store/backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../receiver/events.js';
 
 /** What the screen needs from the receiver; the optional members power details, replay and the cluster figures. */

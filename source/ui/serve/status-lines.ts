@@ -8,7 +8,7 @@
 import {formatCountdown, formatMs} from '../../format/duration.js';
 import {plural} from '../../format/text.js';
 import {displayWidth, oneLine, sliceEndToWidth, sliceToWidth} from '../../format/width.js';
-import type {BackendStats} from '../../receiver/backend.js';
+import type {BackendStats} from '../../receiver/store/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
 import {counterItems, separator, stopItems, type StatusItem, type Tone} from './counter-items.js';

@@ -3,7 +3,7 @@
  * health and the queue's figures (Redis). Nothing is read while the editor has the terminal.
  */
 import {useEffect, useState, type RefObject} from 'react';
-import type {BackendStats} from '../../receiver/backend.js';
+import type {BackendStats} from '../../receiver/store/backend.js';
 import type {ServeSource} from './source.js';
 import type {KeyStatus} from './status-lines.js';
 

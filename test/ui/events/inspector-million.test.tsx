@@ -12,7 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {JournalBackend, openJournal} from '../../../source/receiver/journal/index.js';
 import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
 import type {PageRead} from '../../../source/ui/events/inspector-window.js';
-import {tempDataDir} from '../../journal/helpers.js';
+import {tempDataDir} from '../../receiver/journal/helpers.js';
 import {waitFor} from '../../support/wait.js';
 import {fillJournal, fixtureEvent} from './journal-fixture.js';
 

@@ -5,12 +5,12 @@
  */
 import {readFileSync} from 'node:fs';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {StoredEvent} from '../../../source/receiver/backend.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {JournalBackend, openJournal} from '../../../source/receiver/journal/index.js';
 import {colourJsonLine, detailLines, footerHint, helpLines, inspectorKeys} from '../../../source/ui/events/inspector-format.js';
 import {filterText, parseFilterText, queryMatcher, queryText} from '../../../source/ui/events/inspector-query.js';
 import {cursorPosition, loadNewer, maxRows, moveCursor, openWindow, type PageRead, type Reader} from '../../../source/ui/events/inspector-window.js';
-import {tempDataDir} from '../../journal/helpers.js';
+import {tempDataDir} from '../../receiver/journal/helpers.js';
 import {fillJournal, fixtureEvent} from './journal-fixture.js';
 
 const count = 2000;

@@ -7,7 +7,7 @@ import {render} from 'ink-testing-library';
 import {afterAll, describe, expect, it} from 'vitest';
 import {JournalBackend, openJournal} from '../../../source/receiver/journal/index.js';
 import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
-import {newEvent, tempDataDir} from '../../journal/helpers.js';
+import {newEvent, tempDataDir} from '../../receiver/journal/helpers.js';
 import {waitFor} from '../../support/wait.js';
 
 const directory = tempDataDir();

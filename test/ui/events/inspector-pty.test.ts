@@ -12,7 +12,7 @@ import {runCli} from '../../support/cli.js';
 import {platformEnv, startPlatform} from '../../support/platform.js';
 import {runInPty, type PtySession} from '../../support/pty.js';
 import {waitFor} from '../../support/wait.js';
-import {tempDataDir} from '../../journal/helpers.js';
+import {tempDataDir} from '../../receiver/journal/helpers.js';
 import {inspectorKeys} from '../../../source/ui/events/inspector-format.js';
 import {fillJournal, fixtureEvent} from './journal-fixture.js';
 

@@ -4,9 +4,9 @@
  * inspector's tests and bench (a million events in a few seconds).
  */
 import {mkdirSync} from 'node:fs';
-import type {EventStatus, NewEvent} from '../../../source/receiver/backend.js';
-import {journalDirectory} from '../../../source/receiver/journal/location.js';
-import {newEventTuple, toTuple} from '../../../source/receiver/journal/record-codec.js';
+import type {EventStatus, NewEvent} from '../../../source/receiver/store/backend.js';
+import {journalDirectory} from '../../../source/receiver/journal/open/location.js';
+import {newEventTuple, toTuple} from '../../../source/receiver/journal/records/record-codec.js';
 import {journalExists, openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
 
 export type FixtureEvent = Pick<NewEvent, 'id' | 'event' | 'chatId' | 'body'> & {status: EventStatus};

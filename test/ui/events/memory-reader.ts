@@ -1,5 +1,5 @@
 /** A page reader over events held in memory, for screen tests of the inspector that need no journal. */
-import type {StoredEvent} from '../../../source/receiver/backend.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import type {Reader} from '../../../source/ui/events/inspector-window.js';
 
 /** A chat id as the platform writes them (a prefix and 24 letters and digits), the `index`-th. */

@@ -1,6 +1,6 @@
 /** The inspector screen over events held in memory (memory-reader.ts), for screen tests that need no journal. */
 import {render} from 'ink-testing-library';
-import type {StoredEvent} from '../../../source/receiver/backend.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
 import {memoryReader, storedEvent} from './memory-reader.js';
 

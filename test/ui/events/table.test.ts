@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import type {StoredEvent} from '../../../source/receiver/backend.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {formatEventTable} from '../../../source/ui/events/format.js';
 
 const id = 'evt_c940e873a1b2c3d4e5f60718';

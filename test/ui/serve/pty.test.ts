@@ -11,12 +11,12 @@ import type {AddressInfo} from 'node:net';
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../../source/local-platform/index.js';
 import type {PlatformClient} from '../../../source/platform/client.js';
-import {buildTestEvent, signDelivery} from '../../../source/receiver/test-event.js';
+import {buildTestEvent, signDelivery} from '../../../source/receiver/intake/test-event.js';
 import {startCli} from '../../support/cli.js';
 import {runInPty, stripAnsi, type PtySession} from '../../support/pty.js';
 import {clientFor, startPlatform} from '../../support/platform.js';
 import {waitFor} from '../../support/wait.js';
-import {tempDataDir} from '../../journal/helpers.js';
+import {tempDataDir} from '../../receiver/journal/helpers.js';
 import {post} from '../../receiver/helpers.js';
 
 type Mode = 'ok' | 'fail' | 'hold';

@@ -3,7 +3,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
 import {plainLine} from '../../../source/ui/serve/format.js';
 import {replayingSource, ServeScreen, type KeyStatus, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
-import type {StoredEvent} from '../../../source/receiver/backend.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {effectsFlushed} from '../../support/keys.js';
 import {waitFor} from '../../support/wait.js';
 

@@ -1,0 +1,60 @@
+/**
+ * The journal backend's reads (journal.ts extends this): events listed, shown, paged and counted
+ * from disk, ids near one given or starting with a prefix, and an edited copy stored, from any
+ * process. Nothing here touches the queue's runner or the write path's state.
+ */
+import type {Backlog, BackendStats, ListFilter, NewEvent, StoredEvent} from '../store/backend.js';
+import {nearIds} from '../intake/near.js';
+import type {IdIndex} from './records/id-index.js';
+import {storeEdited} from './records/edited.js';
+import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './records/pages.js';
+import {backlogOf, listEvents} from './records/queries.js';
+import {diskBytes, readEvent, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
+
+export class JournalReads {
+	constructor(
+		protected readonly stores: Stores,
+		protected readonly index: IdIndex,
+	) {}
+
+	async list(filter: ListFilter): Promise<StoredEvent[]> {
+		return Promise.resolve(listEvents(this.stores, filter));
+	}
+
+	async get(id: string): Promise<StoredEvent | undefined> {
+		const found = readEvent(this.stores, this.index.locate(id));
+		return Promise.resolve(found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined);
+	}
+
+	async near(id: string): Promise<string[]> {
+		// Keys only: the ids are in them, no event is read.
+		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
+	}
+
+	async withPrefix(prefix: string, limit: number): Promise<string[]> {
+		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+	}
+
+	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
+	async storeEdited(event: NewEvent): Promise<void> {
+		return storeEdited(this.stores, event);
+	}
+
+	/** One page of events next to a key, read from disk (pages.ts): the inspector's reads. */
+	readPage(query: PageQuery): Page {
+		return readPage(this.stores, query);
+	}
+
+	/** The newest event's key (a follower compares it to learn of new events). */
+	newestKey(): TimeKey | undefined {
+		return newestKey(this.stores);
+	}
+
+	async stats(): Promise<BackendStats> {
+		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
+	}
+
+	async backlog(): Promise<Backlog> {
+		return Promise.resolve(backlogOf(this.stores));
+	}
+}
