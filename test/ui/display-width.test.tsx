@@ -3,7 +3,6 @@
  * a combining accent, emoji) and runs of spaces line up and keep their content ids whole; the
  * inspector keeps long chat ids whole.
  */
-import {Text} from 'ink';
 import {render} from 'ink-testing-library';
 import stringWidth from 'string-width';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -11,11 +10,9 @@ import {UploadApp} from '../../source/ui/upload/app.js';
 import {UploadViewModel} from '../../source/ui/upload/state.js';
 import type {UploadEvent} from '../../source/workflow/events.js';
 import {waitFor} from '../support/wait.js';
+import {stripAnsi, terminalOf as terminalColumnsOf} from './ink-terminal.js';
 import {longChatId, storedEvent} from './events/memory-reader.js';
 import {renderInspector} from './events/render-inspector.js';
-
-// eslint-disable-next-line no-control-regex -- the ANSI escape sequences of Ink's colours
-const stripAnsi = (text: string) => text.replaceAll(/\u001B\[[\d;]*m/g, '');
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -24,18 +21,9 @@ afterEach(() => {
 	}
 });
 
-/** ink-testing-library's stdout always says 100 columns: its class says `columns` until the test ends. */
+/** ink-testing-library's stdout says `columns` until the test ends. */
 function terminalOf(columns: number): void {
-	const probe = render(<Text/>);
-	const stdoutClass = Object.getPrototypeOf(probe.stdout) as object;
-	probe.unmount();
-	const original = Object.getOwnPropertyDescriptor(stdoutClass, 'columns');
-	Object.defineProperty(stdoutClass, 'columns', {configurable: true, get: () => columns});
-	cleanups.push(() => {
-		if (original) {
-			Object.defineProperty(stdoutClass, 'columns', original);
-		}
-	});
+	cleanups.push(terminalColumnsOf(columns));
 }
 
 const names = ['保修说明.md', 'cafe\u0301.txt', 'file with  spaces.txt', '👩‍👩‍👧 family 🎉.txt', 'plain.md'];

@@ -4,7 +4,6 @@
  * video, so the inspector's selected row carries `›`; serve's header wraps at a narrow width
  * rather than being cut.
  */
-import {Text} from 'ink';
 import {render} from 'ink-testing-library';
 import stringWidth from 'string-width';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -13,11 +12,9 @@ import {colorEnabled, terminalColumns, terminalRows} from '../../source/terminal
 import {replayingSource, ServeScreen} from '../../source/ui/serve/ServeScreen.js';
 import {terminalSize} from '../../source/ui/live-terminal.js';
 import {waitFor} from '../support/wait.js';
+import {stripAnsi, terminalOf as terminalColumnsOf} from './ink-terminal.js';
 import {longChatId, storedEvent} from './events/memory-reader.js';
 import {renderInspector} from './events/render-inspector.js';
-
-// eslint-disable-next-line no-control-regex -- the ANSI escape sequences of Ink's colours
-const stripAnsi = (text: string) => text.replaceAll(/\u001B\[[\d;]*m/g, '');
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -26,18 +23,9 @@ afterEach(() => {
 	}
 });
 
-/** ink-testing-library's stdout always says 100 columns: its class says `columns` until the test ends. */
+/** ink-testing-library's stdout says `columns` until the test ends. */
 function terminalOf(columns: number): void {
-	const probe = render(<Text/>);
-	const stdoutClass = Object.getPrototypeOf(probe.stdout) as object;
-	probe.unmount();
-	const original = Object.getOwnPropertyDescriptor(stdoutClass, 'columns');
-	Object.defineProperty(stdoutClass, 'columns', {configurable: true, get: () => columns});
-	cleanups.push(() => {
-		if (original) {
-			Object.defineProperty(stdoutClass, 'columns', original);
-		}
-	});
+	cleanups.push(terminalColumnsOf(columns));
 }
 
 describe('the terminal\'s capabilities', () => {
