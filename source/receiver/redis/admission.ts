@@ -5,12 +5,12 @@
  *
  * The count is what the queue holds unfinished (waiting, paused, prioritized, delayed, active) plus
  * the slots reserved by admissions whose job is being added. A reservation is a member of a sorted
- * set scored by Redis's own clock: it is removed once the job is stored (the job then counts
- * itself), and one left by a replica that died between the two is dropped `holdMs` later, so its
- * slot comes back. The id's 24 h hold is BullMQ's de-duplication key, set by its add in the same
- * script that stores the job: an acknowledgement costs this script and the add, two round trips. A job a dead replica was running stays counted until another replica takes it
- * over and finishes it. Between the add and the removal of its reservation an event counts twice:
- * the bound may refuse one delivery early for that instant, never admit one too many.
+ * set scored by Redis's own clock. The script drops a reservation whose job is stored before it
+ * counts (the job counts itself), so no event counts twice; one left by a replica that died before
+ * storing its job is dropped `holdMs` later, so its slot comes back, and a job a dead replica was
+ * running stays counted until another replica takes it over and finishes it. The id's 24 h hold is
+ * BullMQ's de-duplication key, set by its add in the same script that stores the job: an
+ * acknowledgement costs this script and the add, two round trips.
  */
 import type {Queue} from 'bullmq';
 import type {RedisClient} from './connection.js';
@@ -26,7 +26,8 @@ const outcomes: readonly Admission[] = ['duplicate', 'admitted', 'full'];
 // KEYS: 1 job hash, 2 the id's hold (BullMQ's de-duplication key), 3 the hold of releases before it
 // (`id:<job id>`, a key of its own, expiring within 24 h of the upgrade), 4 wait, 5 paused,
 // 6 active, 7 delayed, 8 prioritized, 9 reservations.
-// ARGV: 1 limit (-1: no bound), 2 job id, 3 hold ms. Returns an index into `outcomes`.
+// ARGV: 1 limit (-1: no bound), 2 job id, 3 hold ms, 4 the queue's key prefix (a reservation whose
+// job is stored is dropped before counting: the job counts itself). Returns an index into `outcomes`.
 const admitScript = `
 if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0 then return 0 end
 local limit = tonumber(ARGV[1])
@@ -34,6 +35,9 @@ if limit < 0 then return 1 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now - tonumber(ARGV[3]))
+for _, reserved in ipairs(redis.call('ZRANGE', KEYS[9], 0, -1)) do
+	if redis.call('EXISTS', ARGV[4] .. reserved) == 1 then redis.call('ZREM', KEYS[9], reserved) end
+end
 local count = redis.call('LLEN', KEYS[4]) + redis.call('LLEN', KEYS[5]) + redis.call('LLEN', KEYS[6])
 	+ redis.call('ZCARD', KEYS[7]) + redis.call('ZCARD', KEYS[8]) + redis.call('ZCARD', KEYS[9])
 if count >= limit and not redis.call('ZSCORE', KEYS[9], ARGV[2]) then return 2 end
@@ -55,7 +59,7 @@ export type Admitter = {
 	holdOptions(jobId: string, holdIdMs: number): {jobId: string; deduplication: {id: string; ttl: number}};
 	/**
 	 * The reserved slot is given back: the job is stored (it counts itself now) or was not. Not
-	 * waited for: until it lands the event counts twice, which only makes the bound stricter.
+	 * waited for: the next admission drops a reservation whose job is stored before it counts.
 	 */
 	release(jobId: string): void;
 	/** Whether the id is held: by its job, or by its hold. */
@@ -74,7 +78,7 @@ export function admitter(client: RedisClient, queue: Queue, holdMs = reservation
 	return {
 		async admit(jobId, limit) {
 			const keys = [...heldBy(jobId), ...['wait', 'paused', 'active', 'delayed', 'prioritized'].map(name => queue.toKey(name)), reservations];
-			const index = await scripted[commandName](...keys, String(limit ?? -1), jobId, String(holdMs));
+			const index = await scripted[commandName](...keys, String(limit ?? -1), jobId, String(holdMs), queue.toKey(''));
 			return outcomes[index] ?? 'full';
 		},
 		holdOptions: (jobId, holdIdMs) => ({jobId, deduplication: {id: jobId, ttl: holdIdMs}}),
