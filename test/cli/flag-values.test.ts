@@ -7,7 +7,7 @@ import {readFlags} from '../../source/cli/flag-values.js';
 import {flagRule} from '../../source/cli/flag-rule.js';
 import {sharedFlags, storeFlags} from '../../source/cli/flags.js';
 import {parseStore} from '../../source/commands/events/store-flags.js';
-import {parseServe, serveFlags} from '../../source/commands/serve-flags.js';
+import {parseServe, serveFlags} from '../../source/commands/serve/flags.js';
 import {settingSpecs} from '../../source/config/settings.js';
 import {receiverDefaults} from '../../source/receiver/receiver-options.js';
 

@@ -14,7 +14,7 @@ import keysRotate from '../../source/commands/keys/rotate.js';
 import keysSet from '../../source/commands/keys/set.js';
 import keysShow from '../../source/commands/keys/show.js';
 import configSet from '../../source/commands/config/set.js';
-import uploadCommand from '../../source/commands/upload.js';
+import uploadCommand from '../../source/commands/upload/upload.js';
 import type {CommandContext} from '../../source/cli/types.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {apiKeyOf, withApiKey} from '../../source/keys/env-file.js';

@@ -8,7 +8,7 @@ import {chmodSync} from 'node:fs';
 import path from 'node:path';
 import {request} from 'undici';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import serveCommand from '../../source/commands/serve.js';
+import serveCommand from '../../source/commands/serve/serve.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {unwritableReason} from '../../source/receiver/journal/open/writable.js';

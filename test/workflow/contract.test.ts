@@ -5,7 +5,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/cli/error-message.js';
-import uploadCommand from '../../source/commands/upload.js';
+import uploadCommand from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {platformEnv, startPlatform} from '../support/platform.js';
 import {runCommand} from '../support/run-command.js';

@@ -3,7 +3,7 @@ import {chmodSync, mkdirSync, symlinkSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/cli/error-message.js';
-import uploadCommand from '../../source/commands/upload.js';
+import uploadCommand from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {checkReadable, createRetryTracker, HistoryFetchError, runUpload, scanFolder, UnreadableFilesError, type UploadOptions} from '../../source/workflow/index.js';
 import {runCommand} from '../support/run-command.js';

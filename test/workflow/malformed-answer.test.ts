@@ -1,6 +1,6 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/cli/error-message.js';
-import uploadCommand from '../../source/commands/upload.js';
+import uploadCommand from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {defined} from '../support/defined.js';
 import {platformEnv, startPlatform} from '../support/platform.js';

@@ -11,7 +11,7 @@ import {chmodSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {shellQuote} from '../../source/commands/upload-resume.js';
+import {shellQuote} from '../../source/commands/upload/resume.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {answerModes} from '../../source/local-platform/sparse.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';

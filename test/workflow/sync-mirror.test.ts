@@ -9,7 +9,7 @@ import {mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync} from 'node:fs
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import upload from '../../source/commands/upload.js';
+import upload from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {answerModes} from '../../source/local-platform/sparse.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';

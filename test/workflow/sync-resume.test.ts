@@ -7,7 +7,7 @@ import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import upload from '../../source/commands/upload.js';
+import upload from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {manifestPath} from '../../source/workflow/manifest.js';
 import {startCli} from '../support/cli.js';

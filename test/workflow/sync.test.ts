@@ -7,7 +7,7 @@ import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import upload from '../../source/commands/upload.js';
+import upload from '../../source/commands/upload/upload.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {RequestRecord} from '../../source/local-platform/types.js';
 import {manifestPath} from '../../source/workflow/manifest.js';

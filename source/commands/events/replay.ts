@@ -13,7 +13,7 @@ import {UsageError, secretListFlag} from '../../cli/validators.js';
 import {filterFlags, hasFilter, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {UserError} from '../../errors.js';
 import type {EventBackend, JobHandler, StoredEvent} from '../../receiver/store/backend.js';
-import {parseSets, type FieldSet} from '../trigger-fixture.js';
+import {parseSets, type FieldSet} from '../trigger/fixture.js';
 import {editableBody, editText, replayEdited} from './edit-replay.js';
 import {bulkReplay} from './replay-bulk.js';
 import {openStore, parseStore, stderrWarning, storedEvent, storeFlags, unknownEvent, type StoreOptions} from './shared.js';

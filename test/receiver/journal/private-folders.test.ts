@@ -15,7 +15,7 @@ import {describeError, joinText} from '../../../source/cli/error-message.js';
 import type {CommandContext} from '../../../source/cli/types.js';
 import exportCommand from '../../../source/commands/events/export.js';
 import listCommand from '../../../source/commands/events/list.js';
-import serve from '../../../source/commands/serve.js';
+import serve from '../../../source/commands/serve/serve.js';
 import {folderAccess, PrivateFolderError} from '../../../source/private-folder.js';
 import {openJournal} from '../../../source/receiver/journal/index.js';
 import {checkWritable} from '../../../source/workflow/manifest.js';

@@ -1,7 +1,7 @@
 /** The `--redis` URL forms: one server, a Cluster, Sentinel, each with TLS; masked in every output. */
 import {describe, expect, it} from 'vitest';
 import {parseStore} from '../../../source/commands/events/store-flags.js';
-import {parseServe} from '../../../source/commands/serve-flags.js';
+import {parseServe} from '../../../source/commands/serve/flags.js';
 import {maskUrl} from '../../../source/format/secret.js';
 import {parseRedisTarget, prefixFor} from '../../../source/receiver/redis/target.js';
 

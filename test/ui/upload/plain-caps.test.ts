@@ -4,7 +4,7 @@
  */
 import {execFileSync} from 'node:child_process';
 import {describe, expect, it} from 'vitest';
-import {resumeCommand, shellQuote} from '../../../source/commands/upload-resume.js';
+import {resumeCommand, shellQuote} from '../../../source/commands/upload/resume.js';
 import {cappedNames, plainLine} from '../../../source/ui/upload/plain.js';
 
 const names = Array.from({length: 300}, (_, index) => `doc${String(index).padStart(3, '0')}.txt`);

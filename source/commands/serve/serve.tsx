@@ -1,33 +1,33 @@
-import {defaultModel} from '../config/settings.js';
-import {keyStatus as storedKeyStatus} from '../keys/status.js';
-import {UserError} from '../errors.js';
-import {formatCompactDuration} from '../format/duration.js';
-import {mask, maskUrl} from '../format/secret.js';
-import {plural} from '../format/text.js';
-import {errorCode} from '../format/value.js';
-import {defaultDataDir} from '../receiver/store/open-backend.js';
-import {createReceiver, type WebhookReceiver} from '../receiver/server.js';
-import {createService, type Service} from '../receiver/service.js';
-import {Pacer} from '../platform/pacer.js';
-import type {PlatformClient} from '../platform/client.js';
-import {lineWriter} from '../ui/serve/line-writer.js';
-import {clock} from '../ui/serve/format.js';
-import {replayingSource} from '../ui/serve/source.js';
-import type {KeyStatus, ServeScreenProps} from '../ui/serve/ServeScreen.js';
-import type {renderApp} from '../ui/render.js';
-import {waitForAbort} from '../cli/abort.js';
-import {editWhileServing} from './events/edit-replay.js';
-import type {Deps} from '../cli/deps.js';
-import type {Command} from '../cli/types.js';
-import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '../cli/messages/health.js';
-import {durabilityWarning} from '../cli/messages/redis.js';
-import {parseServe, serveFlags, type ServeOptions} from './serve-flags.js';
-import {checkFolders, openServeStore, receiverOptions} from './serve-start.js';
-import {presentJson, presentPlain, type Started} from './serve-present.js';
-import {secretListFlag} from '../cli/validators.js';
-import {loadScreen} from '../ui/react-build.js';
+import {defaultModel} from '../../config/settings.js';
+import {keyStatus as storedKeyStatus} from '../../keys/status.js';
+import {UserError} from '../../errors.js';
+import {formatCompactDuration} from '../../format/duration.js';
+import {mask, maskUrl} from '../../format/secret.js';
+import {plural} from '../../format/text.js';
+import {errorCode} from '../../format/value.js';
+import {defaultDataDir} from '../../receiver/store/open-backend.js';
+import {createReceiver, type WebhookReceiver} from '../../receiver/server.js';
+import {createService, type Service} from '../../receiver/service.js';
+import {Pacer} from '../../platform/pacer.js';
+import type {PlatformClient} from '../../platform/client.js';
+import {lineWriter} from '../../ui/serve/line-writer.js';
+import {clock} from '../../ui/serve/format.js';
+import {replayingSource} from '../../ui/serve/source.js';
+import type {KeyStatus, ServeScreenProps} from '../../ui/serve/ServeScreen.js';
+import type {renderApp} from '../../ui/render.js';
+import {waitForAbort} from '../../cli/abort.js';
+import {editWhileServing} from '../events/edit-replay.js';
+import type {Deps} from '../../cli/deps.js';
+import type {Command} from '../../cli/types.js';
+import {healthNext, healthRecord, healthText, waitingRecord, waitingText} from '../../cli/messages/health.js';
+import {durabilityWarning} from '../../cli/messages/redis.js';
+import {parseServe, serveFlags, type ServeOptions} from './flags.js';
+import {checkFolders, openServeStore, receiverOptions} from './start.js';
+import {presentJson, presentPlain, type Started} from './present.js';
+import {secretListFlag} from '../../cli/validators.js';
+import {loadScreen} from '../../ui/react-build.js';
 
-export type {ServeOptions} from './serve-flags.js';
+export type {ServeOptions} from './flags.js';
 
 function listenError(error: unknown, options: Pick<ServeOptions, 'port' | 'host'>): Error {
 	const code = errorCode(error);
@@ -134,7 +134,7 @@ function statusOf(service: Service, volatile: string | undefined, adminUrl: stri
 
 /** The live screen; Ink and React load only for it, so plain and NDJSON runs stay lean. */
 async function renderScreen(context: Deps['context'], props: Omit<ServeScreenProps, 'onQuit'>, onQuit: (force: boolean) => void): Promise<ReturnType<typeof renderApp>> {
-	const [{ServeScreen}, {renderComponent}] = await loadScreen(async () => import('../ui/serve/ServeScreen.js'));
+	const [{ServeScreen}, {renderComponent}] = await loadScreen(async () => import('../../ui/serve/ServeScreen.js'));
 	return renderComponent(context, ServeScreen, {...props, onQuit});
 }
 

@@ -1,17 +1,17 @@
 /** Starting serve's parts: the event store it opens and the receiver's options (serve.tsx runs them). */
 import path from 'node:path';
-import {UserError} from '../errors.js';
-import {maskUrl} from '../format/secret.js';
-import type {PlatformClient} from '../platform/client.js';
-import type {EventBackend} from '../receiver/store/backend.js';
-import {openBackend} from '../receiver/store/open-backend.js';
-import type {ReceiverOptions} from '../receiver/server.js';
-import type {createService} from '../receiver/service.js';
-import {volatileRefusal} from '../cli/messages/redis.js';
-import {sharedFolderWarning} from '../cli/messages/privacy.js';
-import {configFilePath} from '../config/file.js';
-import {privateFolders} from '../private-folder.js';
-import type {ServeOptions} from './serve-flags.js';
+import {UserError} from '../../errors.js';
+import {maskUrl} from '../../format/secret.js';
+import type {PlatformClient} from '../../platform/client.js';
+import type {EventBackend} from '../../receiver/store/backend.js';
+import {openBackend} from '../../receiver/store/open-backend.js';
+import type {ReceiverOptions} from '../../receiver/server.js';
+import type {createService} from '../../receiver/service.js';
+import {volatileRefusal} from '../../cli/messages/redis.js';
+import {sharedFolderWarning} from '../../cli/messages/privacy.js';
+import {configFilePath} from '../../config/file.js';
+import {privateFolders} from '../../private-folder.js';
+import type {ServeOptions} from './flags.js';
 
 /** Platform calls one answer makes (logs, search, completion, message): BullMQ's job limiter is set from it. */
 const callsPerAnswer = 7;

@@ -1,11 +1,11 @@
 /** `serve`'s flags and their parse (the command itself is serve.tsx). */
-import {parseStore, storeFlags} from './events/store-flags.js';
-import {formatCompactDuration} from '../format/duration.js';
-import type {CommandInput, FlagSpec} from '../cli/types.js';
-import {readFlags} from '../cli/flag-values.js';
-import {badFlag} from '../cli/validators.js';
-import {receiverDefaults} from '../receiver/receiver-options.js';
-import {defaultAnswerDeadlineMs, defaultFinalDeadlineMs} from '../receiver/answer/retry-schedule.js';
+import {parseStore, storeFlags} from '../events/store-flags.js';
+import {formatCompactDuration} from '../../format/duration.js';
+import type {CommandInput, FlagSpec} from '../../cli/types.js';
+import {readFlags} from '../../cli/flag-values.js';
+import {badFlag} from '../../cli/validators.js';
+import {receiverDefaults} from '../../receiver/receiver-options.js';
+import {defaultAnswerDeadlineMs, defaultFinalDeadlineMs} from '../../receiver/answer/retry-schedule.js';
 
 export type ServeOptions = {
 	port: number;

@@ -4,12 +4,12 @@
  * and checked by serve's intake before anything is sent.
  */
 import {readFile} from 'node:fs/promises';
-import {UserError} from '../errors.js';
-import {errorCode, errorMessage} from '../format/value.js';
-import {bodyText} from '../receiver/intake/body.js';
-import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../receiver/intake/fixture.js';
-import {openStore, storedEvent, type StoreOptions} from './events/shared.js';
-import {UsageError} from '../cli/validators.js';
+import {UserError} from '../../errors.js';
+import {errorCode, errorMessage} from '../../format/value.js';
+import {bodyText} from '../../receiver/intake/body.js';
+import {checkedDelivery, freshIdentity, parseFixture, setPath} from '../../receiver/intake/fixture.js';
+import {openStore, storedEvent, type StoreOptions} from '../events/shared.js';
+import {UsageError} from '../../cli/validators.js';
 
 export type FieldSet = {path: string; value: unknown};
 

@@ -4,16 +4,16 @@
  * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
  * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
-import {defaultDataDir} from '../receiver/journal/open/location.js';
-import type {UploadEvent} from '../workflow/events.js';
-import {manifestPath} from '../workflow/manifest.js';
-import {defaultMaxDelete, type DeletionOptions} from '../workflow/deletions.js';
-import type {ManifestPlace, UploadOptions} from '../workflow/run-upload.js';
-import {checkGlob, isPlainSelection, type Selection} from '../workflow/select.js';
-import type {Deps} from '../cli/deps.js';
-import type {FlagSpec} from '../cli/types.js';
-import {readFlags} from '../cli/flag-values.js';
-import {UsageError} from '../cli/validators.js';
+import {defaultDataDir} from '../../receiver/journal/open/location.js';
+import type {UploadEvent} from '../../workflow/events.js';
+import {manifestPath} from '../../workflow/manifest.js';
+import {defaultMaxDelete, type DeletionOptions} from '../../workflow/deletions.js';
+import type {ManifestPlace, UploadOptions} from '../../workflow/run-upload.js';
+import {checkGlob, isPlainSelection, type Selection} from '../../workflow/select.js';
+import type {Deps} from '../../cli/deps.js';
+import type {FlagSpec} from '../../cli/types.js';
+import {readFlags} from '../../cli/flag-values.js';
+import {UsageError} from '../../cli/validators.js';
 
 export type SyncCommandOptions = {
 	chatId?: string;
@@ -108,7 +108,7 @@ export function syncWorkflowOptions(options: SyncCommandOptions, env: NodeJS.Pro
  */
 export async function runDryRun(deps: Deps, folder: string, options: SyncCommandOptions): Promise<number> {
 	const {context} = deps;
-	const [{dryRunUpload}, {plainLine}, {configuredTarget}] = await Promise.all([import('../workflow/sync.js'), import('../ui/upload/plain.js'), import('./platform-target.js')]);
+	const [{dryRunUpload}, {plainLine}, {configuredTarget}] = await Promise.all([import('../../workflow/sync.js'), import('../../ui/upload/plain.js'), import('../platform-target.js')]);
 	const print = (event: UploadEvent): void => {
 		if (context.json) {
 			deps.writeJson(event);

@@ -4,8 +4,8 @@
  * what the chat's manifest does not hold yet. Shown when the chat is known, on failure and on
  * cancel, in plain output, on the screen and in the `error` / `cancelled` JSON lines.
  */
-import {defaultMaxDelete} from '../workflow/deletions.js';
-import type {SyncCommandOptions} from './upload-sync.js';
+import {defaultMaxDelete} from '../../workflow/deletions.js';
+import type {SyncCommandOptions} from './sync.js';
 
 /** One word for a POSIX shell: as is when it holds only safe characters, else single-quoted. */
 export function shellQuote(word: string): string {

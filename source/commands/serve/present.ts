@@ -1,14 +1,14 @@
 /** How a serve without its screen tells what it does: NDJSON records, or plain lines. */
-import {formatCompactDuration} from '../format/duration.js';
-import {maskUrl} from '../format/secret.js';
-import type {EventBackend, StoreDurability} from '../receiver/store/backend.js';
-import type {lineWriter} from '../ui/serve/line-writer.js';
-import {clock, plainLine} from '../ui/serve/format.js';
-import type {replayingSource} from '../ui/serve/source.js';
-import type {KeyStatus} from '../ui/serve/ServeScreen.js';
-import type {Deps} from '../cli/deps.js';
-import type {ServeOptions} from './serve-flags.js';
-import type {StartWarning} from './serve-start.js';
+import {formatCompactDuration} from '../../format/duration.js';
+import {maskUrl} from '../../format/secret.js';
+import type {EventBackend, StoreDurability} from '../../receiver/store/backend.js';
+import type {lineWriter} from '../../ui/serve/line-writer.js';
+import {clock, plainLine} from '../../ui/serve/format.js';
+import type {replayingSource} from '../../ui/serve/source.js';
+import type {KeyStatus} from '../../ui/serve/ServeScreen.js';
+import type {Deps} from '../../cli/deps.js';
+import type {ServeOptions} from './flags.js';
+import type {StartWarning} from './start.js';
 
 /** `on`, `off` or `unknown`: Redis persistence as the listening line and the warning's code name it. */
 function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' {
@@ -28,7 +28,7 @@ export type Started = {
 	directory: string;
 	store: string;
 	warning?: string;
-	/** Folders other users can reach (serve-start.ts): said once at start. */
+	/** Folders other users can reach (start.ts): said once at start. */
 	folderWarnings: StartWarning[];
 	now: () => string;
 };

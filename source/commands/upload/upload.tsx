@@ -4,24 +4,24 @@
  * 1 a failure, or (with --keep-going) some files left out while the reply is still printed;
  * 130 cancelled (143 on SIGTERM).
  */
-import {CancelledError, isAbortError} from '../errors.js';
-import type {UploadEvent} from '../workflow/events.js';
-import {createRetryTracker} from '../workflow/retries.js';
-import {defaultConcurrency, defaultTitle, runUpload, type UploadOptions} from '../workflow/run-upload.js';
-import {selectFiles} from '../workflow/select.js';
-import type {Deps} from '../cli/deps.js';
-import {configuredTarget, localBanner, localTarget, type Target} from './platform-target.js';
-import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './upload-sync.js';
-import {readFlags} from '../cli/flag-values.js';
-import {sharedFlags} from '../cli/flags.js';
-import {kebab} from '../cli/kebab.js';
-import type {Command, FlagSpec} from '../cli/types.js';
-import {UsageError} from '../cli/validators.js';
-import {replyFlags} from './reply-flags.js';
-import {resumeAdvice} from '../cli/messages/resume.js';
-import {UploadStoppedError} from '../workflow/errors.js';
-import {resumeCommand} from './upload-resume.js';
-import {withReactBuild} from '../ui/react-build.js';
+import {CancelledError, isAbortError} from '../../errors.js';
+import type {UploadEvent} from '../../workflow/events.js';
+import {createRetryTracker} from '../../workflow/retries.js';
+import {defaultConcurrency, defaultTitle, runUpload, type UploadOptions} from '../../workflow/run-upload.js';
+import {selectFiles} from '../../workflow/select.js';
+import type {Deps} from '../../cli/deps.js';
+import {configuredTarget, localBanner, localTarget, type Target} from '../platform-target.js';
+import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './sync.js';
+import {readFlags} from '../../cli/flag-values.js';
+import {sharedFlags} from '../../cli/flags.js';
+import {kebab} from '../../cli/kebab.js';
+import type {Command, FlagSpec} from '../../cli/types.js';
+import {UsageError} from '../../cli/validators.js';
+import {replyFlags} from '../reply-flags.js';
+import {resumeAdvice} from '../../cli/messages/resume.js';
+import {UploadStoppedError} from '../../workflow/errors.js';
+import {resumeCommand} from './resume.js';
+import {withReactBuild} from '../../ui/react-build.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -36,7 +36,7 @@ export type UploadCommandOptions = {
 	keepGoing: boolean;
 	local: boolean;
 	model?: string;
-	/** --chat, --include, --exclude, --recursive, --dry-run, --interactive (upload-sync.ts). */
+	/** --chat, --include, --exclude, --recursive, --dry-run, --interactive (sync.ts). */
 	sync: SyncCommandOptions;
 };
 
@@ -44,7 +44,7 @@ const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistan
 
 /** The sentence and next step for an error of this command, as error-message.ts words every error (loaded only when needed). */
 export async function describeUploadError(error: unknown): Promise<string> {
-	const {describeError, joinText} = await import('../cli/error-message.js');
+	const {describeError, joinText} = await import('../../cli/error-message.js');
 	return joinText(describeError(error, {offersLocal: true}));
 }
 
@@ -55,7 +55,7 @@ function chatOf(event: UploadEvent): string | undefined {
 
 async function runPlain(deps: Deps, options: UploadOptions, note: Target['note'], resumeFor: ((chatId: string) => string) | undefined): Promise<number> {
 	const {context} = deps;
-	const {createPlainFilter, plainLine, resultEvents} = await import('../ui/upload/plain.js');
+	const {createPlainFilter, plainLine, resultEvents} = await import('../../ui/upload/plain.js');
 	const keep = createPlainFilter();
 	if (note) {
 		if (context.json) {
@@ -109,7 +109,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 	}
 }
 
-/** upload's own flags, each once with its default and range (the sync flags are upload-sync.ts's). */
+/** upload's own flags, each once with its default and range (the sync flags are sync.ts's). */
 const uploadFlags = {
 	title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
 	concurrency: {type: 'string', default: defaultConcurrency, range: {kind: 'int', min: 1, max: 64}, description: 'Files transferred at the same time; 1 uploads one after another', placeholder: 'N'},
@@ -210,13 +210,13 @@ const command: Command<UploadCommandOptions> = {
 		try {
 			if (context.interactive) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
-				const {runInteractive} = await withReactBuild(async () => import('../ui/upload/interactive.js'));
+				const {runInteractive} = await withReactBuild(async () => import('../../ui/upload/interactive.js'));
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
 					advice: chatId => resumeAdvice(chatId, resume(chatId)),
 					wrap: (error, chatId) => new UploadStoppedError(error, chatId, resume(chatId)),
 				});
 				if (outcome.error !== undefined && context.debug) {
-					const {debugStack} = await import('../cli/error-message.js');
+					const {debugStack} = await import('../../cli/error-message.js');
 					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
 				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
 					// The red box is on the terminal; a redirected stderr still gets the sentence.
@@ -224,7 +224,7 @@ const command: Command<UploadCommandOptions> = {
 				}
 
 				if (options.sync.interactive && outcome.code === 0 && outcome.chatId !== undefined) {
-					const {openChatPrompt} = await import('./chat.js');
+					const {openChatPrompt} = await import('../chat.js');
 					const conversation = {client: target.client, assistantId: target.assistantId, chatId: outcome.chatId, pollIntervalMs: options.pollIntervalMs, replyTimeoutMs: options.replyTimeoutMs};
 					return await openChatPrompt(deps, conversation, `Follow-up questions in chat ${outcome.chatId}`);
 				}
