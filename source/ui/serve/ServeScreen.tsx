@@ -14,6 +14,7 @@ import type {Mode} from './serve-key-actions.js';
 import {useServeControls, type ServeControls} from './use-serve-controls.js';
 import {useServeStatus, type ServeHealth} from './use-serve-status.js';
 import {useServeView, type View} from './use-serve-view.js';
+import {useEventRate} from './use-event-rate.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 import {plural} from '../../format/text.js';
@@ -75,6 +76,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 	}, [width]);
 	const {view, state, flush} = useServeView({source, flushIntervalMs, color, width: widthRef, paused: pausedRef, editing: editingRef});
 	const {clockNow, key, status, queue} = useServeStatus({source, keyStatus, health, now, editing: editingRef});
+	const rate = useEventRate(source, now);
 	const controls = useServeControls({source, onQuit, now, write: text => stdout.write(text), recent: view.recent, state, flush, paused: pausedRef, editing: editingRef});
 	const {stopped, draining} = view;
 	const statusInput: StatusInput = {
@@ -91,6 +93,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 		...(draining ? {draining} : {}),
 		...(stopped ? {stopped} : {}),
 		selectable: source.event !== undefined,
+		rate: {values: rate(now()), pictures: color},
 	};
 	return <ServeFrame view={view} controls={controls} statusInput={statusInput} url={url} size={size} width={width} />;
 }

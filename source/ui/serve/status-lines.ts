@@ -12,6 +12,7 @@ import type {BackendStats} from '../../receiver/store/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
 import {counterItems, separator, stopItems, type StatusItem, type Tone} from './counter-items.js';
+import {rateSection, type EventRate} from './rate-section.js';
 
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
 export type KeyStatus = {
@@ -37,6 +38,8 @@ export type StatusSection = {
 	spinner?: boolean;
 	/** Sentences: each item is wrapped at spaces onto lines of its own, never cut. */
 	wrap?: boolean;
+	/** Items made for the line's width (a picture that fills it), in place of `items`. */
+	fit?: (width: number) => StatusItem[];
 };
 
 export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner?: boolean};
@@ -58,6 +61,8 @@ export type StatusInput = {
 	stopped?: {cutOff: number; leftWaiting: number};
 	/** Whether rows can be selected (the hints then name the keys). */
 	selectable: boolean;
+	/** Requests per second over the last minute, and whether to draw them (see rate-section.ts). */
+	rate?: EventRate;
 };
 
 /** The sections of the box, top to bottom. */
@@ -90,6 +95,10 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	}
 
 	sections.push({key: 'counters', items: counterItems(input.counters)});
+	if (input.rate) {
+		sections.push(rateSection(input.rate));
+	}
+
 	if (input.queue) {
 		const {queue} = input;
 		sections.push({key: 'queue', tone: 'cyan', items: [
@@ -184,8 +193,9 @@ export function statusLines(sections: StatusSection[], width: number): StatusLin
 			used = 0;
 		};
 
+		const items = section.fit?.(lineRoom()) ?? section.items;
 		if (section.wrap) {
-			for (const item of section.items) {
+			for (const item of items) {
 				for (const part of wrapParagraphs(item.text, width).split('\n')) {
 					current = [{...item, text: part}];
 					push();
@@ -195,7 +205,7 @@ export function statusLines(sections: StatusSection[], width: number): StatusLin
 			continue;
 		}
 
-		for (const item of section.items) {
+		for (const item of items) {
 			const length = displayWidth(item.text);
 			if (current.length > 0 && used + separator.length + length > lineRoom()) {
 				push();

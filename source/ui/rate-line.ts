@@ -1,0 +1,36 @@
+/**
+ * A rate in one line of a given width, for every screen that shows one (serve's status box, the
+ * inspector's header, the upload's throughput): with pictures, a sparkline of the last buckets
+ * between the label and the figures; without (no colour, no terminal), the figures alone. Pure.
+ */
+import {peak, sparkline} from '../format/sparkline.js';
+import {cutToWidth, displayWidth} from '../format/width.js';
+
+export type RateLineInput = {
+	/** What is counted, e.g. `events` or `throughput`. */
+	label: string;
+	/** Counts per bucket, oldest first; the last is the latest whole bucket. */
+	values: readonly number[];
+	/** A count as a rate, e.g. `12/s`, `3/min`, `1.2 MB/s`. */
+	unit: (value: number) => string;
+	width: number;
+	/** Draw the sparkline (colour on a terminal); else plain text. */
+	pictures: boolean;
+};
+
+/** Columns a sparkline needs at the least to say something. */
+const minimumSpark = 4;
+
+/** `events ▁▂█▃▁ 3/s (peak 12/s)` with pictures, `events 3/s (peak 12/s)` without, in `width` columns at most. */
+export function rateLine({label, values, unit, width, pictures}: RateLineInput): string {
+	const figures = `${unit(values.at(-1) ?? 0)} (peak ${unit(peak(values))})`;
+	const plain = `${label} ${figures}`;
+	if (pictures && values.length > 0) {
+		const room = width - displayWidth(plain) - 1;
+		if (room >= minimumSpark) {
+			return `${label} ${sparkline(values, room)} ${figures}`;
+		}
+	}
+
+	return cutToWidth(plain, Math.max(0, width));
+}
