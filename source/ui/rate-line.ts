@@ -21,16 +21,22 @@ export type RateLineInput = {
 /** Columns a sparkline needs at the least to say something. */
 const minimumSpark = 4;
 
-/** `events ▁▂█▃▁ 3/s (peak 12/s)` with pictures, `events 3/s (peak 12/s)` without, in `width` columns at most. */
+/**
+ * `events ▁▂█▃▁ 3/s (peak 12/s)` with pictures, `events 3/s (peak 12/s)` without, in `width`
+ * columns at most: on a narrow line the peak goes first, then the sparkline; cut as a last resort.
+ */
 export function rateLine({label, values, unit, width, pictures}: RateLineInput): string {
-	const figures = `${unit(values.at(-1) ?? 0)} (peak ${unit(peak(values))})`;
-	const plain = `${label} ${figures}`;
+	const latest = unit(values.at(-1) ?? 0);
+	const choices = [`${latest} (peak ${unit(peak(values))})`, latest];
 	if (pictures && values.length > 0) {
-		const room = width - displayWidth(plain) - 1;
-		if (room >= minimumSpark) {
-			return `${label} ${sparkline(values, room)} ${figures}`;
+		for (const figures of choices) {
+			const room = width - displayWidth(`${label} ${figures}`) - 1;
+			if (room >= minimumSpark) {
+				return `${label} ${sparkline(values, room)} ${figures}`;
+			}
 		}
 	}
 
-	return cutToWidth(plain, Math.max(0, width));
+	const plain = choices.map(figures => `${label} ${figures}`).find(text => displayWidth(text) <= width);
+	return plain ?? cutToWidth(`${label} ${latest}`, Math.max(0, width));
 }

@@ -11,6 +11,8 @@ import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 import {detailLines, footerHint, helpLines, listLines, type InspectorMode} from './inspector-format.js';
 import {emptyQuery, filterHelp, filterText, parseFilterText, queryMatcher, queryText, timeWindow, type Query} from './inspector-query.js';
+import {headerWithPulse} from './inspector-pulse.js';
+import {useInspectorPulse} from './use-inspector-pulse.js';
 import {loadNewer, loadOlder, moveCursor, newerCount, openWindow, scrolled, selectedRow, wantsOlder, type Reader, type Scope, type Window} from './inspector-window.js';
 
 export type InspectorActions = {
@@ -88,6 +90,7 @@ export function InspectorScreen({read, get, where, notice: firstNotice, actions,
 	const [notice, setNotice] = useState<string | undefined>(firstNotice);
 	const [detail, setDetail] = useState<{event: StoredEvent; offset: number}>();
 	const busy = useRef(false);
+	const pulse = useInspectorPulse(window, query, now());
 
 	const footer = mode === 'search'
 		? `/${input}▏  (Enter search · Esc cancel)`
@@ -292,7 +295,7 @@ export function InspectorScreen({read, get, where, notice: firstNotice, actions,
 	const selectedLine = shown.cursor - shown.top + 1;
 	return (
 		<Box flexDirection="column" width={width}>
-			<Text bold wrap="truncate-end">{header}</Text>
+			<Text bold wrap="truncate-end">{headerWithPulse(header, pulse, width, colour)}</Text>
 			{body.slice(0, room).map((line, index) => (
 				<Text key={String(index)} wrap="truncate-end" inverse={mode === 'list' && shown.rows.length > 0 && index === selectedLine}>{line === '' ? ' ' : line}</Text>
 			))}

@@ -1,0 +1,117 @@
+/**
+ * The inspector's pulse: events per minute of the rows it read, at the right of its header; a
+ * sparkline with colour, figures without; only minutes wholly read; 40 and 120 columns.
+ */
+import {render} from 'ink-testing-library';
+import {afterEach, describe, expect, it} from 'vitest';
+import {displayWidth} from '../../../source/format/width.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
+import {feedPulse, headerWithPulse, pulseBucketMs, pulseValues, startPulse} from '../../../source/ui/events/inspector-pulse.js';
+import type {Row, Window} from '../../../source/ui/events/inspector-window.js';
+import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
+import {stripAnsi, terminalOf} from '../ink-terminal.js';
+import {waitFor} from '../../support/wait.js';
+import {storedEvent} from './memory-reader.js';
+
+const now = Date.parse('2025-03-01T14:05:30.000Z');
+const minute = pulseBucketMs;
+/** An event received `minutesAgo` minutes (and a few ms, by its number) before now. */
+const eventAt = (index: number, minutesAgo: number): StoredEvent => ({...storedEvent(index), receivedAt: new Date(now - (minutesAgo * minute) - index).toISOString()});
+const rowsOf = (events: StoredEvent[]): Row[] => events.map(event => ({key: [Date.parse(event.receivedAt), event.id], event}));
+const windowOf = (rows: Row[], olderEnd: boolean): Window => ({rows, cursor: 0, top: 0, olderEnd, atNewest: true, skipped: 0});
+/** Three events a minute ago, one two minutes ago, newest first. */
+const events = [eventAt(0, 1), eventAt(1, 1), eventAt(2, 1), eventAt(3, 2)];
+
+describe('counting the rows read', () => {
+	it('counts each row once, by the minute it was received', () => {
+		const scope = {};
+		const rows = rowsOf(events);
+		let pulse = feedPulse(startPulse(scope), windowOf(rows, true), scope);
+		pulse = feedPulse(pulse, windowOf(rows, true), scope);
+		const values = pulseValues(pulse, now);
+		// Half an hour of whole minutes, the last the one before now's.
+		expect(values).toHaveLength(30);
+		expect(values.slice(-3)).toEqual([0, 1, 3]);
+		expect(values.reduce((sum, value) => sum + value, 0)).toBe(4);
+	});
+
+	it('draws only the minutes wholly read while older rows are not read yet, and grows as they are', () => {
+		const scope = {};
+		const newest = feedPulse(startPulse(scope), windowOf(rowsOf(events.slice(0, 2)), false), scope);
+		// The oldest row read is a minute old: its minute may hold more, so nothing whole is read yet.
+		expect(pulseValues(newest, now).reduce((sum, value) => sum + value, 0)).toBe(0);
+		const all = feedPulse(newest, windowOf(rowsOf(events), true), scope);
+		expect(pulseValues(all, now).reduce((sum, value) => sum + value, 0)).toBe(4);
+	});
+
+	it('starts again for a new search, or after a gap in what was read', () => {
+		const scope = {};
+		const pulse = feedPulse(startPulse(scope), windowOf(rowsOf(events.slice(2)), true), scope);
+		const other = {};
+		expect(feedPulse(pulse, windowOf(rowsOf(events.slice(0, 1)), true), other).complete).toBe(true);
+		expect(feedPulse(pulse, windowOf(rowsOf(events.slice(0, 1)), false), other).oldest?.[1]).toBe(events[0]?.id);
+		const gap = feedPulse(pulse, windowOf(rowsOf(events.slice(0, 1)), false), scope);
+		expect(gap.complete).toBe(false);
+		expect(gap.oldest?.[1]).toBe(events[0]?.id);
+	});
+
+	it('puts the pulse at the right of the header, the header giving way, within the width', () => {
+		const values = [0, 2, 5, 1];
+		for (const width of [40, 120]) {
+			const line = headerWithPulse('events · following · journal /home/someone/.local/share/platform-tui', values, width, true);
+			expect(displayWidth(line)).toBe(width);
+			expect(line).toMatch(/^events · following .*\s{2}events [▁▂▃▄▅▆▇█]+ 1\/min/);
+		}
+
+		expect(headerWithPulse('events · following', values, 60, false)).toMatch(/^events · following\s+events 1\/min \(peak 5\/min\)$/);
+		expect(headerWithPulse('events · following', [], 60, true)).toBe('events · following');
+	});
+});
+
+describe('the pulse on the inspector', () => {
+	const cleanups: Array<() => void> = [];
+	afterEach(() => {
+		for (const cleanup of cleanups.splice(0)) {
+			cleanup();
+		}
+	});
+
+	function mount(columns: number, colour: boolean) {
+		cleanups.push(terminalOf(columns));
+		const rows = rowsOf(events);
+		const instance = render(
+			<InspectorScreen
+				read={query => (query.direction === 'older' && query.after === undefined ? {events: rows, end: true} : {events: [], end: true})}
+				get={async id => Promise.resolve(events.find(each => each.id === id))}
+				where="journal /home/someone/.local/share/platform-tui"
+				actions={{replay: async () => Promise.resolve(''), edit: async () => Promise.resolve(''), copy: id => id}}
+				colour={colour}
+				now={() => now}
+				pollMs={3_600_000}
+				onQuit={() => undefined}
+			/>,
+		);
+		cleanups.push(() => {
+			instance.unmount();
+		});
+		return instance;
+	}
+
+	for (const columns of [40, 120]) {
+		it(`draws the events per minute in the header at ${columns} columns`, async () => {
+			const instance = mount(columns, true);
+			const frame = await waitFor(() => stripAnsi(instance.lastFrame() ?? ''), {until: text => text.includes('/min')});
+			const header = frame.split('\n')[0] ?? '';
+			expect(header).toMatch(/ events [▁▂▃▄▅▆▇█]+ 3\/min/);
+			for (const line of frame.split('\n')) {
+				expect(displayWidth(line)).toBeLessThanOrEqual(columns);
+			}
+		});
+	}
+
+	it('says the figures without colour', async () => {
+		const instance = mount(120, false);
+		const frame = await waitFor(() => stripAnsi(instance.lastFrame() ?? ''), {until: text => text.includes('/min')});
+		expect(frame.split('\n')[0]).toMatch(/ events 3\/min \(peak 3\/min\)$/);
+	});
+});
