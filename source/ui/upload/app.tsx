@@ -8,6 +8,8 @@ import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, trunca
 import {useTerminalSize} from '../use-terminal-size.js';
 import {useExitAfterFrame} from '../use-exit-after-frame.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
+import {transferring} from './throughput.js';
+import {ThroughputLine} from './ThroughputLine.js';
 import {countFiles, hiddenSummary, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
 /**
@@ -90,7 +92,8 @@ function ReplyLine({state, now}: {state: UploadViewState; now: number}) {
 function LiveArea({state, now, budget, width}: {state: UploadViewState; now: number; budget: number; width: number}) {
 	const counts = countFiles(state.files);
 	const chatLine = state.chat.status !== 'created';
-	const fixed = (chatLine ? 1 : 0) + (state.files.length > 0 ? 3 : 0) + 1;
+	const throughput = state.files.length > 0 && transferring(state);
+	const fixed = (chatLine ? 1 : 0) + (state.files.length > 0 ? 3 : 0) + (throughput ? 1 : 0) + 1;
 	const rows = liveRows(state.files);
 	const room = Math.max(0, budget - fixed);
 	const shown = rows.length <= room ? rows : rows.slice(0, Math.max(0, room - 1));
@@ -100,6 +103,7 @@ function LiveArea({state, now, budget, width}: {state: UploadViewState; now: num
 		<Box flexDirection='column'>
 			{chatLine && <Text wrap='truncate'><Text color='cyan'><Spinner type='dots'/></Text> Chat {state.chat.status === 'creating' ? `creating "${state.chat.title ?? ''}"…` : 'waiting…'} <Text dimColor>{formatElapsed(now - state.startedAt)}</Text></Text>}
 			{state.files.length > 0 && <TotalsLine state={state} counts={counts} now={now}/>}
+			{throughput && <ThroughputLine state={state} now={now}/>}
 			{shown.map(row => <FileLine key={row.name} row={row} width={width} live now={now}/>)}
 			{hidden > 0 && shown.length < rows.length && <Text wrap='truncate' dimColor>  … {hidden} more: {summary}</Text>}
 			{state.files.length > 0 && <IngestionLine state={state} counts={counts} now={now}/>}

@@ -1,6 +1,7 @@
 /** The upload screen's reducer: each workflow event applied to the view state, a pure function of both and the time. */
 import type {UploadEvent} from '../../workflow/events.js';
 import {updateFile} from './file-rows.js';
+import {addSent} from './throughput.js';
 import type {FilePhase, StaticItem, UploadViewState} from './view-state.js';
 
 function addStatic(state: UploadViewState, item: StaticItem): UploadViewState {
@@ -89,13 +90,13 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		case 'file-progress': {
 			const previous = state.files.find(row => row.name === event.name)?.sentBytes ?? 0;
 			const next = updateFile(state, event.name, row => ({...row, phase: 'uploading', sentBytes: event.sentBytes}));
-			return {...next, sentBytes: next.sentBytes + Math.max(0, event.sentBytes - previous)};
+			return addSent(next, Math.max(0, event.sentBytes - previous), now);
 		}
 
 		case 'file-uploaded': {
 			const previous = state.files.find(row => row.name === event.name)?.sentBytes ?? 0;
 			const next = updateFile(state, event.name, row => ({...row, phase: 'finalizing', sentBytes: event.bytes, uploaded: true}));
-			return {...next, sentBytes: next.sentBytes + Math.max(0, event.bytes - previous)};
+			return addSent(next, Math.max(0, event.bytes - previous), now);
 		}
 
 		case 'file-finalized': {

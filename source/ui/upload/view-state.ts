@@ -1,4 +1,5 @@
 /** The upload screen's model: what the screen shows, as one plain value the reducer replaces. */
+import type {RateSamples} from '../../format/rate-samples.js';
 import type {FileFailure} from '../../workflow/errors.js';
 import type {ChatMessageSummary, SpaceSummary} from '../../workflow/events.js';
 import type {SkippedEntry} from '../../workflow/files.js';
@@ -48,6 +49,8 @@ export type UploadViewState = {
 	totalBytes: number;
 	sentBytes: number;
 	uploadStartedAt?: number;
+	/** Bytes sent per second (throughput.ts). */
+	throughput?: RateSamples;
 	uploadEndedAt?: number;
 	ingestion: {status: 'waiting' | 'running' | 'done'; total: number; timeoutMs?: number; startedAt?: number; endedAt?: number; round: number};
 	reply: {status: 'waiting' | 'sent' | 'streaming' | 'done'; prompt?: string; text: string; sentAt?: number; elapsedMs?: number};
