@@ -2,6 +2,8 @@ import {keyStatus} from '../../keys/status.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import {formatUtc} from '../../keys/time.js';
 import {statusLines} from '../../ui/keys/status-lines.js';
+import {overlapLines} from '../../ui/keys/overlap-timeline.js';
+import {colorEnabled, terminalColumns} from '../../terminal.js';
 import {policyMaxAgeMs} from '../../keys/age-policy.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
@@ -44,7 +46,9 @@ const command: Command<Record<string, never>> = {
 					: null,
 			});
 		} else {
-			context.stdout.write(`${statusLines(status, now).join('\n')}\n`);
+			const columns = terminalColumns(context.stdout);
+			const overlap = overlapLines(status, now, {pictures: colorEnabled(context.stdout, context.env), ...(columns === undefined ? {} : {columns})});
+			context.stdout.write(`${[...statusLines(status, now), ...overlap].join('\n')}\n`);
 		}
 
 		if (status.envHoldsPreviousKey && status.previousKey?.valid) {
