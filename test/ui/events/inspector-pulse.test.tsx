@@ -2,16 +2,15 @@
  * The inspector's pulse: events per minute of the rows it read, at the right of its header; a
  * sparkline with colour, figures without; only minutes wholly read; 40 and 120 columns.
  */
-import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
 import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {feedPulse, headerWithPulse, pulseBucketMs, pulseValues, startPulse} from '../../../source/ui/events/inspector-pulse.js';
 import type {Row, Window} from '../../../source/ui/events/inspector-window.js';
-import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
 import {stripAnsi, terminalOf} from '../ink-terminal.js';
 import {waitFor} from '../../support/wait.js';
 import {storedEvent} from './memory-reader.js';
+import {renderInspector} from './render-inspector.js';
 
 const now = Date.parse('2025-03-01T14:05:30.000Z');
 const minute = pulseBucketMs;
@@ -78,23 +77,7 @@ describe('the pulse on the inspector', () => {
 
 	function mount(columns: number, colour: boolean) {
 		cleanups.push(terminalOf(columns));
-		const rows = rowsOf(events);
-		const instance = render(
-			<InspectorScreen
-				read={query => (query.direction === 'older' && query.after === undefined ? {events: rows, end: true} : {events: [], end: true})}
-				get={async id => Promise.resolve(events.find(each => each.id === id))}
-				where="journal /home/someone/.local/share/platform-tui"
-				actions={{replay: async () => Promise.resolve(''), edit: async () => Promise.resolve(''), copy: id => id}}
-				colour={colour}
-				now={() => now}
-				pollMs={3_600_000}
-				onQuit={() => undefined}
-			/>,
-		);
-		cleanups.push(() => {
-			instance.unmount();
-		});
-		return instance;
+		return renderInspector(colour, cleanups, events, () => now);
 	}
 
 	for (const columns of [40, 120]) {

@@ -4,8 +4,8 @@ import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {InspectorScreen} from '../../../source/ui/events/InspectorScreen.js';
 import {memoryReader, storedEvent} from './memory-reader.js';
 
-/** Renders the inspector over `events` (three with long chat ids by default); `cleanups` gets its unmount. */
-export function renderInspector(colour: boolean, cleanups: Array<() => void>, events: StoredEvent[] = [0, 1, 2].map(index => storedEvent(index))) {
+/** Renders the inspector over `events` (three with long chat ids by default); `cleanups` gets its unmount. `now`: its clock. */
+export function renderInspector(colour: boolean, cleanups: Array<() => void>, events: StoredEvent[] = [0, 1, 2].map(index => storedEvent(index)), now?: () => number) {
 	const instance = render(
 		<InspectorScreen
 			read={memoryReader(events)}
@@ -13,6 +13,7 @@ export function renderInspector(colour: boolean, cleanups: Array<() => void>, ev
 			where="journal"
 			actions={{replay: async () => Promise.resolve(''), edit: async () => Promise.resolve(''), copy: id => id}}
 			colour={colour}
+			{...(now ? {now} : {})}
 			pollMs={3_600_000}
 			onQuit={() => undefined}
 		/>,
