@@ -25,13 +25,18 @@ const slotOf = (samples: RateSamples, bucket: number) => ((bucket % samples.size
 
 /** `amount` more in the bucket of time `at` (ms); a time older than the buckets kept is dropped. */
 export function addSample(samples: RateSamples, at: number, amount = 1): RateSamples {
+	const copy = {...samples, counts: [...samples.counts]};
+	return addInPlace(copy, at, amount) ? copy : samples;
+}
+
+/** addSample into `samples` itself (its own copy: RateSampler's); false when nothing was added. */
+function addInPlace(samples: {bucketMs: number; size: number; newest: number; counts: number[]}, at: number, amount: number): boolean {
 	const bucket = bucketOf(samples, at);
 	if (!Number.isFinite(bucket) || !(amount > 0) || bucket <= samples.newest - samples.size) {
-		return samples;
+		return false;
 	}
 
-	const counts = [...samples.counts];
-	let {newest} = samples;
+	const {counts, newest} = samples;
 	if (bucket > newest) {
 		// The buckets passed since the newest start again from 0 (all of them after a long pause).
 		const cleared = Math.min(samples.size, Number.isFinite(newest) ? bucket - newest : samples.size);
@@ -39,12 +44,12 @@ export function addSample(samples: RateSamples, at: number, amount = 1): RateSam
 			counts[slotOf(samples, bucket - step)] = 0;
 		}
 
-		newest = bucket;
+		samples.newest = bucket;
 	}
 
 	const slot = slotOf(samples, bucket);
 	counts[slot] = (counts[slot] ?? 0) + amount;
-	return {...samples, newest, counts};
+	return true;
 }
 
 /**
@@ -64,21 +69,27 @@ export function sampleValues(samples: RateSamples, now: number, since?: number):
 	return values;
 }
 
-/** A rate sampler for a mutable holder (a screen's ref): counts at the clock's time. */
+/** A rate sampler for a mutable holder (a screen's ref), counting in place at the clock's time. */
 export class RateSampler {
-	private samples: RateSamples;
+	private readonly samples: {bucketMs: number; size: number; newest: number; counts: number[]};
 
 	constructor(private readonly options: {bucketMs: number; size: number; clock: () => number}) {
-		this.samples = emptySamples(options.bucketMs, options.size);
+		const empty = emptySamples(options.bucketMs, options.size);
+		this.samples = {...empty, counts: [...empty.counts]};
 	}
 
 	/** `amount` more now (or at `at`, when the time is known). */
 	record(amount = 1, at = this.options.clock()): void {
-		this.samples = addSample(this.samples, at, amount);
+		addInPlace(this.samples, at, amount);
 	}
 
 	/** The counts per bucket up to now, oldest first (see sampleValues). */
 	values(since?: number): number[] {
-		return sampleValues(this.samples, this.options.clock(), since);
+		return this.valuesAt(this.options.clock(), since);
+	}
+
+	/** The counts per bucket up to time `at`, oldest first (see sampleValues). */
+	valuesAt(at: number, since?: number): number[] {
+		return sampleValues(this.samples, at, since);
 	}
 }

@@ -106,6 +106,7 @@ describe('rate samples', () => {
 		sampler.record(1, 500);
 		expect(sampler.values()).toEqual([0, 0, 2, 2]);
 		expect(sampler.values(1000)).toEqual([2]);
+		expect(sampler.valuesAt(0)).toEqual([0, 0, 0, 2]);
 	});
 });
 

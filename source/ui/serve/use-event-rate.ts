@@ -2,8 +2,8 @@
  * The serve screen's pulse: the requests the receiver answered (accepted, duplicate or rejected),
  * counted per second over the last minute, from the events the screen already receives.
  */
-import {useEffect, useRef} from 'react';
-import {addSample, emptySamples, sampleValues, type RateSamples} from '../../format/rate-samples.js';
+import {useEffect, useState} from 'react';
+import {RateSampler} from '../../format/rate-samples.js';
 import type {ReceiverEvent} from '../../receiver/events.js';
 import type {ServeSource} from './source.js';
 
@@ -21,13 +21,12 @@ export function isRequest(event: ReceiverEvent): boolean {
  * `at`, oldest first, since the screen opened.
  */
 export function useEventRate(source: ServeSource, now: () => number): (at: number) => number[] {
-	const samples = useRef<RateSamples>(emptySamples(rateBucketMs, rateBuckets));
-	const since = useRef(now());
+	const [{sampler, since}] = useState(() => ({sampler: new RateSampler({bucketMs: rateBucketMs, size: rateBuckets, clock: now}), since: now()}));
 	useEffect(() => source.on('event', event => {
 		if (isRequest(event)) {
-			samples.current = addSample(samples.current, now());
+			sampler.record();
 		}
-	}), [source, now]);
+	}), [source, sampler]);
 	// The second under way is not whole yet: the line ends with the last whole one.
-	return at => sampleValues(samples.current, at - rateBucketMs, since.current);
+	return at => sampler.valuesAt(at - rateBucketMs, since);
 }
