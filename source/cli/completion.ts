@@ -83,7 +83,7 @@ const command: Command<CompletionOptions> = {
 		const {context} = deps;
 		if (options.kind === 'script') {
 			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']});
-			context.stdout.write(context.json ? `${JSON.stringify({type: 'completion-script', shell: options.shell, script})}\n` : script);
+			deps.output.print({type: 'completion-script', shell: options.shell, script}, script);
 			return 0;
 		}
 
@@ -96,7 +96,9 @@ const command: Command<CompletionOptions> = {
 			const {backend} = await openStore(store, 'read', context.env);
 			try {
 				const events = await backend.list({limit: 200});
-				context.stdout.write(events.map(event => (context.json ? `${JSON.stringify({type: 'event-id', id: event.id})}\n` : `${event.id}\n`)).join(''));
+				for (const event of events) {
+					deps.output.print({type: 'event-id', id: event.id}, `${event.id}\n`);
+				}
 			} finally {
 				await backend.close();
 			}

@@ -10,8 +10,11 @@ import {clientRetryBase} from '../config/test-timers.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
 import {overdueKey} from '../keys/age-policy.js';
 import {keyAgeWarning} from './messages/key-age.js';
+import type {Output} from '../context.js';
 import type {CommandContext} from './types.js';
 import type {JsonRecordLine} from './json-records.js';
+import {createJsonWriter} from './json-writer.js';
+import {createPlainOutput} from './output.js';
 
 export type Clock = {now(): number};
 
@@ -33,9 +36,11 @@ export type Deps = {
 	client(settings: Partial<Record<SettingName, string>> & {baseUrl: string; apiKey: string; appId: string}, extra?: Partial<PlatformClientOptions>, use?: {warnKeyAge?: boolean}): PlatformClient;
 	/** Prints the key-age policy's warning on stderr when the key in use is older than keyMaxAge; at most once per run. */
 	warnKeyAge(): void;
-	/** Writes one NDJSON line to stdout. */
-	/** One NDJSON line of a declared record type (json-records.ts). */
-	writeJson(value: JsonRecordLine): void;
+	/**
+	 * The run's one writer of records (context.ts `Output`): with --json each record of a declared
+	 * type (json-records.ts), checked and printed as one NDJSON line; without, its plain text.
+	 */
+	output: Output<JsonRecordLine>;
 };
 
 /** One debug line for a platform request; keys appear masked only. */
@@ -65,7 +70,11 @@ export function formatRequestLog(entry: RequestLogEntry): string {
 	return `[debug] ${parts.join('  ')}`;
 }
 
-export function createDeps(context: CommandContext, overrides: {clock?: Clock} = {}): Deps {
+/**
+ * `output`: the dispatcher's writer, which ends the run; without one (a test calling a command
+ * itself), a writer of the context's own.
+ */
+export function createDeps(context: CommandContext, overrides: {clock?: Clock; output?: Output<JsonRecordLine>} = {}): Deps {
 	let store: ConfigStore | undefined;
 	const getStore = () => {
 		store ??= new ConfigStore(context.env);
@@ -129,9 +138,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock} =
 
 			return new PlatformClient(options);
 		},
-		writeJson(value) {
-			context.stdout.write(`${JSON.stringify(value)}\n`);
-		},
+		output: overrides.output ?? (context.json ? createJsonWriter(context.stdout) : createPlainOutput(context.stdout)),
 	};
 	return deps;
 }

@@ -1,12 +1,22 @@
 /**
  * Every `--json` record type a command prints (docs/json.md), declared once: its zod schema and
- * the commands that print it. `deps.writeJson` takes only a declared `type`; the envelope test
- * (test/cli/json-envelope.test.ts) checks each line a command printed against its schema, and the
+ * the commands that print it. The run's writer (json-writer.ts) prints only a declared `type` whose
+ * fields match its schema, and lists on the last line the ids named by the fields declared with
+ * `touches` below; the envelope test (test/cli/json-envelope.test.ts) runs every command, and the
  * docs test (test/cli/json-docs.test.ts) checks every JSON line shown in readme.md and docs/
  * against the same schemas. The last line (`result`, `error`) is json.ts's.
  */
 import * as z from 'zod';
+import type {TouchedIds} from '../context.js';
 import {errorLine, resultLine} from './json.js';
+
+/** The fields whose values are ids the run touched, and the list of the last line each goes to. */
+export const touchedFields = z.registry<{touches: keyof TouchedIds}>();
+/** A field naming a chat, a content or an event the run touched (`touches`: the last line lists it). */
+function touches<Schema extends z.ZodType>(schema: Schema, list: keyof TouchedIds): Schema {
+	touchedFields.add(schema, {touches: list});
+	return schema;
+}
 
 const text = z.string();
 const int = z.number().int();
@@ -19,8 +29,12 @@ const ids = z.array(z.string());
 const passed = z.unknown();
 const record = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape);
 const planned = z.strictObject({name: text, size: count});
-const plannedWithId = z.strictObject({name: text, size: count, contentId: id});
-const failure = z.looseObject({name: text, stage: z.enum(['upload', 'ingestion'])});
+const chatId = touches(z.string().min(1), 'chatIds');
+const contentId = touches(z.string().min(1), 'contentIds');
+const eventId = touches(z.string().min(1), 'eventIds');
+const contentIds = touches(z.array(z.string()), 'contentIds');
+const plannedWithId = z.strictObject({name: text, size: count, contentId});
+const failure = z.looseObject({name: text, stage: z.enum(['upload', 'ingestion']), contentId: touches(z.string(), 'contentIds').optional()});
 
 const upload = ['upload'] as const;
 const uploadAndChat = ['upload', 'chat'] as const;
@@ -29,7 +43,7 @@ const local = ['local'] as const;
 const replay = ['events replay'] as const;
 
 const eventSummary = {
-	id, event: text, status: text, receivedAt: iso, updatedAt: iso, chatId: id.optional(), durationMs: ms.optional(),
+	id: eventId, event: text, status: text, receivedAt: iso, updatedAt: iso, chatId: chatId.optional(), durationMs: ms.optional(),
 	attempts: count, nextAttemptAt: iso.optional(), error: text.optional(), note: text.optional(),
 };
 const receiverBase = {at: iso};
@@ -54,28 +68,28 @@ export const jsonRecords = {
 	'space-loaded': {schema: record({type: z.literal('space-loaded'), space: z.looseObject({name: text})}), commands: upload},
 	'space-warning': {schema: record({type: z.literal('space-warning'), message: text}), commands: upload},
 	'chat-creating': {schema: record({type: z.literal('chat-creating'), title: text}), commands: upload},
-	'chat-created': {schema: record({type: z.literal('chat-created'), chatId: id, title: text, durationMs: ms, resume: text.optional()}), commands: upload},
-	'chat-checked': {schema: record({type: z.literal('chat-checked'), chatId: id, messages: count, durationMs: ms, resume: text.optional()}), commands: upload},
+	'chat-created': {schema: record({type: z.literal('chat-created'), chatId, title: text, durationMs: ms, resume: text.optional()}), commands: upload},
+	'chat-checked': {schema: record({type: z.literal('chat-checked'), chatId, messages: count, durationMs: ms, resume: text.optional()}), commands: upload},
 	'sync-planned': {
 		schema: record({
-			type: z.literal('sync-planned'), dryRun: z.boolean(), chatId: id.optional(), manifest: text.optional(),
+			type: z.literal('sync-planned'), dryRun: z.boolean(), chatId: chatId.optional(), manifest: text.optional(),
 			upload: z.array(planned), replace: z.array(planned), awaiting: z.array(plannedWithId), unchanged: z.array(plannedWithId),
-			delete: z.array(z.strictObject({name: text, contentId: id})).optional(),
+			delete: z.array(z.strictObject({name: text, contentId})).optional(),
 		}),
 		commands: upload,
 	},
-	'content-deleted': {schema: record({type: z.literal('content-deleted'), name: text, contentId: id}), commands: upload},
-	'delete-failed': {schema: record({type: z.literal('delete-failed'), name: text, contentId: id, message: text}), commands: upload},
+	'content-deleted': {schema: record({type: z.literal('content-deleted'), name: text, contentId}), commands: upload},
+	'delete-failed': {schema: record({type: z.literal('delete-failed'), name: text, contentId, message: text}), commands: upload},
 	'file-started': {schema: record({type: z.literal('file-started'), name: text}), commands: upload},
-	'file-upserted': {schema: record({type: z.literal('file-upserted'), name: text, contentId: id}), commands: upload},
-	'file-progress': {schema: record({type: z.literal('file-progress'), name: text, contentId: id, sentBytes: count, totalBytes: count}), commands: upload},
-	'file-uploaded': {schema: record({type: z.literal('file-uploaded'), name: text, contentId: id, bytes: count, durationMs: ms}), commands: upload},
-	'file-finalized': {schema: record({type: z.literal('file-finalized'), name: text, contentId: id}), commands: upload},
-	'file-failed': {schema: record({type: z.literal('file-failed'), name: text, contentId: id.optional(), message: text, code: text.optional()}), commands: upload},
+	'file-upserted': {schema: record({type: z.literal('file-upserted'), name: text, contentId}), commands: upload},
+	'file-progress': {schema: record({type: z.literal('file-progress'), name: text, contentId, sentBytes: count, totalBytes: count}), commands: upload},
+	'file-uploaded': {schema: record({type: z.literal('file-uploaded'), name: text, contentId, bytes: count, durationMs: ms}), commands: upload},
+	'file-finalized': {schema: record({type: z.literal('file-finalized'), name: text, contentId}), commands: upload},
+	'file-failed': {schema: record({type: z.literal('file-failed'), name: text, contentId: contentId.optional(), message: text, code: text.optional()}), commands: upload},
 	retry: {schema: record({type: z.literal('retry'), file: text.optional(), operation: text, attempt: count, retryInMs: ms, reason: text}), commands: upload},
 	'upload-complete': {schema: record({type: z.literal('upload-complete'), files: count, failed: count, bytes: count, durationMs: ms, bytesPerSecond: z.number().nonnegative()}), commands: upload},
 	'ingestion-started': {schema: record({type: z.literal('ingestion-started'), total: count, timeoutMs: ms}), commands: upload},
-	'ingestion-state': {schema: record({type: z.literal('ingestion-state'), contentId: id, name: text, state: text, final: z.boolean()}), commands: upload},
+	'ingestion-state': {schema: record({type: z.literal('ingestion-state'), contentId, name: text, state: text, final: z.boolean()}), commands: upload},
 	'ingestion-round': {schema: record({type: z.literal('ingestion-round'), round: count, finished: count, failed: count, total: count, pending: ids, elapsedMs: ms, timeoutMs: ms}), commands: upload},
 	'ingestion-complete': {schema: record({type: z.literal('ingestion-complete'), total: count, finished: count, failed: count, elapsedMs: ms}), commands: upload},
 	'message-sent': {schema: record({type: z.literal('message-sent'), messageId: id.optional(), text}), commands: uploadAndChat},
@@ -83,10 +97,10 @@ export const jsonRecords = {
 	'reply-complete': {schema: record({type: z.literal('reply-complete'), text, elapsedMs: ms}), commands: uploadAndChat},
 	history: {schema: record({type: z.literal('history'), messages: z.array(z.strictObject({role: text, text}))}), commands: upload},
 	reply: {
-		schema: record({type: z.literal('reply'), chatId: id, contentIds: ids.optional(), reply: text, failed: z.array(failure).optional(), unchanged: ids.optional()}),
+		schema: record({type: z.literal('reply'), chatId, contentIds: contentIds.optional(), reply: text, failed: z.array(failure).optional(), unchanged: ids.optional()}),
 		commands: uploadAndChat,
 	},
-	cancelled: {schema: record({type: z.literal('cancelled'), chatId: id.optional(), resume: text.optional()}), commands: uploadAndChat},
+	cancelled: {schema: record({type: z.literal('cancelled'), chatId: chatId.optional(), resume: text.optional()}), commands: uploadAndChat},
 	listening: {
 		schema: record({
 			type: z.literal('listening'), at: iso, url: text, webhookUrl: text, healthUrl: text, secrets: count, key: text.nullable(), keySource: text.nullable(),
@@ -101,24 +115,24 @@ export const jsonRecords = {
 	status: {schema: record({type: z.literal('status'), at: iso, status: text, since: iso, reasons: z.array(text), dependencies: passed, warning: text.optional(), next: text.optional()}), commands: serve},
 	waiting: {schema: record({type: z.literal('waiting'), at: iso, count, nextAttemptAt: iso.optional()}), commands: serve},
 	rejected: {
-		schema: record({...receiverBase, type: z.literal('rejected'), request: count, method: text, path: text, remoteAddress: text, status: int, reason: text, error: text, eventId: id.optional()}),
+		schema: record({...receiverBase, type: z.literal('rejected'), request: count, method: text, path: text, remoteAddress: text, status: int, reason: text, error: text, eventId: eventId.optional()}),
 		commands: serve,
 	},
 	accepted: {
 		schema: record({
-			...receiverBase, type: z.literal('accepted'), request: count, remoteAddress: text, status: z.literal(200), eventId: id.optional(), eventType: text,
-			handling: z.enum(['logged', 'queued', 'unhandled', 'invalid']), chatId: id.optional(), userId: id.optional(), companyId: id.optional(), text: text.optional(),
+			...receiverBase, type: z.literal('accepted'), request: count, remoteAddress: text, status: z.literal(200), eventId: eventId.optional(), eventType: text,
+			handling: z.enum(['logged', 'queued', 'unhandled', 'invalid']), chatId: chatId.optional(), userId: id.optional(), companyId: id.optional(), text: text.optional(),
 			missing: z.array(text).optional(), secretIndex: count,
 		}),
 		commands: serve,
 	},
 	duplicate: {
-		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId: id, eventType: text, chatId: id.optional()}),
+		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId, eventType: text, chatId: chatId.optional()}),
 		commands: serve,
 	},
 	stage: {
 		schema: record({
-			...receiverBase, type: z.literal('stage'), eventId: id, chatId: text, stage: text, documents: count.optional(), durationMs: ms.optional(), reason: text.optional(),
+			...receiverBase, type: z.literal('stage'), eventId, chatId: touches(z.string(), 'chatIds'), stage: text, documents: count.optional(), durationMs: ms.optional(), reason: text.optional(),
 			nextAttemptAt: iso.optional(), waitingFor: text.optional(), tries: count.optional(), cleanup: passed.optional(), eventType: text.optional(), forward: passed.optional(),
 			finalStatus: text.optional(), storeLost: z.boolean().optional(),
 		}),
@@ -127,16 +141,16 @@ export const jsonRecords = {
 	draining: {schema: record({...receiverBase, type: z.literal('draining'), jobs: count, timeoutMs: ms}), commands: serve},
 	stopped: {schema: record({...receiverBase, type: z.literal('stopped'), counters: z.record(z.string(), count), cutOff: count, leftWaiting: count}), commands: serve},
 	response: {
-		schema: record({type: z.literal('response'), url: text, event: text, eventId: id, status: int, body: passed, durationMs: ms, note: text.optional()}),
+		schema: record({type: z.literal('response'), url: text, event: text, eventId, status: int, body: passed, durationMs: ms, note: text.optional()}),
 		commands: ['trigger'],
 	},
 	event: {
 		schema: z.looseObject({type: z.literal('event'), ...eventSummary, body: passed.optional(), bodyBase64: text.optional(), headers: passed.optional(), steps: passed.optional(), editedFrom: id.optional()}),
 		commands: ['events list', 'events show'],
 	},
-	exported: {schema: record({type: z.literal('exported'), id, path: text, bytes: count}), commands: ['events export']},
+	exported: {schema: record({type: z.literal('exported'), id: eventId, path: text, bytes: count}), commands: ['events export']},
 	replay: {
-		schema: record({type: z.literal('replay'), id, editedFrom: id.optional(), status: text, durationMs: ms.optional(), error: text.optional(), holder: text.optional()}),
+		schema: record({type: z.literal('replay'), id: eventId, editedFrom: id.optional(), status: text, durationMs: ms.optional(), error: text.optional(), holder: text.optional()}),
 		commands: replay,
 	},
 	'would-replay': {schema: record({type: z.literal('would-replay'), ...eventSummary}), commands: replay},
@@ -179,18 +193,18 @@ export const jsonRecords = {
 		commands: local,
 	},
 	delivery: {
-		schema: record({type: z.literal('delivery'), at: iso, eventId: id, event: text, url: text, attempt: count, status: int.nullable(), error: text.optional(), state: text}),
+		schema: record({type: z.literal('delivery'), at: iso, eventId, event: text, url: text, attempt: count, status: int.nullable(), error: text.optional(), state: text}),
 		commands: local,
 	},
-	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId: id, key: text, state: text, error: text.optional()}), commands: local},
+	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId, key: text, state: text, error: text.optional()}), commands: local},
 	'key-rotated': {schema: record({type: z.literal('key-rotated'), at: iso, oldKeyExpiresAt: iso}), commands: local},
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
-	'event-id': {schema: record({type: z.literal('event-id'), id}), commands: ['completion']},
+	'event-id': {schema: record({type: z.literal('event-id'), id: eventId}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
 
 export type JsonRecordType = keyof typeof jsonRecords;
 
-/** What `deps.writeJson` takes: a line of a declared type (its fields are checked by the tests against the schema). */
+/** What the run's writer takes (`deps.output.print`): a record of a declared type (its fields are checked against its schema as it is printed). */
 export type JsonRecordLine = {type: JsonRecordType} & Record<string, unknown>;
 
 /** Whether `command` (its words, e.g. `events list`) is one that prints lines of `type`. */

@@ -9,7 +9,7 @@
 import {isAbortError} from '../errors.js';
 import {findCommand} from './argv.js';
 import {globalFlags, sharedFlags} from './flags.js';
-import {guardOutput, readerGoneReason} from './output.js';
+import {createPlainOutput, guardOutput, readerGoneReason, type RunOutput} from './output.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {LoadedCommand, RegistryEntry} from './registry.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
@@ -34,15 +34,17 @@ export const dispatchErrorCodes = {
 	commandLoadFailed: 'command-load-failed',
 } as const;
 
-/**
- * A mistake caught before a command runs: the sentence and the hint on stderr, and with --json the
- * same as one NDJSON error line on stdout (as every other error).
- */
-function refuse(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean, code: string, message: string, hint?: string): number {
-	if (json) {
-		io.stdout.write(`${JSON.stringify({type: 'error', code, message, next: hint ?? usageHint, chatIds: [], contentIds: [], eventIds: []})}\n`);
-	}
+/** The run's writer: with --json the envelope's (json-writer.ts, loaded only then), else the plain one. */
+async function outputFor(io: Pick<CliIo, 'stdout'>, json: boolean): Promise<RunOutput> {
+	return json ? (await import('./json-writer.js')).createJsonWriter(io.stdout) : createPlainOutput(io.stdout);
+}
 
+/**
+ * A mistake caught before a command runs: the sentence and the hint on stderr, and through the
+ * run's writer the end of the run (with --json its `error` line, as every other error).
+ */
+async function refuse(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean, code: string, message: string, hint?: string): Promise<number> {
+	(await outputFor(io, json)).error({code, message, next: hint ?? usageHint});
 	io.stderr.write(`${message}\n${hint ? `${hint}\n` : ''}`);
 	return exitCodes.failure;
 }
@@ -70,7 +72,7 @@ function problemText(problem: TokenProblem, name: string, words: readonly string
 	}
 }
 
-function tokenMistake(io: CliIo, json: boolean, problem: TokenProblem, name: string, words: readonly string[], hint: string): number {
+async function tokenMistake(io: CliIo, json: boolean, problem: TokenProblem, name: string, words: readonly string[], hint: string): Promise<number> {
 	const {code, message} = problemText(problem, name, words);
 	return refuse(io, json, code, message, hint);
 }
@@ -81,7 +83,7 @@ async function printVersion(io: CliIo): Promise<number> {
 	return exitCodes.ok;
 }
 
-function unknownCommand(io: CliIo, json: boolean, words: string, suggestion: string | undefined): number {
+async function unknownCommand(io: CliIo, json: boolean, words: string, suggestion: string | undefined): Promise<number> {
 	const mean = suggestion ? ` Did you mean "${suggestion}"?` : '';
 	return refuse(io, json, dispatchErrorCodes.unknownCommand, `Unknown command "${words}".${mean}`, usageHint);
 }
@@ -98,7 +100,7 @@ export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout'
 		return {...loaded as AnyCommand, name: [...entry.words], summary: entry.summary};
 	} catch (error) {
 		const {errorMessage} = await import('../format/value.js');
-		refuse(io, json, dispatchErrorCodes.commandLoadFailed, `Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.`);
+		await refuse(io, json, dispatchErrorCodes.commandLoadFailed, `Error: the "${entry.words.join(' ')}" command could not be loaded (${errorMessage(error)}); reinstall platform-tui, or run 'npm run build' in a checkout.`);
 		return undefined;
 	}
 }
@@ -107,10 +109,10 @@ export async function loadCommand(entry: RegistryEntry, io: Pick<CliIo, 'stdout'
  * Help on stdout, exit 0. With --json it is the envelope's: one `help` line holding the text (for
  * `command`: the words asked about, `help` for the main help), then the `result` line.
  */
-function printHelp(io: Pick<CliIo, 'stdout'>, json: boolean, command: string, text: string): number {
-	io.stdout.write(json
-		? `${JSON.stringify({type: 'help', command, text})}\n${JSON.stringify({type: 'result', command, exitCode: exitCodes.ok, chatIds: [], contentIds: [], eventIds: []})}\n`
-		: text);
+async function printHelp(io: Pick<CliIo, 'stdout'>, json: boolean, command: string, text: string): Promise<number> {
+	const output = await outputFor(io, json);
+	output.print({type: 'help', command, text}, text);
+	output.result(command, exitCodes.ok);
 	return exitCodes.ok;
 }
 
@@ -216,11 +218,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
 type Invocation = {io: CliIo; input: {argv: string[]; flags: Record<string, unknown>}; json: boolean; commandHint: string};
 
-/** Parses and runs a found command; words any error it ends with. With --json the run ends with one `result` or `error` line (json.ts). */
+/** Parses and runs a found command; words any error it ends with. The run ends through its writer: with --json one `result` or `error` line (json-writer.ts). */
 async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}: Invocation): Promise<number> {
 	const debug = input.flags.debug === true;
 	const offersLocal = 'local' in loaded.flags;
-	const output = json ? (await import('./json.js')).createJsonOutput(io.stdout) : undefined;
+	const output = await outputFor(io, json);
 	const context: CommandContext = {
 		words: loaded.name,
 		argv: input.argv,
@@ -230,7 +232,7 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		debug,
 		interactive: Boolean(io.stdout.isTTY) && !io.env.CI && !json,
 		stdin: io.stdin,
-		stdout: output?.stream ?? io.stdout,
+		stdout: io.stdout,
 		stderr: io.stderr,
 		signal: io.signal,
 	};
@@ -238,17 +240,20 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 	try {
 		const {createDeps} = await import('./deps.js');
 		const options: unknown = loaded.parse(context);
-		const returned = await loaded.run(options, createDeps(context));
+		const returned = await loaded.run(options, createDeps(context, {output}));
 		// A command that stopped on the signal says 130; the signal's reason tells which stop it was.
 		const code = stoppedCodes.has(returned) && io.signal.aborted ? exitCodeFor(undefined, io.signal) : returned;
-		await (stoppedCodes.has(code)
-			? output?.finish({error: cancelledText(code)})
-			: output?.finish({exitCode: code, command}));
+		if (stoppedCodes.has(code)) {
+			output.error(cancelledText(code));
+		} else {
+			output.result(command, code);
+		}
+
 		return code;
 	} catch (error) {
 		const code = exitCodeFor(error, io.signal);
 		if (stoppedCodes.has(code)) {
-			await output?.finish({error: cancelledText(code)});
+			output.error(cancelledText(code));
 			// A reader that went away is answered by silence, as `git log | head` does.
 			if (code !== exitCodes.readerGone) {
 				io.stderr.write('Cancelled.\n');
@@ -262,7 +267,7 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};
-		await output?.finish({error: {code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume}});
+		output.error({code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume});
 		const stack = debug ? debugStack(error) : undefined;
 		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
 		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);

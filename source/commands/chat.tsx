@@ -39,37 +39,22 @@ export async function openChatPrompt(deps: Deps, conversation: ConversationOptio
 }
 
 async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: string): Promise<number> {
-	const {context} = deps;
-	const {createStreamPrinter} = await import('../ui/chat/plain.js');
-	const printer = createStreamPrinter(chunk => context.stdout.write(chunk));
+	const {context, output} = deps;
+	const {createReplyStream} = await import('../ui/chat/plain.js');
+	// Without --json the reply is printed as it streams; with it, each event is a record.
+	const reply = createReplyStream();
 	try {
-		const reply = await askInChat(conversation, prompt, context.signal, event => {
-			if (context.json) {
-				deps.writeJson(event);
-			} else if (event.type === 'reply-progress') {
-				printer.update(event.text);
-			}
+		const answer = await askInChat(conversation, prompt, context.signal, event => {
+			output.print(event, event.type === 'reply-progress' ? () => reply.next(event.text) : undefined);
 		});
-		if (context.json) {
-			deps.writeJson({type: 'reply', chatId: conversation.chatId, reply: reply.text});
-		} else {
-			printer.finish(reply.text);
-		}
-
+		output.print({type: 'reply', chatId: conversation.chatId, reply: answer.text}, () => `${reply.next(answer.text)}\n`);
 		return 0;
 	} catch (error) {
 		if (!isAbortError(error) && !context.signal.aborted) {
 			throw error;
 		}
 
-		if (printer.shown !== '') {
-			context.stdout.write('\n');
-		}
-
-		if (context.json) {
-			deps.writeJson({type: 'cancelled', chatId: conversation.chatId});
-		}
-
+		output.print({type: 'cancelled', chatId: conversation.chatId}, reply.shown === '' ? undefined : '\n');
 		context.stderr.write(`Stopped waiting; the reply keeps arriving in chat ${conversation.chatId} on the platform.\n`);
 		return context.signal.reason === 'SIGTERM' ? 143 : 130;
 	}
@@ -114,6 +99,8 @@ const command: Command<ChatCommandOptions> = {
 	},
 	async run(options, deps) {
 		const {context} = deps;
+		// The run is about this chat from the start: a refusal or a failure names it on the last --json line too.
+		deps.output.touched({chatIds: [options.chatId]});
 		if (options.prompt === undefined && !context.interactive) {
 			throw new UsageError('not-interactive', `Without a prompt, chat opens a prompt, which needs a terminal; pass the question: platform-tui chat ${options.chatId} "…"`);
 		}

@@ -147,10 +147,7 @@ function bannerNotes(options: LocalOptions['platform'], webhookUrl: string | und
 }
 
 async function run(options: LocalOptions, deps: Deps): Promise<number> {
-	const {context} = deps;
-	const write = (stream: NodeJS.WritableStream, line: string): void => {
-		stream.write(`${line}\n`);
-	};
+	const {context, output} = deps;
 
 	const llmApiKey = context.env.PLATFORM_LOCAL_LLM_API_KEY;
 	const endpointSecret = options.secretFile === undefined ? undefined : await readSecretFile(options.secretFile, context);
@@ -158,30 +155,26 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 		...options.platform,
 		...(endpointSecret === undefined ? {} : {endpointSecret}),
 		...(llmApiKey === undefined || llmApiKey === '' ? {} : {llmApiKey}),
-		log: context.json
+		// The request log: records with --json, else lines on stderr (stdout holds the export lines).
+		log: output.json
 			? event => {
-				write(context.stdout, JSON.stringify(event));
+				output.print(event);
 			}
 			: event => {
-				write(context.stderr, describeEvent(event));
+				context.stderr.write(`${describeEvent(event)}\n`);
 			},
 	});
 	const settings = platform.settings();
-	if (context.json) {
-		write(context.stdout, JSON.stringify({type: 'local-platform', ...settings}));
-	} else {
-		write(context.stdout, `# Local platform on ${settings.baseUrl} — paste these lines into another shell, Ctrl+C stops it.`);
-		for (const line of exportLines(settings)) {
-			write(context.stdout, line);
-		}
-
-		write(context.stdout, bannerNotes(options.platform, platform.webhookUrl));
-	}
+	output.print({type: 'local-platform', ...settings}, () => [
+		`# Local platform on ${settings.baseUrl} — paste these lines into another shell, Ctrl+C stops it.`,
+		...exportLines(settings),
+		bannerNotes(options.platform, platform.webhookUrl),
+	].map(line => `${line}\n`).join(''));
 
 	await waitForAbort(context.signal);
 	await platform.close();
-	if (!context.json) {
-		write(context.stderr, 'Local platform stopped.');
+	if (!output.json) {
+		context.stderr.write('Local platform stopped.\n');
 	}
 
 	return 0;

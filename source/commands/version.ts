@@ -12,12 +12,7 @@ const command: Command<Record<string, never>> = {
 		return {};
 	},
 	run(_options, deps) {
-		if (deps.context.json) {
-			deps.writeJson({type: 'version', version, node: process.version});
-		} else {
-			deps.context.stdout.write(`${version}\n`);
-		}
-
+		deps.output.print({type: 'version', version, node: process.version}, `${version}\n`);
 		return Promise.resolve(0);
 	},
 };

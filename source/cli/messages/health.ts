@@ -22,7 +22,7 @@ export function healthText(state: HealthState, clock: (iso: string) => string, w
 }
 
 /** The NDJSON record of a status change. */
-export function healthRecord(state: HealthState): Record<string, unknown> {
+export function healthRecord(state: HealthState): {type: 'status'} & Record<string, unknown> {
 	return {
 		type: 'status',
 		at: state.since,
@@ -45,6 +45,6 @@ export function waitingText(summary: WaitingSummary, clock: (iso: string) => str
 }
 
 /** The NDJSON record of a change in the waiting events. */
-export function waitingRecord(summary: WaitingSummary): Record<string, unknown> {
+export function waitingRecord(summary: WaitingSummary): {type: 'waiting'} & Record<string, unknown> {
 	return {type: 'waiting', at: new Date().toISOString(), count: summary.count, ...(summary.nextAttemptAt === undefined ? {} : {nextAttemptAt: summary.nextAttemptAt})};
 }

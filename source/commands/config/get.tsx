@@ -25,8 +25,8 @@ const command: Command<GetOptions> = {
 	run({name}, deps) {
 		const setting = deps.resolved()[name];
 		const value = setting && settingSpecs[name].secret ? mask(setting.value) : setting?.value;
-		if (deps.context.json) {
-			deps.writeJson({type: 'setting', name, value: value ?? null, source: setting?.source ?? 'not set'});
+		if (deps.output.json) {
+			deps.output.print({type: 'setting', name, value: value ?? null, source: setting?.source ?? 'not set'});
 			return Promise.resolve(setting ? 0 : 1);
 		}
 

@@ -23,9 +23,9 @@ const command: Command<Record<string, never>> = {
 			const value = setting ? (spec.secret ? mask(setting.value) : setting.value) : undefined;
 			return {name, value, source: setting?.source ?? 'not set', env: spec.env};
 		});
-		if (deps.context.json) {
+		if (deps.output.json) {
 			for (const row of rows) {
-				deps.writeJson({type: 'setting', ...row, value: row.value ?? null});
+				deps.output.print({type: 'setting', ...row, value: row.value ?? null});
 			}
 
 			return Promise.resolve(0);

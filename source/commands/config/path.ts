@@ -12,12 +12,7 @@ const command: Command<Record<string, never>> = {
 	},
 	run(_options, deps) {
 		const {path} = deps.store();
-		if (deps.context.json) {
-			deps.writeJson({type: 'path', path});
-		} else {
-			deps.context.stdout.write(`${path}\n`);
-		}
-
+		deps.output.print({type: 'path', path}, `${path}\n`);
 		return Promise.resolve(0);
 	},
 };

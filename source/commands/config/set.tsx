@@ -69,14 +69,10 @@ const command: Command<SetOptions> = {
 		const store = deps.store();
 		await store.set(name, value);
 		const shown = settingSpecs[name].secret ? mask(value) : value;
-		if (context.json) {
-			deps.writeJson({type: 'stored', name, value: shown, path: store.path});
-		} else {
-			context.stdout.write(`Stored ${name} = ${shown} in ${store.path}\n`);
-			const envName = settingSpecs[name].env;
-			if (context.env[envName]) {
-				context.stderr.write(`Note: ${envName} is set in the environment and overrides the stored value.\n`);
-			}
+		deps.output.print({type: 'stored', name, value: shown, path: store.path}, `Stored ${name} = ${shown} in ${store.path}\n`);
+		const envName = settingSpecs[name].env;
+		if (!deps.output.json && context.env[envName]) {
+			context.stderr.write(`Note: ${envName} is set in the environment and overrides the stored value.\n`);
 		}
 
 		return 0;

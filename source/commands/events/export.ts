@@ -9,7 +9,7 @@ import {UsageError} from '../../cli/validators.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {eventIdArgument, openStore, parseStore, stderrWarning, storedEvent, storeFlags, type StoreOptions} from './shared.js';
 
-export type ExportOptions = StoreOptions & {id: string; output?: string; force: boolean; json: boolean};
+export type ExportOptions = StoreOptions & {id: string; output?: string; force: boolean};
 
 const newline = Buffer.from('\n');
 
@@ -37,7 +37,7 @@ const command: Command<ExportOptions> = {
 			throw new UsageError('flags-conflict', '--force replaces the file --output names, so it needs --output FILE (without it the body goes to stdout).');
 		}
 
-		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), force, json: flags.json === true, ...(output ? {output: resolve(output)} : {})};
+		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), force, ...(output ? {output: resolve(output)} : {})};
 	},
 	async run(options, deps) {
 		const {backend, directory} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
@@ -70,10 +70,9 @@ const command: Command<ExportOptions> = {
 		}
 
 		const bytes = body.length;
-		if (options.json) {
-			deps.writeJson({type: 'exported', id, path: options.output, bytes});
-		} else {
-			// The file is the result; the confirmation is a diagnostic, so stdout stays empty.
+		// The file is the result; without --json the confirmation is a diagnostic, so stdout stays empty.
+		deps.output.print({type: 'exported', id, path: options.output, bytes});
+		if (!deps.output.json) {
 			deps.context.stderr.write(`Wrote the body of ${id} (${bytes} bytes) to ${options.output}\n`);
 		}
 

@@ -6,7 +6,7 @@ import type {Command, FlagSpec} from '../../cli/types.js';
 import {filterFlags, listFilter, parseFilter, type FilterOptions} from './filter-flags.js';
 import {openStore, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
 
-export type ListOptions = StoreOptions & FilterOptions & {limit: number; json: boolean};
+export type ListOptions = StoreOptions & FilterOptions & {limit: number};
 
 /** Each flag once, with its default and range. */
 const listFlags = {
@@ -28,7 +28,6 @@ const command: Command<ListOptions> = {
 			...parseStore(flags, env),
 			...parseFilter(flags),
 			limit: readFlags({limit: listFlags.limit}, {flags, env}).limit,
-			json: flags.json === true,
 		};
 	},
 	async run(options, deps) {
@@ -39,13 +38,13 @@ const command: Command<ListOptions> = {
 			const events = await backend.list({...listFilter(options, deps.clock.now()), limit: options.limit, onUnreadable(id, reason) {
 				unreadable.push({id, reason});
 			}});
-			if (options.json) {
+			if (deps.output.json) {
 				for (const event of events) {
-					deps.writeJson({type: 'event', ...eventSummary(event)});
+					deps.output.print({type: 'event', ...eventSummary(event)});
 				}
 
 				for (const record of unreadable) {
-					deps.writeJson({type: 'unreadable', ...record});
+					deps.output.print({type: 'unreadable', ...record});
 				}
 
 				return 0;

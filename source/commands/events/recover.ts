@@ -9,7 +9,7 @@ import {recoverJournal, type RecoverResult} from '../../receiver/journal/recover
 import type {Command} from '../../cli/types.js';
 import {folderWarnings, parseStore, stderrWarning, storeFlags, type StoreOptions} from './shared.js';
 
-export type RecoverOptions = StoreOptions & {json: boolean};
+export type RecoverOptions = StoreOptions;
 
 /** Ids are listed when there are at most this many. */
 const fewIds = 10;
@@ -57,7 +57,7 @@ const command: Command<RecoverOptions> = {
 	examples: ['platform-tui events recover', 'platform-tui events recover --data-dir /var/lib/platform-tui --json'],
 	parse({flags, env}) {
 		const store = parseStore(flags, env);
-		return {...(store.dataDir ? {dataDir: store.dataDir} : {}), json: flags.json === true};
+		return store.dataDir ? {dataDir: store.dataDir} : {};
 	},
 	async run(options, deps) {
 		const directory = options.dataDir ?? defaultDataDir(deps.context.env);
@@ -65,16 +65,15 @@ const command: Command<RecoverOptions> = {
 		const result = await recoverJournal(directory);
 		warnings.forEach(stderrWarning(deps.context.stderr));
 		if (result.whole) {
-			if (options.json) {
-				deps.writeJson({type: 'nothing-to-recover', file: result.file, journal: result.journal, events: result.events, ids: result.ids});
-			} else {
-				deps.context.stdout.write(`Nothing to recover: all ${plural(result.events, 'event')} in ${result.file} read whole, none fails its checksum, and it takes writes; nothing was changed.
-`);
-			}
-		} else if (options.json) {
-			deps.writeJson({type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, known: result.known, ids: result.ids, unreadable: result.unreadable, damaged: result.damaged, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned});
+			deps.output.print(
+				{type: 'nothing-to-recover', file: result.file, journal: result.journal, events: result.events, ids: result.ids},
+				`Nothing to recover: all ${plural(result.events, 'event')} in ${result.file} read whole, none fails its checksum, and it takes writes; nothing was changed.\n`,
+			);
 		} else {
-			deps.context.stdout.write(`${lines(result).join('\n')}\n`);
+			deps.output.print(
+				{type: 'recovered', file: result.file, journal: result.journal, kept: result.kept, events: result.events, known: result.known, ids: result.ids, unreadable: result.unreadable, damaged: result.damaged, withoutSteps: result.withoutSteps, failures: result.failures, newMetaPages: result.newMetaPages, scanned: result.scanned},
+				() => `${lines(result).join('\n')}\n`,
+			);
 		}
 
 		return 0;

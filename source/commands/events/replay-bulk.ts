@@ -22,7 +22,6 @@ export type BulkReplayOptions = {
 	filter?: Omit<ListFilter, 'limit'>;
 	dryRun: boolean;
 	concurrency: number;
-	json: boolean;
 	/** Forwarding replays every type; the built-in answer only chosen-module events. */
 	anyType: boolean;
 };
@@ -111,40 +110,35 @@ export async function bulkReplay(backend: EventBackend, handler: () => JobHandle
 	const out = context.stdout;
 	const {events, unknown, notReplayable} = await select(backend, options);
 	if (options.dryRun) {
-		if (options.json) {
-			for (const event of events) {
-				deps.writeJson({type: 'would-replay', ...eventSummary(event)});
-			}
+		for (const event of events) {
+			deps.output.print({type: 'would-replay', ...eventSummary(event)});
+		}
 
-			deps.writeJson({type: 'summary', dryRun: true, wouldReplay: events.length, notReplayable: notReplayable.length, unknown});
-		} else {
-			if (events.length > 0) {
-				out.write(`${formatEventTable(events, tableWidth(out)).join('\n')}\n`);
-			}
-
+		deps.output.print({type: 'summary', dryRun: true, wouldReplay: events.length, notReplayable: notReplayable.length, unknown}, () => {
+			const table = events.length > 0 ? `${formatEventTable(events, tableWidth(out)).join('\n')}\n` : '';
 			const extra = notReplayable.length > 0 ? `; ${plural(notReplayable.length, 'event')} not replayable left out` : '';
 			const missing = unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : '';
-			out.write(`Would replay ${plural(events.length, 'event')}${extra}${missing} (dry run: nothing was sent).\n`);
-		}
+			return `${table}Would replay ${plural(events.length, 'event')}${extra}${missing} (dry run: nothing was sent).\n`;
+		});
 
 		return unknown.length > 0 ? 1 : 0;
 	}
 
-	const progress = context.interactive && !options.json;
+	// A terminal (never with --json): a progress bar on stderr instead of a line per event.
+	const progress = context.interactive;
 	const total = events.length + unknown.length;
 	const summary = await replayMany(backend, [...events.map(event => event.id), ...unknown], handler(), {
 		concurrency: options.concurrency,
 		signal: context.signal,
 		onItem(item, done) {
-			if (options.json) {
-				deps.writeJson({type: 'replay', id: item.id, status: item.outcome, ...(item.durationMs === undefined ? {} : {durationMs: item.durationMs}), ...(item.error ? {error: item.error} : {}), ...(item.holder ? {holder: item.holder} : {})});
-			} else if (progress) {
-				context.stderr.write(`\r${bar(done, total)}  ${item.outcome === 'answered' ? '' : itemLine(item).slice(0, 60)}\u001B[K`);
-				if (item.outcome === 'failed' || item.outcome === 'unknown') {
-					context.stderr.write(`\n${itemLine(item)}\n`);
-				}
-			} else {
-				out.write(`${itemLine(item)}\n`);
+			if (!progress) {
+				deps.output.print({type: 'replay', id: item.id, status: item.outcome, ...(item.durationMs === undefined ? {} : {durationMs: item.durationMs}), ...(item.error ? {error: item.error} : {}), ...(item.holder ? {holder: item.holder} : {})}, `${itemLine(item)}\n`);
+				return;
+			}
+
+			context.stderr.write(`\r${bar(done, total)}  ${item.outcome === 'answered' ? '' : itemLine(item).slice(0, 60)}\u001B[K`);
+			if (item.outcome === 'failed' || item.outcome === 'unknown') {
+				context.stderr.write(`\n${itemLine(item)}\n`);
 			}
 		},
 	});
@@ -152,11 +146,10 @@ export async function bulkReplay(backend: EventBackend, handler: () => JobHandle
 		context.stderr.write('\n');
 	}
 
-	if (options.json) {
-		deps.writeJson({type: 'summary', total: summary.total, done: summary.answered, failed: summary.failed + summary.unknown, skipped: summary.skipped, queued: summary.queued, notReplayable: notReplayable.length});
-	} else {
-		out.write(`${summaryText(summary, notReplayable.length)}\n`);
-	}
+	deps.output.print(
+		{type: 'summary', total: summary.total, done: summary.answered, failed: summary.failed + summary.unknown, skipped: summary.skipped, queued: summary.queued, notReplayable: notReplayable.length},
+		`${summaryText(summary, notReplayable.length)}\n`,
+	);
 
 	return summary.failed + summary.unknown > 0 ? 1 : 0;
 }

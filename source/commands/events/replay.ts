@@ -23,7 +23,6 @@ export type ReplayOptions = StoreOptions & {
 	filter: FilterOptions;
 	dryRun: boolean;
 	concurrency: number;
-	json: boolean;
 	forwardTo?: string;
 	forwardRetries: number;
 	/** --edit: open the body in $VISUAL/$EDITOR first. */
@@ -56,6 +55,22 @@ const replayFlags = {
 	...storeFlags,
 } satisfies Record<string, FlagSpec>;
 
+type ReplayRecord = {type: 'replay'; id: string; editedFrom?: string; status: string; durationMs?: number; error?: string};
+
+/**
+ * The outcome of one event's replay: with --json its `replay` line and the closing `summary` every
+ * replay ends with (docs/json.md); without, `sentence` on stdout, or on stderr when it failed.
+ */
+function reportOne(deps: Deps, record: ReplayRecord, sentence: string): void {
+	const queued = record.status === 'queued' ? 1 : 0;
+	const done = record.status === 'answered' ? 1 : 0;
+	deps.output.print(record, done + queued > 0 ? sentence : undefined);
+	deps.output.print({type: 'summary', total: 1, done, failed: 1 - done - queued, skipped: 0, queued, notReplayable: 0});
+	if (!deps.output.json && done + queued === 0) {
+		deps.context.stderr.write(sentence);
+	}
+}
+
 /** `--edit`/`--set`: the edited copy stored as a new event and processed; its outcome printed. */
 async function editAndReplay(stored: StoredEvent, options: ReplayOptions, deps: Deps, backend: EventBackend, handler: JobHandler): Promise<number> {
 	const {context} = deps;
@@ -80,16 +95,10 @@ async function editAndReplay(stored: StoredEvent, options: ReplayOptions, deps: 
 		throw new UserError('replay-not-done', `The edited copy of ${stored.id} was stored as ${done.id} but not processed (${result.outcome === 'busy' ? `held by ${result.holder}` : result.outcome}); replay it with \`platform-tui events replay ${done.id}\`.`);
 	}
 
-	if (options.json) {
-		deps.writeJson({type: 'replay', id: done.id, editedFrom: stored.id, status: result.result.status, ...(result.result.error ? {error: result.result.error} : {})});
-		// The same closing line as every replay (docs/json.md).
-		const answered = result.result.status === 'answered';
-		deps.writeJson({type: 'summary', total: 1, done: answered ? 1 : 0, failed: answered ? 0 : 1, skipped: 0, queued: 0, notReplayable: 0});
-	} else if (result.result.status === 'answered') {
-		context.stdout.write(`Stored the edited copy of ${stored.id} as ${done.id} and replayed it: answered.\n`);
-	} else {
-		context.stderr.write(`Stored the edited copy of ${stored.id} as ${done.id} and replayed it: failed: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${done.id}\` for its steps.\n`);
-	}
+	const what = `Stored the edited copy of ${stored.id} as ${done.id} and replayed it`;
+	reportOne(deps, {type: 'replay', id: done.id, editedFrom: stored.id, status: result.result.status, ...(result.result.error ? {error: result.result.error} : {})}, result.result.status === 'answered'
+		? `${what}: answered.\n`
+		: `${what}: failed: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${done.id}\` for its steps.\n`);
 
 	return result.result.status === 'answered' ? 0 : 1;
 }
@@ -124,7 +133,6 @@ const command: Command<ReplayOptions> = {
 			filter,
 			dryRun,
 			concurrency,
-			json: flags.json === true,
 			...(forwardTo ? {forwardTo} : {}),
 			forwardRetries,
 			edit,
@@ -146,7 +154,6 @@ const command: Command<ReplayOptions> = {
 					...(hasFilter(options.filter) ? {filter: listFilter(options.filter, deps.clock.now())} : {}),
 					dryRun: options.dryRun,
 					concurrency: options.concurrency,
-					json: options.json,
 					anyType: options.forwardTo !== undefined,
 				}, deps);
 			}
@@ -173,13 +180,7 @@ const command: Command<ReplayOptions> = {
 				}
 
 				case 'queued': {
-					if (options.json) {
-						deps.writeJson({type: 'replay', id: id, status: 'queued'});
-						deps.writeJson({type: 'summary', total: 1, done: 0, failed: 0, skipped: 0, queued: 1, notReplayable: 0});
-					} else {
-						deps.context.stdout.write(`Queued ${id} again; a serve replica will process it.\n`);
-					}
-
+					reportOne(deps, {type: 'replay', id, status: 'queued'}, `Queued ${id} again; a serve replica will process it.\n`);
 					return 0;
 				}
 
@@ -190,16 +191,9 @@ const command: Command<ReplayOptions> = {
 
 			const after = await backend.get(id);
 			const took = after?.durationMs === undefined ? '' : ` in ${formatMs(after.durationMs)}`;
-			if (options.json) {
-				deps.writeJson({type: 'replay', id: id, status: result.result.status, ...(after?.durationMs === undefined ? {} : {durationMs: after.durationMs}), ...(result.result.error ? {error: result.result.error} : {})});
-				const done = result.result.status === 'answered' ? 1 : 0;
-				deps.writeJson({type: 'summary', total: 1, done, failed: 1 - done, skipped: 0, queued: 0, notReplayable: 0});
-			} else if (result.result.status === 'answered') {
-				deps.context.stdout.write(`Replayed ${id}: answered${took}; the answer is written in chat ${stored.chatId ?? '(unknown)'}.\n`);
-			} else {
-				deps.context.stderr.write(`Replayed ${id}: failed${took}: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${id}\` for its steps.\n`);
-			}
-
+			reportOne(deps, {type: 'replay', id, status: result.result.status, ...(after?.durationMs === undefined ? {} : {durationMs: after.durationMs}), ...(result.result.error ? {error: result.result.error} : {})}, result.result.status === 'answered'
+				? `Replayed ${id}: answered${took}; the answer is written in chat ${stored.chatId ?? '(unknown)'}.\n`
+				: `Replayed ${id}: failed${took}: ${result.result.error ?? 'no reason given'}. See \`platform-tui events show ${id}\` for its steps.\n`);
 			return result.result.status === 'answered' ? 0 : 1;
 		} finally {
 			await handler?.close();

@@ -32,11 +32,11 @@ export function eventIdArgument(argv: readonly string[], usage: string): string 
 }
 
 /** The options of a command that names one stored event (`events show`, `events replay`). */
-export type EventIdOptions = StoreOptions & {id: string; json: boolean};
+export type EventIdOptions = StoreOptions & {id: string};
 
-/** The `parse` of such a command: where the events are, the one `<id>`, and --json. */
+/** The `parse` of such a command: where the events are and the one `<id>`. */
 export function parseEventId(usage: string): (input: CommandInput) => EventIdOptions {
-	return ({argv, flags, env}) => ({...parseStore(flags, env), id: eventIdArgument(argv, usage), json: flags.json === true});
+	return ({argv, flags, env}) => ({...parseStore(flags, env), id: eventIdArgument(argv, usage)});
 }
 
 export type OpenStore = {backend: EventBackend; where: string; directory: string};

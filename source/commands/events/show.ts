@@ -18,11 +18,7 @@ const command: Command<ShowOptions> = {
 		const {backend, directory} = await openStore(options, 'read', deps.context.env, {warn: stderrWarning(deps.context.stderr)});
 		try {
 			const event = await storedEvent(backend, options.id, directory);
-			if (options.json) {
-				deps.writeJson({type: 'event', ...eventDetail(event)});
-			} else {
-				deps.context.stdout.write(`${formatEventDetail(event).join('\n')}\n`);
-			}
+			deps.output.print({type: 'event', ...eventDetail(event)}, () => `${formatEventDetail(event).join('\n')}\n`);
 
 			return 0;
 		} finally {

@@ -54,19 +54,15 @@ function writeWarnings(deps: Deps, outcome: RotationOutcome): void {
 
 /** `--if-older-than` found the key young enough: one line (or object), and the key-age policy's warning. */
 function reportSkipped(deps: Deps, skipped: RotationSkipped): number {
-	if (deps.context.json) {
-		deps.writeJson({
-			type: 'rotation',
-			rotated: false,
-			key: skipped.keyMasked,
-			source: skipped.source,
-			keySetAt: skipped.setAt,
-			ageSeconds: Math.floor(skipped.ageMs / 1000),
-			olderThan: formatCompactDuration(skipped.olderThanMs),
-		});
-	} else {
-		deps.context.stdout.write(`${skippedLine(skipped)}\n`);
-	}
+	deps.output.print({
+		type: 'rotation',
+		rotated: false,
+		key: skipped.keyMasked,
+		source: skipped.source,
+		keySetAt: skipped.setAt,
+		ageSeconds: Math.floor(skipped.ageMs / 1000),
+		olderThan: formatCompactDuration(skipped.olderThanMs),
+	}, `${skippedLine(skipped)}\n`);
 
 	// The key stays in use: the policy may still find it too old.
 	deps.warnKeyAge();
@@ -86,7 +82,7 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 	try {
 		// Progress on stderr, the result on stdout: `keys rotate --yes > out` holds the result only.
 		result = await rotate(event => {
-			if (!context.json) {
+			if (!deps.output.json) {
 				context.stderr.write(`${eventLine(event)}\n`);
 			}
 		});
@@ -100,24 +96,20 @@ async function runPlain(deps: Deps, rotate: Rotate): Promise<number> {
 
 	const outcome = result;
 	const now = new Date(deps.clock.now());
-	if (context.json) {
-		deps.writeJson({
-			type: 'rotation',
-			rotated: true,
-			key: outcome.newKeyMasked,
-			previousKey: outcome.previousKeyMasked,
-			expiresAt: outcome.expiresAt ?? null,
-			overlapSeconds: outcome.expiresAt ? Math.max(0, Math.ceil((Date.parse(outcome.expiresAt) - now.getTime()) / 1000)) : null,
-			rotatedAt: outcome.rotatedAt,
-			stored: outcome.stored,
-			path: outcome.configPath,
-			envOverride: outcome.envOverride,
-			verified: outcome.verified,
-			...(outcome.envFile ? {envFile: outcome.envFile, envFileWritten: !outcome.envFileError} : {}),
-		});
-	} else {
-		context.stdout.write(`${expiryLine(outcome, now)}\n`);
-	}
+	deps.output.print({
+		type: 'rotation',
+		rotated: true,
+		key: outcome.newKeyMasked,
+		previousKey: outcome.previousKeyMasked,
+		expiresAt: outcome.expiresAt ?? null,
+		overlapSeconds: outcome.expiresAt ? Math.max(0, Math.ceil((Date.parse(outcome.expiresAt) - now.getTime()) / 1000)) : null,
+		rotatedAt: outcome.rotatedAt,
+		stored: outcome.stored,
+		path: outcome.configPath,
+		envOverride: outcome.envOverride,
+		verified: outcome.verified,
+		...(outcome.envFile ? {envFile: outcome.envFile, envFileWritten: !outcome.envFileError} : {}),
+	}, `${expiryLine(outcome, now)}\n`);
 
 	writeWarnings(deps, outcome);
 	return outcomeCode(outcome);

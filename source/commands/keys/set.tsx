@@ -53,11 +53,10 @@ async function promptForKey(context: CommandContext): Promise<string> {
 
 function report(deps: Deps, stored: StoredKey): void {
 	const {context} = deps;
-	if (context.json) {
-		deps.writeJson({type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride, ...(stored.backup ? {backup: stored.backup} : {})});
-	} else {
-		context.stdout.write(`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path} (mode 0600)\n`);
-	}
+	deps.output.print(
+		{type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride, ...(stored.backup ? {backup: stored.backup} : {})},
+		`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path} (mode 0600)\n`,
+	);
 
 	if (stored.backup) {
 		context.stderr.write(`The damaged config file was kept as ${stored.backup}; the new file holds only the API key, so copy any other settings you need from the copy (or set them again with \`platform-tui init\`).\n`);

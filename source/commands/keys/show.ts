@@ -23,33 +23,31 @@ const command: Command<Record<string, never>> = {
 		const now = new Date(deps.clock.now());
 		const maxAgeMs = policyMaxAgeMs(deps.resolved());
 		const status = keyStatus({env: context.env, store: deps.store(), now: () => now, ...(maxAgeMs === undefined ? {} : {maxAgeMs})});
-		if (context.json) {
-			deps.writeJson({
-				type: 'key',
-				key: status.key?.masked ?? null,
-				source: status.key?.source ?? null,
-				storedKey: status.storedKeyMasked ?? null,
-				path: status.configPath,
-				lastRotatedAt: status.lastRotatedAt ?? null,
-				keySetAt: status.keySetAt ?? null,
-				ageSeconds: status.ageMs === undefined ? null : Math.floor(status.ageMs / 1000),
-				maxAge: status.maxAgeMs === undefined ? null : formatCompactDuration(status.maxAgeMs),
-				nextRotationDueAt: status.rotationDueAt ?? null,
-				rotationOverdue: status.rotationDueAt === undefined ? null : Date.parse(status.rotationDueAt) <= now.getTime(),
-				previousKey: status.previousKey
-					? {
-						key: status.previousKey.masked ?? null,
-						expiresAt: status.previousKey.expiresAt,
-						valid: status.previousKey.valid,
-						remainingSeconds: Math.ceil(status.previousKey.remainingMs / 1000),
-					}
-					: null,
-			});
-		} else {
+		deps.output.print({
+			type: 'key',
+			key: status.key?.masked ?? null,
+			source: status.key?.source ?? null,
+			storedKey: status.storedKeyMasked ?? null,
+			path: status.configPath,
+			lastRotatedAt: status.lastRotatedAt ?? null,
+			keySetAt: status.keySetAt ?? null,
+			ageSeconds: status.ageMs === undefined ? null : Math.floor(status.ageMs / 1000),
+			maxAge: status.maxAgeMs === undefined ? null : formatCompactDuration(status.maxAgeMs),
+			nextRotationDueAt: status.rotationDueAt ?? null,
+			rotationOverdue: status.rotationDueAt === undefined ? null : Date.parse(status.rotationDueAt) <= now.getTime(),
+			previousKey: status.previousKey
+				? {
+					key: status.previousKey.masked ?? null,
+					expiresAt: status.previousKey.expiresAt,
+					valid: status.previousKey.valid,
+					remainingSeconds: Math.ceil(status.previousKey.remainingMs / 1000),
+				}
+				: null,
+		}, () => {
 			const columns = terminalColumns(context.stdout);
 			const overlap = overlapLines(status, now, {pictures: colorEnabled(context.stdout, context.env), ...(columns === undefined ? {} : {columns})});
-			context.stdout.write(`${[...statusLines(status, now), ...overlap].join('\n')}\n`);
-		}
+			return `${[...statusLines(status, now), ...overlap].join('\n')}\n`;
+		});
 
 		if (status.envHoldsPreviousKey && status.previousKey?.valid) {
 			context.stderr.write(`Warning: PLATFORM_API_KEY still holds the key that was rotated out; it stops working at ${formatUtc(new Date(status.previousKey.expiresAt))}. Update it to the stored key before then.\n`);

@@ -2,9 +2,7 @@
 import {formatCompactDuration} from '../../format/duration.js';
 import {maskUrl} from '../../format/secret.js';
 import type {EventBackend, StoreDurability} from '../../receiver/store/backend.js';
-import type {lineWriter} from '../../ui/serve/line-writer.js';
-import {clock, plainLine} from '../../ui/serve/format.js';
-import type {replayingSource} from '../../ui/serve/source.js';
+import {clock} from '../../ui/serve/format.js';
 import type {KeyStatus} from '../../ui/serve/ServeScreen.js';
 import type {Deps} from '../../cli/deps.js';
 import type {ServeOptions} from './flags.js';
@@ -33,13 +31,11 @@ export type Started = {
 	now: () => string;
 };
 
-export type EventLog = ReturnType<typeof replayingSource>;
-
-/** The NDJSON presenter: a `listening` record, a start-up warning, then one record per event. */
-export function presentJson(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
+/** The start told in NDJSON: a `listening` record and the start-up warnings (serve.tsx prints the events). */
+export function presentJson(deps: Deps, started: Started): void {
 	const {options, url, key, previousValid, model, backend, directory, adminUrl, warning, now} = started;
 	const rate = options.platformRate;
-	deps.writeJson({
+	deps.output.print({
 		type: 'listening',
 		at: now(),
 		url,
@@ -66,20 +62,16 @@ export function presentJson(deps: Deps, started: Started, events: EventLog, log:
 		finalMessageDeadline: formatCompactDuration(options.finalMessageDeadlineMs),
 	});
 	if (warning && backend.durability) {
-		deps.writeJson({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
+		deps.output.print({type: 'warning', at: now(), code: `redis-persistence-${persistenceWord(backend.durability)}`, message: warning});
 	}
 
 	for (const {code, message} of started.folderWarnings) {
-		deps.writeJson({type: 'warning', at: now(), code, message});
+		deps.output.print({type: 'warning', at: now(), code, message});
 	}
-
-	events.on('event', event => {
-		log.line(JSON.stringify(event));
-	});
 }
 
-/** The plain presenter: the start-up banner on stderr, then one line per event on stdout. */
-export function presentPlain(deps: Deps, started: Started, events: EventLog, log: ReturnType<typeof lineWriter>): void {
+/** The start told in plain words: the start-up banner on stderr (serve.tsx prints the events on stdout). */
+export function presentPlain(deps: Deps, started: Started): void {
 	const {context} = deps;
 	const {options, url, key, previousValid, model, adminUrl, warning, store, now} = started;
 	const previous = previousValid
@@ -94,8 +86,5 @@ export function presentPlain(deps: Deps, started: Started, events: EventLog, log
 	// the event log is serve's output (stdout).
 	const warningLine = [...(warning ? [warning] : []), ...started.folderWarnings.map(found => found.message)].map(text => `${clock(now())}  warning: ${text}\n`).join('');
 	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
-	events.on('event', event => {
-		log.line(plainLine(event));
-	});
 }
 

@@ -10,8 +10,7 @@ import {createReceiver, type WebhookReceiver} from '../../receiver/server.js';
 import {createService, type Service} from '../../receiver/service.js';
 import {Pacer} from '../../platform/pacer.js';
 import type {PlatformClient} from '../../platform/client.js';
-import {lineWriter} from '../../ui/serve/line-writer.js';
-import {clock} from '../../ui/serve/format.js';
+import {clock, plainLine} from '../../ui/serve/format.js';
 import {replayingSource} from '../../ui/serve/source.js';
 import type {KeyStatus, ServeScreenProps} from '../../ui/serve/ServeScreen.js';
 import type {renderApp} from '../../ui/render.js';
@@ -152,17 +151,16 @@ async function releaseScreen(app: ReturnType<typeof renderApp> | undefined, flus
 }
 
 /** Without the screen: the health and the waiting events as status lines (NDJSON records with --json). */
-function followStatus(deps: Deps, service: Service, volatileWarning: () => string | undefined, log: ReturnType<typeof lineWriter>, now: () => string): void {
-	const {json} = deps.context;
+function followStatus(deps: Deps, service: Service, volatileWarning: () => string | undefined, now: () => string): void {
 	const showStatus = (state: ReturnType<typeof service.health.state>) => {
 		const volatile = volatileWarning();
-		log.line(json ? JSON.stringify({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}) : `${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}`);
+		deps.output.print({...healthRecord(state), ...(volatile ? {warning: volatile} : {})}, () => `${clock(state.since)}  status ${healthText(state, clock)}${volatile ? ` · warning: ${volatile}` : ''}\n`);
 	};
 
 	showStatus(service.health.state());
 	service.health.on(showStatus);
 	service.onWaiting(summary => {
-		log.line(json ? JSON.stringify(waitingRecord(summary)) : `${clock(now())}  status ${waitingText(summary, clock)}`);
+		deps.output.print(waitingRecord(summary), () => `${clock(now())}  status ${waitingText(summary, clock)}\n`);
 	});
 }
 
@@ -196,7 +194,8 @@ const command: Command<ServeOptions> = {
 		const now = () => new Date(deps.clock.now()).toISOString();
 		let exitCode = 0;
 		let app: ReturnType<typeof renderApp> | undefined;
-		const log = lineWriter(context.stdout);
+		// Under load one write carries many lines instead of a system call per event.
+		const written = deps.output.coalesce(10);
 		const flushIntervalMs = 100;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
@@ -224,16 +223,14 @@ const command: Command<ServeOptions> = {
 				forceQuit.abort();
 				quit.abort();
 			});
-		} else if (context.json) {
-			presentJson(deps, started, events, log);
 		} else {
-			presentPlain(deps, started, events, log);
-		}
-
-		// Without the screen, the status is told as a line or a record when it changes.
-		if (!app) {
+			// Without the screen: the start as a record or a banner, then each event and each change of the status as a line or a record.
+			(deps.output.json ? presentJson : presentPlain)(deps, started);
+			events.on('event', event => {
+				deps.output.print(event, () => `${plainLine(event)}\n`);
+			});
 			void attached.then(() => {
-				followStatus(deps, service, volatileWarning, log, now);
+				followStatus(deps, service, volatileWarning, now);
 			});
 		}
 
@@ -249,7 +246,7 @@ const command: Command<ServeOptions> = {
 		} finally {
 			const left = forceQuit.signal.aborted ? receiver.counters().processing : 0;
 			events.dispose();
-			log.flush();
+			written();
 			await attached.catch(() => undefined);
 			await service.stop();
 			await client.close();

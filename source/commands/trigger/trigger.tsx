@@ -213,7 +213,7 @@ const command: Command<TriggerOptions> = {
 		const durationMs = Math.round(performance.now() - started);
 		const ok = status >= 200 && status < 300;
 		const note = ok && delivery.event === eventTypes.externalModuleChosen ? chosenNote(options.fixture ? {chatId: 'given', messageId: 'given'} : options) : undefined;
-		if (context.json) {
+		if (deps.output.json) {
 			let parsed: unknown = body;
 			try {
 				parsed = JSON.parse(body) as unknown;
@@ -221,7 +221,7 @@ const command: Command<TriggerOptions> = {
 				// Keep the raw text.
 			}
 
-			deps.writeJson({type: 'response', url: url.href, event: delivery.event, eventId: delivery.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
+			deps.output.print({type: 'response', url: url.href, event: delivery.event, eventId: delivery.id, status, body: parsed, durationMs, ...(note ? {note} : {})});
 		} else {
 			// The receiver's answer is the result (stdout); what was sent and the note are diagnostics.
 			context.stderr.write(`Sent ${delivery.event} ${delivery.id} to ${url.href}\n`);

@@ -110,15 +110,10 @@ export async function runDryRun(deps: Deps, folder: string, options: SyncCommand
 	const {context} = deps;
 	const [{dryRunUpload}, {plainLine}, {configuredTarget}] = await Promise.all([import('../../workflow/sync.js'), import('../../ui/upload/plain.js'), import('../platform-target.js')]);
 	const print = (event: UploadEvent): void => {
-		if (context.json) {
-			deps.writeJson(event);
-			return;
-		}
-
-		const line = plainLine(event);
-		if (line !== undefined) {
-			context.stdout.write(`${line}\n`);
-		}
+		deps.output.print(event, () => {
+			const line = plainLine(event);
+			return line === undefined ? undefined : `${line}\n`;
+		});
 	};
 
 	const deletion = deletionOf(options);

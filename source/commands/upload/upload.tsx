@@ -54,13 +54,13 @@ function chatOf(event: UploadEvent): string | undefined {
 }
 
 async function runPlain(deps: Deps, options: UploadOptions, note: Target['note'], resumeFor: ((chatId: string) => string) | undefined): Promise<number> {
-	const {context} = deps;
+	const {context, output} = deps;
 	const {createPlainFilter, plainLine, resultEvents} = await import('../../ui/upload/plain.js');
 	const keep = createPlainFilter();
 	if (note) {
-		if (context.json) {
-			deps.writeJson({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
-		} else {
+		// Without --json the banner is a diagnostic (stderr).
+		output.print({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
+		if (!output.json) {
 			context.stderr.write(`${localBanner(note)}\n`);
 		}
 	}
@@ -70,10 +70,10 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 		// Once the chat is known, how to continue is said at once: a killed run prints nothing after.
 		const known = resumeFor && chatOf(event);
 		chatId ??= known ?? ('chatId' in event && typeof event.chatId === 'string' ? event.chatId : undefined);
-		if (context.json) {
-			// The run's last line is the dispatcher's `result` (cli/json.ts); the workflow's result is the reply.
+		if (output.json) {
+			// The run's last line is the dispatcher's `result` (cli/json-writer.ts); the workflow's result is the reply.
 			const line = event.type === 'result' ? {...event, type: 'reply' as const} : event;
-			deps.writeJson(known === undefined ? line : {...line, resume: resumeFor?.(known)});
+			output.print(known === undefined ? line : {...line, resume: resumeFor?.(known)});
 			return;
 		}
 
@@ -97,9 +97,7 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 		return 0;
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
-			if (context.json) {
-				deps.writeJson({type: 'cancelled', ...(chatId === undefined ? {} : {chatId}), ...(chatId === undefined || !resumeFor ? {} : {resume: resumeFor(chatId)})});
-			}
+			output.print({type: 'cancelled', ...(chatId === undefined ? {} : {chatId}), ...(chatId === undefined || !resumeFor ? {} : {resume: resumeFor(chatId)})});
 
 			context.stderr.write(`Cancelled; in-flight requests were aborted.${chatId === undefined || !resumeFor ? '' : ` ${resumeAdvice(chatId, resumeFor(chatId))}`}\n`);
 			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
