@@ -7,7 +7,7 @@
  * never read.
  */
 import {addSample, emptySamples, sampleValues, type RateSamples} from '../../format/rate-samples.js';
-import {cutToWidth, displayWidth} from '../../format/width.js';
+import {displayWidth} from '../../format/width.js';
 import {rateLine} from '../rate-line.js';
 import type {Key, Window} from './inspector-window.js';
 
@@ -69,17 +69,20 @@ export function pulseValues(pulse: Pulse, now: number): number[] {
 	return pulse.oldestAt === undefined || !Number.isFinite(pulse.oldestAt) ? [] : sampleValues(pulse.samples, lastWhole, pulse.oldestAt + pulseBucketMs);
 }
 
+/** The fewest columns the pulse is drawn in (`events 3/min`); with less room there is none. */
+const minimumPulse = 12;
+
 /**
  * The header with the pulse at its right, in `width` columns: the pulse takes half of them at
- * most and the header gives way (cut with `…`); no pulse when nothing was measured yet.
+ * most and only the room the header leaves (what the header says, a search or a filter, never
+ * gives way to it); no pulse when nothing was measured yet or there is no room.
  */
 export function headerWithPulse(header: string, values: readonly number[], width: number, pictures: boolean): string {
-	if (values.length === 0) {
+	const room = Math.min(Math.floor(width / 2), width - displayWidth(header) - 2);
+	if (values.length === 0 || room < minimumPulse) {
 		return header;
 	}
 
-	const pulse = rateLine({label: 'events', values, unit: value => `${value}/min`, width: Math.floor(width / 2), pictures});
-	const room = width - displayWidth(pulse) - 2;
-	const left = displayWidth(header) <= room ? header : cutToWidth(header, room);
-	return `${left}${' '.repeat(Math.max(2, width - displayWidth(left) - displayWidth(pulse)))}${pulse}`;
+	const pulse = rateLine({label: 'events', values, unit: value => `${value}/min`, width: room, pictures});
+	return `${header}${' '.repeat(width - displayWidth(header) - displayWidth(pulse))}${pulse}`;
 }
