@@ -184,6 +184,18 @@ export const jsonRecords = {
 	},
 	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId: id, key: text, state: text, error: text.optional()}), commands: local},
 	'key-rotated': {schema: record({type: z.literal('key-rotated'), at: iso, oldKeyExpiresAt: iso}), commands: local},
+	'check-difference': {
+		schema: record({type: z.literal('check-difference'), chatId: id, name: text, status: z.enum(['missing', 'changed', 'only-on-chat']), reason: text, size: count, contentId: id.optional()}),
+		commands: ['check'],
+	},
+	check: {
+		schema: record({type: z.literal('check'), chatId: id, folder: text, manifest: text, matched: count, ingesting: count, missing: count, changed: count, onlyOnChat: count, same: z.boolean()}),
+		commands: ['check'],
+	},
+	'synced-chat': {
+		schema: record({type: z.literal('synced-chat'), chatId: id, baseUrl: text, folder: text.nullable(), files: count, lastSync: iso, profile: text, manifest: text}),
+		commands: ['chats'],
+	},
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
 	'event-id': {schema: record({type: z.literal('event-id'), id}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
