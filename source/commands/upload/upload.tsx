@@ -13,7 +13,7 @@ import type {Deps} from '../../cli/deps.js';
 import {configuredTarget, localBanner, localTarget, type Target} from '../platform-target.js';
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './sync.js';
 import {readFlags} from '../../cli/flag-values.js';
-import {sharedFlags} from '../../cli/flags.js';
+import {outputFlags, sharedFlags} from '../../cli/flags.js';
 import {kebab} from '../../cli/kebab.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
@@ -36,6 +36,10 @@ export type UploadCommandOptions = {
 	keepGoing: boolean;
 	local: boolean;
 	model?: string;
+	/** -q: only the result and errors (plain output; no live screen). */
+	quiet: boolean;
+	/** --stats: the plain output's summary line every so often; 0 never. */
+	statsIntervalMs: number;
 	/** --chat, --include, --exclude, --recursive, --dry-run, --interactive (sync.ts). */
 	sync: SyncCommandOptions;
 };
@@ -53,11 +57,13 @@ function chatOf(event: UploadEvent): string | undefined {
 	return event.type === 'chat-created' || event.type === 'chat-checked' ? event.chatId : undefined;
 }
 
-async function runPlain(deps: Deps, options: UploadOptions, note: Target['note'], resumeFor: ((chatId: string) => string) | undefined): Promise<number> {
+type PlainOptions = {note: Target['note']; resumeFor: ((chatId: string) => string) | undefined; quiet: boolean; statsIntervalMs: number};
+
+async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, quiet, statsIntervalMs}: PlainOptions): Promise<number> {
 	const {context} = deps;
-	const {createPlainFilter, plainLine, resultEvents} = await import('../../ui/upload/plain.js');
-	const keep = createPlainFilter();
-	if (note) {
+	const {createPlainOutput} = await import('../../ui/upload/plain-output.js');
+	const print = createPlainOutput({quiet, statsIntervalMs});
+	if (note && (context.json || !quiet)) {
 		if (context.json) {
 			deps.writeJson({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
 		} else {
@@ -77,12 +83,11 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 			return;
 		}
 
-		const line = keep(event) ? plainLine(event) : undefined;
-		if (line !== undefined) {
-			(resultEvents.has(event.type) ? context.stdout : context.stderr).write(`${line}\n`);
+		for (const {stream, text} of print(event)) {
+			context[stream].write(`${text}\n`);
 		}
 
-		if (event.type === 'chat-created' && resumeFor) {
+		if (event.type === 'chat-created' && resumeFor && !quiet) {
 			context.stderr.write(`If this run stops, continue it with: ${resumeFor(event.chatId)}\n`);
 		}
 	};
@@ -117,6 +122,7 @@ const uploadFlags = {
 	ingestionTimeout: {type: 'string', range: {kind: 'seconds', max: 86_400, example: 120}, description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
 	replyTimeout: {...replyFlags.replyTimeout, description: 'Seconds to wait for the assistant\'s reply'},
 	keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
+	...outputFlags,
 	local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
 } satisfies Record<string, FlagSpec>;
 
@@ -164,6 +170,8 @@ const command: Command<UploadCommandOptions> = {
 			replyTimeoutMs: values.replyTimeout,
 			keepGoing: values.keepGoing,
 			local,
+			quiet: values.quiet,
+			statsIntervalMs: values.stats,
 			sync: parseSyncFlags(flags),
 			...(values.ingestionTimeout === undefined ? {} : {ingestionTimeoutMs: values.ingestionTimeout}),
 			...(model === undefined ? {} : {model}),
@@ -208,7 +216,7 @@ const command: Command<UploadCommandOptions> = {
 			listing,
 		};
 		try {
-			if (context.interactive) {
+			if (context.interactive && !options.quiet) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
 				const {runInteractive} = await withReactBuild(async () => import('../../ui/upload/interactive.js'));
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
@@ -232,7 +240,7 @@ const command: Command<UploadCommandOptions> = {
 				return outcome.code;
 			}
 
-			return await runPlain(deps, workflow, target.note, resume);
+			return await runPlain(deps, workflow, {note: target.note, resumeFor: resume, quiet: options.quiet, statsIntervalMs: options.statsIntervalMs});
 		} finally {
 			await target.close();
 		}
