@@ -198,6 +198,7 @@ export const jsonRecords = {
 	},
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
 	'event-id': {schema: record({type: z.literal('event-id'), id}), commands: ['completion']},
+	'chat-id': {schema: record({type: z.literal('chat-id'), chatId: id}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
 
 export type JsonRecordType = keyof typeof jsonRecords;

@@ -92,6 +92,7 @@ const rows: Row[] = [
 	{argv: () => ['init'], ends: 'error'},
 	{argv: () => ['completion', 'bash'], ends: 'result'},
 	{argv: () => ['completion', '--event-ids', '--', 'events', 'show'], ends: 'result', ids: () => ({eventIds: [eventId]})},
+	{argv: () => ['completion', '--chat-ids'], ends: 'result'},
 	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data')], aborted: true, ends: 'result'},
 	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data'), '--answer-deadline', '1m', '--final-message-deadline', '1h'], aborted: true, ends: 'result'},
 	{argv: () => ['serve', '--answer-deadline', '2h', '--final-message-deadline', '1h'], ends: 'error'},

@@ -31,7 +31,7 @@ export type SyncCommandOptions = {
 };
 
 export const syncFlags = {
-	chat: {type: 'string', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
+	chat: {type: 'string', complete: 'chat-id', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
 	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob)', placeholder: 'GLOB'},
 	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob)', placeholder: 'GLOB'},
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
