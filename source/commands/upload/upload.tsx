@@ -63,6 +63,11 @@ async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, qu
 	const {context} = deps;
 	const {createPlainOutput} = await import('../../ui/upload/plain-output.js');
 	const print = createPlainOutput({quiet, statsIntervalMs});
+	const write = (lines: ReturnType<typeof print.due>): void => {
+		for (const {stream, text} of lines) {
+			context[stream].write(`${text}\n`);
+		}
+	};
 	if (note && (context.json || !quiet)) {
 		if (context.json) {
 			deps.writeJson({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
@@ -83,15 +88,18 @@ async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, qu
 			return;
 		}
 
-		for (const {stream, text} of print(event)) {
-			context[stream].write(`${text}\n`);
-		}
+		write(print.event(event));
 
 		if (event.type === 'chat-created' && resumeFor && !quiet) {
 			context.stderr.write(`If this run stops, continue it with: ${resumeFor(event.chatId)}\n`);
 		}
 	};
 
+	// The summary also comes while no event does (a long wait for the reply).
+	const stats = statsIntervalMs > 0 && !quiet && !context.json ? setInterval(() => {
+		write(print.due());
+	}, statsIntervalMs) : undefined;
+	stats?.unref();
 	try {
 		const result = await runUpload(options, onEvent);
 		if (result.failed.length > 0) {
@@ -111,6 +119,8 @@ async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, qu
 		}
 
 		throw chatId === undefined || !resumeFor ? error : new UploadStoppedError(error, chatId, resumeFor(chatId));
+	} finally {
+		clearInterval(stats);
 	}
 }
 

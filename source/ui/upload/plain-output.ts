@@ -49,31 +49,39 @@ export function statsLine(state: UploadViewState, now: number): string {
 	].join(', ');
 }
 
+/** The plain printer: `event` for each event of the run, `due` on a timer (the summary when one is due). */
+export type PlainOutput = {
+	event(event: UploadEvent): PlainOutputLine[];
+	due(): PlainOutputLine[];
+};
+
 /**
- * A printer over the run's events: each event in, the lines it prints out. The summary is due on
- * the first event `statsIntervalMs` after the last one (the workflow reports at least once per
- * poll interval while it waits), never after the result.
+ * A printer over the run's events: each event in, the lines it prints out. The summary is due
+ * `statsIntervalMs` after the last one, checked on each event and on `due` (the caller's timer, for
+ * the waits in which no event comes), never after the result.
  */
-export function createPlainOutput(options: PlainOutputOptions = {}): (event: UploadEvent) => PlainOutputLine[] {
+export function createPlainOutput(options: PlainOutputOptions = {}): PlainOutput {
 	const clock = options.clock ?? Date.now;
 	const quiet = options.quiet ?? false;
 	const interval = quiet ? 0 : options.statsIntervalMs ?? 0;
 	let state = initialUploadState(clock());
 	let lastStats = state.startedAt;
-	return event => {
+	const due = (): PlainOutputLine[] => {
 		const now = clock();
-		state = reduceUpload(state, event, now);
-		const lines: PlainOutputLine[] = [];
-		const text = printsPlain(event, quiet) ? plainLine(event) : undefined;
-		if (text !== undefined) {
-			lines.push({stream: resultEvents.has(event.type) ? 'stdout' : 'stderr', text});
+		if (interval <= 0 || state.done || now - lastStats < interval) {
+			return [];
 		}
 
-		if (interval > 0 && !state.done && now - lastStats >= interval) {
-			lastStats = now;
-			lines.push({stream: 'stderr', text: statsLine(state, now)});
-		}
+		lastStats = now;
+		return [{stream: 'stderr', text: statsLine(state, now)}];
+	};
 
-		return lines;
+	return {
+		event(event) {
+			state = reduceUpload(state, event, clock());
+			const text = printsPlain(event, quiet) ? plainLine(event) : undefined;
+			return [...(text === undefined ? [] : [{stream: resultEvents.has(event.type) ? 'stdout' as const : 'stderr' as const, text}]), ...due()];
+		},
+		due,
 	};
 }

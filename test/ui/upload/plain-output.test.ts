@@ -4,7 +4,7 @@
  * keeps a few FINISHED rows, every failure, and counts the rest (a 2 000-file run in pure code).
  */
 import {describe, expect, it} from 'vitest';
-import {createPlainOutput, type PlainOutputLine} from '../../../source/ui/upload/plain-output.js';
+import {createPlainOutput, type PlainOutput, type PlainOutputLine} from '../../../source/ui/upload/plain-output.js';
 import {initialUploadState, listedFinishedRows, reduceUpload} from '../../../source/ui/upload/state.js';
 import type {UploadEvent} from '../../../source/workflow/events.js';
 
@@ -46,8 +46,8 @@ function uploadEvents(count: number, failing: ReadonlySet<number> = new Set()): 
 	return events;
 }
 
-function printAll(events: readonly UploadEvent[], print: (event: UploadEvent) => PlainOutputLine[]): PlainOutputLine[] {
-	return events.flatMap(event => print(event));
+function printAll(events: readonly UploadEvent[], print: PlainOutput): PlainOutputLine[] {
+	return events.flatMap(event => print.event(event));
 }
 
 describe('plain output', () => {
@@ -69,13 +69,26 @@ describe('plain output', () => {
 		const stats: string[] = [];
 		for (const [index, event] of events.entries()) {
 			now = index * 100;
-			stats.push(...print(event).filter(line => line.text.startsWith('Stats: ')).map(line => line.text));
+			stats.push(...print.event(event).filter(line => line.text.startsWith('Stats: ')).map(line => line.text));
 		}
 
 		// 20 files × ~7 events at 100 ms each: one summary a second, until the event before the result.
 		expect(stats.length).toBe(Math.floor(((events.length - 2) * 100) / 1000));
 		expect(stats[0]).toMatch(/^Stats: \d+\/20 files uploaded, \d+ B of 200 B, .+, \d+ ingested, 1\.0 s elapsed$/);
 		expect(stats.at(-1)).toContain('20/20 files uploaded, 200 B of 200 B');
+	});
+
+	it('prints the summary on the timer too, while no event comes, once per interval', () => {
+		let now = 0;
+		const print = createPlainOutput({statsIntervalMs: 5000, clock: () => now});
+		const [listed] = uploadEvents(3);
+		print.event(listed ?? {type: 'space-warning', message: ''});
+		now = 4999;
+		expect(print.due()).toEqual([]);
+		now = 5000;
+		expect(print.due()).toEqual([{stream: 'stderr', text: 'Stats: 0/3 files uploaded, 0 B of 30 B, –, 0 ingested, 5.0 s elapsed'}]);
+		expect(print.due()).toEqual([]);
+		expect(createPlainOutput({quiet: true, statsIntervalMs: 1, clock: () => now + 10}).due()).toEqual([]);
 	});
 
 	it('-q prints the reply, the history and the failures only', () => {
