@@ -23,10 +23,10 @@ export type CheckCommandOptions = {
 /** The selection flags are upload's own declarations, so both list a folder alike. */
 const checkFlags = {
 	chat: {...syncFlags.chat, description: 'The chat to compare the folder with (required; see platform-tui chats)'},
-	include: syncFlags.include,
-	exclude: syncFlags.exclude,
+	include: {...syncFlags.include, description: 'Compare only files whose key matches (glob), as upload --include chose them'},
+	exclude: {...syncFlags.exclude, description: 'Leave out files whose key matches (glob), as upload --exclude did'},
 	recursive: syncFlags.recursive,
-	minAge: syncFlags.minAge,
+	minAge: {...syncFlags.minAge, description: 'Leave out files modified less than this long ago, as upload --min-age did, e.g. 30s, 5m'},
 	quiet: outputFlags.quiet,
 } satisfies Record<string, FlagSpec>;
 
