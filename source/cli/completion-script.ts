@@ -23,6 +23,10 @@ export type CompletionCommand = {
 	eventIdArgument?: boolean;
 	/** The flags whose value is a stored event id, camelCase. */
 	eventIdFlags?: readonly string[];
+	/** Its argument is a synced chat's id (`chat`). */
+	chatIdArgument?: boolean;
+	/** The flags whose value is a synced chat's id (`--chat`), camelCase. */
+	chatIdFlags?: readonly string[];
 };
 
 export type CompletionSpec = {
@@ -45,6 +49,20 @@ function eventIdFlagPattern(spec: CompletionSpec): string {
 }
 
 const idsCommand = (words: string) => `${program} completion --event-ids -- ${words} 2>/dev/null`;
+
+/** Every flag whose value is a synced chat's id, as a case pattern. */
+function chatIdFlagPattern(spec: CompletionSpec): string {
+	const names = [...new Set(spec.commands.flatMap(command => command.chatIdFlags ?? []))].sort();
+	return names.length === 0 ? '--no-such-flag' : names.map(name => `--${kebab(name)}`).join('|');
+}
+
+/** The commands whose argument is a synced chat's id (`chat`). */
+function chatIdCommands(spec: CompletionSpec): CompletionCommand[] {
+	return spec.commands.filter(command => command.chatIdArgument);
+}
+
+/** Prints the ids of the chats this machine synced (the upload manifests). */
+const chatIdsCommand = `${program} completion --chat-ids 2>/dev/null`;
 
 function flagWords(flags: readonly string[]): string {
 	return flags.map(flag => `--${kebab(flag)}`).join(' ');
@@ -77,6 +95,11 @@ function bash(spec: CompletionSpec): string {
 	const groupCases = groups(spec).map(group => `\t\t${group}) words_here=${quote(subcommands(spec, group).join(' '))} ;;`).join('\n');
 	const flagCases = spec.commands.map(command => `\t\t${quote(command.words.join(' '))}) flags=${quote(flagWords(command.flags))} ;;`).join('\n');
 	const idCases = eventIdCommands(spec).map(name => quote(name)).join('|') || '\'no such command\'';
+	const chatCases = chatIdCommands(spec).map(command => `\t\t${quote(command.words.join(' '))})
+			if [[ \${#positional[@]} -eq ${command.words.length} ]]; then
+				COMPREPLY=($(compgen -W "$(${chatIdsCommand})" -- "$cur"))
+				return
+			fi ;;`).join('\n');
 	return `# bash completion for ${program}; load with: source <(${program} completion bash)
 _${program.replace('-', '_')}() {
 	local cur="\${COMP_WORDS[COMP_CWORD]}"
@@ -97,6 +120,7 @@ _${program.replace('-', '_')}() {
 	if [[ -n $skip ]]; then
 		case "$skip" in
 			${eventIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur")) ;;
+			${chatIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${chatIdsCommand})" -- "$cur")) ;;
 			*) COMPREPLY=() ;;
 		esac
 		return
@@ -125,6 +149,7 @@ ${flagCases}
 				COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur"))
 				return
 			fi ;;
+${chatCases}
 	esac
 	COMPREPLY=($(compgen -W "$words_here" -- "$cur"))
 }
@@ -158,6 +183,7 @@ _${program.replace('-', '_')}() {
 	if [[ -n $skip ]]; then
 		case $skip in
 			(${eventIdFlagPattern(spec)}) compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"} ;;
+			(${chatIdFlagPattern(spec)}) compadd -- \${(f)"$(${chatIdsCommand})"} ;;
 			(*) _files ;;
 		esac
 		return
@@ -174,6 +200,8 @@ ${flagCases}
 	fi
 	if (( \${#positional} == 0 )); then
 		_describe command "(${described(firstWords(spec), firstSummary)})"
+	elif [[ ${chatIdCommands(spec).map(command => `($name == "${command.words.join(' ')}" && \${#positional} -eq ${command.words.length})`).join(' || ') || 'no'} ]]; then
+		compadd -- \${(f)"$(${chatIdsCommand})"}
 	elif (( \${#positional} == 1 )); then
 		case "\${positional[1]}" in
 ${groupCases}
@@ -216,13 +244,18 @@ function fish(spec: CompletionSpec): string {
 	for (const command of spec.commands) {
 		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
 		const ids = quote(`(${idsCommand('(commandline -opc)[2..-1]')})`);
+		const chatIds = quote(`(${chatIdsCommand})`);
 		for (const flag of command.flags) {
-			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.valueFlags.includes(flag) ? ' -r' : '';
+			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.chatIdFlags?.includes(flag) ? ` -x -a ${chatIds}` : command.valueFlags.includes(flag) ? ' -r' : '';
 			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${value}`);
 		}
 
 		if (command.eventIdArgument) {
 			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${ids}`);
+		}
+
+		if (command.chatIdArgument) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${chatIds}`);
 		}
 	}
 

@@ -6,10 +6,11 @@
  */
 import {describedFlagNames, registry, sharedFlags} from './registry.js';
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
+import type {Deps} from './deps.js';
 import type {Command, FlagSpec} from './types.js';
 import {UsageError} from './validators.js';
 
-type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]};
+type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]} | {kind: 'chat-ids'};
 
 const usage = 'platform-tui completion <bash|zsh|fish>';
 
@@ -38,8 +39,9 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 		try {
 			const module = await entry.load();
 			const flags: Record<string, FlagSpec> = {...module.default.flags, ...sharedFlags};
-			const eventIdFlags = Object.entries(flags).filter(([, spec]) => spec.complete === 'event-id').map(([name]) => name);
-			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags), eventIdArgument: module.default.complete === 'event-id', eventIdFlags};
+			const completing = (kind: 'event-id' | 'chat-id') => Object.entries(flags).filter(([, spec]) => spec.complete === kind).map(([name]) => name);
+			const {complete} = module.default;
+			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags), eventIdArgument: complete === 'event-id', eventIdFlags: completing('event-id'), chatIdArgument: complete === 'chat-id', chatIdFlags: completing('chat-id')};
 		} catch {
 			// A command that cannot load still completes by name.
 			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags), valueFlags: valueFlagNames(sharedFlags)};
@@ -48,11 +50,25 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 	return loaded;
 }
 
+/** The ids of the chats this machine synced (the upload manifests), the most recent first; nothing on any failure. */
+async function printChatIds({context, output}: Deps): Promise<void> {
+	try {
+		const [{listSyncedChats}, {defaultDataDir}] = await Promise.all([import('../workflow/chats.js'), import('../receiver/journal/open/location.js')]);
+		const {chats} = await listSyncedChats(defaultDataDir(context.env));
+		for (const id of new Set(chats.map(chat => chat.chatId))) {
+			output.print({type: 'chat-id', chatId: id}, `${id}\n`);
+		}
+	} catch {
+		// Nothing to offer.
+	}
+}
+
 const command: Command<CompletionOptions> = {
 	usage,
-	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events where an event id goes (events show, replay, export, trigger --from-event)',
+	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, the ids of stored events where an event id goes (events show, replay, export, trigger --from-event) and the ids of synced chats where a chat id goes (chat, --chat)',
 	flags: {
 		eventIds: {type: 'boolean', default: false},
+		chatIds: {type: 'boolean', default: false},
 	},
 	examples: [
 		'source <(platform-tui completion bash)',
@@ -62,6 +78,10 @@ const command: Command<CompletionOptions> = {
 	parse({argv, flags}) {
 		if (flags.eventIds === true) {
 			return {kind: 'event-ids', words: argv};
+		}
+
+		if (flags.chatIds === true) {
+			return {kind: 'chat-ids'};
 		}
 
 		const [shell, ...extra] = argv;
@@ -84,6 +104,11 @@ const command: Command<CompletionOptions> = {
 		if (options.kind === 'script') {
 			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']});
 			deps.output.print({type: 'completion-script', shell: options.shell, script}, script);
+			return 0;
+		}
+
+		if (options.kind === 'chat-ids') {
+			await printChatIds(deps);
 			return 0;
 		}
 

@@ -51,3 +51,13 @@ export const storeFlags = {
 
 /** What the tokenizer knows before the command is: these may stand before the command words. */
 export const globalFlags: Record<string, FlagSpec> = {...sharedFlags, ...storeFlags};
+
+/**
+ * How much a long command prints, declared once for the commands that honour them (upload, check):
+ * `-q` as rclone's and gh's users expect it, only the result and errors; `--stats` as rclone's, a
+ * one-line summary every so often in plain output (0 turns it off).
+ */
+export const outputFlags = {
+	quiet: {type: 'boolean', default: false, shortFlag: 'q', description: 'Print only the result and errors: no progress, no plan, no summaries'},
+	stats: {type: 'string', default: '5s', range: {kind: 'duration', min: 0, max: 86_400_000}, description: 'In plain output, print a one-line progress summary this often on long runs (0 turns it off)', placeholder: 'DURATION'},
+} satisfies Record<string, FlagSpec>;

@@ -198,8 +198,21 @@ export const jsonRecords = {
 	},
 	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId, key: text, state: text, error: text.optional()}), commands: local},
 	'key-rotated': {schema: record({type: z.literal('key-rotated'), at: iso, oldKeyExpiresAt: iso}), commands: local},
+	'check-difference': {
+		schema: record({type: z.literal('check-difference'), chatId, name: text, status: z.enum(['missing', 'changed', 'only-on-chat']), reason: text, size: count, contentId: contentId.optional()}),
+		commands: ['check'],
+	},
+	check: {
+		schema: record({type: z.literal('check'), chatId, folder: text, manifest: text, matched: count, ingesting: count, missing: count, changed: count, onlyOnChat: count, same: z.boolean()}),
+		commands: ['check'],
+	},
+	'synced-chat': {
+		schema: record({type: z.literal('synced-chat'), chatId, baseUrl: text, folder: text.nullable(), files: count, lastSync: iso, profile: text, manifest: text}),
+		commands: ['chats'],
+	},
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
 	'event-id': {schema: record({type: z.literal('event-id'), id: eventId}), commands: ['completion']},
+	'chat-id': {schema: record({type: z.literal('chat-id'), chatId}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
 
 export type JsonRecordType = keyof typeof jsonRecords;

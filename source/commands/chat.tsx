@@ -66,6 +66,7 @@ const command: Command<ChatCommandOptions> = {
 	flags: {
 		...replyFlags,
 	},
+	complete: 'chat-id',
 	examples: [
 		'platform-tui chat chat_123 "And how long does it last?"',
 		'platform-tui chat chat_123 "List the open risks" --json',

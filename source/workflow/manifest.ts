@@ -26,6 +26,17 @@ export type ManifestEntry = {
 
 export const manifestVersion = 1;
 
+/** What a manifest says about its sync besides the files: the folder it came from and the settings profile used. */
+export type ManifestAbout = {folder?: string; profile?: string};
+
+/** The `folder` and `profile` fields of a parsed manifest, where they are strings. */
+export function readAbout(parsed: Record<string, unknown>): ManifestAbout {
+	return {
+		...(typeof parsed.folder === 'string' ? {folder: parsed.folder} : {}),
+		...(typeof parsed.profile === 'string' ? {profile: parsed.profile} : {}),
+	};
+}
+
 /** The manifest file cannot be read or is not a manifest; the message names the file. */
 export class ManifestDamagedError extends WorkflowError<'manifest-damaged', {file: string; detail: string}> {
 	constructor(readonly file: string, detail: string) {
@@ -135,6 +146,8 @@ function readEntry(value: unknown): ManifestEntry | undefined {
 export class SyncManifest {
 	private writing: Promise<void> = Promise.resolve();
 	private sequence = 0;
+	/** The folder and profile written with the files (kept from the file read, updated by `describe`). */
+	private about: ManifestAbout = {};
 
 	private constructor(
 		readonly file: string,
@@ -179,12 +192,19 @@ export class SyncManifest {
 			}
 		}
 
-		return new SyncManifest(file, baseUrl, chatId, entries);
+		const manifest = new SyncManifest(file, baseUrl, chatId, entries);
+		manifest.about = readAbout(parsed);
+		return manifest;
 	}
 
 	/** An empty manifest that is never read from disk (a new chat). */
 	static empty(file: string, baseUrl: string, chatId: string): SyncManifest {
 		return new SyncManifest(file, baseUrl, chatId, new Map());
+	}
+
+	/** Sets the folder and profile the next write records. */
+	describe(about: ManifestAbout): void {
+		this.about = {...this.about, ...about};
 	}
 
 	get(key: string): ManifestEntry | undefined {
@@ -225,7 +245,7 @@ export class SyncManifest {
 			files[key] = entry;
 		}
 
-		const body = `${JSON.stringify({version: manifestVersion, baseUrl: this.baseUrl, chatId: this.chatId, updatedAt: new Date().toISOString(), files}, null, '\t')}\n`;
+		const body = `${JSON.stringify({version: manifestVersion, baseUrl: this.baseUrl, chatId: this.chatId, ...this.about, updatedAt: new Date().toISOString(), files}, null, '\t')}\n`;
 		const temporary = `${this.file}.${process.pid}.${++this.sequence}.tmp`;
 		try {
 			makePrivateDir(path.dirname(this.file));

@@ -79,7 +79,8 @@ export type UploadOptions = {
 	deletion?: DeletionOptions;
 };
 
-export type ManifestPlace = {baseUrl: string; dataDir: string; file(chatId: string): string};
+/** `profile`: the settings profile the run uses, recorded in the manifest (config/profile.ts). */
+export type ManifestPlace = {baseUrl: string; dataDir: string; file(chatId: string): string; profile?: string};
 
 export type UploadResult = {
 	chatId: string;
@@ -208,6 +209,9 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	if (options.manifest && manifest === undefined) {
 		manifest = SyncManifest.empty(options.manifest.file(chatId), options.manifest.baseUrl, chatId);
 	}
+
+	// The manifest names its folder and profile, so `chats` can list what this machine synced.
+	manifest?.describe({folder: path.resolve(options.folder), ...(options.manifest?.profile === undefined ? {} : {profile: options.manifest.profile})});
 
 	// Every run with a manifest hashes its files, so each one finalized is recorded with its bytes' hash.
 	const plan = syncing || manifest ? await planSync(files, manifest, {client, chatId, parallelism: Math.max(1, options.searchParallelism ?? 64), signal, existing: existing !== undefined, ...(hashing ? {hashing} : {})}) : undefined;

@@ -49,6 +49,19 @@ export function keyFilter(selection: Selection): (key: string) => boolean {
 	return key => included(key) && !excluded(key);
 }
 
+/**
+ * Whether a key (of a chat's manifest) is one this selection could pick: no dotted part, no
+ * subfolder without `recursive`, and through the globs. `check` reports only such keys as on the
+ * chat alone, as rclone's filters apply to both sides.
+ */
+export function selectsKey(selection: Selection): (key: string) => boolean {
+	const keep = keyFilter(selection);
+	return key => {
+		const parts = key.split('/');
+		return (selection.recursive === true || parts.length === 1) && !parts.some(part => part.startsWith('.')) && keep(key);
+	};
+}
+
 /** Walks `folder` below `prefix` (already checked to be a directory), adding into `files` and `skipped`. */
 async function walk(root: string, prefix: string, files: FolderFile[], skipped: SkippedEntry[], budget: {left: number}, read?: Dirent[]): Promise<void> {
 	const entries = read ?? await readdir(path.join(root, prefix), {withFileTypes: true});

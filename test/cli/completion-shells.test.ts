@@ -8,6 +8,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {openJournal} from '../../source/receiver/journal/index.js';
+import {manifestPath} from '../../source/workflow/manifest.js';
 import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {childEnv, cliPath, runCli} from '../support/cli.js';
 import {bashComplete, fishComplete, shellSkipReason, startZsh, type Shell, type ZshSession} from '../support/shells.js';
@@ -15,6 +16,8 @@ import {bashComplete, fishComplete, shellSkipReason, startZsh, type Shell, type 
 const ids = ['evt_chosen00000000000000000000001', 'evt_user000000000000000000000001'] as const;
 /** The one event of a second journal, named on the typed line with --data-dir. */
 const otherId = 'evt_other00000000000000000000001';
+/** A chat this machine synced: its upload manifest is in the data directory. */
+const syncedChat = 'chat_synced0000000000000001';
 const directory = mkdtempSync(path.join(tmpdir(), 'platform-tui-completion-'));
 const dataDir = tempDataDir();
 const otherDataDir = tempDataDir();
@@ -26,6 +29,8 @@ beforeAll(async () => {
 	await journal.accept(newEvent({id: ids[1], event: 'platform.chat.user-message.created', status: 'logged'}));
 	await journal.accept(newEvent({id: ids[0], event: 'platform.chat.external-module.chosen', status: 'ignored'}));
 	await journal.close();
+	mkdirSync(path.dirname(manifestPath(dataDir, 'https://api.example.com', syncedChat)), {recursive: true});
+	writeFileSync(manifestPath(dataDir, 'https://api.example.com', syncedChat), JSON.stringify({version: 1, baseUrl: 'https://api.example.com', chatId: syncedChat, updatedAt: '2026-11-28T02:50:00.000Z', files: {}}));
 	const other = await openJournal({directory: otherDataDir});
 	await other.accept(newEvent({id: otherId, status: 'ignored'}));
 	await other.close();
@@ -60,6 +65,9 @@ function cases(): Array<[string, string[], string[]]> {
 		['platform-tui trigger --from-event evt_', [...ids], [otherId]],
 		[`platform-tui events show --data-dir ${otherDataDir} evt_`, [otherId], [...ids]],
 		[`platform-tui upload ${directory}/docs-f`, [`${directory}/docs-folder`], []],
+		['platform-tui chat chat_s', [syncedChat], []],
+		[`platform-tui upload ${directory} q --chat chat_`, [syncedChat], [...ids]],
+		[`platform-tui check ${directory} --chat `, [syncedChat], [...ids]],
 		// A flag's value is no command word: after --data-dir come paths, then the ids of that journal.
 		[`platform-tui events show --data-dir ${directory}/docs-f`, [`${directory}/docs-folder`], ['list', 'show']],
 	];

@@ -46,7 +46,8 @@ const jsonTriggers: Array<[string, number, Trigger['match']?]> = [
 	['upload-complete', 1], ['ingestion-started', 1], ['ingestion-round', 1], ['message-sent', 1],
 ];
 const plainTriggers: Array<[string, number]> = [
-	['If this run stops', 1], ['Upserted', 2], ['Finalized', 5], ['Upserted', 6], ['Finalized', 8], ['Asked:', 1],
+	// Plain output prints a file once, at its final state (ui/upload/plain-output.ts).
+	['If this run stops', 1], ['Upload:', 1], ['Ingestion: waiting', 1], ['Ingestion: f0', 3], ['Ingestion: f0', 7], ['Asked:', 1],
 ];
 const triggers: Trigger[] = [
 	...jsonTriggers.map(([line, nth, match], index): Trigger => ({line, nth, json: true, signal: index % 3 === 2 ? 'SIGTERM' : 'SIGINT', ...(match ? {match} : {})})),
@@ -213,10 +214,10 @@ describe('upload stopped at 20 instants', () => {
 		expect(health.status).toBe(200);
 	});
 
-	it('the built CLI stopped by real signals: the big file in flight (SIGINT, --json), files finalized (SIGTERM), the question asked (SIGINT)', async () => {
+	it('the built CLI stopped by real signals: the big file in flight (SIGINT, --json), files ingested (SIGTERM), the question asked (SIGINT)', async () => {
 		const chosen: Trigger[] = [
 			{line: 'file-progress', nth: 1, json: true, signal: 'SIGINT', match: bigStarts},
-			{line: 'Finalized', nth: 5, json: false, signal: 'SIGTERM'},
+			{line: 'Ingestion: f0', nth: 2, json: false, signal: 'SIGTERM'},
 			{line: 'Asked:', nth: 1, json: false, signal: 'SIGINT'},
 		];
 		const outcomes = await cancelAtAll(cancelProcess, chosen);

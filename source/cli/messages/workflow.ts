@@ -82,7 +82,7 @@ export const workflowMessages: MessageTable = {
 	}),
 	'unknown-chat': (data: {chatId: string}) => ({
 		message: `Chat ${data.chatId} was not found on the platform, so nothing was uploaded or asked`,
-		next: 'Check the chat id (the upload that created the chat printed it), and that the settings point at the same platform and company.',
+		next: 'Check the chat id (the upload that created the chat printed it; platform-tui chats lists the chats this machine synced), and that the settings point at the same platform and company.',
 	}),
 	'manifest-damaged': (data: {file: string; detail: string}) => ({
 		message: `The sync manifest ${data.file} cannot be used: ${data.detail}`,

@@ -4,6 +4,7 @@
  * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
  * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
+import {activeProfileName} from '../../config/profile.js';
 import {defaultDataDir} from '../../receiver/journal/open/location.js';
 import type {UploadEvent} from '../../workflow/events.js';
 import {manifestPath} from '../../workflow/manifest.js';
@@ -30,7 +31,7 @@ export type SyncCommandOptions = {
 };
 
 export const syncFlags = {
-	chat: {type: 'string', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
+	chat: {type: 'string', complete: 'chat-id', description: 'Upload into this existing chat instead of a new one, skipping unchanged files', placeholder: 'CHAT_ID'},
 	include: {type: 'string', isMultiple: true, description: 'Upload only files whose key matches (glob)', placeholder: 'GLOB'},
 	exclude: {type: 'string', isMultiple: true, description: 'Leave out files whose key matches (glob)', placeholder: 'GLOB'},
 	recursive: {type: 'boolean', default: false, description: 'Include subfolders (keys are paths relative to the folder)'},
@@ -49,15 +50,7 @@ export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptio
 		throw new UsageError('flags-conflict', `--${options.delete ? 'delete' : 'delete-excluded'} mirrors deletions into an existing chat, so it needs --chat CHAT_ID (a new chat has nothing to delete).`);
 	}
 
-	for (const [name, globs] of [['include', options.include], ['exclude', options.exclude]] as const) {
-		for (const glob of globs) {
-			const problem = checkGlob(glob);
-			if (problem !== undefined) {
-				throw new UsageError('glob-invalid', `--${name} ${JSON.stringify(glob)} is not a valid glob (${problem}); write literal [ ] { } ( ) with a backslash before them, e.g. --${name} "\\[draft\\]*.md", or a glob such as --${name} "drafts/**".`);
-			}
-		}
-	}
-
+	checkGlobs(options);
 	if (options.dryRun && options.interactive) {
 		throw new UsageError('flags-conflict', '--dry-run asks nothing, so it cannot be combined with --interactive.');
 	}
@@ -69,7 +62,20 @@ export function parseSyncFlags(flags: Record<string, unknown>): SyncCommandOptio
 	return options;
 }
 
-export function selectionOf(options: SyncCommandOptions): Selection {
+/** Refuses an --include or --exclude that is no glob, with how to write one. */
+export function checkGlobs(options: Pick<SyncCommandOptions, 'include' | 'exclude'>): void {
+	for (const [name, globs] of [['include', options.include], ['exclude', options.exclude]] as const) {
+		for (const glob of globs) {
+			const problem = checkGlob(glob);
+			if (problem !== undefined) {
+				throw new UsageError('glob-invalid', `--${name} ${JSON.stringify(glob)} is not a valid glob (${problem}); write literal [ ] { } ( ) with a backslash before them, e.g. --${name} "\\[draft\\]*.md", or a glob such as --${name} "drafts/**".`);
+			}
+		}
+	}
+}
+
+/** The files the selection flags choose, as `upload` and `check` both list them. */
+export function selectionOf(options: Pick<SyncCommandOptions, 'recursive' | 'include' | 'exclude' | 'minAgeMs'>): Selection {
 	return {recursive: options.recursive, include: options.include, exclude: options.exclude, ...(options.minAgeMs > 0 ? {minAgeMs: options.minAgeMs} : {})};
 }
 
@@ -82,9 +88,9 @@ export function isSync(options: SyncCommandOptions): boolean {
 	return options.chatId !== undefined || !isPlainSelection(selectionOf(options));
 }
 
-function manifestOf(env: NodeJS.ProcessEnv, baseUrl: string): ManifestPlace {
+export function manifestOf(env: NodeJS.ProcessEnv, baseUrl: string): ManifestPlace {
 	const dataDir = defaultDataDir(env);
-	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId)};
+	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId), profile: activeProfileName()};
 }
 
 /**

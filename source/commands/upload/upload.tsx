@@ -13,7 +13,7 @@ import type {Deps} from '../../cli/deps.js';
 import {configuredTarget, localBanner, localTarget, type Target} from '../platform-target.js';
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './sync.js';
 import {readFlags} from '../../cli/flag-values.js';
-import {sharedFlags} from '../../cli/flags.js';
+import {outputFlags, sharedFlags} from '../../cli/flags.js';
 import {kebab} from '../../cli/kebab.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
@@ -36,6 +36,10 @@ export type UploadCommandOptions = {
 	keepGoing: boolean;
 	local: boolean;
 	model?: string;
+	/** -q: only the result and errors (plain output; no live screen). */
+	quiet: boolean;
+	/** --stats: the plain output's summary line every so often; 0 never. */
+	statsIntervalMs: number;
 	/** --chat, --include, --exclude, --recursive, --dry-run, --interactive (sync.ts). */
 	sync: SyncCommandOptions;
 };
@@ -53,14 +57,21 @@ function chatOf(event: UploadEvent): string | undefined {
 	return event.type === 'chat-created' || event.type === 'chat-checked' ? event.chatId : undefined;
 }
 
-async function runPlain(deps: Deps, options: UploadOptions, note: Target['note'], resumeFor: ((chatId: string) => string) | undefined): Promise<number> {
+type PlainOptions = {note: Target['note']; resumeFor: ((chatId: string) => string) | undefined; quiet: boolean; statsIntervalMs: number};
+
+async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, quiet, statsIntervalMs}: PlainOptions): Promise<number> {
 	const {context, output} = deps;
-	const {createPlainFilter, plainLine, resultEvents} = await import('../../ui/upload/plain.js');
-	const keep = createPlainFilter();
+	const {createPlainOutput} = await import('../../ui/upload/plain-output.js');
+	const print = createPlainOutput({quiet, statsIntervalMs});
+	const write = (lines: ReturnType<typeof print.due>): void => {
+		for (const {stream, text} of lines) {
+			context[stream].write(`${text}\n`);
+		}
+	};
 	if (note) {
 		// Without --json the banner is a diagnostic (stderr).
 		output.print({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
-		if (!output.json) {
+		if (!output.json && !quiet) {
 			context.stderr.write(`${localBanner(note)}\n`);
 		}
 	}
@@ -77,16 +88,18 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 			return;
 		}
 
-		const line = keep(event) ? plainLine(event) : undefined;
-		if (line !== undefined) {
-			(resultEvents.has(event.type) ? context.stdout : context.stderr).write(`${line}\n`);
-		}
+		write(print.event(event));
 
-		if (event.type === 'chat-created' && resumeFor) {
+		if (event.type === 'chat-created' && resumeFor && !quiet) {
 			context.stderr.write(`If this run stops, continue it with: ${resumeFor(event.chatId)}\n`);
 		}
 	};
 
+	// The summary also comes while no event does (a long wait for the reply).
+	const stats = statsIntervalMs > 0 && !quiet && !output.json ? setInterval(() => {
+		write(print.due());
+	}, statsIntervalMs) : undefined;
+	stats?.unref();
 	try {
 		const result = await runUpload(options, onEvent);
 		if (result.failed.length > 0) {
@@ -104,6 +117,8 @@ async function runPlain(deps: Deps, options: UploadOptions, note: Target['note']
 		}
 
 		throw chatId === undefined || !resumeFor ? error : new UploadStoppedError(error, chatId, resumeFor(chatId));
+	} finally {
+		clearInterval(stats);
 	}
 }
 
@@ -115,6 +130,7 @@ const uploadFlags = {
 	ingestionTimeout: {type: 'string', range: {kind: 'seconds', max: 86_400, example: 120}, description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
 	replyTimeout: {...replyFlags.replyTimeout, description: 'Seconds to wait for the assistant\'s reply'},
 	keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
+	...outputFlags,
 	local: {type: 'boolean', default: false, description: 'Run against a local platform started in-process (no configuration needed)'},
 } satisfies Record<string, FlagSpec>;
 
@@ -162,6 +178,8 @@ const command: Command<UploadCommandOptions> = {
 			replyTimeoutMs: values.replyTimeout,
 			keepGoing: values.keepGoing,
 			local,
+			quiet: values.quiet,
+			statsIntervalMs: values.stats,
 			sync: parseSyncFlags(flags),
 			...(values.ingestionTimeout === undefined ? {} : {ingestionTimeoutMs: values.ingestionTimeout}),
 			...(model === undefined ? {} : {model}),
@@ -206,7 +224,7 @@ const command: Command<UploadCommandOptions> = {
 			listing,
 		};
 		try {
-			if (context.interactive) {
+			if (context.interactive && !options.quiet) {
 				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
 				const {runInteractive} = await withReactBuild(async () => import('../../ui/upload/interactive.js'));
 				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
@@ -230,7 +248,7 @@ const command: Command<UploadCommandOptions> = {
 				return outcome.code;
 			}
 
-			return await runPlain(deps, workflow, target.note, resume);
+			return await runPlain(deps, workflow, {note: target.note, resumeFor: resume, quiet: options.quiet, statsIntervalMs: options.statsIntervalMs});
 		} finally {
 			await target.close();
 		}

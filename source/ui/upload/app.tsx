@@ -10,7 +10,7 @@ import {useExitAfterFrame} from '../use-exit-after-frame.js';
 import {ErrorBox, FailedList, FileLine, StaticBlock} from './rows.js';
 import {transferring} from './throughput.js';
 import {ThroughputLine} from './ThroughputLine.js';
-import {countFiles, hiddenSummary, liveRows, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
+import {countFiles, hiddenSummary, liveRows, transferRate, type FileCounts, type UploadViewModel, type UploadViewState} from './state.js';
 
 /**
  * The live area never reaches the terminal's height (Ink clears the screen and the scrollback
@@ -26,15 +26,6 @@ export function liveBudget(rows: number | undefined): number {
 
 function nameWidth(state: UploadViewState): number {
 	return Math.min(32, Math.max(8, ...state.files.map(row => displayWidth(truncate(row.name, 32)))));
-}
-
-/** The transfer's bytes per second so far and, while it runs, the time left at that rate. */
-export function transferRate(state: UploadViewState, now: number): {rate: number; etaMs?: number} {
-	const transferMs = state.uploadStartedAt === undefined ? 0 : (state.uploadEndedAt ?? state.endedAt ?? now) - state.uploadStartedAt;
-	const rate = transferMs > 0 ? state.sentBytes / (transferMs / 1000) : 0;
-	const left = state.totalBytes - state.sentBytes;
-	const running = state.uploadEndedAt === undefined && state.endedAt === undefined;
-	return running && rate > 0 && left > 0 ? {rate, etaMs: (left / rate) * 1000} : {rate};
 }
 
 function TotalsLine({state, counts, now}: {state: UploadViewState; counts: FileCounts; now: number}) {

@@ -162,34 +162,3 @@ export function syncLines(event: SyncPlanned): string {
 	const head = `Dry run, nothing sent: would upload ${plural(event.upload.length, 'file')} (${sizeOf(event.upload)}), replace ${event.replace.length} (${sizeOf(event.replace)}), skip ${event.unchanged.length} unchanged (${sizeOf(event.unchanged)})${event.awaiting.length > 0 ? ` and wait for ${event.awaiting.length} still ingesting` : ''}${removed.length > 0 ? `, delete ${removed.length}` : ''}${event.chatId === undefined ? ' in a new chat' : ` in chat ${event.chatId}`}`;
 	return [head, ...lines].join('\n') + manifest;
 }
-
-/**
- * Keeps the plain output readable: byte progress prints at most once per `intervalMs` per file,
- * and not for the start and end of a transfer (the upsert and upload lines say those).
- */
-export function createPlainFilter(intervalMs = 1000, clock: () => number = Date.now): (event: UploadEvent) => boolean {
-	const last = new Map<string, number>();
-	return event => {
-		if (event.type !== 'file-progress') {
-			return true;
-		}
-
-		if (event.sentBytes === 0 || event.sentBytes >= event.totalBytes) {
-			return false;
-		}
-
-		const now = clock();
-		const previous = last.get(event.name);
-		if (previous !== undefined && now - previous < intervalMs) {
-			return false;
-		}
-
-		if (previous === undefined) {
-			last.set(event.name, now);
-			return false;
-		}
-
-		last.set(event.name, now);
-		return true;
-	};
-}

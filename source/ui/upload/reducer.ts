@@ -127,7 +127,7 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 
 		case 'ingestion-complete': {
 			const done = {...state, retry: undefined, ingestion: {...state.ingestion, status: 'done' as const, endedAt: now}};
-			return addStatic(done, {kind: 'ingestion', key: '\u0000ingestion', finished: event.finished, failed: event.failed, total: event.total, elapsedMs: event.elapsedMs});
+			return addStatic(done, {kind: 'ingestion', key: '\u0000ingestion', finished: event.finished, failed: event.failed, total: event.total, elapsedMs: event.elapsedMs, folded: state.folded});
 		}
 
 		case 'message-sent': {

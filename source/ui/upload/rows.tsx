@@ -171,6 +171,7 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 			return (
 				<Panel title='Ingestion' color={item.failed > 0 ? 'yellow' : undefined}>
 					<Text>{item.failed > 0 ? <Text color='yellow'>!</Text> : <Text color='green'>✔</Text>} <Text bold>{item.finished}/{item.total}</Text> finished{item.failed > 0 ? `, ${item.failed} failed` : ''}<Text dimColor> · {formatElapsed(item.elapsedMs)}</Text></Text>
+					{item.folded > 0 && <Text dimColor>{item.folded} more FINISHED {item.folded === 1 ? 'file' : 'files'} not listed one by one</Text>}
 				</Panel>
 			);
 		}

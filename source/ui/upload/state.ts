@@ -6,7 +6,7 @@ import type {UploadEvent} from '../../workflow/events.js';
 import {cancelUpload, failUpload, isUrgent, reduceUpload} from './reducer.js';
 import {initialUploadState, type UploadViewState} from './view-state.js';
 
-export {countFiles, hiddenSummary, liveRows, type FileCounts} from './file-rows.js';
+export {countFiles, hiddenSummary, listedFinishedRows, liveRows, transferRate, type FileCounts} from './file-rows.js';
 export {cancelUpload, failUpload, isUrgent, reduceUpload} from './reducer.js';
 export {initialUploadState, type FilePhase, type FileRow, type StaticItem, type UploadViewState} from './view-state.js';
 

@@ -34,7 +34,8 @@ export type StaticItem =
 	/** A sync's plan: counts, and the unchanged files skipped. */
 	| {kind: 'sync'; key: string; upload: number; replace: number; awaiting: number; unchanged: string[]; unchangedBytes: number; deleting: string[]; manifest?: string}
 	| {kind: 'skipped'; key: string; skipped: SkippedEntry[]}
-	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number}
+	/** `folded`: FINISHED files counted, not printed one by one (file-rows.ts). */
+	| {kind: 'ingestion'; key: string; finished: number; failed: number; total: number; elapsedMs: number; folded: number}
 	| {kind: 'reply'; key: string; text: string; elapsedMs: number}
 	| {kind: 'history'; key: string; messages: ChatMessageSummary[]};
 
@@ -57,6 +58,9 @@ export type UploadViewState = {
 	history?: ChatMessageSummary[];
 	/** Final things (rows ✔/✖, space, chat, reply, history), in the order they became final; append-only for <Static>. */
 	finished: StaticItem[];
+	/** FINISHED file rows printed in `finished`, and those only counted past the first few. */
+	listedFinished: number;
+	folded: number;
 	/** The last retry of a request that belongs to no one file (ingestion checks, reply polls). */
 	retry?: {operation: string; inMs: number; reason: string; at: number};
 	result?: {chatId: string; contentIds: string[]; reply: string; failed: FileFailure[]};
@@ -79,6 +83,8 @@ export function initialUploadState(startedAt: number, prompt?: string, banner?: 
 		ingestion: {status: 'waiting', total: 0, round: 0},
 		reply: prompt === undefined ? {status: 'waiting', text: ''} : {status: 'waiting', prompt, text: ''},
 		finished: banner === undefined ? [] : [{kind: 'banner', key: '\u0000banner', text: banner}],
+		listedFinished: 0,
+		folded: 0,
 		cancelled: false,
 		done: false,
 	};

@@ -5,7 +5,8 @@
  */
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
-import {transferRate, UploadApp} from '../../../source/ui/upload/app.js';
+import {UploadApp} from '../../../source/ui/upload/app.js';
+import {transferRate} from '../../../source/ui/upload/state.js';
 import {countFiles, UploadViewModel} from '../../../source/ui/upload/state.js';
 import type {UploadEvent} from '../../../source/workflow/events.js';
 import {waitFor} from '../../support/wait.js';

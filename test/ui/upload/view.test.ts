@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {formatBytes, formatElapsed, progressBar} from '../../../source/ui/upload/format.js';
-import {createPlainFilter, plainLine} from '../../../source/ui/upload/plain.js';
+import {plainLine} from '../../../source/ui/upload/plain.js';
 import {initialUploadState, reduceUpload} from '../../../source/ui/upload/state.js';
 import {compareCodePoints} from '../../../source/workflow/errors.js';
 import type {UploadEvent} from '../../../source/workflow/events.js';
@@ -43,22 +43,6 @@ describe('plain lines', () => {
 			'History:\n  USER: Why?\n  ASSISTANT: Because it is.',
 			'Done: chat chat_1, contents cont_1',
 		]);
-	});
-
-	it('prints byte progress at most once a second per file, never for the start and the end', () => {
-		let now = 0;
-		const keep = createPlainFilter(1000, () => now);
-		const progress = (sentBytes: number): UploadEvent => ({type: 'file-progress', name: 'big.bin', contentId: 'c', sentBytes, totalBytes: 100});
-		const kept: number[] = [];
-		for (const [at, sent] of [[0, 0], [100, 10], [600, 20], [1100, 30], [1500, 40], [2200, 50], [2300, 100]] as const) {
-			now = at;
-			if (keep(progress(sent))) {
-				kept.push(sent);
-			}
-		}
-
-		expect(kept).toEqual([30, 50]);
-		expect(keep({type: 'file-upserted', name: 'big.bin', contentId: 'c'})).toBe(true);
 	});
 });
 
