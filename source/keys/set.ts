@@ -18,7 +18,7 @@ export type StoredKey = {
  * Stores an API key given by the user (atomic write under the lock, mode 0600). A different key
  * ends the bookkeeping of the last rotation's overlap, which described the key being replaced; the
  * time of the last rotation is kept, and the time the key was set is recorded (its age counts from
- * there). With `fresh`, the present file (damaged, say) is moved to a
+ * there). A profile the file does not hold yet is created. With `fresh`, the present file (damaged, say) is moved to a
  * `.bak` beside it and a new file holding only the key is started.
  */
 export async function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean; now?: () => Date}): Promise<StoredKey> {
@@ -45,7 +45,7 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 		}
 
 		return {masked: mask(key), path: store.path, changed: values.rotation !== undefined, envOverride};
-	});
+	}, undefined, {create: true});
 }
 
 /**

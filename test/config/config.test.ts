@@ -6,6 +6,7 @@ import {apiKeySupplier, MissingSettingsError, requireSettings, resolveConfig} fr
 import {mask} from '../../source/config/settings.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
+import {settingFlagValues} from '../../source/cli/setting-flags.js';
 
 function freshEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-config-')), ...extra};
@@ -27,11 +28,12 @@ describe('resolution', () => {
 		expect(resolved.companyId).toBeUndefined();
 	});
 
-	it('ignores empty flags and env values', async () => {
+	it('ignores blank env values; a blank flag is refused by its declaration instead of passed over', async () => {
 		const env = freshEnv({PLATFORM_APP_ID: '  '});
 		const store = new ConfigStore(env);
 		await store.set('appId', 'app_stored');
-		expect(resolveConfig({flags: {appId: ''}, env, store}).appId).toEqual({value: 'app_stored', source: 'stored'});
+		expect(resolveConfig({flags: settingFlagValues({}), env, store}).appId).toEqual({value: 'app_stored', source: 'stored'});
+		expect(() => settingFlagValues({appId: ' '})).toThrow('--app-id must be a non-empty value; got " ".');
 	});
 
 	it('reads every documented env var', () => {

@@ -71,7 +71,8 @@ function report(deps: Deps, stored: StoredKey): void {
 /** The file's damage, when it is damaged (it then needs --force); other read problems are thrown. */
 function damage(deps: Deps): ConfigDamagedError | undefined {
 	try {
-		deps.store().all();
+		// The whole file: a profile not created yet is no damage (storing its key creates it).
+		deps.store().file();
 		return undefined;
 	} catch (error) {
 		if (error instanceof ConfigDamagedError) {
