@@ -28,12 +28,15 @@ export const connectionFlags = {
 	model: connection('model', 'NAME'),
 } satisfies Partial<Record<SettingName, FlagSpec>>;
 
+/** What a profile name may be (config/profiles.ts). */
+export const profileNameRange = {kind: 'check', test: isProfileName, rule: profileNameRule, example: 'staging'} satisfies FlagRange;
+
 /** The profile of the config file a run reads and writes (config/profiles.ts). */
 const profileFlag = {
 	type: 'string',
 	env: profileEnv,
 	complete: 'profile',
-	range: {kind: 'check', test: isProfileName, rule: profileNameRule, example: 'staging'},
+	range: profileNameRange,
 	description: 'Use this profile of the config file: its settings and key (default: the one `config use` chose, else "default")',
 	placeholder: 'NAME',
 } satisfies FlagSpec;

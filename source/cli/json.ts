@@ -23,6 +23,8 @@ export const resultLine = z.object({
 	type: z.literal('result'),
 	command: z.string().min(1),
 	exitCode: z.number().int(),
+	/** The profile of the config file the run used, when it is not `default`. */
+	profile: z.string().min(1).optional(),
 	...touchedIds.shape,
 });
 
@@ -35,6 +37,8 @@ export const errorLine = z.object({
 	/** A stopped upload: its chat and the command that resumes it. */
 	chatId: z.string().min(1).optional(),
 	resume: z.string().min(1).optional(),
+	/** The profile of the config file the run used, when it is not `default`. */
+	profile: z.string().min(1).optional(),
 	...touchedIds.shape,
 });
 
@@ -84,7 +88,7 @@ export type JsonOutput = {
 	/** What the command writes to: passes every byte to stdout and watches the lines. */
 	stream: Writable & {isTTY?: boolean; columns?: number; rows?: number};
 	/** Ends the run with the `result` or `error` line. */
-	finish(end: {exitCode: number; command: string} | {error: {code: string; message: string; next: string; chatId?: string; resume?: string}}): Promise<void>;
+	finish(end: {exitCode: number; command: string; profile?: string} | {error: {code: string; message: string; next: string; chatId?: string; resume?: string; profile?: string}}): Promise<void>;
 };
 
 export function createJsonOutput(stdout: NodeJS.WritableStream & {columns?: number}): JsonOutput {
@@ -141,7 +145,7 @@ export function createJsonOutput(stdout: NodeJS.WritableStream & {columns?: numb
 				return;
 			}
 
-			await write({type: 'result', command: end.command, exitCode: end.exitCode, ...touched});
+			await write({type: 'result', command: end.command, exitCode: end.exitCode, ...(end.profile === undefined ? {} : {profile: end.profile}), ...touched});
 		},
 	};
 }

@@ -49,6 +49,17 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 }
 
 /**
+ * Stores a set of settings that holds an API key (the local platform's, say) in one write under
+ * the lock, in the store's profile, which is created when the file does not hold it yet. A key
+ * that differs from the stored one records when it was set, as `keys set` does.
+ */
+export async function storeSettingsWithKey(store: ConfigStore, values: Partial<StoredConfig>, now: Date = new Date()): Promise<void> {
+	await store.transaction(async transaction => {
+		await transaction.write(keyChange(transaction.read(), values, now.toISOString()));
+	}, undefined, {create: true});
+}
+
+/**
  * The values to write when settings that may hold a new API key are stored over `file`: a key that
  * differs from the stored one comes with the rotation state of a key set by hand (when it was set,
  * the last rotation's time kept, the replaced key's overlap dropped); otherwise the values alone.
