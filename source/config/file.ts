@@ -39,7 +39,7 @@ function syntaxPosition(text: string, message: string): number {
 
 /** Checks the fields of one profile's settings (the top level is the profile `default`). */
 function checkSection(file: string, section: Record<string, unknown>, profile: string | undefined): void {
-	const at = (field: string) => (profile === undefined ? {field} : {field: `profiles.${profile}.${field}`, profile});
+	const at = (field: string) => ({field: profile === undefined ? field : `profiles.${profile}.${field}`});
 	for (const name of settingNames) {
 		if (section[name] !== undefined && typeof section[name] !== 'string') {
 			throw new ConfigDamagedError({file, reason: 'bad-field', ...at(name), detail: describeValue(section[name])});
@@ -81,7 +81,7 @@ export function parseConfig(file: string, text: string): Record<string, unknown>
 
 	for (const [profile, section] of Object.entries(profiles)) {
 		if (!isRecord(section)) {
-			throw new ConfigDamagedError({file, reason: 'bad-field', field: `profiles.${profile}`, detail: describeValue(section), profile});
+			throw new ConfigDamagedError({file, reason: 'bad-field', field: `profiles.${profile}`, detail: describeValue(section)});
 		}
 
 		checkSection(file, section, profile);
