@@ -3,7 +3,9 @@
  * a command or flag added anywhere completes with no list to keep by hand. Event ids — the
  * argument of a command declared `complete: 'event-id'` (events show, replay, export) and the value
  * of a flag so declared (trigger --from-event) — come at completion time from `platform-tui
- * completion --event-ids`, which reads the journal (or Redis) named by the words typed so far.
+ * completion --event-ids`, which reads the journal (or Redis) named by the words typed so far;
+ * profile names (--profile, local --save-profile, `config use`'s argument: `complete: 'profile'`)
+ * from `platform-tui completion --profiles`, which reads the config file.
  */
 import {kebab} from './kebab.js';
 
@@ -23,6 +25,10 @@ export type CompletionCommand = {
 	eventIdArgument?: boolean;
 	/** The flags whose value is a stored event id, camelCase. */
 	eventIdFlags?: readonly string[];
+	/** Its argument is a profile of the config file (`config use`). */
+	profileArgument?: boolean;
+	/** The flags whose value is a profile name, camelCase. */
+	profileFlags?: readonly string[];
 };
 
 export type CompletionSpec = {
@@ -45,6 +51,19 @@ function eventIdFlagPattern(spec: CompletionSpec): string {
 }
 
 const idsCommand = (words: string) => `${program} completion --event-ids -- ${words} 2>/dev/null`;
+
+const profilesCommand = `${program} completion --profiles 2>/dev/null`;
+
+/** Every flag whose value is a profile name, as a case pattern. */
+function profileFlagPattern(spec: CompletionSpec): string {
+	const names = [...new Set(spec.commands.flatMap(command => command.profileFlags ?? []))].sort();
+	return names.length === 0 ? '--no-such-flag' : names.map(name => `--${kebab(name)}`).join('|');
+}
+
+/** The names of the commands whose argument is a profile (`config use`). */
+function profileCommands(spec: CompletionSpec): string[] {
+	return spec.commands.filter(command => command.profileArgument).map(command => command.words.join(' '));
+}
 
 function flagWords(flags: readonly string[]): string {
 	return flags.map(flag => `--${kebab(flag)}`).join(' ');
@@ -97,6 +116,7 @@ _${program.replace('-', '_')}() {
 	if [[ -n $skip ]]; then
 		case "$skip" in
 			${eventIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur")) ;;
+			${profileFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${profilesCommand})" -- "$cur")) ;;
 			*) COMPREPLY=() ;;
 		esac
 		return
@@ -123,6 +143,11 @@ ${flagCases}
 		${idCases})
 			if [[ \${#positional[@]} -eq 2 ]]; then
 				COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur"))
+				return
+			fi ;;
+		${profileCommands(spec).map(name => quote(name)).join('|') || '\'no such command\''})
+			if [[ \${#positional[@]} -eq 2 ]]; then
+				COMPREPLY=($(compgen -W "$(${profilesCommand})" -- "$cur"))
 				return
 			fi ;;
 	esac
@@ -158,6 +183,7 @@ _${program.replace('-', '_')}() {
 	if [[ -n $skip ]]; then
 		case $skip in
 			(${eventIdFlagPattern(spec)}) compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"} ;;
+			(${profileFlagPattern(spec)}) compadd -- \${(f)"$(${profilesCommand})"} ;;
 			(*) _files ;;
 		esac
 		return
@@ -181,6 +207,8 @@ ${groupCases}
 		esac
 	elif [[ ${eventIdCommands(spec).map(name => `$name == "${name}"`).join(' || ') || 'no'} ]] && (( \${#positional} == 2 )); then
 		compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"}
+	elif [[ ${profileCommands(spec).map(name => `$name == "${name}"`).join(' || ') || 'no'} ]] && (( \${#positional} == 2 )); then
+		compadd -- \${(f)"$(${profilesCommand})"}
 	else
 		_files
 	fi
@@ -216,18 +244,25 @@ function fish(spec: CompletionSpec): string {
 	for (const command of spec.commands) {
 		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
 		const ids = quote(`(${idsCommand('(commandline -opc)[2..-1]')})`);
+		const profiles = quote(`(${profilesCommand})`);
 		for (const flag of command.flags) {
-			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.valueFlags.includes(flag) ? ' -r' : '';
+			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.profileFlags?.includes(flag) ? ` -x -a ${profiles}` : command.valueFlags.includes(flag) ? ' -r' : '';
 			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${value}`);
 		}
 
 		if (command.eventIdArgument) {
 			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${ids}`);
 		}
+
+		if (command.profileArgument) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${profiles}`);
+		}
 	}
 
+	const topProfiles = quote(`(${profilesCommand})`);
 	for (const flag of spec.topFlags) {
-		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -l ${kebab(flag)}`);
+		const value = spec.commands.some(command => command.profileFlags?.includes(flag)) ? ` -x -a ${topProfiles}` : '';
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -l ${kebab(flag)}${value}`);
 	}
 
 	return `${lines.join('\n')}\n`;

@@ -8,8 +8,11 @@ import {describedFlagNames, registry, sharedFlags} from './registry.js';
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
 import type {Command, FlagSpec} from './types.js';
 import {UsageError} from './validators.js';
+import {configFilePath, readConfigFile} from '../config/file.js';
+import {profileNames} from '../config/profiles.js';
+import type {Deps} from './deps.js';
 
-type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]};
+type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]} | {kind: 'profiles'};
 
 const usage = 'platform-tui completion <bash|zsh|fish>';
 
@@ -38,8 +41,12 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 		try {
 			const module = await entry.load();
 			const flags: Record<string, FlagSpec> = {...module.default.flags, ...sharedFlags};
-			const eventIdFlags = Object.entries(flags).filter(([, spec]) => spec.complete === 'event-id').map(([name]) => name);
-			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags), eventIdArgument: module.default.complete === 'event-id', eventIdFlags};
+			const completing = (kind: string) => Object.entries(flags).filter(([, spec]) => spec.complete === kind).map(([name]) => name);
+			return {
+				words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags),
+				eventIdArgument: module.default.complete === 'event-id', eventIdFlags: completing('event-id'),
+				profileArgument: module.default.complete === 'profile', profileFlags: completing('profile'),
+			};
 		} catch {
 			// A command that cannot load still completes by name.
 			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags), valueFlags: valueFlagNames(sharedFlags)};
@@ -48,11 +55,24 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 	return loaded;
 }
 
+/** The profile names of the config file, one per line; nothing when it cannot be read. */
+function printProfiles({context}: Deps): void {
+	let names: string[] = [];
+	try {
+		names = profileNames(readConfigFile(configFilePath(context.env)));
+	} catch {
+		// Nothing to offer.
+	}
+
+	context.stdout.write(names.map(name => (context.json ? `${JSON.stringify({type: 'profile-name', name})}\n` : `${name}\n`)).join(''));
+}
+
 const command: Command<CompletionOptions> = {
 	usage,
-	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, and the ids of stored events where an event id goes (events show, replay, export, trigger --from-event)',
+	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, the ids of stored events where an event id goes (events show, replay, export, trigger --from-event) and the config file\'s profiles where a profile goes (--profile, config use)',
 	flags: {
 		eventIds: {type: 'boolean', default: false},
+		profiles: {type: 'boolean', default: false},
 	},
 	examples: [
 		'source <(platform-tui completion bash)',
@@ -62,6 +82,10 @@ const command: Command<CompletionOptions> = {
 	parse({argv, flags}) {
 		if (flags.eventIds === true) {
 			return {kind: 'event-ids', words: argv};
+		}
+
+		if (flags.profiles === true) {
+			return {kind: 'profiles'};
 		}
 
 		const [shell, ...extra] = argv;
@@ -82,8 +106,13 @@ const command: Command<CompletionOptions> = {
 	async run(options, deps) {
 		const {context} = deps;
 		if (options.kind === 'script') {
-			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']});
+			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'profile', 'help', 'version']});
 			context.stdout.write(context.json ? `${JSON.stringify({type: 'completion-script', shell: options.shell, script})}\n` : script);
+			return 0;
+		}
+
+		if (options.kind === 'profiles') {
+			printProfiles(deps);
 			return 0;
 		}
 

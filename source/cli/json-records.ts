@@ -190,6 +190,7 @@ export const jsonRecords = {
 	'key-rotated': {schema: record({type: z.literal('key-rotated'), at: iso, oldKeyExpiresAt: iso}), commands: local},
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
 	'event-id': {schema: record({type: z.literal('event-id'), id}), commands: ['completion']},
+	'profile-name': {schema: record({type: z.literal('profile-name'), name: text}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
 
 export type JsonRecordType = keyof typeof jsonRecords;
