@@ -19,6 +19,8 @@ function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' 
 export type Started = {
 	options: ServeOptions;
 	url: string;
+	/** The profile of the config file, when it is not `default`. */
+	profile?: string;
 	adminUrl?: string;
 	secrets: number;
 	key: KeyStatus;
@@ -93,7 +95,8 @@ export function presentPlain(deps: Deps, started: Started, events: EventLog, log
 	// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
 	// the event log is serve's output (stdout).
 	const warningLine = [...(warning ? [warning] : []), ...started.folderWarnings.map(found => found.message)].map(text => `${clock(now())}  warning: ${text}\n`).join('');
-	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
+	const profile = started.profile === undefined ? '' : ` with profile ${started.profile}`;
+	context.stderr.write(`Listening on ${url}${profile} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
 	events.on('event', event => {
 		log.line(plainLine(event));
 	});
