@@ -65,6 +65,8 @@ describe('profiles keep settings and keys apart', () => {
 	it('config get and keys show answer for the profile asked for, the flag before or after the command', async () => {
 		const {env} = await twoProfiles();
 		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env})).stdout).toBe('https://prod.example.com\n');
+		expect((await runCliInProcess(['config', 'set', 'model', 'm2', '--profile', 'staging'], {env})).stdout).toMatch(/^Stored model = m2 in .*config\.json \(profile staging\)\n$/);
+		expect((await runCliInProcess(['keys', 'set'], {env, stdin: keyA})).stdout).toMatch(/^Unchanged: API key …AAAA in .*config\.json \(mode 0600\)\n$/);
 		expect((await runCliInProcess(['--profile', 'staging', 'config', 'get', 'baseUrl'], {env})).stdout).toBe('https://staging.example.com\n');
 		expect((await runCliInProcess(['config', 'get', 'baseUrl', '--profile=staging'], {env})).stdout).toBe('https://staging.example.com\n');
 		const shown = async (argv: string[]) => lines((await runCliInProcess([...argv, '--json'], {env})).stdout);

@@ -3,6 +3,7 @@ import {isSettingName, mask, settingNames, settingProblem, settingSpecs, type Se
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
+import {inProfile} from '../../cli/messages/profile.js';
 
 /** The value is on the command line, or (for secrets) read from stdin when run. */
 export type SetOptions = {name: SettingName; value: string | undefined};
@@ -72,7 +73,7 @@ const command: Command<SetOptions> = {
 		if (context.json) {
 			deps.writeJson({type: 'stored', name, value: shown, path: store.path});
 		} else {
-			context.stdout.write(`Stored ${name} = ${shown} in ${store.path}\n`);
+			context.stdout.write(`Stored ${name} = ${shown} in ${store.path}${inProfile(store.selection().name)}\n`);
 			const envName = settingSpecs[name].env;
 			if (context.env[envName]) {
 				context.stderr.write(`Note: ${envName} is set in the environment and overrides the stored value.\n`);

@@ -7,6 +7,7 @@ import type {KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
+import {inProfile} from '../../cli/messages/profile.js';
 import {loadScreen} from '../../ui/react-build.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
@@ -56,7 +57,7 @@ function report(deps: Deps, stored: StoredKey): void {
 	if (context.json) {
 		deps.writeJson({type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride, ...(stored.backup ? {backup: stored.backup} : {})});
 	} else {
-		context.stdout.write(`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path} (mode 0600)\n`);
+		context.stdout.write(`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path}${inProfile(deps.store().selection().name)} (mode 0600)\n`);
 	}
 
 	if (stored.backup) {
