@@ -3,7 +3,9 @@
  * a command or flag added anywhere completes with no list to keep by hand. Event ids — the
  * argument of a command declared `complete: 'event-id'` (events show, replay, export) and the value
  * of a flag so declared (trigger --from-event) — come at completion time from `platform-tui
- * completion --event-ids`, which reads the journal (or Redis) named by the words typed so far.
+ * completion --event-ids`, which reads the journal (or Redis) named by the words typed so far;
+ * profile names (--profile, local --save-profile, `config use`'s argument: `complete: 'profile'`)
+ * from `platform-tui completion --profiles`, which reads the config file.
  */
 import {kebab} from './kebab.js';
 
@@ -27,6 +29,10 @@ export type CompletionCommand = {
 	chatIdArgument?: boolean;
 	/** The flags whose value is a synced chat's id (`--chat`), camelCase. */
 	chatIdFlags?: readonly string[];
+	/** Its argument is a profile of the config file (`config use`). */
+	profileArgument?: boolean;
+	/** The flags whose value is a profile name, camelCase. */
+	profileFlags?: readonly string[];
 };
 
 export type CompletionSpec = {
@@ -63,6 +69,19 @@ function chatIdCommands(spec: CompletionSpec): CompletionCommand[] {
 
 /** Prints the ids of the chats this machine synced (the upload manifests). */
 const chatIdsCommand = `${program} completion --chat-ids 2>/dev/null`;
+
+const profilesCommand = `${program} completion --profiles 2>/dev/null`;
+
+/** Every flag whose value is a profile name, as a case pattern. */
+function profileFlagPattern(spec: CompletionSpec): string {
+	const names = [...new Set(spec.commands.flatMap(command => command.profileFlags ?? []))].sort();
+	return names.length === 0 ? '--no-such-flag' : names.map(name => `--${kebab(name)}`).join('|');
+}
+
+/** The names of the commands whose argument is a profile (`config use`). */
+function profileCommands(spec: CompletionSpec): string[] {
+	return spec.commands.filter(command => command.profileArgument).map(command => command.words.join(' '));
+}
 
 function flagWords(flags: readonly string[]): string {
 	return flags.map(flag => `--${kebab(flag)}`).join(' ');
@@ -121,6 +140,7 @@ _${program.replace('-', '_')}() {
 		case "$skip" in
 			${eventIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${idsCommand('"${COMP_WORDS[@]:1}"')})" -- "$cur")) ;;
 			${chatIdFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${chatIdsCommand})" -- "$cur")) ;;
+			${profileFlagPattern(spec)}) COMPREPLY=($(compgen -W "$(${profilesCommand})" -- "$cur")) ;;
 			*) COMPREPLY=() ;;
 		esac
 		return
@@ -150,6 +170,11 @@ ${flagCases}
 				return
 			fi ;;
 ${chatCases}
+		${profileCommands(spec).map(name => quote(name)).join('|') || '\'no such command\''})
+			if [[ \${#positional[@]} -eq 2 ]]; then
+				COMPREPLY=($(compgen -W "$(${profilesCommand})" -- "$cur"))
+				return
+			fi ;;
 	esac
 	COMPREPLY=($(compgen -W "$words_here" -- "$cur"))
 }
@@ -184,6 +209,7 @@ _${program.replace('-', '_')}() {
 		case $skip in
 			(${eventIdFlagPattern(spec)}) compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"} ;;
 			(${chatIdFlagPattern(spec)}) compadd -- \${(f)"$(${chatIdsCommand})"} ;;
+			(${profileFlagPattern(spec)}) compadd -- \${(f)"$(${profilesCommand})"} ;;
 			(*) _files ;;
 		esac
 		return
@@ -209,6 +235,8 @@ ${groupCases}
 		esac
 	elif [[ ${eventIdCommands(spec).map(name => `$name == "${name}"`).join(' || ') || 'no'} ]] && (( \${#positional} == 2 )); then
 		compadd -- \${(f)"$(${idsCommand('"${(@)words[2,-1]}"')})"}
+	elif [[ ${profileCommands(spec).map(name => `$name == "${name}"`).join(' || ') || 'no'} ]] && (( \${#positional} == 2 )); then
+		compadd -- \${(f)"$(${profilesCommand})"}
 	else
 		_files
 	fi
@@ -245,8 +273,9 @@ function fish(spec: CompletionSpec): string {
 		const condition = command.words.map(word => `__fish_seen_subcommand_from ${word}`).join('; and ');
 		const ids = quote(`(${idsCommand('(commandline -opc)[2..-1]')})`);
 		const chatIds = quote(`(${chatIdsCommand})`);
+		const profiles = quote(`(${profilesCommand})`);
 		for (const flag of command.flags) {
-			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.chatIdFlags?.includes(flag) ? ` -x -a ${chatIds}` : command.valueFlags.includes(flag) ? ' -r' : '';
+			const value = command.eventIdFlags?.includes(flag) ? ` -x -a ${ids}` : command.chatIdFlags?.includes(flag) ? ` -x -a ${chatIds}` : command.profileFlags?.includes(flag) ? ` -x -a ${profiles}` : command.valueFlags.includes(flag) ? ' -r' : '';
 			lines.push(`complete -c ${program} -n ${quote(condition)} -l ${kebab(flag)}${value}`);
 		}
 
@@ -257,10 +286,16 @@ function fish(spec: CompletionSpec): string {
 		if (command.chatIdArgument) {
 			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${chatIds}`);
 		}
+
+		if (command.profileArgument) {
+			lines.push(`complete -c ${program} -n ${quote(condition)} -f -a ${profiles}`);
+		}
 	}
 
+	const topProfiles = quote(`(${profilesCommand})`);
 	for (const flag of spec.topFlags) {
-		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -l ${kebab(flag)}`);
+		const value = spec.commands.some(command => command.profileFlags?.includes(flag)) ? ` -x -a ${topProfiles}` : '';
+		lines.push(`complete -c ${program} -n ${quote(noCommand)} -f -l ${kebab(flag)}${value}`);
 	}
 
 	return `${lines.join('\n')}\n`;

@@ -6,11 +6,13 @@
  */
 import {describedFlagNames, registry, sharedFlags} from './registry.js';
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from './completion-script.js';
-import type {Deps} from './deps.js';
 import type {Command, FlagSpec} from './types.js';
 import {UsageError} from './validators.js';
+import {configFilePath, readConfigFile} from '../config/file.js';
+import {profileNames} from '../config/profiles.js';
+import type {Deps} from './deps.js';
 
-type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]} | {kind: 'chat-ids'};
+type CompletionOptions = {kind: 'script'; shell: CompletionShell} | {kind: 'event-ids'; words: string[]} | {kind: 'chat-ids'} | {kind: 'profiles'};
 
 const usage = 'platform-tui completion <bash|zsh|fish>';
 
@@ -39,9 +41,14 @@ async function commandsForCompletion(): Promise<CompletionCommand[]> {
 		try {
 			const module = await entry.load();
 			const flags: Record<string, FlagSpec> = {...module.default.flags, ...sharedFlags};
-			const completing = (kind: 'event-id' | 'chat-id') => Object.entries(flags).filter(([, spec]) => spec.complete === kind).map(([name]) => name);
+			const completing = (kind: 'event-id' | 'chat-id' | 'profile') => Object.entries(flags).filter(([, spec]) => spec.complete === kind).map(([name]) => name);
 			const {complete} = module.default;
-			return {words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags), eventIdArgument: complete === 'event-id', eventIdFlags: completing('event-id'), chatIdArgument: complete === 'chat-id', chatIdFlags: completing('chat-id')};
+			return {
+				words: entry.words, summary: entry.summary, flags: [...describedFlagNames(flags), 'help'], valueFlags: valueFlagNames(flags),
+				eventIdArgument: complete === 'event-id', eventIdFlags: completing('event-id'),
+				chatIdArgument: complete === 'chat-id', chatIdFlags: completing('chat-id'),
+				profileArgument: complete === 'profile', profileFlags: completing('profile'),
+			};
 		} catch {
 			// A command that cannot load still completes by name.
 			return {words: entry.words, summary: entry.summary, flags: describedFlagNames(sharedFlags), valueFlags: valueFlagNames(sharedFlags)};
@@ -63,12 +70,27 @@ async function printChatIds({context, output}: Deps): Promise<void> {
 	}
 }
 
+/** The profile names of the config file, one per line; nothing when it cannot be read. */
+function printProfiles({context, output}: Deps): void {
+	let names: string[] = [];
+	try {
+		names = profileNames(readConfigFile(configFilePath(context.env)));
+	} catch {
+		// Nothing to offer.
+	}
+
+	for (const name of names) {
+		output.print({type: 'profile-name', name}, `${name}\n`);
+	}
+}
+
 const command: Command<CompletionOptions> = {
 	usage,
-	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, the ids of stored events where an event id goes (events show, replay, export, trigger --from-event) and the ids of synced chats where a chat id goes (chat, --chat)',
+	description: 'Print a completion script for bash, zsh or fish: commands, subcommands, flags, the ids of stored events where an event id goes (events show, replay, export, trigger --from-event) the ids of synced chats where a chat id goes (chat, --chat) and the config file\'s profiles where a profile goes (--profile, config use)',
 	flags: {
 		eventIds: {type: 'boolean', default: false},
 		chatIds: {type: 'boolean', default: false},
+		profiles: {type: 'boolean', default: false},
 	},
 	examples: [
 		'source <(platform-tui completion bash)',
@@ -82,6 +104,10 @@ const command: Command<CompletionOptions> = {
 
 		if (flags.chatIds === true) {
 			return {kind: 'chat-ids'};
+		}
+
+		if (flags.profiles === true) {
+			return {kind: 'profiles'};
 		}
 
 		const [shell, ...extra] = argv;
@@ -102,13 +128,18 @@ const command: Command<CompletionOptions> = {
 	async run(options, deps) {
 		const {context} = deps;
 		if (options.kind === 'script') {
-			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'help', 'version']});
+			const script = completionScript(options.shell, {commands: await commandsForCompletion(), topFlags: ['json', 'debug', 'profile', 'help', 'version']});
 			deps.output.print({type: 'completion-script', shell: options.shell, script}, script);
 			return 0;
 		}
 
 		if (options.kind === 'chat-ids') {
 			await printChatIds(deps);
+			return 0;
+		}
+
+		if (options.kind === 'profiles') {
+			printProfiles(deps);
 			return 0;
 		}
 

@@ -11,6 +11,7 @@ import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '
 import {overdueKey} from '../keys/age-policy.js';
 import {keyAgeWarning} from './messages/key-age.js';
 import type {Output} from '../context.js';
+import {profileFlagValue, settingFlagValues} from './setting-flags.js';
 import type {CommandContext} from './types.js';
 import type {JsonRecordLine} from './json-records.js';
 import {createJsonWriter} from './json-writer.js';
@@ -21,7 +22,7 @@ export type Clock = {now(): number};
 export type Deps = {
 	context: CommandContext;
 	clock: Clock;
-	/** The config store (created on first use: `config path` never reads the file). */
+	/** The config store, seen through the selected profile (created on first use: `config path` never reads the file). */
 	store(): ConfigStore;
 	/** Every setting resolved flag > env > stored > default. */
 	resolved(): ResolvedConfig;
@@ -77,11 +78,11 @@ export function formatRequestLog(entry: RequestLogEntry): string {
 export function createDeps(context: CommandContext, overrides: {clock?: Clock; output?: Output<JsonRecordLine>} = {}): Deps {
 	let store: ConfigStore | undefined;
 	const getStore = () => {
-		store ??= new ConfigStore(context.env);
+		store ??= new ConfigStore(context.env, {profile: profileFlagValue(context.flags)});
 		return store;
 	};
 
-	const resolved = () => resolveConfig({flags: context.flags, env: context.env, store: getStore()});
+	const resolved = () => resolveConfig({flags: settingFlagValues(context.flags), env: context.env, store: getStore()});
 	let keyAgeChecked = false;
 	const deps: Deps = {
 		context,

@@ -5,6 +5,7 @@
  * platform's HTTP, connection and timeout hints live in `messages/platform.ts`).
  */
 import {MissingSettingsError, resolveConfig} from '../config/resolve.js';
+import {ConfigStore} from '../config/store.js';
 import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
@@ -12,6 +13,7 @@ import {wordingFor} from './messages/index.js';
 import type {SettingSources} from './messages/setting-source.js';
 import {UploadStoppedError} from '../workflow/errors.js';
 import {resumeAdvice} from './messages/resume.js';
+import {profileFlagValue, settingFlagValues} from './setting-flags.js';
 import {UsageError} from './validators.js';
 
 export type ErrorText = {
@@ -34,7 +36,8 @@ export type DescribeOptions = {
 /** Where each setting came from for this run (flag > env > stored > default); none when the config cannot be read. */
 export function settingSources(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): SettingSources {
 	try {
-		return Object.fromEntries(Object.entries(resolveConfig({flags, env})).map(([name, setting]) => [name, setting.source]));
+		const store = new ConfigStore(env, {profile: profileFlagValue(flags)});
+		return Object.fromEntries(Object.entries(resolveConfig({flags: settingFlagValues(flags), env, store})).map(([name, setting]) => [name, setting.source]));
 	} catch {
 		return {};
 	}

@@ -3,6 +3,7 @@
  * declaration's environment variable, else its default; checked against the declaration's range
  * with the shared validators (validators.ts), so a bad value names the rule and a value that passes.
  */
+import {pickValue} from '../config/precedence.js';
 import type {CommandInput} from '../context.js';
 import {flagRule} from './flag-rule.js';
 import type {FlagRange, FlagSpec} from './types.js';
@@ -23,15 +24,9 @@ type Absent<S extends FlagSpec> = S extends {default: unknown} | {type: 'boolean
 
 export type FlagValues<F extends Record<string, FlagSpec>> = {[K in keyof F]: Value<F[K]> | Absent<F[K]>};
 
-/** The flag's raw value, else its environment variable's (blank counts as unset), else its default. */
+/** The flag's raw value, else its environment variable's, else its default: the one rule (config/precedence.ts). */
 function rawValue(spec: FlagSpec, name: string, input: Pick<CommandInput, 'flags' | 'env'>): unknown {
-	const given = input.flags[name];
-	if (given !== undefined) {
-		return given;
-	}
-
-	const fromEnv = spec.env === undefined ? undefined : input.env[spec.env]?.trim();
-	return fromEnv === undefined || fromEnv === '' ? spec.default : fromEnv;
+	return pickValue({flag: input.flags[name], env: spec.env === undefined ? undefined : input.env[spec.env], default: spec.default})?.value;
 }
 
 function numberIn(raw: unknown, name: string, range: FlagRange & {kind: 'number'}): number {

@@ -4,6 +4,7 @@
  * before or after the command words; help lists them under INHERITED FLAGS (`--data-dir` and
  * `--redis` only for the commands that keep events, which name them in their own `flags`).
  */
+import {isProfileName, profileEnv, profileNameRule} from '../config/profiles.js';
 import {settingSpecs, type SettingName} from '../config/settings.js';
 import {parseRedisTarget} from '../receiver/redis/target.js';
 import type {FlagRange, FlagSpec} from './types.js';
@@ -17,15 +18,34 @@ function connection(name: SettingName, placeholder: string): FlagSpec & {type: '
 	return {type: 'string', env, description, placeholder};
 }
 
-export const sharedFlags = {
-	json: {type: 'boolean', default: false, description: 'Print NDJSON on stdout (docs/json.md): every line has a type, the last is one result or error'},
-	debug: {type: 'boolean', default: false, description: 'Show stack traces and a request log (secrets masked)'},
+/** The settings a flag may give, each declared from its setting; the keys are the settings' names. */
+export const connectionFlags = {
 	baseUrl: connection('baseUrl', 'URL'),
 	appId: connection('appId', 'ID'),
 	userId: connection('userId', 'ID'),
 	companyId: connection('companyId', 'ID'),
 	assistantId: connection('assistantId', 'ID'),
 	model: connection('model', 'NAME'),
+} satisfies Partial<Record<SettingName, FlagSpec>>;
+
+/** What a profile name may be (config/profiles.ts). */
+export const profileNameRange = {kind: 'check', test: isProfileName, rule: profileNameRule, example: 'staging'} satisfies FlagRange;
+
+/** The profile of the config file a run reads and writes (config/profiles.ts). */
+const profileFlag = {
+	type: 'string',
+	env: profileEnv,
+	complete: 'profile',
+	range: profileNameRange,
+	description: 'Use this profile of the config file: its settings and key (default: the one `config use` chose, else "default")',
+	placeholder: 'NAME',
+} satisfies FlagSpec;
+
+export const sharedFlags = {
+	json: {type: 'boolean', default: false, description: 'Print NDJSON on stdout (docs/json.md): every line has a type, the last is one result or error'},
+	debug: {type: 'boolean', default: false, description: 'Show stack traces and a request log (secrets masked)'},
+	profile: profileFlag,
+	...connectionFlags,
 	help: {type: 'boolean', default: false, shortFlag: 'h'},
 	version: {type: 'boolean', default: false, shortFlag: 'v'},
 } satisfies Record<string, FlagSpec>;

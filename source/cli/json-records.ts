@@ -58,7 +58,11 @@ export const jsonRecords = {
 	setting: {schema: record({type: z.literal('setting'), name: text, value: z.string().nullable(), source: text, env: text.optional()}), commands: ['config list', 'config get']},
 	stored: {
 		schema: record({type: z.literal('stored'), name: text.optional(), value: text.optional(), key: text.optional(), path: text, changed: z.boolean().optional(), envOverride: z.boolean().optional(), backup: text.optional()}),
-		commands: ['config set', 'keys set'],
+		commands: ['config set', 'config use', 'keys set', 'local'],
+	},
+	profile: {
+		schema: record({type: z.literal('profile'), name: text, active: z.boolean(), baseUrl: z.string().nullable(), key: z.string().nullable(), keySetAt: z.string().nullable(), keyAgeSeconds: count.nullable()}),
+		commands: ['config profiles'],
 	},
 	'local-platform': {
 		schema: record({type: z.literal('local-platform'), baseUrl: text, receiverUrl: text.optional(), apiKey: text.optional(), appId: text.optional(), userId: text.optional(), companyId: text.optional(), assistantId: text.optional(), endpointSecret: text.optional()}),
@@ -213,6 +217,7 @@ export const jsonRecords = {
 	'completion-script': {schema: record({type: z.literal('completion-script'), shell: text, script: text}), commands: ['completion']},
 	'event-id': {schema: record({type: z.literal('event-id'), id: eventId}), commands: ['completion']},
 	'chat-id': {schema: record({type: z.literal('chat-id'), chatId}), commands: ['completion']},
+	'profile-name': {schema: record({type: z.literal('profile-name'), name: text}), commands: ['completion']},
 } as const satisfies Record<string, {schema: z.ZodType; commands: readonly string[]}>;
 
 export type JsonRecordType = keyof typeof jsonRecords;

@@ -119,8 +119,8 @@ export function createJsonWriter(stdout: NodeJS.WritableStream): RunOutput {
 		},
 		touched,
 		coalesce: sink.coalesce,
-		result(command, exitCode) {
-			end({type: 'result', command, exitCode, ...lists()});
+		result(command, exitCode, profile = {}) {
+			end({type: 'result', command, exitCode, ...profile, ...lists()});
 		},
 		error(error) {
 			touched({chatIds: error.chatId === undefined ? [] : [error.chatId]});

@@ -22,6 +22,8 @@ export const resultLine = z.object({
 	type: z.literal('result'),
 	command: z.string().min(1),
 	exitCode: z.number().int(),
+	/** The profile of the config file the run used, when it is not `default`. */
+	profile: z.string().min(1).optional(),
 	...touchedIds.shape,
 });
 
@@ -34,6 +36,8 @@ export const errorLine = z.object({
 	/** A stopped upload: its chat and the command that resumes it. */
 	chatId: z.string().min(1).optional(),
 	resume: z.string().min(1).optional(),
+	/** The profile of the config file the run used, when it is not `default`. */
+	profile: z.string().min(1).optional(),
 	...touchedIds.shape,
 });
 

@@ -59,8 +59,8 @@ export function guardOutput(streams: Streams, signal: AbortSignal): OutputGuard 
 
 /** The run's writer as the dispatcher holds it: a command's `Output`, and the end of the run. */
 export type RunOutput = Output<JsonRecordLine> & {
-	/** Ends a run that finished: with --json the `result` line. */
-	result(command: string, exitCode: number): void;
+	/** Ends a run that finished: with --json the `result` line (naming the profile when it is not `default`). */
+	result(command: string, exitCode: number, profile?: {profile?: string}): void;
 	/** Ends a run that failed or was stopped: with --json the `error` line. */
 	error(error: RunError): void;
 };

@@ -237,6 +237,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		signal: io.signal,
 	};
 	const command = loaded.name.join(' ');
+	// The --json result and error lines name the profile the run used when it is not `default`.
+	const profile = json ? await profileField(input.flags, io.env) : {};
 	try {
 		const {createDeps} = await import('./deps.js');
 		const options: unknown = loaded.parse(context);
@@ -246,7 +248,7 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		if (stoppedCodes.has(code)) {
 			output.error(cancelledText(code));
 		} else {
-			output.result(command, code);
+			output.result(command, code, profile);
 		}
 
 		return code;
@@ -267,12 +269,19 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};
-		output.error({code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume});
+		output.error({code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume, ...profile});
 		const stack = debug ? debugStack(error) : undefined;
 		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
 		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
 		return code;
 	}
+}
+
+/** `{profile}` when the run uses a profile other than `default` (config/active-profile.ts), else nothing. */
+async function profileField(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<{profile?: string}> {
+	const [{activeProfileName}, {defaultProfile}] = await Promise.all([import('../config/active-profile.js'), import('../config/profiles.js')]);
+	const name = activeProfileName({flags, env});
+	return name === defaultProfile ? {} : {profile: name};
 }
 
 const stoppedBy = new Map<number, string>([[exitCodes.terminated, 'Stopped by SIGTERM.'], [exitCodes.readerGone, 'Stopped: the reader of the output went away.']]);

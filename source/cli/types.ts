@@ -19,7 +19,7 @@ export type FlagSpec = {
 	placeholder?: string;
 	/** The environment variable read when the flag is absent (shown in help and docs/flags.md). */
 	env?: string;
-	/** What the shell offers for the value: files, folders, stored event ids, synced chat ids, or a fixed set of words. */
+	/** What the shell offers for the value: files, folders, stored event ids, synced chat ids, the config file's profiles, or a fixed set of words. */
 	complete?: FlagCompletion;
 	/** The values accepted; a value outside is refused with the rule and an example (flag-values.ts). */
 	range?: FlagRange;
@@ -42,7 +42,7 @@ export type FlagRange =
 	/** Any other rule: the test a (trimmed) value must pass, the rule's words and a value that passes. */
 	| {kind: 'check'; test: (value: string) => boolean; rule: string; example: string; normalize?: (value: string) => string};
 
-export type FlagCompletion = 'file' | 'folder' | 'event-id' | 'chat-id' | readonly string[];
+export type FlagCompletion = 'file' | 'folder' | 'event-id' | 'chat-id' | 'profile' | readonly string[];
 
 export type {CommandContext, CommandInput} from '../context.js';
 

@@ -1,7 +1,9 @@
 import {connectionSettingNames, settingSpecs, type ConnectionSettings, type SettingName} from '../config/settings.js';
 import {verifySettings} from '../config/verify.js';
 import {UserError} from '../errors.js';
-import {keyChange} from '../keys/set.js';
+import {storeSettingsWithKey} from '../keys/set.js';
+import {ProfileUnknownError} from '../config/errors.js';
+import type {Deps} from '../cli/deps.js';
 import type {InitOutcome, InitValues} from '../ui/init/init-form.js';
 import {loadScreen} from '../ui/react-build.js';
 import {describeError, joinText} from '../cli/error-message.js';
@@ -9,6 +11,30 @@ import type {Command} from '../cli/types.js';
 
 /** `init` takes no options of its own; the shared setting flags pre-fill the answers. */
 type InitOptions = Record<string, never>;
+
+/** The values the form starts from: what is set now, or nothing for a profile init is about to create. */
+function currentValues(deps: Deps): InitValues {
+	let resolved;
+	try {
+		resolved = deps.resolved();
+	} catch (error) {
+		if (error instanceof ProfileUnknownError) {
+			return {};
+		}
+
+		throw error;
+	}
+
+	const current: InitValues = {};
+	for (const name of connectionSettingNames) {
+		const setting = resolved[name];
+		if (setting && setting.source !== 'default') {
+			current[name] = setting.value;
+		}
+	}
+
+	return current;
+}
 
 const command: Command<InitOptions> = {
 	usage: 'platform-tui init',
@@ -23,14 +49,7 @@ const command: Command<InitOptions> = {
 			throw new UserError('not-interactive', `init asks questions and needs a terminal; in scripts set the environment variables instead (${names}), or store them with 'platform-tui config set <name> <value>' and 'platform-tui keys set'.`);
 		}
 
-		const resolved = deps.resolved();
-		const current: InitValues = {};
-		for (const name of connectionSettingNames) {
-			const setting = resolved[name];
-			if (setting && setting.source !== 'default') {
-				current[name] = setting.value;
-			}
-		}
+		const current = currentValues(deps);
 
 		let outcome: InitOutcome = {saved: false, cancelled: true};
 		let summary: string[] = [];
@@ -53,10 +72,9 @@ const command: Command<InitOptions> = {
 				}
 			}
 
-			// One write under the lock; a new API key records when it was set, as `keys set` does.
+			// One write under the lock; a new API key records when it was set, as `keys set` does; a new profile is created.
 			const store = deps.store();
-			const keySetAt = new Date(deps.clock.now()).toISOString();
-			await store.transaction(async transaction => transaction.write(keyChange(transaction.read(), toStore, keySetAt)));
+			await storeSettingsWithKey(store, toStore, new Date(deps.clock.now()));
 			return store.path;
 		};
 

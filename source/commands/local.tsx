@@ -17,7 +17,9 @@ import type {Deps} from '../cli/deps.js';
 import {firstSecret, readSecretFile, refuseSecretOnCommandLine, retiredSecretFlag, secretFileFlag, secretFilePath} from './secret-input.js';
 import type {Command, CommandInput, FlagSpec} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
-import {sharedFlags} from '../cli/flags.js';
+import {profileNameRange, sharedFlags} from '../cli/flags.js';
+import {ConfigStore} from '../config/store.js';
+import {storeSettingsWithKey} from '../keys/set.js';
 import {UsageError} from '../cli/validators.js';
 
 /** Port the command listens on unless --port says otherwise (in-process use picks a free port). */
@@ -27,7 +29,7 @@ const defaultKeyOverlapMs = 24 * 60 * 60 * 1000;
 
 /** The start options (without the log, which run() adds) and how the banner describes them. */
 /** The start options, and where to read the endpoint secret from (`--secret-file`), read when it runs. */
-export type LocalOptions = {platform: Omit<LocalPlatformOptions, 'log'>; secretFile?: string};
+export type LocalOptions = {platform: Omit<LocalPlatformOptions, 'log'>; secretFile?: string; saveProfile?: string};
 
 const exportNames: Array<[keyof LocalPlatformSettings, string]> = [
 	['baseUrl', 'PLATFORM_BASE_URL'],
@@ -114,7 +116,11 @@ export function parseLocal(input: CommandInput): LocalOptions {
 	};
 	const faults = faultRules(flags);
 	const secretFile = secretFilePath(flags);
-	return {platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})}, ...(secretFile === undefined ? {} : {secretFile})};
+	return {
+		platform: {...platform, ...definedOnly(optional), ...(faults.length === 0 ? {} : {faults})},
+		...(secretFile === undefined ? {} : {secretFile}),
+		...(values.saveProfile === undefined ? {} : {saveProfile: values.saveProfile}),
+	};
 }
 
 function definedOnly<T extends Record<string, unknown>>(value: T): Partial<T> {
@@ -165,11 +171,19 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 			},
 	});
 	const settings = platform.settings();
+	const saved = options.saveProfile === undefined ? undefined : await saveProfile(options.saveProfile, settings, deps).catch(async (error: unknown) => {
+		await platform.close();
+		throw error;
+	});
 	output.print({type: 'local-platform', ...settings}, () => [
+		...(saved ? [`# Saved in profile ${saved.profile} of ${saved.path}: another terminal needs only --profile ${saved.profile} (or PLATFORM_PROFILE=${saved.profile}).`] : []),
 		`# Local platform on ${settings.baseUrl} — paste these lines into another shell, Ctrl+C stops it.`,
 		...exportLines(settings),
 		bannerNotes(options.platform, platform.webhookUrl),
 	].map(line => `${line}\n`).join(''));
+	if (saved) {
+		output.print({type: 'stored', name: 'profile', value: saved.profile, path: saved.path});
+	}
 
 	await waitForAbort(context.signal);
 	await platform.close();
@@ -178,6 +192,13 @@ async function run(options: LocalOptions, deps: Deps): Promise<number> {
 	}
 
 	return 0;
+}
+
+/** Stores the local platform's address, key, ids and endpoint secret in the profile `profile` (created when new). */
+async function saveProfile(profile: string, settings: LocalPlatformSettings, deps: Deps): Promise<{profile: string; path: string}> {
+	const store = new ConfigStore(deps.context.env, {profile});
+	await storeSettingsWithKey(store, {...settings}, new Date(deps.clock.now()));
+	return {profile, path: store.path};
 }
 
 /** Each flag once: its default, range and help. */
@@ -195,6 +216,7 @@ const localFlags = {
 	llmUrl: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
 	llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
 	ingestionStep: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 150}, description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
+	saveProfile: {type: 'string', complete: 'profile', range: profileNameRange, description: 'Store the address, key, ids and endpoint secret in this profile of the config file (created or overwritten), so another terminal uses --profile NAME instead of the export lines', placeholder: 'NAME'},
 	answers: {type: 'string', default: 'full', range: {kind: 'choice', choices: answerModes}, description: 'full: whole records; sparse: only the fields the contract promises', placeholder: 'full|sparse'},
 } satisfies Record<string, FlagSpec>;
 
@@ -210,6 +232,7 @@ const command: Command<LocalOptions> = {
 		'platform-tui local --json --key-overlap 90s --fail-rate 0.2 --seed 7',
 		'platform-tui local --fault createMessageLog:perform-502:1 --fault createChat:empty-200',
 		'platform-tui local --answers sparse',
+		'platform-tui local --save-profile local   # then, in another terminal: platform-tui --profile local upload ./docs',
 		'platform-tui local --llm-url http://127.0.0.1:11434/v1 --llm-model llama3.2',
 	],
 	parse: parseLocal,

@@ -19,13 +19,16 @@ export type ConfigDamagedData = {
 	field?: string;
 	/** The parser's own words (syntax) or what the field holds (bad-field). */
 	detail?: string;
+	/** The profile being read when the damage was met (profiles.ts). */
+	profile?: string;
 };
 
 /** The config file exists but cannot be used as it is; nothing was changed. */
 export class ConfigDamagedError extends CoreError<'config-damaged', ConfigDamagedData> {
 	constructor(data: ConfigDamagedData) {
 		const where = data.line === undefined ? '' : ` at line ${data.line}, column ${data.column ?? 1}`;
-		super('config-damaged', data, `The config file ${data.file} is damaged (${data.reason}${where}${data.detail ? `: ${data.detail}` : ''})`);
+		const profile = data.profile === undefined ? '' : ` (profile ${data.profile})`;
+		super('config-damaged', data, `The config file ${data.file}${profile} is damaged (${data.reason}${where}${data.detail ? `: ${data.detail}` : ''})`);
 	}
 }
 
@@ -54,6 +57,29 @@ export type ConfigLockedData = {file: string; lockPath: string; waitedMs: number
 export class ConfigLockedError extends CoreError<'config-locked', ConfigLockedData> {
 	constructor(data: ConfigLockedData, cause?: unknown) {
 		super('config-locked', data, `The config file ${data.file} stayed locked by another process for ${data.waitedMs} ms`, {cause});
+	}
+}
+
+export type ProfileUnknownData = {
+	profile: string;
+	/** Where the name came from: the flag, PLATFORM_PROFILE, the file's activeProfile, or the argument of a switch. */
+	source: 'flag' | 'env' | 'stored' | 'argument';
+	/** Every profile the file holds, `default` first. */
+	known: string[];
+	file: string;
+};
+
+/** A profile was asked for that the config file does not hold; nothing was changed. */
+export class ProfileUnknownError extends CoreError<'profile-unknown', ProfileUnknownData> {
+	constructor(data: ProfileUnknownData) {
+		super('profile-unknown', data, `The config file ${data.file} holds no profile ${JSON.stringify(data.profile)} (from ${data.source}); it holds ${data.known.join(', ')}`);
+	}
+}
+
+/** A profile name that cannot be stored (PLATFORM_PROFILE="my profile"). */
+export class ProfileInvalidError extends CoreError<'profile-invalid', {profile: string; source: ProfileUnknownData['source']; rule: string}> {
+	constructor(data: {profile: string; source: ProfileUnknownData['source']; rule: string}) {
+		super('profile-invalid', data, `${JSON.stringify(data.profile)} (from ${data.source}) is not ${data.rule}`);
 	}
 }
 

@@ -37,6 +37,20 @@ function syntaxPosition(text: string, message: string): number {
 	return position === undefined ? text.length : Number(position);
 }
 
+/** Checks the fields of one profile's settings (the top level is the profile `default`). */
+function checkSection(file: string, section: Record<string, unknown>, profile: string | undefined): void {
+	const at = (field: string) => ({field: profile === undefined ? field : `profiles.${profile}.${field}`});
+	for (const name of settingNames) {
+		if (section[name] !== undefined && typeof section[name] !== 'string') {
+			throw new ConfigDamagedError({file, reason: 'bad-field', ...at(name), detail: describeValue(section[name])});
+		}
+	}
+
+	if (section.rotation !== undefined && !isRecord(section.rotation)) {
+		throw new ConfigDamagedError({file, reason: 'bad-field', ...at('rotation'), detail: describeValue(section.rotation)});
+	}
+}
+
 /** Parses the file's text; throws ConfigDamagedError naming the file and what is wrong. */
 export function parseConfig(file: string, text: string): Record<string, unknown> {
 	if (text.trim() === '') {
@@ -55,14 +69,22 @@ export function parseConfig(file: string, text: string): Record<string, unknown>
 		throw new ConfigDamagedError({file, reason: 'not-an-object', detail: describeValue(value)});
 	}
 
-	for (const name of settingNames) {
-		if (value[name] !== undefined && typeof value[name] !== 'string') {
-			throw new ConfigDamagedError({file, reason: 'bad-field', field: name, detail: describeValue(value[name])});
-		}
+	checkSection(file, value, undefined);
+	if (value.activeProfile !== undefined && typeof value.activeProfile !== 'string') {
+		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'activeProfile', detail: describeValue(value.activeProfile)});
 	}
 
-	if (value.rotation !== undefined && !isRecord(value.rotation)) {
-		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'rotation', detail: describeValue(value.rotation)});
+	const profiles = value.profiles ?? {};
+	if (!isRecord(profiles)) {
+		throw new ConfigDamagedError({file, reason: 'bad-field', field: 'profiles', detail: describeValue(profiles)});
+	}
+
+	for (const [profile, section] of Object.entries(profiles)) {
+		if (!isRecord(section)) {
+			throw new ConfigDamagedError({file, reason: 'bad-field', field: `profiles.${profile}`, detail: describeValue(section)});
+		}
+
+		checkSection(file, section, profile);
 	}
 
 	return value;

@@ -1,4 +1,5 @@
 import {MissingSettingsError, SettingInvalidError} from './errors.js';
+import {pickValue} from './precedence.js';
 import {ConfigStore, storedSetting} from './store.js';
 import {settingNames, settingProblem, settingSpecs, type SettingName, type SettingSource} from './settings.js';
 
@@ -10,17 +11,16 @@ export type ResolvedSetting = {value: string; source: SettingSource};
 export type ResolvedConfig = Partial<Record<SettingName, ResolvedSetting>>;
 
 export type ResolveInput = {
-	flags?: Record<string, unknown>;
+	/**
+	 * The settings typed on the command line, by setting name: the CLI reads them from their flag
+	 * declarations (cli/flags.ts), which refuse a blank value.
+	 */
+	flags?: Partial<Record<SettingName, string>>;
 	env?: NodeJS.ProcessEnv;
 	store?: ConfigStore;
 };
 
-/** Converts a kebab-case flag name to the camelCase key meow produces. */
-function camel(flag: string): string {
-	return flag.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
-}
-
-/** Resolves every setting: flag > env > stored > default. */
+/** Resolves every setting with the one rule (precedence.ts): flag > env > the selected profile's stored value > default. */
 export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
 	const env = input.env ?? process.env;
 	const store = input.store ?? new ConfigStore(env);
@@ -30,17 +30,9 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
 	const stored = store.all();
 	for (const name of settingNames) {
 		const spec = settingSpecs[name];
-		const flagValue = spec.flag ? flags[camel(spec.flag)] : undefined;
-		const envValue = env[spec.env];
-		const storedValue = storedSetting(stored, name);
-		if (typeof flagValue === 'string' && flagValue.trim() !== '') {
-			resolved[name] = {value: flagValue.trim(), source: 'flag'};
-		} else if (typeof envValue === 'string' && envValue.trim() !== '') {
-			resolved[name] = {value: envValue.trim(), source: 'env'};
-		} else if (storedValue !== undefined) {
-			resolved[name] = {value: storedValue, source: 'stored'};
-		} else if (spec.defaultValue !== undefined) {
-			resolved[name] = {value: spec.defaultValue, source: 'default'};
+		const picked = pickValue({flag: spec.flag ? flags[name] : undefined, env: env[spec.env], stored: storedSetting(stored, name), default: spec.defaultValue});
+		if (picked !== undefined) {
+			resolved[name] = {value: String(picked.value).trim(), source: picked.source};
 		}
 	}
 

@@ -1,5 +1,6 @@
 /** The settings platform-tui knows, with their env var, flag and how a user stores them. */
 import {parseDuration} from '../format/duration.js';
+import type {ValueSource} from './precedence.js';
 
 export const settingNames = [
 	'baseUrl',
@@ -50,8 +51,8 @@ export function isSettingName(name: string): name is SettingName {
 	return (settingNames as readonly string[]).includes(name);
 }
 
-/** Where a resolved value came from. */
-export type SettingSource = 'flag' | 'env' | 'stored' | 'default';
+/** Where a resolved value came from (the one rule: precedence.ts). */
+export type SettingSource = ValueSource;
 
 /** Checks a setting's value; returns what was expected when it cannot be used. */
 export function settingProblem(name: SettingName, value: string): string | undefined {

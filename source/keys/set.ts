@@ -18,7 +18,7 @@ export type StoredKey = {
  * Stores an API key given by the user (atomic write under the lock, mode 0600). A different key
  * ends the bookkeeping of the last rotation's overlap, which described the key being replaced; the
  * time of the last rotation is kept, and the time the key was set is recorded (its age counts from
- * there). With `fresh`, the present file (damaged, say) is moved to a
+ * there). A profile the file does not hold yet is created. With `fresh`, the present file (damaged, say) is moved to a
  * `.bak` beside it and a new file holding only the key is started.
  */
 export async function storeApiKey(options: {key: string; store: ConfigStore; env: NodeJS.ProcessEnv; fresh?: boolean; now?: () => Date}): Promise<StoredKey> {
@@ -45,7 +45,18 @@ export async function storeApiKey(options: {key: string; store: ConfigStore; env
 		}
 
 		return {masked: mask(key), path: store.path, changed: values.rotation !== undefined, envOverride};
-	});
+	}, undefined, {create: true});
+}
+
+/**
+ * Stores a set of settings that holds an API key (the local platform's, say) in one write under
+ * the lock, in the store's profile, which is created when the file does not hold it yet. A key
+ * that differs from the stored one records when it was set, as `keys set` does.
+ */
+export async function storeSettingsWithKey(store: ConfigStore, values: Partial<StoredConfig>, now: Date = new Date()): Promise<void> {
+	await store.transaction(async transaction => {
+		await transaction.write(keyChange(transaction.read(), values, now.toISOString()));
+	}, undefined, {create: true});
 }
 
 /**

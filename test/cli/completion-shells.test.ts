@@ -40,7 +40,11 @@ beforeAll(async () => {
 	chmodSync(path.join(bin, 'platform-tui'), 0o755);
 	// A folder to complete as upload's argument.
 	mkdirSync(path.join(directory, 'docs-folder'));
-	env = childEnv({PATH: `${bin}:${process.env.PATH ?? ''}`, PLATFORM_TUI_DATA_DIR: dataDir, HOME: directory, XDG_CONFIG_HOME: path.join(directory, 'config'), XDG_DATA_HOME: path.join(directory, 'data')});
+	// A config file with a second profile, for --profile and `config use`.
+	const configDir = path.join(directory, 'platform-config');
+	mkdirSync(configDir);
+	writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({profiles: {staging: {}, local: {}}}));
+	env = childEnv({PLATFORM_TUI_CONFIG_DIR: configDir, PATH: `${bin}:${process.env.PATH ?? ''}`, PLATFORM_TUI_DATA_DIR: dataDir, HOME: directory, XDG_CONFIG_HOME: path.join(directory, 'config'), XDG_DATA_HOME: path.join(directory, 'data')});
 	for (const shell of ['bash', 'zsh', 'fish'] as const) {
 		const result = await runCli(['completion', shell]);
 		expect(result.code).toBe(0);
@@ -64,6 +68,9 @@ function cases(): Array<[string, string[], string[]]> {
 		['platform-tui events export evt_', [...ids], [otherId]],
 		['platform-tui trigger --from-event evt_', [...ids], [otherId]],
 		[`platform-tui events show --data-dir ${otherDataDir} evt_`, [otherId], [...ids]],
+		['platform-tui --profile st', ['staging'], ['local']],
+		['platform-tui config use ', ['default', 'staging', 'local'], ['list']],
+		['platform-tui local --save-profile lo', ['local'], ['staging']],
 		[`platform-tui upload ${directory}/docs-f`, [`${directory}/docs-folder`], []],
 		['platform-tui chat chat_s', [syncedChat], []],
 		[`platform-tui upload ${directory} q --chat chat_`, [syncedChat], [...ids]],

@@ -6,6 +6,9 @@ import {apiKeySupplier, MissingSettingsError, requireSettings, resolveConfig} fr
 import {mask} from '../../source/config/settings.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
+import {readFlag} from '../../source/cli/flag-values.js';
+import {settingFlagValues} from '../../source/cli/setting-flags.js';
+import {pickValue} from '../../source/config/precedence.js';
 
 function freshEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 	return {PLATFORM_TUI_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'platform-tui-config-')), ...extra};
@@ -27,11 +30,23 @@ describe('resolution', () => {
 		expect(resolved.companyId).toBeUndefined();
 	});
 
-	it('ignores empty flags and env values', async () => {
+	it('ignores blank env values; a blank flag is refused by its declaration instead of passed over', async () => {
 		const env = freshEnv({PLATFORM_APP_ID: '  '});
 		const store = new ConfigStore(env);
 		await store.set('appId', 'app_stored');
-		expect(resolveConfig({flags: {appId: ''}, env, store}).appId).toEqual({value: 'app_stored', source: 'stored'});
+		expect(resolveConfig({flags: settingFlagValues({}), env, store}).appId).toEqual({value: 'app_stored', source: 'stored'});
+		expect(() => settingFlagValues({appId: ' '})).toThrow('--app-id must be a non-empty value; got " ".');
+	});
+
+	it('is the one rule flag-values reads with: a typed flag wins whatever it holds, a blank env or stored value is unset', () => {
+		expect(pickValue({flag: '', env: 'e', stored: 's'})).toEqual({value: '', source: 'flag'});
+		expect(pickValue({env: ' ', stored: ' s '})).toEqual({value: 's', source: 'stored'});
+		expect(pickValue({env: ' ', stored: '', default: 'd'})).toEqual({value: 'd', source: 'default'});
+		expect(pickValue({})).toBeUndefined();
+		const spec = {type: 'string', env: 'X_VALUE', default: 'fallback'} as const;
+		expect(readFlag(spec, 'value', {flags: {}, env: {X_VALUE: ' '}})).toBe('fallback');
+		expect(readFlag(spec, 'value', {flags: {}, env: {X_VALUE: ' from-env '}})).toBe('from-env');
+		expect(() => readFlag(spec, 'value', {flags: {value: ''}, env: {X_VALUE: 'from-env'}})).toThrow('--value must be a non-empty value');
 	});
 
 	it('reads every documented env var', () => {

@@ -2,9 +2,11 @@
  * The sentences for the config domain's error codes (source/config/errors.ts): what failed, which
  * file or setting, and what to do next.
  */
-import type {ConfigAccessData, ConfigDamagedData, ConfigLockedData, SettingInvalidData} from '../../config/errors.js';
+import type {ConfigAccessData, ConfigDamagedData, ConfigLockedData, ProfileUnknownData, SettingInvalidData} from '../../config/errors.js';
+import {defaultProfile, profileEnv} from '../../config/profiles.js';
 import {settingSpecs, type SettingName} from '../../config/settings.js';
 import {formatSeconds} from '../../format/duration.js';
+import {closest} from '../suggest.js';
 import type {ErrorWording as Message, MessageTable} from './types.js';
 
 
@@ -21,27 +23,53 @@ export function howToStore(name: SettingName): string {
 	return `platform-tui config set ${name} <value>`;
 }
 
+/** The file, and the profile being read when it is not `default` (the default one's wording is as it was before profiles). */
+function fileOf(data: {file: string; profile?: string}): string {
+	return data.profile === undefined || data.profile === defaultProfile ? data.file : `${data.file} (reading profile "${data.profile}")`;
+}
+
+const profileSources: Record<ProfileUnknownData['source'], string> = {
+	flag: '--profile',
+	env: profileEnv,
+	stored: 'the config file\'s activeProfile',
+	argument: 'config use',
+};
+
+function unknownProfile(data: ProfileUnknownData): Message {
+	const suggestion = closest(data.profile, data.known);
+	const mean = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
+	const create = data.source === 'argument' ? '' : `, or create it by storing a setting in it: \`platform-tui config set --profile ${data.profile} baseUrl <url>\``;
+	return {
+		message: `No profile "${data.profile}" (from ${profileSources[data.source]}) in the config file ${data.file}; its profiles are ${data.known.join(', ')}.${mean}`,
+		next: `Run 'platform-tui config profiles' to list them${create}.`,
+	};
+}
+
+function invalidProfile(data: {profile: string; source: ProfileUnknownData['source']; rule: string}): Message {
+	return {message: `${JSON.stringify(data.profile)} (from ${profileSources[data.source]}) cannot name a profile: it must be ${data.rule}.`, next: `Choose another name, e.g. --profile staging.`};
+}
+
 const repair = 'or start a fresh file with `platform-tui keys set --force` (it keeps the damaged file as a .bak copy beside it)';
 
 function damaged(data: ConfigDamagedData): Message {
 	switch (data.reason) {
 		case 'empty': {
-			return {message: `The config file ${data.file} is empty, so no setting could be read from it.`, next: `Restore it from a backup, delete it, ${repair}.`};
+			return {message: `The config file ${fileOf(data)} is empty, so no setting could be read from it.`, next: `Restore it from a backup, delete it, ${repair}.`};
 		}
 
 		case 'syntax': {
 			return {
-				message: `The config file ${data.file} is not valid JSON: ${data.detail ?? 'a syntax error'} at line ${data.line ?? 1}, column ${data.column ?? 1}.`,
+				message: `The config file ${fileOf(data)} is not valid JSON: ${data.detail ?? 'a syntax error'} at line ${data.line ?? 1}, column ${data.column ?? 1}.`,
 				next: `Fix that line in an editor, ${repair}.`,
 			};
 		}
 
 		case 'not-an-object': {
-			return {message: `The config file ${data.file} holds ${data.detail ?? 'something else'} instead of an object of settings.`, next: `Restore it from a backup, ${repair}.`};
+			return {message: `The config file ${fileOf(data)} holds ${data.detail ?? 'something else'} instead of an object of settings.`, next: `Restore it from a backup, ${repair}.`};
 		}
 
 		case 'bad-field': {
-			return {message: `The config file ${data.file} holds ${data.detail ?? 'a wrong value'} for "${data.field ?? '?'}", where text is expected.`, next: `Fix that value in an editor, ${repair}.`};
+			return {message: `The config file ${fileOf(data)} holds ${data.detail ?? 'a wrong value'} for "${data.field ?? '?'}", where text is expected.`, next: `Fix that value in an editor, ${repair}.`};
 		}
 	}
 }
@@ -102,4 +130,6 @@ export const configMessages: MessageTable = {
 	}),
 	'settings-missing': missing,
 	'setting-invalid': invalid,
+	'profile-unknown': unknownProfile,
+	'profile-invalid': invalidProfile,
 };

@@ -3,6 +3,7 @@ import {isSettingName, mask, settingNames, settingProblem, settingSpecs, type Se
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
+import {inProfile} from '../../cli/messages/profile.js';
 
 /** The value is on the command line, or (for secrets) read from stdin when run. */
 export type SetOptions = {name: SettingName; value: string | undefined};
@@ -69,7 +70,7 @@ const command: Command<SetOptions> = {
 		const store = deps.store();
 		await store.set(name, value);
 		const shown = settingSpecs[name].secret ? mask(value) : value;
-		deps.output.print({type: 'stored', name, value: shown, path: store.path}, `Stored ${name} = ${shown} in ${store.path}\n`);
+		deps.output.print({type: 'stored', name, value: shown, path: store.path}, `Stored ${name} = ${shown} in ${store.path}${inProfile(store.selection().name)}\n`);
 		const envName = settingSpecs[name].env;
 		if (!deps.output.json && context.env[envName]) {
 			context.stderr.write(`Note: ${envName} is set in the environment and overrides the stored value.\n`);

@@ -7,6 +7,7 @@ import type {KeyPromptResult} from '../../ui/keys/KeyPrompt.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command, CommandContext} from '../../cli/types.js';
 import {booleanFlag, UsageError} from '../../cli/validators.js';
+import {inProfile} from '../../cli/messages/profile.js';
 import {loadScreen} from '../../ui/react-build.js';
 
 const pipeHint = 'printf %s "$KEY" | platform-tui keys set';
@@ -55,7 +56,7 @@ function report(deps: Deps, stored: StoredKey): void {
 	const {context} = deps;
 	deps.output.print(
 		{type: 'stored', key: stored.masked, path: stored.path, changed: stored.changed, envOverride: stored.envOverride, ...(stored.backup ? {backup: stored.backup} : {})},
-		`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path} (mode 0600)\n`,
+		`${stored.changed ? 'Stored' : 'Unchanged:'} API key ${stored.masked} in ${stored.path}${inProfile(deps.store().selection().name)} (mode 0600)\n`,
 	);
 
 	if (stored.backup) {
@@ -70,7 +71,8 @@ function report(deps: Deps, stored: StoredKey): void {
 /** The file's damage, when it is damaged (it then needs --force); other read problems are thrown. */
 function damage(deps: Deps): ConfigDamagedError | undefined {
 	try {
-		deps.store().all();
+		// The whole file: a profile not created yet is no damage (storing its key creates it).
+		deps.store().file();
 		return undefined;
 	} catch (error) {
 		if (error instanceof ConfigDamagedError) {

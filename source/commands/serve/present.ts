@@ -17,6 +17,8 @@ function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' 
 export type Started = {
 	options: ServeOptions;
 	url: string;
+	/** The profile of the config file, when it is not `default`. */
+	profile?: string;
 	adminUrl?: string;
 	secrets: number;
 	key: KeyStatus;
@@ -85,6 +87,7 @@ export function presentPlain(deps: Deps, started: Started): void {
 	// The start-up banner and a start-up warning are diagnostics (stderr, one write, in order);
 	// the event log is serve's output (stdout).
 	const warningLine = [...(warning ? [warning] : []), ...started.folderWarnings.map(found => found.message)].map(text => `${clock(now())}  warning: ${text}\n`).join('');
-	context.stderr.write(`Listening on ${url} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
+	const profile = started.profile === undefined ? '' : ` with profile ${started.profile}`;
+	context.stderr.write(`Listening on ${url}${profile} (POST ${url}/webhook, GET ${url}/health)${admin}; secrets ${started.secrets} ok; key ${key.keyMasked}${keyFrom}${previous}; ${handling}; concurrency ${options.concurrency}; events in ${store}. Ctrl+C to stop.\n${warningLine}`);
 }
 

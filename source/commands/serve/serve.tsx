@@ -1,4 +1,6 @@
 import {defaultModel} from '../../config/settings.js';
+import {activeProfileName} from '../../config/active-profile.js';
+import {defaultProfile} from '../../config/profiles.js';
 import {keyStatus as storedKeyStatus} from '../../keys/status.js';
 import {UserError} from '../../errors.js';
 import {formatCompactDuration} from '../../format/duration.js';
@@ -199,12 +201,15 @@ const command: Command<ServeOptions> = {
 		const flushIntervalMs = 100;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
-		const started: Started = {options, url, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, folderWarnings, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
+		const profileName = activeProfileName(context);
+		const profile = profileName === defaultProfile ? {} : {profile: profileName};
+		const started: Started = {options, url, ...profile, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, folderWarnings, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
 		const warnings = [...(warning ? [warning] : []), ...folderWarnings.map(found => found.message)];
 		if (context.interactive) {
 			app = await renderScreen(context, {
 				source: events,
 				url,
+				...profile,
 				secretCount: secrets.length,
 				store,
 				...(warnings.length > 0 ? {warnings} : {}),

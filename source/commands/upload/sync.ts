@@ -4,7 +4,7 @@
  * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
  * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
-import {activeProfileName} from '../../config/profile.js';
+import {activeProfileName} from '../../config/active-profile.js';
 import {defaultDataDir} from '../../receiver/journal/open/location.js';
 import type {UploadEvent} from '../../workflow/events.js';
 import {manifestPath} from '../../workflow/manifest.js';
@@ -88,21 +88,22 @@ export function isSync(options: SyncCommandOptions): boolean {
 	return options.chatId !== undefined || !isPlainSelection(selectionOf(options));
 }
 
-export function manifestOf(env: NodeJS.ProcessEnv, baseUrl: string): ManifestPlace {
-	const dataDir = defaultDataDir(env);
-	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId), profile: activeProfileName()};
+/** Where a chat's manifest lives, and the profile (config/active-profile.ts) the run records in it. */
+export function manifestOf(run: {env: NodeJS.ProcessEnv; flags?: Record<string, unknown>}, baseUrl: string): ManifestPlace {
+	const dataDir = defaultDataDir(run.env);
+	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId), profile: activeProfileName(run)};
 }
 
 /**
  * What the sync flags add to the workflow's options. Every upload to a configured platform keeps
  * its manifest (`keepManifest`); the in-process local platform's chats end with the process.
  */
-export function syncWorkflowOptions(options: SyncCommandOptions, env: NodeJS.ProcessEnv, baseUrl: string, keepManifest: boolean): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest' | 'deletion'> {
+export function syncWorkflowOptions(options: SyncCommandOptions, run: {env: NodeJS.ProcessEnv; flags?: Record<string, unknown>}, baseUrl: string, keepManifest: boolean): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest' | 'deletion'> {
 	const deletion = deletionOf(options);
 	return {
 		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
 		...(isSync(options) || options.minAgeMs > 0 ? {selection: selectionOf(options)} : {}),
-		...(keepManifest ? {manifest: manifestOf(env, baseUrl)} : {}),
+		...(keepManifest ? {manifest: manifestOf(run, baseUrl)} : {}),
 		...(deletion === undefined ? {} : {deletion}),
 	};
 }
@@ -131,7 +132,7 @@ export async function runDryRun(deps: Deps, folder: string, options: SyncCommand
 
 	const target = configuredTarget(deps, undefined, 'platform-tui upload --dry-run');
 	try {
-		await dryRunUpload({...base, chatId: options.chatId, manifest: manifestOf(context.env, target.baseUrl), platform: {client: target.client, signal: context.signal}}, print);
+		await dryRunUpload({...base, chatId: options.chatId, manifest: manifestOf(context, target.baseUrl), platform: {client: target.client, signal: context.signal}}, print);
 	} finally {
 		await target.close();
 	}

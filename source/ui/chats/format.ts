@@ -1,6 +1,6 @@
 /** The table `chats` prints: one row per synced chat. */
 import {formatTable} from '../../format/table.js';
-import {defaultProfileName} from '../../config/profile.js';
+import {defaultProfile as defaultProfileName} from '../../config/profiles.js';
 import type {SyncedChat} from '../../workflow/chats.js';
 
 const heading = ['CHAT', 'FOLDER', 'FILES', 'LAST SYNC', 'PROFILE'];

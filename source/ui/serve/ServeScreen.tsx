@@ -27,6 +27,8 @@ export type ServeScreenProps = {
 	source: ServeSource;
 	/** Where the receiver listens, e.g. http://127.0.0.1:8080. */
 	url: string;
+	/** The profile of the config file, when it is not `default`: named in the status box. */
+	profile?: string;
 	secretCount: number;
 	/** Where events are kept, e.g. `journal /home/me/.local/share/platform-tui` or `redis redis://…`. */
 	store?: string;
@@ -63,7 +65,7 @@ function keyLines(input: {mode: Mode; typed: string; query: Query; matched: numb
  * <Static>, one line each), the jobs still running with their stage, the selected row and its
  * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, url, profile, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
@@ -81,6 +83,7 @@ export function ServeScreen({source, url, secretCount, store, warnings, drainTim
 	const {stopped, draining} = view;
 	const statusInput: StatusInput = {
 		url,
+		...(profile === undefined ? {} : {profile}),
 		secretCount,
 		...(store ? {store} : {}),
 		...(warnings && warnings.length > 0 ? {warnings} : {}),

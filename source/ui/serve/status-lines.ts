@@ -46,6 +46,8 @@ export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner
 
 export type StatusInput = {
 	url: string;
+	/** The profile of the config file serve runs with, when it is not `default`. */
+	profile?: string;
 	secretCount: number;
 	store?: string;
 	/** Start-up warnings (a Redis without persistence, a data or config folder others can reach), one item each. */
@@ -71,6 +73,7 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	const expiresAt = key.previousKeyExpiresAt ? Date.parse(key.previousKeyExpiresAt) : Number.NaN;
 	const address: StatusItem[] = [
 		{text: input.url, tone: 'bold'},
+		...(input.profile === undefined ? [] : [{text: `profile ${input.profile}`, tone: 'cyan' as const}]),
 		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
 		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];

@@ -50,6 +50,12 @@ describe('the serve status box', () => {
 		expect(store && lineText(store)).toMatch(/^events in journal \/home.*…/);
 	});
 
+	it('names the profile beside the address when it is not default, and nothing otherwise', () => {
+		const address = (value: StatusInput) => statusSections(value).find(section => section.key === 'address')?.items.map(item => item.text) ?? [];
+		expect(address({...input, profile: 'staging'})).toContain('profile staging');
+		expect(address(input).some(text => text.startsWith('profile'))).toBe(false);
+	});
+
 	it.each([40, 80])('shows a start-up warning whole at %i columns, wrapped at spaces, in yellow', width => {
 		const warning = 'Redis at redis://127.0.0.1:6379 has persistence off (appendonly no, save ""): acknowledged events still in it are lost if Redis restarts or is wiped.';
 		const lines = statusPanelContent({...input, warnings: [warning]}, width).filter(line => line.key === 'warnings');

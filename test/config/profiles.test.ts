@@ -1,0 +1,157 @@
+/**
+ * Profiles (docs/configuration.md): named sets of settings and keys in the one config file, chosen
+ * with --profile (anywhere on the line), PLATFORM_PROFILE or `config use`; the file's top level is
+ * the profile `default`, so a file written before profiles is read (and written) unchanged.
+ */
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {activeProfileName} from '../../source/config/active-profile.js';
+import {ConfigStore} from '../../source/config/store.js';
+import {runCliInProcess} from '../support/run-cli.js';
+
+const keyA = 'sk_default_key_AAAA';
+const keyB = 'sk_staging_key_BBBB';
+
+function configDir(): {env: Record<string, string>; file: string} {
+	const directory = mkdtempSync(join(tmpdir(), 'platform-tui-profiles-'));
+	return {env: {PLATFORM_TUI_CONFIG_DIR: directory}, file: join(directory, 'config.json')};
+}
+
+function lines(stdout: string): Array<Record<string, unknown>> {
+	return stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A config with the default profile and `staging`, made through the commands. */
+async function twoProfiles(): Promise<{env: Record<string, string>; file: string}> {
+	const dir = configDir();
+	for (const argv of [['config', 'set', 'baseUrl', 'https://prod.example.com'], ['--profile', 'staging', 'config', 'set', 'baseUrl', 'https://staging.example.com']]) {
+		expect((await runCliInProcess(argv, {env: dir.env})).code).toBe(0);
+	}
+
+	expect((await runCliInProcess(['keys', 'set'], {env: dir.env, stdin: keyA})).code).toBe(0);
+	expect((await runCliInProcess(['keys', 'set', '--profile', 'staging'], {env: dir.env, stdin: keyB})).code).toBe(0);
+	return dir;
+}
+
+describe('an old single-profile config file', () => {
+	const old = {baseUrl: 'https://old.example.com', apiKey: 'sk_old_key_1234', appId: 'app_old', rotation: {keySetAt: '2026-01-01T00:00:00.000Z'}};
+
+	it('is read unchanged as the profile default, and stays that shape when only default is written', async () => {
+		const {env, file} = configDir();
+		writeFileSync(file, JSON.stringify(old), {mode: 0o600});
+		expect(new ConfigStore(env).all()).toEqual(old);
+		const listed = await runCliInProcess(['config', 'profiles', '--json'], {env});
+		expect(lines(listed.stdout)[0]).toEqual({type: 'profile', name: 'default', active: true, baseUrl: old.baseUrl, key: '…1234', keySetAt: old.rotation.keySetAt, keyAgeSeconds: expect.any(Number) as number});
+		expect((await runCliInProcess(['config', 'set', 'model', 'm1'], {env})).code).toBe(0);
+		expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({...old, model: 'm1'});
+	});
+
+	it('keeps its default settings at the top level when a second profile appears, where an older platform-tui reads them', async () => {
+		const {env, file} = configDir();
+		writeFileSync(file, JSON.stringify(old), {mode: 0o600});
+		expect((await runCliInProcess(['config', 'set', 'baseUrl', 'http://127.0.0.1:4010', '--profile', 'local'], {env})).code).toBe(0);
+		const written = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+		const {profiles, ...topLevel} = written;
+		expect(topLevel).toEqual(old);
+		expect(profiles).toEqual({local: {baseUrl: 'http://127.0.0.1:4010'}});
+		// And back: the default profile of the new file is what the old file held.
+		expect(new ConfigStore(env).all()).toEqual(old);
+	});
+});
+
+describe('profiles keep settings and keys apart', () => {
+	it('config get and keys show answer for the profile asked for, the flag before or after the command', async () => {
+		const {env} = await twoProfiles();
+		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env})).stdout).toBe('https://prod.example.com\n');
+		expect((await runCliInProcess(['config', 'set', 'model', 'm2', '--profile', 'staging'], {env})).stdout).toMatch(/^Stored model = m2 in .*config\.json \(profile staging\)\n$/);
+		expect((await runCliInProcess(['keys', 'set'], {env, stdin: keyA})).stdout).toMatch(/^Unchanged: API key …AAAA in .*config\.json \(mode 0600\)\n$/);
+		expect((await runCliInProcess(['--profile', 'staging', 'config', 'get', 'baseUrl'], {env})).stdout).toBe('https://staging.example.com\n');
+		expect((await runCliInProcess(['config', 'get', 'baseUrl', '--profile=staging'], {env})).stdout).toBe('https://staging.example.com\n');
+		const shown = async (argv: string[]) => lines((await runCliInProcess([...argv, '--json'], {env})).stdout);
+		expect((await shown(['keys', 'show']))[0]).toMatchObject({type: 'key', key: '…AAAA', source: 'stored'});
+		const staging = await shown(['keys', '--profile', 'staging', 'show']);
+		expect(staging[0]).toMatchObject({type: 'key', key: '…BBBB', source: 'stored'});
+		expect(staging.at(-1)).toMatchObject({type: 'result', command: 'keys show', profile: 'staging'});
+		expect((await shown(['keys', 'show'])).at(-1)).not.toHaveProperty('profile');
+	});
+
+	it('PLATFORM_PROFILE selects a profile; --profile beats it, and it beats the file\'s choice', async () => {
+		const {env} = await twoProfiles();
+		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env: {...env, PLATFORM_PROFILE: 'staging'}})).stdout).toBe('https://staging.example.com\n');
+		expect((await runCliInProcess(['config', 'get', 'baseUrl', '--profile', 'default'], {env: {...env, PLATFORM_PROFILE: 'staging'}})).stdout).toBe('https://prod.example.com\n');
+		expect((await runCliInProcess(['config', 'use', 'staging'], {env})).code).toBe(0);
+		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env: {...env, PLATFORM_PROFILE: 'default'}})).stdout).toBe('https://prod.example.com\n');
+		expect(activeProfileName({env, flags: {}})).toBe('staging');
+		expect(activeProfileName({env: {...env, PLATFORM_PROFILE: 'x'}, flags: {profile: 'default'}})).toBe('default');
+	});
+
+	it('the environment still beats the profile for a setting (flag > env > profile)', async () => {
+		const {env} = await twoProfiles();
+		const listed = lines((await runCliInProcess(['config', 'list', '--json', '--profile', 'staging', '--app-id', 'app_flag'], {env: {...env, PLATFORM_BASE_URL: 'https://env.example.com'}})).stdout);
+		expect(listed.find(line => line.name === 'baseUrl')).toMatchObject({value: 'https://env.example.com', source: 'env'});
+		expect(listed.find(line => line.name === 'appId')).toMatchObject({value: 'app_flag', source: 'flag'});
+		expect(listed.find(line => line.name === 'apiKey')).toMatchObject({value: '…BBBB', source: 'stored'});
+	});
+});
+
+describe('config use and config profiles', () => {
+	it('config use switches the default profile; config use default leaves the old shape', async () => {
+		const {env, file} = await twoProfiles();
+		const used = await runCliInProcess(['config', 'use', 'staging', '--json'], {env});
+		expect(lines(used.stdout)[0]).toMatchObject({type: 'stored', name: 'activeProfile', value: 'staging'});
+		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env})).stdout).toBe('https://staging.example.com\n');
+		const listed = lines((await runCliInProcess(['config', 'profiles', '--json'], {env})).stdout);
+		expect(listed.slice(0, 2).map(line => [line.name, line.active, line.key])).toEqual([['default', false, '…AAAA'], ['staging', true, '…BBBB']]);
+		const text = await runCliInProcess(['config', 'profiles'], {env});
+		expect(text.stdout).toContain('staging\thttps://staging.example.com\t…BBBB');
+		expect(text.stderr).toContain('Using profile staging (`config use`)');
+		expect((await runCliInProcess(['config', 'use', 'default'], {env})).code).toBe(0);
+		expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('activeProfile');
+	});
+
+	it('an unknown profile names the known ones (did you mean) and config use of one changes nothing', async () => {
+		const {env, file} = await twoProfiles();
+		const before = readFileSync(file, 'utf8');
+		const use = await runCliInProcess(['config', 'use', 'stagin', '--json'], {env});
+		expect(use.code).toBe(1);
+		expect(use.stderr).toContain('No profile "stagin" (from config use) in the config file');
+		expect(use.stderr).toContain('its profiles are default, staging. Did you mean "staging"?');
+		expect(lines(use.stdout).at(-1)).toMatchObject({type: 'error', code: 'profile-unknown'});
+		expect(readFileSync(file, 'utf8')).toBe(before);
+		const get = await runCliInProcess(['config', 'get', 'baseUrl'], {env: {...env, PLATFORM_PROFILE: 'stagng'}});
+		expect(get.code).toBe(1);
+		expect(get.stderr).toContain('No profile "stagng" (from PLATFORM_PROFILE)');
+		expect(get.stderr).toContain('Did you mean "staging"?');
+		const flagged = await runCliInProcess(['--profile', 'prod', 'keys', 'show', '--json'], {env});
+		expect(lines(flagged.stdout).at(-1)).toMatchObject({type: 'error', code: 'profile-unknown', profile: 'prod'});
+		expect(flagged.stderr).toContain('No profile "prod" (from --profile)');
+		expect(readFileSync(file, 'utf8')).toBe(before);
+	});
+
+	it('a blank --profile is refused, not passed over to PLATFORM_PROFILE or the file', async () => {
+		const {env} = await twoProfiles();
+		const run = await runCliInProcess(['config', 'get', 'baseUrl', '--profile', ' '], {env: {...env, PLATFORM_PROFILE: 'staging'}});
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain('--profile must be a non-empty value');
+		const badName = await runCliInProcess(['config', 'set', 'model', 'm'], {env: {...env, PLATFORM_PROFILE: 'my profile'}});
+		expect(badName.code).toBe(1);
+		expect(badName.stderr).toContain('"my profile" (from PLATFORM_PROFILE) cannot name a profile');
+	});
+});
+
+describe('a damaged config file', () => {
+	it('is refused as before, naming the profile being read', async () => {
+		const {env, file} = configDir();
+		writeFileSync(file, '{"baseUrl": ', {mode: 0o600});
+		const plain = await runCliInProcess(['config', 'list'], {env});
+		expect(plain.stderr).toContain(`The config file ${file} is not valid JSON`);
+		const staging = await runCliInProcess(['config', 'list', '--profile', 'staging'], {env});
+		expect(staging.code).toBe(1);
+		expect(staging.stderr).toContain(`The config file ${file} (reading profile "staging") is not valid JSON`);
+		writeFileSync(file, JSON.stringify({profiles: {staging: {baseUrl: 42}}}), {mode: 0o600});
+		const field = await runCliInProcess(['config', 'list'], {env});
+		expect(field.stderr).toContain(`The config file ${file} holds a number for "profiles.staging.baseUrl"`);
+	});
+});
