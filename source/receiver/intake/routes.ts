@@ -254,7 +254,7 @@ export class DeliveryRoutes {
 }
 
 /** With forwarding, every verified event is processed (the developer's handler decides what it means). */
-function forwardAll(decision: Acceptance): void {
+export function forwardAll(decision: Acceptance): void {
 	const {event, view} = decision;
 	if (event.status !== 'received') {
 		event.status = 'received';
