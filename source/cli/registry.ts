@@ -20,6 +20,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['upload'], summary: 'Upload a folder into a new space chat, wait for ingestion and ask a question', load: async () => import('../commands/upload/upload.js')},
 	{words: ['chat'], summary: 'Ask follow-up questions in an existing chat', load: async () => import('../commands/chat.js')},
 	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('../commands/serve/serve.js')},
+	{words: ['listen'], summary: 'Receive the platform\'s events over its event socket, with no public endpoint and no gaps', load: async () => import('../commands/listen/listen.js')},
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('../commands/trigger/trigger.js')},
 	{words: ['events', 'inspect'], summary: 'Browse, search and replay the journaled events in a full-screen inspector', load: async () => import('../commands/events/inspect.js')},
 	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => import('../commands/events/list.js')},

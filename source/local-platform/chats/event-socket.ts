@@ -127,8 +127,8 @@ export class EventSocketHub {
 
 	private end(stream: Stream): void {
 		this.forget(stream);
-		// Without warning: the connection is cut, as a platform restart or a load balancer's limit does.
-		stream.response.destroy();
+		// Without warning: the stream just ends (what was written before still goes out).
+		stream.response.end();
 	}
 
 	private forget(stream: Stream): void {

@@ -26,7 +26,8 @@ export type ServeScreenProps = {
 	source: ServeSource;
 	/** Where the receiver listens, e.g. http://127.0.0.1:8080. */
 	url: string;
-	secretCount: number;
+	/** Endpoint secrets configured; undefined where none is used (listen answering over the event socket). */
+	secretCount?: number;
 	/** Where events are kept, e.g. `journal /home/me/.local/share/platform-tui` or `redis redis://…`. */
 	store?: string;
 	/** Said in the status box for as long as serve runs (a Redis without persistence). */

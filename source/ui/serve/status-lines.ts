@@ -43,7 +43,7 @@ export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner
 
 export type StatusInput = {
 	url: string;
-	secretCount: number;
+	secretCount?: number;
 	store?: string;
 	/** Start-up warnings (a Redis without persistence, a data or config folder others can reach), one item each. */
 	warnings?: string[];
@@ -66,7 +66,7 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	const expiresAt = key.previousKeyExpiresAt ? Date.parse(key.previousKeyExpiresAt) : Number.NaN;
 	const address: StatusItem[] = [
 		{text: input.url, tone: 'bold'},
-		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
+		...(input.secretCount === undefined ? [] : [{text: plural(input.secretCount, 'endpoint secret'), tone: 'green' as const}]),
 		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];
 	const sections: StatusSection[] = [{key: 'address', items: address}];
