@@ -63,23 +63,26 @@ describe('listen', () => {
 	it('answers chosen-module events as serve does: one final message per chosen event', async () => {
 		const test = await socketPlatform(cleanups);
 		const listening = startListen(test, {dataDir: await dataDirectory(cleanups)}, cleanups);
-		await waitFor(() => listening.ofType('stream-opened').length > 0 && test.platform.eventSocket.open > 0, {what: 'a stream'});
+		// The module is external once a stream subscribed to the chosen event is live.
+		await waitFor(() => test.platform.publishEvent(userEvent('evt_probe', test)) > 0, {what: 'a live stream'});
 		const client = test.client();
 		cleanups.push(async () => client.close());
 		const chat = await client.createChat({title: 'listen', assistantId: test.platform.assistantId});
-		// The module is external once a stream subscribed to the chosen event is live.
-		await waitFor(async () => {
-			const sent = await client.createSpaceMessage({assistantId: test.platform.assistantId, chatId: chat.id, text: 'What is in the space?'});
-			return listening.ofType('accepted').some(record => record.eventType === 'platform.chat.external-module.chosen') ? sent : undefined;
-		}, {intervalMs: 200, what: 'a chosen event over the socket'});
-		const answered = await waitFor(() => listening.ofType('stage').filter(record => record.stage === 'answered'), {until: records => records.length > 0, what: 'the answer'});
-		const modifies = test.platform.requests.filter(request => request.method === 'PATCH' && request.path.startsWith('/messages/'));
-		expect(modifies).toHaveLength(answered.length);
+		for (const text of ['What is in the space?', 'And what else?']) {
+			await client.createSpaceMessage({assistantId: test.platform.assistantId, chatId: chat.id, text});
+		}
+
+		const answered = await waitFor(() => listening.ofType('stage').filter(record => record.stage === 'answered'), {until: records => records.length === 2, what: 'both answers'});
 		const chosen = listening.ofType('accepted').filter(record => record.eventType === 'platform.chat.external-module.chosen');
-		expect(new Set(modifies.map(request => request.path)).size).toBe(chosen.length);
+		expect(chosen).toHaveLength(2);
+		expect(answered.map(record => record.eventId).sort()).toEqual(chosen.map(record => record.eventId).sort());
+		const modifies = test.platform.requests.filter(request => request.method === 'PATCH' && request.path.startsWith('/messages/'));
+		expect(modifies).toHaveLength(2);
+		expect(new Set(modifies.map(request => request.path)).size).toBe(2);
 		for (const request of modifies) {
 			const message = test.platform.message(request.path.split('/')[2]?.split('?')[0] ?? '');
 			expect(message?.text).toBeTruthy();
+			expect(message?.stoppedStreamingAt).toBeTruthy();
 		}
 	});
 
