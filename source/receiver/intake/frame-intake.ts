@@ -6,7 +6,7 @@
  */
 import {isoNow} from '../clock.js';
 import {intakeFrame} from './intake.js';
-import {forwardAll, type RouteContext} from './routes.js';
+import {acceptedEvent, forwardAll, type RouteContext} from './routes.js';
 
 /** What became of one frame: stored (new), a duplicate of a stored id, refused (the reason), or not stored (the store failed). */
 export type FrameOutcome = {kind: 'stored' | 'duplicate'; eventId: string} | {kind: 'refused'; reason: string} | {kind: 'store-failed'; eventId: string; error: string};
@@ -52,21 +52,6 @@ export async function ingestFrame(context: FrameContext, text: string, frame: nu
 		context.jobs.track(event.id, event.chatId);
 	}
 
-	context.emit({
-		type: 'accepted',
-		at,
-		request: frame,
-		remoteAddress: origin,
-		status: 200,
-		eventId: view.eventId,
-		eventType: view.eventType,
-		handling: view.handling,
-		chatId: view.chatId,
-		userId: view.userId,
-		companyId: view.companyId,
-		text: view.text,
-		missing: view.missing,
-		via: 'event-socket',
-	});
+	context.emit(acceptedEvent(view, at, frame, origin, 'event-socket'));
 	return {kind: 'stored', eventId: event.id};
 }

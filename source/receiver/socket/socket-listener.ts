@@ -80,6 +80,7 @@ export class SocketListener {
 	private everLive = false;
 	private unauthorized = 0;
 	private stopped = false;
+	private closing: Promise<void> | undefined;
 	private tick: NodeJS.Timeout | undefined;
 	private streamCount = 0;
 	private frameCount = 0;
@@ -112,10 +113,11 @@ export class SocketListener {
 
 	/** Closes every stream (the last covered moment kept for the next start). */
 	async close(): Promise<void> {
-		if (this.stopped) {
-			return;
-		}
+		this.closing ??= this.shutdown();
+		return this.closing;
+	}
 
+	private async shutdown(): Promise<void> {
 		this.stopped = true;
 		this.stop.abort();
 		clearInterval(this.tick);
