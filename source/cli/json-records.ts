@@ -145,6 +145,10 @@ export const jsonRecords = {
 	'stream-refused': {schema: record({type: z.literal('stream-refused'), at: iso, status: int.optional(), error: text, retryInMs: ms}), commands: listen},
 	gap: {schema: record({type: z.literal('gap'), at: iso, from: iso, to: iso, ms, downtime: z.boolean()}), commands: listen},
 	'frame-skipped': {schema: record({type: z.literal('frame-skipped'), at: iso, stream: count, reason: z.enum(['not-json', 'no-id']), data: text}), commands: listen},
+	'socket-closed': {
+		schema: record({type: z.literal('socket-closed'), at: iso, streamsOpened: count, gaps: count, uncoveredMs: ms, events: count, copiesDropped: count, skipped: count}),
+		commands: listen,
+	},
 	'socket-stopped': {schema: record({type: z.literal('socket-stopped'), at: iso, reason: z.enum(['unauthorized', 'not-found']), status: int}), commands: listen},
 	response: {
 		schema: record({type: z.literal('response'), url: text, event: text, eventId: id, status: int, body: passed, durationMs: ms, note: text.optional()}),

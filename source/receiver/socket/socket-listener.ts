@@ -19,7 +19,9 @@ export type SocketEvent =
 	| {type: 'stream-refused'; at: string; status?: number; error: string; retryInMs: number}
 	| {type: 'gap'; at: string; from: string; to: string; ms: number; downtime: boolean}
 	| {type: 'frame-skipped'; at: string; stream: number; reason: 'not-json' | 'no-id'; data: string}
-	| {type: 'socket-stopped'; at: string; reason: 'unauthorized' | 'not-found'; status: number};
+	| {type: 'socket-stopped'; at: string; reason: 'unauthorized' | 'not-found'; status: number}
+	/** The run's totals, once every stream is closed. */
+	| {type: 'socket-closed'; at: string; streamsOpened: number; gaps: number; uncoveredMs: number; events: number; copiesDropped: number; skipped: number};
 
 export type SocketState = 'connecting' | 'live' | 'down' | 'stopped';
 
@@ -131,6 +133,8 @@ export class SocketListener {
 		});
 		await Promise.all(ending);
 		await this.agent.close();
+		const status = this.status();
+		this.emit({type: 'socket-closed', at: iso(Date.now()), streamsOpened: status.streamsOpened, gaps: status.gaps, uncoveredMs: status.uncoveredNowMs, events: status.events, copiesDropped: status.copiesDropped, skipped: status.skipped});
 	}
 
 	private emit(event: SocketEvent): void {

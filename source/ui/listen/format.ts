@@ -36,6 +36,10 @@ export function socketLine(event: SocketEvent): string {
 			return `${time}  socket  skipped a frame of stream ${event.stream}: ${event.reason === 'not-json' ? 'not JSON' : 'no event id'}: ${JSON.stringify(event.data.slice(0, 80))}`;
 		}
 
+		case 'socket-closed': {
+			return `${time}  socket  closed: ${plural(event.streamsOpened, 'stream')} opened, ${plural(event.events, 'event')} (${plural(event.copiesDropped, 'copy', 'copies')} dropped, ${plural(event.skipped, 'frame')} skipped), ${plural(event.gaps, 'gap')} (${formatMs(event.uncoveredMs)} uncovered)`;
+		}
+
 		case 'socket-stopped': {
 			return `${time}  socket  stopped: HTTP ${event.status}`;
 		}

@@ -35,6 +35,8 @@ describe('listen', () => {
 		listening.stop.abort();
 		expect(await listening.done).toBe(0);
 		expect(listening.ofType('socket-listening')[0]).toMatchObject({events: ['platform.chat.user-message.created', 'platform.chat.external-module.chosen'], reconnectEvery: '1s'});
+		expect(listening.ofType('socket-closed')[0]).toMatchObject({gaps: 0, uncoveredMs: 0});
+		expect(listening.ofType('socket-closed')[0]?.events).toBeGreaterThanOrEqual(1);
 	});
 
 	it('a 5 s refusal of the socket is exactly one gap that covers it; every event outside it is forwarded once', async () => {
