@@ -307,9 +307,15 @@ export class SocketListener {
 			this.coverage.uncovered(now);
 		}
 
-		if (this.streams.size === 0) {
-			// A live stream closed: at once. One that closed before it was live: after a backoff.
-			void this.connect(entry.live ? 0 : this.backoff());
+		if (!entry.live) {
+			// Closed before it was live (a socket that closes at once, or a replacement that failed):
+			// another one after a backoff, unless one is being opened already.
+			if (!this.connecting) {
+				void this.connect(this.backoff());
+			}
+		} else if (this.streams.size === 0) {
+			// A live stream closed and none is on its way: at once.
+			void this.connect(0);
 		}
 	}
 
