@@ -39,6 +39,9 @@ const failure = z.looseObject({name: text, stage: z.enum(['upload', 'ingestion']
 const upload = ['upload'] as const;
 const uploadAndChat = ['upload', 'chat'] as const;
 const serve = ['serve'] as const;
+/** Records of the receiver both serve and listen print. */
+const receiving = ['serve', 'listen'] as const;
+const listen = ['listen'] as const;
 const local = ['local'] as const;
 const replay = ['events replay'] as const;
 
@@ -115,9 +118,9 @@ export const jsonRecords = {
 		}),
 		commands: serve,
 	},
-	warning: {schema: record({type: z.literal('warning'), at: iso, code: text, message: text}), commands: serve},
-	status: {schema: record({type: z.literal('status'), at: iso, status: text, since: iso, reasons: z.array(text), dependencies: passed, warning: text.optional(), next: text.optional()}), commands: serve},
-	waiting: {schema: record({type: z.literal('waiting'), at: iso, count, nextAttemptAt: iso.optional()}), commands: serve},
+	warning: {schema: record({type: z.literal('warning'), at: iso, code: text, message: text}), commands: receiving},
+	status: {schema: record({type: z.literal('status'), at: iso, status: text, since: iso, reasons: z.array(text), dependencies: passed, warning: text.optional(), next: text.optional()}), commands: receiving},
+	waiting: {schema: record({type: z.literal('waiting'), at: iso, count, nextAttemptAt: iso.optional()}), commands: receiving},
 	rejected: {
 		schema: record({...receiverBase, type: z.literal('rejected'), request: count, method: text, path: text, remoteAddress: text, status: int, reason: text, error: text, eventId: eventId.optional()}),
 		commands: serve,
@@ -126,13 +129,13 @@ export const jsonRecords = {
 		schema: record({
 			...receiverBase, type: z.literal('accepted'), request: count, remoteAddress: text, status: z.literal(200), eventId: eventId.optional(), eventType: text,
 			handling: z.enum(['logged', 'queued', 'unhandled', 'invalid']), chatId: chatId.optional(), userId: id.optional(), companyId: id.optional(), text: text.optional(),
-			missing: z.array(text).optional(), secretIndex: count,
+			missing: z.array(text).optional(), secretIndex: count.optional(), via: z.literal('event-socket').optional(),
 		}),
-		commands: serve,
+		commands: receiving,
 	},
 	duplicate: {
-		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId, eventType: text, chatId: chatId.optional()}),
-		commands: serve,
+		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId, eventType: text, chatId: chatId.optional(), via: z.literal('event-socket').optional()}),
+		commands: receiving,
 	},
 	stage: {
 		schema: record({
@@ -140,10 +143,31 @@ export const jsonRecords = {
 			nextAttemptAt: iso.optional(), waitingFor: text.optional(), tries: count.optional(), cleanup: passed.optional(), eventType: text.optional(), forward: passed.optional(),
 			finalStatus: text.optional(), storeLost: z.boolean().optional(),
 		}),
-		commands: serve,
+		commands: receiving,
 	},
-	draining: {schema: record({...receiverBase, type: z.literal('draining'), jobs: count, timeoutMs: ms}), commands: serve},
-	stopped: {schema: record({...receiverBase, type: z.literal('stopped'), counters: z.record(z.string(), count), cutOff: count, leftWaiting: count}), commands: serve},
+	draining: {schema: record({...receiverBase, type: z.literal('draining'), jobs: count, timeoutMs: ms}), commands: receiving},
+	stopped: {schema: record({...receiverBase, type: z.literal('stopped'), counters: z.record(z.string(), count), cutOff: count, leftWaiting: count}), commands: receiving},
+	'socket-listening': {
+		schema: record({
+			type: z.literal('socket-listening'), at: iso, socketUrl: text, events: z.array(text), key: text.nullable(), keySource: text.nullable(), dataDir: text, retention: text,
+			maxEvents: count, concurrency: count, reconnectEvery: text, overlap: text, model: text.optional(), forwardTo: text.optional(), forwardRetries: count.optional(),
+			answerDeadline: text, finalMessageDeadline: text,
+		}),
+		commands: listen,
+	},
+	'stream-opened': {schema: record({type: z.literal('stream-opened'), at: iso, stream: count, open: count}), commands: listen},
+	'stream-closed': {
+		schema: record({type: z.literal('stream-closed'), at: iso, stream: count, reason: z.enum(['replaced', 'closed', 'stopped']), openMs: ms, live: z.boolean(), error: text.optional()}),
+		commands: listen,
+	},
+	'stream-refused': {schema: record({type: z.literal('stream-refused'), at: iso, status: int.optional(), error: text, retryInMs: ms}), commands: listen},
+	gap: {schema: record({type: z.literal('gap'), at: iso, from: iso, to: iso, ms, downtime: z.boolean()}), commands: listen},
+	'frame-skipped': {schema: record({type: z.literal('frame-skipped'), at: iso, stream: count, reason: z.enum(['not-json', 'no-id']), data: text}), commands: listen},
+	'socket-closed': {
+		schema: record({type: z.literal('socket-closed'), at: iso, streamsOpened: count, gaps: count, uncoveredMs: ms, events: count, copiesDropped: count, skipped: count}),
+		commands: listen,
+	},
+	'socket-stopped': {schema: record({type: z.literal('socket-stopped'), at: iso, reason: z.enum(['unauthorized', 'not-found']), status: int}), commands: listen},
 	response: {
 		schema: record({type: z.literal('response'), url: text, event: text, eventId, status: int, body: passed, durationMs: ms, note: text.optional()}),
 		commands: ['trigger'],

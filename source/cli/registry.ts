@@ -22,6 +22,7 @@ export const registry: readonly RegistryEntry[] = [
 	{words: ['check'], summary: 'Compare a folder with what a chat holds: files missing, changed, only on the chat', load: async () => import('../commands/check.js')},
 	{words: ['chats'], summary: 'List the chats this machine synced: folder, files, last sync, profile', load: async () => import('../commands/chats.js')},
 	{words: ['serve'], summary: 'Run the webhook receiver with a live event log', load: async () => import('../commands/serve/serve.js')},
+	{words: ['listen'], summary: 'Receive the platform\'s events over its event socket, with no public endpoint and no gaps', load: async () => import('../commands/listen/listen.js')},
 	{words: ['trigger'], summary: 'Send a signed test event to a receiver', load: async () => import('../commands/trigger/trigger.js')},
 	{words: ['events', 'inspect'], summary: 'Browse, search and replay the journaled events in a full-screen inspector', load: async () => import('../commands/events/inspect.js')},
 	{words: ['events', 'list'], summary: 'List the events serve has journaled', load: async () => import('../commands/events/list.js')},

@@ -2,6 +2,7 @@ import {formatCountdown} from '../format/duration.js';
 import {
 	answerModes,
 	apiOperations,
+	eventSocketOperation,
 	faultKinds,
 	isLoopbackHost,
 	LocalPlatformError,
@@ -83,10 +84,10 @@ function faultRules(flags: Record<string, unknown>): FaultRule[] {
 	const texts = raw === undefined ? [] : (Array.isArray(raw) ? raw : [raw]).map(String);
 	return texts.map(text => {
 		try {
-			return parseFaultRule(text, apiOperations);
+			return parseFaultRule(text, [...apiOperations, eventSocketOperation]);
 		} catch (error) {
 			if (error instanceof LocalPlatformError) {
-				throw new UsageError('flag-invalid', `--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: ${faultKinds.join(', ')}; OPERATION: * or an operation such as createMessageLog); got ${JSON.stringify(text)}.`);
+				throw new UsageError('flag-invalid', `--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: ${faultKinds.join(', ')}; OPERATION: * or an operation such as createMessageLog, or eventSocket); got ${JSON.stringify(text)}.`);
 			}
 
 			throw error;
@@ -113,6 +114,8 @@ export function parseLocal(input: CommandInput): LocalOptions {
 		seed: values.seed,
 		ingestionStepMs: values.ingestionStep,
 		answers: values.answers,
+		eventSocketMaxAgeMs: values.eventSocketMaxAge,
+		eventSocketGoLiveMs: values.eventSocketGoLive,
 	};
 	const faults = faultRules(flags);
 	const secretFile = secretFilePath(flags);
@@ -212,11 +215,13 @@ const localFlags = {
 	failRate: {type: 'number', range: {kind: 'number', min: 0, max: 1, example: 0.1}, description: 'Answer this share of API calls with 429 or 503 (0 to 1)', placeholder: 'RATE'},
 	latency: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 0}, description: 'Delay every answer by this many milliseconds', placeholder: 'MS'},
 	seed: {type: 'number', range: {kind: 'int', min: 0, max: 4_294_967_295, example: 0}, description: 'Seed that makes --fail-rate deterministic', placeholder: 'N'},
-	fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 500, 503 (refused), perform-502 (done, then 502), empty-200 (done, then null) or slow (done, answered 16 s late); repeatable', placeholder: 'OP:KIND[:TIMES]'},
+	fault: {type: 'string', isMultiple: true, description: 'Fault for an operation: 429, 500, 503 (refused), perform-502 (done, then 502), empty-200 (done, then null) or slow (done, answered 16 s late); eventSocket:drop answers a stream and closes it at once; repeatable', placeholder: 'OP:KIND[:TIMES]'},
 	llmUrl: {type: 'string', range: {kind: 'url', protocols: ['http:', 'https:']}, description: 'Proxy chat completions to this OpenAI-compatible loopback endpoint', placeholder: 'URL'},
 	llmModel: {type: 'string', description: 'Model name sent to --llm-url (default: the requested model)', placeholder: 'NAME'},
 	ingestionStep: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 150}, description: 'Milliseconds spent in each ingestion state (default 150)', placeholder: 'MS'},
 	saveProfile: {type: 'string', complete: 'profile', range: profileNameRange, description: 'Store the address, key, ids and endpoint secret in this profile of the config file (created or overwritten), so another terminal uses --profile NAME instead of the export lines', placeholder: 'NAME'},
+	eventSocketMaxAge: {type: 'string', default: '10m', range: {kind: 'duration', min: 1, max: 24 * 60 * 60 * 1000}, description: 'Close every event-socket stream this long after it opened, without warning (the platform: 10m)', placeholder: 'DURATION'},
+	eventSocketGoLive: {type: 'number', range: {kind: 'int', min: 0, max: 600_000, example: 300}},
 	answers: {type: 'string', default: 'full', range: {kind: 'choice', choices: answerModes}, description: 'full: whole records; sparse: only the fields the contract promises', placeholder: 'full|sparse'},
 } satisfies Record<string, FlagSpec>;
 

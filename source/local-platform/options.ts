@@ -3,6 +3,7 @@ import {systemClock, type PlatformClock} from './clock.js';
 import {invalidOption, LocalPlatformError} from './errors.js';
 import {newApiKey, newId} from './ids.js';
 import {assertLoopbackUrl, isLoopbackHost} from './http/loopback.js';
+import {defaultEventSocket, type EventSocketOptions} from './chats/event-socket.js';
 import {answerModes, type AnswerMode} from './sparse.js';
 import {defaultLimits, type LocalPlatformLimits, type LocalPlatformOptions} from './types.js';
 
@@ -21,6 +22,7 @@ export type ResolvedOptions = {
 	ingestionStepMs: number;
 	deliveryRetryBaseMs: number;
 	deliveryTimeoutMs: number;
+	eventSocket: EventSocketOptions;
 	llmUrl: URL | undefined;
 	answers: AnswerMode;
 };
@@ -59,6 +61,10 @@ export function resolveOptions(options: LocalPlatformOptions): ResolvedOptions {
 		ingestionStepMs: ms(options.ingestionStepMs, 150, 'ingestionStepMs'),
 		deliveryRetryBaseMs: ms(options.deliveryRetryBaseMs, 1000, 'deliveryRetryBaseMs'),
 		deliveryTimeoutMs: ms(options.deliveryTimeoutMs, 10_000, 'deliveryTimeoutMs'),
+		eventSocket: {
+			maxAgeMs: ms(options.eventSocketMaxAgeMs, defaultEventSocket.maxAgeMs, 'eventSocketMaxAgeMs'),
+			goLiveMs: ms(options.eventSocketGoLiveMs, defaultEventSocket.goLiveMs, 'eventSocketGoLiveMs'),
+		},
 		llmUrl: options.llmUrl === undefined ? undefined : assertLoopbackUrl(options.llmUrl, 'llmUrl'),
 		answers: answerMode(options.answers),
 	};

@@ -18,6 +18,8 @@ import {buildServices, userAgent, type Services} from './services.js';
 import {unlimitedListeners} from './timers.js';
 import type {CompletionRecord, LocalPlatform, LocalPlatformEvent, LocalPlatformOptions, LocalPlatformSettings, RequestRecord} from './types.js';
 import type {DeliveryRecord, WebhookDispatcher} from './chats/webhooks.js';
+import {EventSocketHub} from './chats/event-socket.js';
+import type {WebhookEvent} from '../platform/types.js';
 
 export {defaultModel} from './chats/spaces.js';
 
@@ -29,6 +31,7 @@ class LocalPlatformServer implements LocalPlatform {
 	private readonly faults: FaultInjector;
 	private readonly requestLog: RequestLog;
 	private readonly dispatcher: WebhookDispatcher;
+	private readonly hub: EventSocketHub;
 	/** Calls to the model (--llm-url): enough connections that completions of many replicas' slots never queue here. */
 	private readonly agent = new Agent({connections: 64});
 	/** Every pending sleep listens on this signal (and removes itself when done), so the count is unbounded by design. */
@@ -65,7 +68,9 @@ class LocalPlatformServer implements LocalPlatform {
 		this.dispatcher = webhookDispatcher(resolved, userAgent, event => {
 			this.emit(event);
 		});
+		this.hub = new EventSocketHub(resolved.eventSocket);
 		this.services = buildServices({
+			eventSocket: this.hub,
 			context,
 			options: resolved,
 			blobs,
@@ -80,6 +85,7 @@ class LocalPlatformServer implements LocalPlatform {
 			faults: this.faults,
 			services: this.services,
 			blobs,
+			eventSocket: this.hub,
 			resolved,
 			signal: this.stop.signal,
 		};
@@ -154,6 +160,22 @@ class LocalPlatformServer implements LocalPlatform {
 		return this.services.router.operations;
 	}
 
+	get eventSocket(): {opened: number; open: number; sent: number} {
+		return {opened: this.hub.opened, open: this.hub.open, sent: this.hub.sent};
+	}
+
+	publishEvent(event: WebhookEvent<unknown>): number {
+		return this.hub.publish(event);
+	}
+
+	dropEventStreams(refuseMs = 0): void {
+		if (refuseMs > 0) {
+			this.hub.refuseFor(refuseMs);
+		} else {
+			this.hub.dropAll();
+		}
+	}
+
 	settings(): LocalPlatformSettings {
 		const {baseUrl, apiKey, appId, userId, companyId, assistantId, endpointSecret} = this;
 		return {baseUrl, apiKey, appId, userId, companyId, assistantId, endpointSecret};
@@ -184,6 +206,7 @@ class LocalPlatformServer implements LocalPlatform {
 	async close(): Promise<void> {
 		this.closing ??= (async () => {
 			this.stop.abort();
+			this.hub.close();
 			const closed = new Promise<void>(resolve => {
 				this.server.close(() => {
 					resolve();

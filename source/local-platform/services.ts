@@ -7,7 +7,9 @@ import {isoNow} from './clock.js';
 import {Completions, completionRoutes} from './chats/completions.js';
 import {ContentStore} from './content/content-store.js';
 import type {Caller, ServiceContext} from './context.js';
-import {externalAnswer} from './chats/external-answer.js';
+import {announceMessage, externalAnswer} from './chats/external-answer.js';
+import type {EventSocketHub} from './chats/event-socket.js';
+import {eventTypes} from '../platform/types.js';
 import {Ingestion} from './content/ingestion.js';
 import {KeyRing, keyRoutes} from './http/keys.js';
 import {memoryAnswerPort} from './chats/memory-answer-port.js';
@@ -44,6 +46,7 @@ export type ServiceWiring = {
 	blobs: BlobStore;
 	agent: Agent;
 	dispatcher: WebhookDispatcher;
+	eventSocket: EventSocketHub;
 	/** The registered application URL, read at the moment a message is answered. */
 	webhookUrl(): string | undefined;
 	llmModel: string | undefined;
@@ -68,16 +71,14 @@ export function buildServices(wiring: ServiceWiring): Services {
 	const streams = new ReplyStreams(chats, clock, context.signal);
 	const answer = (chat: ChatRecord, userMessage: MessageRecord, assistantMessage: MessageRecord, caller: Caller): void => {
 		const url = wiring.webhookUrl();
-		if (url !== undefined) {
-			context.track(externalAnswer(url, {chat, userMessage, assistantMessage, caller}, {
-				dispatcher: wiring.dispatcher,
-				chats,
-				clock,
-				signal: context.signal,
-				module: () => spaces.externalModule,
-			}));
+		const parts = {dispatcher: wiring.dispatcher, publish: wiring.eventSocket.publish.bind(wiring.eventSocket), chats, clock, signal: context.signal, module: () => spaces.externalModule};
+		// The external module answers when it is registered: by URL, or by a stream that takes its event.
+		if (url !== undefined || wiring.eventSocket.subscribed(eventTypes.externalModuleChosen)) {
+			context.track(externalAnswer(url, {chat, userMessage, assistantMessage, caller}, parts));
 			return;
 		}
+
+		context.track(announceMessage(undefined, {chat, userMessage, caller}, parts));
 
 		userMessage.debugInfo = {chosenModule: 'DocumentSearch', assistantMessageId: assistantMessage.id};
 		const job = {chatId: chat.id, userMessage, assistantMessage, userId: caller.userId, companyId: caller.companyId};

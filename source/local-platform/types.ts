@@ -5,6 +5,7 @@ import type {PlatformClock} from './clock.js';
 import type {LocalContent} from './content/content-store.js';
 import type {FaultRule, FaultSettings, InjectedFault} from './http/faults.js';
 import type {DeliveryRecord, DeliveryState} from './chats/webhooks.js';
+import type {WebhookEvent} from '../platform/types.js';
 
 export type {DeliveryAttempt, DeliveryRecord, DeliveryState} from './chats/webhooks.js';
 export type {FaultKind, FaultRule, FaultSettings, InjectedFault} from './http/faults.js';
@@ -108,6 +109,10 @@ export type LocalPlatformOptions = {
 	deliveryRetryBaseMs?: number;
 	/** Timeout of one delivery attempt; default 10 s. */
 	deliveryTimeoutMs?: number;
+	/** Event socket: every stream is closed this long after it opened, without warning; default 10 min. */
+	eventSocketMaxAgeMs?: number;
+	/** Event socket: a new stream's subscription is live this long after it opened; default 300 ms. */
+	eventSocketGoLiveMs?: number;
 	/** Fixed credentials instead of generated ones. */
 	apiKey?: string;
 	appId?: string;
@@ -190,6 +195,15 @@ export type LocalPlatform = {
 	setWebhookUrl(url?: string): void;
 	/** Changes fault injection at run time (`rules` replaces the operation faults in force). */
 	setFaults(faults: FaultSettings): void;
+	/**
+	 * Publishes an event on the event socket, as the platform does for each event it would send by
+	 * webhook: to every open, live stream subscribed to its name. Returns the streams it reached.
+	 */
+	publishEvent(event: WebhookEvent<unknown>): number;
+	/** The event socket: streams opened so far, streams open now, frames sent. */
+	readonly eventSocket: {opened: number; open: number; sent: number};
+	/** Closes every event-socket stream and refuses new ones (503) for `ms`; 0 closes them only. */
+	dropEventStreams(refuseMs?: number): void;
 	/** The operation names fault rules may use. */
 	readonly operations: readonly string[];
 	readonly deliveries: readonly DeliveryRecord[];

@@ -87,8 +87,10 @@ export type AcceptedEvent = Base & {
 	text?: string;
 	/** For handling 'invalid': the fields the event lacks. */
 	missing?: string[];
-	/** Which configured secret matched (0-based). */
-	secretIndex: number;
+	/** Which configured secret matched (0-based); absent for an event that came over the event socket (unsigned). */
+	secretIndex?: number;
+	/** `event-socket`: the event came as a frame of the event socket (`listen`), not as a webhook. */
+	via?: 'event-socket';
 };
 
 /** A verified delivery of an event id already accepted: answered 200, not processed again. */
@@ -100,6 +102,8 @@ export type DuplicateEvent = Base & {
 	eventId: string;
 	eventType: string;
 	chatId?: string;
+	/** `event-socket`: a copy that came as a frame of the event socket (`listen`). */
+	via?: 'event-socket';
 };
 
 /** A chosen-module job moved to another stage. */

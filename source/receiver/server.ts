@@ -20,11 +20,14 @@ import {startLostSweep} from './store/lost-sweep.js';
 import {platformPort} from './answer/platform-port.js';
 import {watchedPort} from './ops/platform-probe.js';
 import {defaultBackend, resolveOptions, type CloseResult, type ReceiverOptions, type ResolvedOptions} from './receiver-options.js';
+import {ingestFrame, type FrameOutcome} from './intake/frame-intake.js';
+import {receiverErrors} from './intake/intake.js';
 import {HttpListener, type ListenOptions, type ListenResult} from './intake/transport.js';
 
 export {receiverErrors} from './intake/intake.js';
 export {DrainTimeoutError} from './store/memory-backend.js';
 export type {ListenOptions, ListenResult} from './intake/transport.js';
+export type {FrameOutcome} from './intake/frame-intake.js';
 export type {CloseResult, ReceiverObserver, ReceiverOptions} from './receiver-options.js';
 
 export class WebhookReceiver {
@@ -38,6 +41,7 @@ export class WebhookReceiver {
 	private readonly listener: HttpListener;
 	private readonly backlogLimit: BacklogLimit | undefined;
 	private readonly routes: DeliveryRoutes;
+	private readonly frames: Parameters<typeof ingestFrame>[0];
 	/** How often events accepted here are looked for in the store (Redis), ms. */
 	private readonly sweepMs: number;
 	private readonly createdAt = isoNow();
@@ -90,6 +94,7 @@ export class WebhookReceiver {
 				this.emit(event);
 			},
 		});
+		this.frames = {stats: this.stats, intake, backend, jobs: this.jobs, forwarding: options.forward !== undefined, emit: emitStage};
 		const {routes} = this;
 		this.handler = (request, response) => {
 			try {
@@ -145,6 +150,18 @@ export class WebhookReceiver {
 	async listen(options: ListenOptions = {}): Promise<ListenResult> {
 		await this.start();
 		return this.listener.listen(options);
+	}
+
+	/**
+	 * Stores one event of the event socket (`listen`: a frame's data) before anything else happens,
+	 * then runs its job as for a webhook; `frame` numbers it, `origin` names the socket. Resolves once stored.
+	 */
+	async ingest(text: string, frame: number, origin: string): Promise<FrameOutcome> {
+		if (this.routes.draining) {
+			return {kind: 'refused', reason: receiverErrors.shuttingDown};
+		}
+
+		return ingestFrame(this.frames, text, frame, origin);
 	}
 
 	/** A stored event, as `events show` prints it. */

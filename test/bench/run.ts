@@ -14,6 +14,7 @@ const parts = [
 	{name: 'keys', file: 'keys.ts'},
 	{name: 'inspector', file: 'inspector.ts'},
 	{name: 'local', file: 'local.ts'},
+	{name: 'listen', file: 'listen.ts'},
 ];
 
 const requested = process.argv.slice(2);

@@ -96,6 +96,8 @@ const rows: Row[] = [
 	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data')], aborted: true, ends: 'result'},
 	{argv: () => ['serve', '--port', '0', '--data-dir', path.join(root, 'serve-data'), '--answer-deadline', '1m', '--final-message-deadline', '1h'], aborted: true, ends: 'result'},
 	{argv: () => ['serve', '--answer-deadline', '2h', '--final-message-deadline', '1h'], ends: 'error'},
+	{argv: () => ['listen', '--data-dir', path.join(root, 'listen-data')], aborted: true, ends: 'result'},
+	{argv: () => ['listen', '--redis', 'redis://127.0.0.1:6379'], ends: 'error'},
 	{argv: () => ['local', '--port', '0'], aborted: true, ends: 'result'},
 	{argv: () => ['no-such-command'], ends: 'error'},
 	// Help asked for with --json, and a bare group, are a `help` line and the `result`.

@@ -106,6 +106,7 @@ describe('platform-tui local', () => {
 			port: 4011,
 			host: '127.0.0.1',
 			keyOverlapMs: 5_400_000,
+			eventSocketMaxAgeMs: 600_000,
 			answers: 'full',
 			failRate: 0.2,
 			latencyMs: 50,
@@ -115,6 +116,7 @@ describe('platform-tui local', () => {
 		});
 		expect(parseLocal(input({})).platform.port).toBe(4010);
 		expect(parseLocal(input({})).platform.keyOverlapMs).toBe(86_400_000);
+		expect(parseLocal(input({eventSocketMaxAge: '2s', fault: ['eventSocket:drop']})).platform).toMatchObject({eventSocketMaxAgeMs: 2000, faults: [{operation: 'eventSocket', kind: 'drop'}]});
 		expect(parseLocal(input({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'})).platform).toMatchObject({appId: 'app_fixed', userId: 'user_fixed', companyId: 'company_fixed'});
 		expect(parseLocal(input({fault: ['createMessageLog:perform-502:1', '*:empty-200']})).platform.faults).toEqual([
 			{operation: 'createMessageLog', kind: 'perform-502', times: 1},
@@ -128,8 +130,8 @@ describe('platform-tui local', () => {
 			[{port: 'abc'}, '--port must be a whole number from 0 to 65535, e.g. --port 4010; got "abc".'],
 			[{host: '0.0.0.0'}, '--host must be a loopback address (127.0.0.1, ::1 or localhost), e.g. --host 127.0.0.1; got "0.0.0.0".'],
 			[{webhookUrl: 'ftp://127.0.0.1/x'}, '--webhook-url must be a URL starting with http:// or https://, e.g. --webhook-url http://127.0.0.1:8080; got "ftp://127.0.0.1/x".'],
-			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow; OPERATION: * or an operation such as createMessageLog); got "createMessageLog:explode".'],
-			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow; OPERATION: * or an operation such as createMessageLog); got "noSuchOperation:503".'],
+			[{fault: 'createMessageLog:explode'}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow, drop; OPERATION: * or an operation such as createMessageLog, or eventSocket); got "createMessageLog:explode".'],
+			[{fault: ['noSuchOperation:503']}, '--fault must be OPERATION:KIND or OPERATION:KIND:TIMES (KIND: 429, 500, 503, perform-502, empty-200, slow, drop; OPERATION: * or an operation such as createMessageLog, or eventSocket); got "noSuchOperation:503".'],
 		];
 		for (const [flags, sentence] of sentences) {
 			 

@@ -7,10 +7,8 @@ import {describeError} from '../../source/cli/error-message.js';
 import serve from '../../source/commands/serve/serve.js';
 import trigger, {chosenNote} from '../../source/commands/trigger/trigger.js';
 import {UsageError} from '../../source/cli/validators.js';
-import {createDeps} from '../../source/cli/deps.js';
-import type {AnyCommand, CommandContext} from '../../source/cli/types.js';
 import {startPlatform, type TestPlatform} from '../support/platform.js';
-import {memoryStream, runCommand, testEnv} from '../support/run-command.js';
+import {runCommand, startCommand, testEnv} from '../support/run-command.js';
 import {waitFor} from '../support/wait.js';
 
 const parseServe = (flags: Record<string, unknown>, env: Record<string, string | undefined> = {}) => serve.parse({argv: [], flags, env: testEnv(env)});
@@ -66,16 +64,7 @@ describe('trigger: parse', () => {
 	});
 });
 
-/** Starts a command in-process and lets the test read its output while it runs. */
-function start(command: AnyCommand, options: {flags: Record<string, unknown>; env: Record<string, string | undefined>; signal: AbortSignal}) {
-	const stdin = memoryStream();
-	stdin.end();
-	const stdout = memoryStream();
-	const stderr = memoryStream();
-	const context: CommandContext = {argv: [], flags: {...options.flags, json: true}, env: testEnv(options.env), json: true, debug: false, interactive: false, stdin, stdout, stderr, signal: options.signal};
-	const done = (async () => command.run(command.parse(context), createDeps(context)))();
-	return {stdout: () => stdout.text(), stderr: () => stderr.text(), done};
-}
+const start = startCommand;
 
 describe('serve and trigger: run in-process with the journal', () => {
 	let local: TestPlatform;

@@ -95,3 +95,14 @@ export async function runCommand(command: AnyCommand, options: RunCommandOptions
 		return {code: 1, stdout: stdout.text(), stderr: stderr.text(), error};
 	}
 }
+
+/** Starts a command in-process with --json and lets the test read its output while it runs. */
+export function startCommand(command: AnyCommand, options: {flags: Record<string, unknown>; env: Record<string, string | undefined>; signal: AbortSignal}) {
+	const stdin = memoryStream();
+	stdin.end();
+	const stdout = memoryStream();
+	const stderr = memoryStream();
+	const context: CommandContext = {argv: [], flags: {...options.flags, json: true}, env: testEnv(options.env), json: true, debug: false, interactive: false, stdin, stdout, stderr, signal: options.signal};
+	const done = (async () => command.run(command.parse(context), createDeps(context)))();
+	return {stdout: () => stdout.text(), stderr: () => stderr.text(), done};
+}

@@ -5,7 +5,7 @@ import type {MessageTable} from './types.js';
 
 export const journalMessages: MessageTable = {
 	'journal-locked': (data: JournalErrorData['journal-locked']) => ({
-		message: `Another serve (process ${data.pid}) is already using the event journal in ${data.directory}.`,
+		message: `Another ${data.command ?? 'serve'} (process ${data.pid}) is already using the event journal in ${data.directory}.`,
 		next: 'Stop that one first, give this one its own directory with --data-dir DIR, or run several replicas that share the work with --redis URL.',
 	}),
 	'journal-open-failed': (data: JournalErrorData['journal-open-failed']) => ({

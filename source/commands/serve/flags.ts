@@ -48,6 +48,9 @@ export type ServeOptions = {
 	forwardBackoffMs?: number;
 };
 
+/** What serve and listen share: the store, the answer or forward, their limits (serve adds its listener's). */
+export type ReceivingOptions = Omit<ServeOptions, 'port' | 'host' | 'adminPort' | 'adminHost' | 'exitOnUnreadyMs'>;
+
 const dayMs = 24 * 60 * 60 * 1000;
 const port = {kind: 'int', min: 0, max: 65_535} as const;
 
@@ -85,35 +88,64 @@ function defined<T extends Record<string, unknown>>(record: T): {[K in keyof T]:
 	return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {[K in keyof T]: Exclude<T[K], undefined>};
 }
 
-export function parseServe(input: CommandInput): ServeOptions {
-	const flags = readFlags(serveFlags, input);
+/** The flags serve and listen share, declared once (in serveFlags): the store, the answer or forward, their limits. */
+export const receivingFlags = {
+	concurrency: serveFlags.concurrency,
+	drainTimeout: serveFlags.drainTimeout,
+	dataDir: serveFlags.dataDir,
+	allowSharedDataDir: serveFlags.allowSharedDataDir,
+	retention: serveFlags.retention,
+	maxEvents: serveFlags.maxEvents,
+	maxBacklog: serveFlags.maxBacklog,
+	platformRate: serveFlags.platformRate,
+	forwardTo: serveFlags.forwardTo,
+	forwardRetries: serveFlags.forwardRetries,
+	answerDeadline: serveFlags.answerDeadline,
+	finalMessageDeadline: serveFlags.finalMessageDeadline,
+	probeInterval: serveFlags.probeInterval,
+	retryBackoff: serveFlags.retryBackoff,
+	forwardBackoff: serveFlags.forwardBackoff,
+} satisfies Record<string, FlagSpec>;
+
+/** The shared part of serve's and listen's options. */
+export function parseReceiving(input: CommandInput): Omit<ReceivingOptions, 'toleranceSeconds'> {
+	const flags = readFlags(receivingFlags, input);
 	// Without --data-dir or PLATFORM_TUI_DATA_DIR, run uses the app's data folder.
 	const {dataDir, redisUrl} = parseStore(input.flags, input.env);
-	if (flags.redisWaitReplicas > 0 && /^rediss?\+cluster:/i.test(redisUrl ?? '')) {
-		// WAIT counts the replicas of the node it is sent to; a Cluster spreads keys over several.
-		badFlag('redisWaitReplicas', 'left out with a Redis Cluster (WAIT confirms one node\'s replicas only)', flags.redisWaitReplicas);
-	}
-
 	if (flags.finalMessageDeadline < flags.answerDeadline) {
 		badFlag('finalMessageDeadline', `a duration no shorter than --answer-deadline (${formatCompactDuration(flags.answerDeadline)}): the apology comes after the answer's deadline`, input.flags.finalMessageDeadline);
 	}
 
 	return {
-		port: flags.port,
-		host: flags.host,
 		concurrency: flags.concurrency,
-		toleranceSeconds: flags.tolerance / 1000,
 		drainTimeoutMs: flags.drainTimeout,
 		retentionMs: flags.retention,
 		maxEvents: flags.maxEvents,
-		adminHost: flags.adminHost,
 		maxBacklog: flags.maxBacklog,
 		forwardRetries: flags.forwardRetries,
 		answerDeadlineMs: flags.answerDeadline,
 		finalMessageDeadlineMs: flags.finalMessageDeadline,
-		...(flags.allowVolatileRedis ? {allowVolatileRedis: true} : {}),
 		...(flags.allowSharedDataDir ? {allowSharedDataDir: true} : {}),
+		...defined({dataDir, redisUrl, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, retryBackoffMs: flags.retryBackoff, forwardBackoffMs: flags.forwardBackoff}),
+	};
+}
+
+export function parseServe(input: CommandInput): ServeOptions {
+	const flags = readFlags(serveFlags, input);
+	const receiving = parseReceiving(input);
+	if (flags.redisWaitReplicas > 0 && /^rediss?\+cluster:/i.test(receiving.redisUrl ?? '')) {
+		// WAIT counts the replicas of the node it is sent to; a Cluster spreads keys over several.
+		badFlag('redisWaitReplicas', 'left out with a Redis Cluster (WAIT confirms one node\'s replicas only)', flags.redisWaitReplicas);
+	}
+
+	return {
+		...receiving,
+		port: flags.port,
+		host: flags.host,
+		toleranceSeconds: flags.tolerance / 1000,
+		adminHost: flags.adminHost,
+		...(flags.allowVolatileRedis ? {allowVolatileRedis: true} : {}),
 		...(flags.redisWaitReplicas > 0 ? {redisWaitReplicas: flags.redisWaitReplicas, redisWaitTimeoutMs: flags.redisWaitTimeout} : {}),
-		...defined({dataDir, redisUrl, adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready, platformRate: flags.platformRate, forwardTo: flags.forwardTo, probeIntervalMs: flags.probeInterval, retryBackoffMs: flags.retryBackoff, forwardBackoffMs: flags.forwardBackoff}),
+		...defined({adminPort: flags.adminPort, exitOnUnreadyMs: flags.exitOnUnready}),
 	};
 }

@@ -4,9 +4,13 @@ import {maskUrl} from '../../format/secret.js';
 import type {EventBackend, StoreDurability} from '../../receiver/store/backend.js';
 import {clock} from '../../ui/serve/format.js';
 import type {KeyStatus} from '../../ui/serve/ServeScreen.js';
+import type {replayingSource} from '../../ui/serve/source.js';
 import type {Deps} from '../../cli/deps.js';
 import type {ServeOptions} from './flags.js';
 import type {StartWarning} from './start.js';
+
+/** The receiver's event log as serve and listen read it. */
+export type EventLog = ReturnType<typeof replayingSource>;
 
 /** `on`, `off` or `unknown`: Redis persistence as the listening line and the warning's code name it. */
 function persistenceWord(durability: StoreDurability): 'on' | 'off' | 'unknown' {

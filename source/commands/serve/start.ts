@@ -11,7 +11,7 @@ import {volatileRefusal} from '../../cli/messages/redis.js';
 import {sharedFolderWarning} from '../../cli/messages/privacy.js';
 import {configFilePath} from '../../config/file.js';
 import {privateFolders} from '../../private-folder.js';
-import type {ServeOptions} from './flags.js';
+import type {ReceivingOptions} from './flags.js';
 
 /** Platform calls one answer makes (logs, search, completion, message): BullMQ's job limiter is set from it. */
 const callsPerAnswer = 7;
@@ -23,17 +23,18 @@ export type StartWarning = {code: string; message: string};
  * The data folder (unless events go to Redis) and the config folder: another user's is refused, a
  * data folder others can write too unless --allow-shared-data-dir; one warning per folder others can reach.
  */
-export function checkFolders(options: ServeOptions, directory: string, env: NodeJS.ProcessEnv): StartWarning[] {
+export function checkFolders(options: ReceivingOptions, directory: string, env: NodeJS.ProcessEnv): StartWarning[] {
 	const folders = [...(options.redisUrl ? [] : [{folder: directory, role: 'data' as const}]), {folder: path.dirname(configFilePath(env)), role: 'config' as const}];
 	return privateFolders(folders, {allowSharedData: options.allowSharedDataDir === true}).map(shared => ({code: `${shared.role}-dir-shared`, message: sharedFolderWarning(shared)}));
 }
 
 /** Where serve keeps events: the journal, or Redis with its durability checked (a volatile one refused unless allowed). */
-export async function openServeStore(options: ServeOptions, directory: string): Promise<EventBackend> {
+export async function openServeStore(options: ReceivingOptions, directory: string, owner = 'serve'): Promise<EventBackend> {
 	const rate = options.platformRate;
 	const backend: EventBackend = await openBackend({
 		...(options.redisUrl ? {redisUrl: options.redisUrl} : {}),
 		directory,
+		owner,
 		maxAgeMs: options.retentionMs,
 		maxEntries: options.maxEvents,
 		...(options.redisUrl ? {checkDurability: true, allowVolatile: options.allowVolatileRedis === true, waitReplicas: options.redisWaitReplicas ?? 0, ...(options.redisWaitTimeoutMs === undefined ? {} : {waitTimeoutMs: options.redisWaitTimeoutMs})} : {}),
@@ -49,7 +50,7 @@ export async function openServeStore(options: ServeOptions, directory: string): 
 }
 
 /** The receiver's options from serve's: answers (or forwards), limits, retries and the service's watchers. */
-export function receiverOptions(options: ServeOptions, parts: {client: PlatformClient; secrets: string[]; backend: EventBackend; model: string; service: ReturnType<typeof createService>}): ReceiverOptions {
+export function receiverOptions(options: ReceivingOptions, parts: {client: PlatformClient; secrets: string[]; backend: EventBackend; model: string; service: ReturnType<typeof createService>}): ReceiverOptions {
 	const {client, secrets, backend, model, service} = parts;
 	return {
 		client,

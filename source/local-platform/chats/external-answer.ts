@@ -7,17 +7,19 @@ import {newId} from '../ids.js';
 import type {ExternalModule} from './spaces.js';
 import type {ResolvedOptions} from '../options.js';
 import type {LocalPlatformEvent} from '../types.js';
-import {WebhookDispatcher} from './webhooks.js';
+import {WebhookDispatcher, type DeliveryRecord} from './webhooks.js';
 
 export type ExternalAnswerParts = {
 	dispatcher: WebhookDispatcher;
+	/** Publishes an event on the event socket (every event a webhook carries goes there too). */
+	publish: (event: WebhookEvent<unknown>) => void;
 	chats: ChatStore;
 	clock: PlatformClock;
 	signal: AbortSignal;
 	module: () => ExternalModule;
 };
 
-function envelope<P>(event: string, caller: Caller, payload: P, clock: PlatformClock): WebhookEvent<P> {
+export function envelope<P>(event: string, caller: Caller, payload: P, clock: PlatformClock): WebhookEvent<P> {
 	return {
 		id: newId('evt'),
 		version: webhookPayloadVersion,
@@ -30,21 +32,42 @@ function envelope<P>(event: string, caller: Caller, payload: P, clock: PlatformC
 }
 
 /**
- * With a registered application, it gets `user-message.created` and then
- * `external-module.chosen`, and the answer is whatever it writes. If the chosen event cannot be
- * delivered (expired or out of retries), the assistant message is closed with a note saying so,
- * so that waiting clients do not hang.
+ * Sends one event: published on the event socket, and delivered to the registered application
+ * when there is one (`done` settles with its delivery record, undefined without one).
+ */
+function send(url: string | undefined, event: WebhookEvent<unknown>, parts: ExternalAnswerParts): {firstAttempt: Promise<void>; done: Promise<DeliveryRecord | undefined>} {
+	parts.publish(event);
+	if (url === undefined) {
+		return {firstAttempt: Promise.resolve(), done: Promise.resolve(undefined)};
+	}
+
+	return parts.dispatcher.send(url, event);
+}
+
+/**
+ * The user-message event of a turn, published on the event socket, and delivered to the
+ * registered application when there is one. Returns once it had its first answer.
+ */
+export async function announceMessage(url: string | undefined, turn: {chat: ChatRecord; userMessage: MessageRecord; caller: Caller}, parts: ExternalAnswerParts): Promise<void> {
+	const {chat, userMessage, caller} = turn;
+	const createdPayload: UserMessageCreatedPayload = {chatId: chat.id, assistantId: chat.assistantId, text: userMessage.text ?? ''};
+	await send(url, envelope(eventTypes.userMessageCreated, caller, createdPayload, parts.clock), parts).firstAttempt;
+}
+
+/**
+ * With a registered application (a webhook URL, or an event-socket stream subscribed to the
+ * chosen event), it gets `user-message.created` and then `external-module.chosen`, and the answer
+ * is whatever it writes. If the chosen event cannot be delivered (expired or out of retries), the
+ * assistant message is closed with a note saying so, so that waiting clients do not hang.
  */
 export async function externalAnswer(
-	url: string,
+	url: string | undefined,
 	turn: {chat: ChatRecord; userMessage: MessageRecord; assistantMessage: MessageRecord; caller: Caller},
 	parts: ExternalAnswerParts,
 ): Promise<void> {
 	const {chat, userMessage, assistantMessage, caller} = turn;
-	const createdPayload: UserMessageCreatedPayload = {chatId: chat.id, assistantId: chat.assistantId, text: userMessage.text ?? ''};
-	const created = parts.dispatcher.send(url, envelope(eventTypes.userMessageCreated, caller, createdPayload, parts.clock));
 	// Keep the events in order: the chosen event goes out once the first one has had an answer.
-	await created.firstAttempt;
+	await announceMessage(url, turn, parts);
 	if (parts.signal.aborted) {
 		return;
 	}
@@ -60,9 +83,8 @@ export async function externalAnswer(
 		userMessage: {id: userMessage.id, text: userMessage.text ?? '', createdAt: userMessage.createdAt},
 		assistantMessage: {id: assistantMessage.id, createdAt: assistantMessage.createdAt},
 	};
-	const chosen = parts.dispatcher.send(url, envelope(eventTypes.externalModuleChosen, caller, chosenPayload, parts.clock));
-	const record = await chosen.done;
-	if ((record.state === 'expired' || record.state === 'failed') && assistantMessage.stoppedStreamingAt === null) {
+	const record = await send(url, envelope(eventTypes.externalModuleChosen, caller, chosenPayload, parts.clock), parts).done;
+	if (record && (record.state === 'expired' || record.state === 'failed') && assistantMessage.stoppedStreamingAt === null) {
 		const last = record.attempts.at(-1);
 		const reason = last?.status === null || last === undefined ? (last?.error ?? 'no answer') : `HTTP ${last.status}`;
 		parts.chats.write(assistantMessage, `(local platform) The external module did not take the event (${reason}); no answer was written.`, true);

@@ -73,7 +73,7 @@ export class WebhookDispatcher {
 	constructor(private readonly options: DeliveryOptions) {}
 
 	/** Starts delivering; `done` settles with the final record, `firstAttempt` after the first answer (or none). */
-	send(url: string, event: WebhookEvent): {record: DeliveryRecord; firstAttempt: Promise<void>; done: Promise<DeliveryRecord>} {
+	send(url: string, event: WebhookEvent<unknown>): {record: DeliveryRecord; firstAttempt: Promise<void>; done: Promise<DeliveryRecord>} {
 		assertLoopbackUrl(url, 'webhookUrl');
 		const record: DeliveryRecord = {
 			eventId: event.id,

@@ -9,11 +9,15 @@ import {seededRandom} from '../ids.js';
  * - `perform-502`: the operation is carried out, then 502 is answered (a retry repeats it);
  * - `empty-200`: the operation is carried out, then 200 is answered with the body `null`;
  * - `slow`: the operation is carried out at once, and its answer sent `slowMs` later (default 16 s),
- *   as a platform that writes but answers late (a client that gives up first does not know it wrote).
+ *   as a platform that writes but answers late (a client that gives up first does not know it wrote);
+ * - `drop`: for the event socket (`eventSocket`), the stream is answered 200 and closed at once.
  */
-export type FaultKind = '429' | '500' | '503' | 'perform-502' | 'empty-200' | 'slow';
+export type FaultKind = '429' | '500' | '503' | 'perform-502' | 'empty-200' | 'slow' | 'drop';
 
-export const faultKinds: readonly FaultKind[] = ['429', '500', '503', 'perform-502', 'empty-200', 'slow'];
+export const faultKinds: readonly FaultKind[] = ['429', '500', '503', 'perform-502', 'empty-200', 'slow', 'drop'];
+
+/** The operation name fault rules give the event socket's stream (it is no API route). */
+export const eventSocketOperation = 'eventSocket';
 
 /** How late a `slow` fault answers by default, ms: past a client's 15 s read deadline. */
 export const defaultSlowFaultMs = 16_000;
@@ -22,7 +26,7 @@ export const defaultSlowFaultMs = 16_000;
 export type FaultRule = {operation: string; kind: FaultKind; times?: number};
 
 /** How an answered request was faulted, as the request log shows it. */
-export type InjectedFault = 429 | 500 | 503 | 'perform-502' | 'empty-200' | 'slow';
+export type InjectedFault = 429 | 500 | 503 | 'perform-502' | 'empty-200' | 'slow' | 'drop';
 
 export type FaultSettings = {
 	/** Share (0..1) of API calls answered with 429 or 503 at random. */

@@ -8,7 +8,8 @@ import {answerView} from '../sparse.js';
 import {abortableSleep} from '../timers.js';
 import type {RequestRecord} from '../types.js';
 import {authenticate} from './auth.js';
-import {performedThen502, type FaultInjector} from './faults.js';
+import {eventSocketOperation, performedThen502, type FaultInjector} from './faults.js';
+import {eventSocketPath, type EventSocketHub} from '../chats/event-socket.js';
 import {HttpError, readJsonBody, sendError, sendJson} from './http.js';
 import type {RequestLog} from './request-log.js';
 
@@ -18,6 +19,7 @@ export type Pipeline = {
 	readonly faults: FaultInjector;
 	readonly services: Pick<Services, 'contents' | 'ingestion' | 'keys' | 'router'>;
 	readonly blobs: BlobStore;
+	readonly eventSocket: EventSocketHub;
 	readonly resolved: ResolvedOptions;
 	/** Aborted when the platform closes: pending latency and slow-fault sleeps end. */
 	readonly signal: AbortSignal;
@@ -46,6 +48,11 @@ export async function handleRequest(pipeline: Pipeline, request: IncomingMessage
 		if (url.pathname.startsWith('/blob/')) {
 			const {contents, ingestion} = pipeline.services;
 			await handleBlob(method, url, request, response, {contents, blobs: pipeline.blobs, ingestion, clock: pipeline.resolved.clock});
+			return;
+		}
+
+		if (url.pathname === eventSocketPath) {
+			eventStream(pipeline, request, response, url, method, record);
 			return;
 		}
 
@@ -106,4 +113,27 @@ async function api(pipeline: Pipeline, request: IncomingMessage, response: Serve
 	}
 
 	sendJson(response, result.status, answerView(resolved.answers, route.operation, result.body));
+}
+
+/** The event socket's stream: its faults, an outage, the key (401), then the stream itself. */
+function eventStream(pipeline: Pipeline, request: IncomingMessage, response: ServerResponse, url: URL, method: string, record: RequestRecord): void {
+	const {faults, services, resolved, eventSocket} = pipeline;
+	if (method !== 'GET') {
+		throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}`);
+	}
+
+	const fault = faults.take(eventSocketOperation);
+	if (fault === '429' || fault === '503' || fault === '500' || eventSocket.refusing) {
+		const status = fault === '429' ? 429 : (fault === '500' ? 500 : 503);
+		record.fault = status;
+		throw faults.refusal(status);
+	}
+
+	authenticate(request, url.pathname, services.keys, resolved);
+	if (fault === 'drop') {
+		record.fault = fault;
+	}
+
+	request.resume();
+	eventSocket.accept(url.searchParams, response, fault === 'drop');
 }

@@ -135,6 +135,35 @@ export function intakeBody(input: {headers: DeliveryHeaders; body: Buffer; nowMs
 	// included), else base64. One scan of the bytes (simdutf) on the common path.
 	const raw = body.toString('utf8');
 	const utf8 = isUtf8(body);
+	const stored = utf8 ? {text: raw} : {text: body.toString('base64'), encoding: 'base64' as const};
+	return readEvent(raw, {...input, headerRecord: deliveryHeaderRecord(headers), headerId, secretIndex: check.secretIndex, stored}, config);
+}
+
+/**
+ * One event frame of the event socket (no signature: the stream is authenticated by the key), read
+ * as a delivery's body is: JSON, the replay window, classified. Its stored headers name the
+ * source (`x-platform-source: event-socket`), which `events show` and the inspector show.
+ */
+export function intakeFrame(input: {text: string; nowMs: number; receivedAt: string; fallbackId: string}, config: Pick<IntakeConfig, 'replayWindowMs'>): IntakeDecision {
+	return readEvent(input.text, {...input, headerRecord: {[socketSourceHeader]: 'event-socket'}, headerId: undefined, secretIndex: undefined, stored: {text: input.text}}, config);
+}
+
+/** The stored header that tells an event came over the event socket. */
+export const socketSourceHeader = 'x-platform-source';
+
+type ReadInput = {
+	nowMs: number;
+	receivedAt: string;
+	fallbackId: string;
+	headerRecord: Record<string, string>;
+	headerId: string | undefined;
+	secretIndex: number | undefined;
+	stored: {text: string; encoding?: 'base64'};
+};
+
+/** The body read as JSON (a leading UTF-8 BOM skipped), the replay window, then the classification. */
+function readEvent(raw: string, input: ReadInput, config: Pick<IntakeConfig, 'replayWindowMs'>): IntakeDecision {
+	const {headerId, nowMs} = input;
 	const text = raw.startsWith(bom) ? raw.slice(1) : raw;
 	let parsed: unknown;
 	try {
@@ -154,7 +183,7 @@ export function intakeBody(input: {headers: DeliveryHeaders; body: Buffer; nowMs
 		return reject(400, 'event-too-old', `${receiverErrors.tooOld} (${formatCompactDuration(config.replayWindowMs)})`, eventId);
 	}
 
-	return classify(parsed, input, utf8 ? raw : body.toString('base64'), utf8 ? undefined : 'base64', eventId, check.secretIndex);
+	return classify(parsed, input, eventId);
 }
 
 /**
@@ -162,7 +191,7 @@ export function intakeBody(input: {headers: DeliveryHeaders; body: Buffer; nowMs
  * field present (undefined when it does not apply): one hidden class each for every delivery,
  * which the hot path depends on (a field added later makes V8 build new ones).
  */
-function classify(parsed: Record<string, unknown>, input: {headers: DeliveryHeaders; receivedAt: string; fallbackId: string}, stored: string, bodyEncoding: NewEvent['bodyEncoding'], headerOrBodyId: string | undefined, secretIndex: number): Acceptance {
+function classify(parsed: Record<string, unknown>, input: ReadInput, headerOrBodyId: string | undefined): Acceptance {
 	const eventType = stringField(parsed, 'event') ?? '(none)';
 	const payload = isRecord(parsed.payload) ? parsed.payload : undefined;
 	let eventId = headerOrBodyId;
@@ -202,15 +231,15 @@ function classify(parsed: Record<string, unknown>, input: {headers: DeliveryHead
 		companyId: stringField(parsed, 'companyId') || undefined,
 		text: shown,
 		missing,
-		secretIndex,
+		secretIndex: input.secretIndex,
 	};
 	const event: NewEvent = {
 		id: eventId ?? input.fallbackId,
 		event: eventType,
 		receivedAt: input.receivedAt,
-		body: stored,
-		bodyEncoding,
-		headers: deliveryHeaderRecord(input.headers),
+		body: input.stored.text,
+		bodyEncoding: input.stored.encoding,
+		headers: input.headerRecord,
 		chatId,
 		status,
 		note: status === 'ignored' ? note : undefined,

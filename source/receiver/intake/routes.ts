@@ -10,7 +10,7 @@ import type {BacklogLimit} from '../store/backlog.js';
 import {BackendUnavailableError, type EventBackend, type JobHandler} from '../store/backend.js';
 import type {OpenJobs} from '../store/open-jobs.js';
 import {isoNow} from '../clock.js';
-import type {ReceiverCounters, ReceiverEvent, RejectionReason} from '../events.js';
+import type {AcceptedEvent, ReceiverCounters, ReceiverEvent, RejectionReason} from '../events.js';
 import type {ReceiverObserver, ResolvedOptions} from '../receiver-options.js';
 import {checkHeaders, intakeBody, receiverErrors, tooLargeError, type Acceptance, type IntakeConfig, type Rejection} from './intake.js';
 import {answerAndLinger, deliveryHeaders, pathOf, readBody, remoteOf, sendSuccess} from './transport.js';
@@ -231,30 +231,38 @@ export class DeliveryRoutes {
 		}
 
 		// The event is logged before the answer goes out (user messages are logged "before responding").
-		// One literal (no spread of the view): every accepted event has the same hidden class.
-		this.emit({
-			type: 'accepted',
-			at,
-			request: seq,
-			remoteAddress,
-			status: 200,
-			eventId: view.eventId,
-			eventType: view.eventType,
-			handling: view.handling,
-			chatId: view.chatId,
-			userId: view.userId,
-			companyId: view.companyId,
-			text: view.text,
-			missing: view.missing,
-			secretIndex: view.secretIndex,
-		});
+		this.emit(acceptedEvent(view, at, seq, remoteAddress));
 		sendSuccess(response);
 		this.observer?.acknowledged(started);
 	}
 }
 
+/**
+ * The `accepted` event of a view. One literal (no spread of the view): every accepted event has
+ * the same hidden class. `via`: the event socket's (listen), undefined for a webhook.
+ */
+export function acceptedEvent(view: Acceptance['view'], at: string, request: number, remoteAddress: string, via?: 'event-socket'): AcceptedEvent {
+	return {
+		type: 'accepted',
+		at,
+		request,
+		remoteAddress,
+		status: 200,
+		eventId: view.eventId,
+		eventType: view.eventType,
+		handling: view.handling,
+		chatId: view.chatId,
+		userId: view.userId,
+		companyId: view.companyId,
+		text: view.text,
+		missing: view.missing,
+		secretIndex: view.secretIndex,
+		via,
+	};
+}
+
 /** With forwarding, every verified event is processed (the developer's handler decides what it means). */
-function forwardAll(decision: Acceptance): void {
+export function forwardAll(decision: Acceptance): void {
 	const {event, view} = decision;
 	if (event.status !== 'received') {
 		event.status = 'received';

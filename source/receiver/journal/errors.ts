@@ -2,7 +2,7 @@
 import {CoreError} from '../../core-error.js';
 
 export type JournalErrorData = {
-	'journal-locked': {directory: string; pid: number};
+	'journal-locked': {directory: string; pid: number; command?: string};
 	'journal-open-failed': {directory: string; reason: string};
 	'journal-missing': {directory: string};
 	'journal-damaged': {directory: string; file: string; reason: string};

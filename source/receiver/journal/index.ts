@@ -56,6 +56,8 @@ export type JournalOptions = {
 	flushBeforeAck?: boolean;
 	/** Read the whole journal in a child before mapping it here (verify.ts). Default true. */
 	verify?: boolean;
+	/** The command that owns the journal (mode `serve`), named to a second one refused: `serve` or `listen`. */
+	owner?: string;
 	/** Makes `accept` fail as an unwritable journal does (tests). */
 	failWrites?: () => boolean;
 	/** Free disk space kept for the journal's bookkeeping: below it new events get 503 (space.ts). Default 2 MiB. */
@@ -129,7 +131,8 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		}
 
 		if (mode === 'serve') {
-			await takeOwnership(stores, held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()}, options.directory);
+			const mine = held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()};
+			await takeOwnership(stores, options.owner === undefined ? mine : {...mine, command: options.owner}, options.directory);
 		}
 	} catch (error) {
 		await held?.release();

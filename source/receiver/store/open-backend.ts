@@ -29,6 +29,8 @@ export type BackendChoice = {
 	/** Redis: acknowledge only once this many replicas confirm the event (WAIT), within `waitTimeoutMs`. */
 	waitReplicas?: number;
 	waitTimeoutMs?: number;
+	/** Journal: the owning command named to a second one refused (`serve`, `listen`). */
+	owner?: string;
 	/** Journal: read the whole file in a child first (default true; the inspector, which reads pages only, skips it). */
 	verify?: boolean;
 };
@@ -60,5 +62,5 @@ export async function openBackend(choice: BackendChoice): Promise<EventBackend> 
 	}
 
 	const {openJournal} = await load(async () => import('../journal/index.js'), 'journal');
-	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {}), ...(choice.verify === false ? {verify: false} : {})});
+	return openJournal({directory: choice.directory, ...retention, ...(choice.mode ? {mode: choice.mode} : {}), ...(choice.verify === false ? {verify: false} : {}), ...(choice.owner === undefined ? {} : {owner: choice.owner})});
 }

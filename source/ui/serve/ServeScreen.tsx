@@ -29,7 +29,8 @@ export type ServeScreenProps = {
 	url: string;
 	/** The profile of the config file, when it is not `default`: named in the status box. */
 	profile?: string;
-	secretCount: number;
+	/** Endpoint secrets configured; undefined where none is used (listen answering over the event socket). */
+	secretCount?: number;
 	/** Where events are kept, e.g. `journal /home/me/.local/share/platform-tui` or `redis redis://…`. */
 	store?: string;
 	/** Said in the status box for as long as serve runs (a Redis without persistence). */

@@ -48,7 +48,7 @@ export type StatusInput = {
 	url: string;
 	/** The profile of the config file serve runs with, when it is not `default`. */
 	profile?: string;
-	secretCount: number;
+	secretCount?: number;
 	store?: string;
 	/** Start-up warnings (a Redis without persistence, a data or config folder others can reach), one item each. */
 	warnings?: string[];
@@ -74,7 +74,7 @@ export function statusSections(input: StatusInput): StatusSection[] {
 	const address: StatusItem[] = [
 		{text: input.url, tone: 'bold'},
 		...(input.profile === undefined ? [] : [{text: `profile ${input.profile}`, tone: 'cyan' as const}]),
-		{text: plural(input.secretCount, 'endpoint secret'), tone: 'green'},
+		...(input.secretCount === undefined ? [] : [{text: plural(input.secretCount, 'endpoint secret'), tone: 'green' as const}]),
 		{text: `key ${key.keyMasked}${key.source === 'env' ? ' (from PLATFORM_API_KEY)' : ''}`, tone: 'bold'},
 	];
 	const sections: StatusSection[] = [{key: 'address', items: address}];

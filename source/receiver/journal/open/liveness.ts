@@ -17,7 +17,7 @@ import path from 'node:path';
 import {errorCode} from '../../../format/value.js';
 import {makePrivate, makePrivateDir} from '../../../private-files.js';
 
-export type Holder = {pid: number; token: string; at: string; socket?: string};
+export type Holder = {pid: number; token: string; at: string; socket?: string; /** The owning command (`serve`, `listen`), in the owner record. */ command?: string};
 
 /** Longest Unix socket path Linux and macOS take (sun_path less its terminating byte). */
 const maxSocketPath = 103;

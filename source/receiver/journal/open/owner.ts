@@ -19,7 +19,7 @@ export async function takeOwnership(stores: Stores, mine: Holder, dataDirectory:
 	for (let attempt = 0; attempt < tries; attempt++) {
 		const current = stores.meta.get(ownerKey);
 		if (current && current.token !== mine.token && await holderAlive(current, stores.directory)) {
-			throw journalError('journal-locked', {directory: dataDirectory, pid: current.pid}, `the journal in ${dataDirectory} is in use by process ${current.pid}`);
+			throw journalError('journal-locked', {directory: dataDirectory, pid: current.pid, ...(current.command === undefined ? {} : {command: current.command})}, `the journal in ${dataDirectory} is in use by process ${current.pid}`);
 		}
 
 		const taken = stores.root.transactionSync(() => {
