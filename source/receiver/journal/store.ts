@@ -23,7 +23,6 @@ import {errorMessage} from '../../format/value.js';
 import {JournalError} from './errors.js';
 import {fromStored, recordDamaged, toTuple, type StoredRecord} from './records/record-codec.js';
 import type {DiskSpace} from './open/space.js';
-import {fileFlusher, MetaSync} from './open/meta-sync.js';
 
 /** A stored event without its steps, plus the generation its steps are kept under. */
 export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};
@@ -56,27 +55,6 @@ function guardWrites(database: unknown, space: DiskSpace): void {
 		const original = writes[name].bind(database);
 		writes[name] = async (...parameters: unknown[]) => space.allowsBookkeeping() ? original(...parameters) : Promise.reject(space.refused());
 	}
-}
-
-/** Every write of `database` resolves once its commit's meta page is on disk (meta-sync.ts). */
-function syncMeta(database: unknown, meta: MetaSync): void {
-	const writes = database as Writes;
-	for (const name of ['put', 'remove', 'ifNoExists', 'ifVersion'] as const) {
-		const original = writes[name].bind(database);
-		writes[name] = async (...parameters: unknown[]) => meta.write(async () => original(...parameters));
-	}
-}
-
-/** The root's asynchronous transactions likewise, and its close flushes what still waits. */
-function syncRootMeta(root: RootDatabase, meta: MetaSync, flusher: {close(): void}): void {
-	const transaction = root.transaction.bind(root);
-	root.transaction = async <T>(action: () => T) => meta.write(async () => transaction(action));
-	const close = root.close.bind(root);
-	root.close = async () => {
-		await meta.flush();
-		flusher.close();
-		return close();
-	};
 }
 
 /**
@@ -115,23 +93,14 @@ export function journalExists(directory: string): boolean {
  * exist already (a journal `serve` opened once has them all).
  * `flushBeforeAck` (default): each commit is flushed to disk before its writes resolve, with
  * LMDB's plain synchronous commit; lmdb-js's default "overlapping sync" measured slower here
- * (receiver bench: ~30% more CPU per event, half the throughput) for the same guarantee. The commit
- * flushes its data pages only (`noMetaSync`): its writes resolve once a later commit's flush, or
- * one of their own, has carried its meta page to disk (meta-sync.ts). Without it
+ * (receiver bench: ~30% more CPU per event, half the throughput) for the same guarantee. Without it
  * (`noSync`), a commit resolves once the OS holds it: a process crash loses nothing, an OS crash
  * or power cut may lose what the OS had not yet written back.
  */
 export function openStores(directory: string, options: {flushBeforeAck?: boolean; readOnly?: boolean; space?: DiskSpace} = {}): Stores {
-	const flushed = options.flushBeforeAck !== false && !options.readOnly;
-	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...privateFiles, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false, noMetaSync: flushed})});
+	const root = open({path: directory, maxDbs: 8, noSubdir: false, ...privateFiles, ...(options.readOnly ? {readOnly: true} : {}), ...(options.flushBeforeAck === false ? {noSync: true} : {overlappingSync: false})});
 	if (!options.readOnly) {
 		tightenFiles(directory);
-	}
-
-	const flusher = flushed ? fileFlusher(dataFile(directory)) : undefined;
-	const meta = flusher ? new MetaSync(flusher) : undefined;
-	if (meta && flusher) {
-		syncRootMeta(root, meta, flusher);
 	}
 
 	const named = <V, K extends string | number | TimeKey | StepKey>(name: string, useVersions = false): Database<V, K> => {
@@ -142,10 +111,6 @@ export function openStores(directory: string, options: {flushBeforeAck?: boolean
 
 		if (options.space) {
 			guardWrites(database, options.space);
-		}
-
-		if (meta) {
-			syncMeta(database, meta);
 		}
 
 		return database;
