@@ -5,6 +5,7 @@ import type {EventBackend, StoredEvent} from '../../../source/receiver/store/bac
 import {defaultPrefix, openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {jobIdOf} from '../../../source/receiver/redis/mapping.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
+import {defined} from '../../support/defined.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, recordingHandler, type Seen} from './events.js';
 
@@ -18,36 +19,34 @@ function timeless(event: StoredEvent | undefined): Record<string, unknown> {
 
 describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', () => {
 	let redis: TestRedis;
-	const open: EventBackend[] = [];
-	const queues: Queue[] = [];
-
-	async function backend(queueName: string, extra: Partial<Parameters<typeof openRedisBackend>[0]> = {}): Promise<EventBackend> {
-		const opened = await openRedisBackend({url: redis.url, queueName, ...fast, ...extra});
-		open.push(opened);
-		return opened;
-	}
-
 	beforeAll(async () => {
 		redis = await startRedis();
 	});
-
 	afterAll(async () => {
-		await Promise.all(open.map(async item => item.close()));
-		await Promise.all(queues.map(async queue => queue.close()));
 		await redis.stop();
 	});
 
-	it('stores a logged event finished in one script, once across replicas, read back as a job the worker finished', async () => {
+	/** Runs `body` with `count` replicas of one fresh queue (and BullMQ's own queue object), all closed after it. */
+	async function withReplicas(count: number, extra: {maxEntries?: number}, body: (replicas: EventBackend[], queue: string) => Promise<void>): Promise<void> {
 		const queue = redis.queueName();
-		const [a, b] = [await backend(queue), await backend(queue)];
+		const replicas = await Promise.all(Array.from({length: count}, async () => openRedisBackend({url: redis.url, queueName: queue, ...fast, ...extra})));
+		try {
+			await body(replicas, queue);
+		} finally {
+			await Promise.all(replicas.map(async replica => replica.close()));
+		}
+	}
+
+	it('stores a logged event finished in one script, once across replicas, read back as a job the worker finished', async () => withReplicas(2, {}, async (replicas, queue) => {
+		const [a, b] = [defined(replicas[0], 'replica a'), defined(replicas[1], 'replica b')];
 		const logged = {status: 'logged' as const, event: 'platform.chat.user-message.created'};
 		expect(await a.accept(newEvent('evt_logged', logged))).toBe('stored');
 		expect(await b.accept(newEvent('evt_logged', logged))).toBe('duplicate');
 		expect(await a.holds?.('evt_logged')).toBe(true);
 
 		// The same event added through BullMQ, as releases before stored it, and finished by a worker.
-		const bull = new Queue(queue, {connection: new Redis(redis.url), prefix: defaultPrefix});
-		queues.push(bull);
+		const connection = new Redis(redis.url);
+		const bull = new Queue(queue, {connection, prefix: defaultPrefix});
 		await bull.add(logged.event, newEvent('evt_through_worker', logged), {jobId: jobIdOf('evt_through_worker'), attempts: 1});
 		const seen: Seen[] = [];
 		await a.start(recordingHandler(seen), {concurrency: 1});
@@ -66,11 +65,12 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 		expect(await a.get('evt_logged')).toMatchObject({status: 'logged'});
 		expect(seen).toHaveLength(0);
 		await a.stop(1000);
-	});
+		await bull.close();
+		connection.disconnect();
+	}));
 
-	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => {
-		const queue = redis.queueName();
-		const replica = await backend(queue, {maxEntries: 2});
+	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => withReplicas(1, {maxEntries: 2}, async replicas => {
+		const replica = defined(replicas[0], 'the replica');
 		for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
 			expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
 		}
@@ -79,5 +79,5 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 		expect(await replica.get('evt_1')).toBeUndefined();
 		expect(await replica.holds?.('evt_1')).toBe(true);
 		expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
-	});
+	}));
 });
