@@ -5,7 +5,7 @@
  */
 import {errorMessage, isRecord} from '../../format/value.js';
 import type {PortCall} from './answer-port.js';
-import {StoreCannotRecordError} from '../store/backend.js';
+import {StoreCannotRecordError, type RecordOptions} from '../store/backend.js';
 import {apologyText} from './answer-text.js';
 import {openLogs, stepNames, type AnswerProgress} from './answer-steps.js';
 import type {AnswerOptions, JobOutcome, WaitOutcome} from './answer.js';
@@ -29,7 +29,8 @@ export type Run = {
 	progress: AnswerProgress;
 	/** When the earlier attempt whose steps were given started (ms): it may have written the message before it died. */
 	resumedFrom: number | undefined;
-	record(name: string, extra?: {data?: Record<string, unknown>; error?: string}): Promise<void>;
+	/** Records a step (`later`: see `RecordOptions`). */
+	record(name: string, extra?: {data?: Record<string, unknown>; error?: string}, options?: RecordOptions): Promise<void>;
 };
 
 /** Time allowed to the read-back of a final message that may have been written (all its attempts), ms: its own, not the write's. */

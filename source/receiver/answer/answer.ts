@@ -14,7 +14,7 @@ import type {AnswerPort, PortCall} from './answer-port.js';
 import {fail, pastAnswerDeadline, StoreRefusedError, waitAfterStop, waitFor, writeFinal, type Run} from './answer-final.js';
 import {buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, stepNames, type LogOrder} from './answer-steps.js';
-import {StoreCannotRecordError, type StepRecord} from '../store/backend.js';
+import {StoreCannotRecordError, type RecordOptions, type StepRecord} from '../store/backend.js';
 import type {ChosenJob} from '../intake/chosen-event.js';
 import {waitsOf, type RetrySchedule, type WaitPhase} from './retry-schedule.js';
 
@@ -45,9 +45,11 @@ export type AnswerOptions = {
 	steps?: readonly StepRecord[];
 	/**
 	 * Stores one step; awaited before the next platform call. A rejection stops the answer before any
-	 * further platform write (with `retry`, the attempt ends waiting for the store).
+	 * further platform write (with `retry`, the attempt ends waiting for the store). Steps a resume
+	 * can do again (the search, a log set COMPLETED, the model's answer) are given `later`: a store
+	 * may keep them for the next step's write (RecordOptions).
 	 */
-	recordStep?: (step: StepRecord) => Promise<void>;
+	recordStep?: (step: StepRecord, options?: RecordOptions) => Promise<void>;
 	onStage?: (update: StageUpdate) => void;
 	/** Time allowed to each call of the failure path (closing logs, the apology), ms. Default 10 000. */
 	cleanupTimeoutMs?: number;
@@ -68,10 +70,10 @@ function startRun(options: AnswerOptions): Run {
 		options,
 		progress,
 		resumedFrom: options.steps?.[0] ? Date.parse(options.steps[0].at) : undefined,
-		async record(name, extra = {}) {
+		async record(name, extra = {}, recordOptions) {
 			const step: StepRecord = {name, at: new Date().toISOString(), ...extra};
 			try {
-				await options.recordStep?.(step);
+				await (recordOptions?.later ? options.recordStep?.(step, recordOptions) : options.recordStep?.(step));
 			} catch (error) {
 				// A store that cannot record now (a full disk) pauses the attempt as it is.
 				throw error instanceof StoreCannotRecordError ? error : new StoreRefusedError(name, error);
@@ -135,7 +137,8 @@ async function completeLog(run: Run, order: LogOrder, text: string, call: PortCa
 	}
 
 	await run.options.port.updateMessageLog(log.id, {status: 'COMPLETED', text}, call);
-	await run.record(stepNames.logCompleted, {data: {order, id: log.id}});
+	// Set COMPLETED again by a resume that misses it: the same update.
+	await run.record(stepNames.logCompleted, {data: {order, id: log.id}}, {later: true});
 }
 
 /** Steps 1–8 of spec §6.2, each skipped when the recorded steps show it done. */
@@ -152,7 +155,7 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 	if (!run.progress.searched) {
 		const results = await port.search({searchString: text, searchType: 'COMBINED', limit: searchLimit, chatId: job.chatId}, call);
 		const built = buildContext(results);
-		await run.record(stepNames.searched, {data: built});
+		await run.record(stepNames.searched, {data: built}, {later: true});
 	}
 
 	const {context, documents} = run.progress.searched ?? buildContext([]);
@@ -168,7 +171,8 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 			],
 			options: {temperature: completionTemperature},
 		}, call);
-		await run.record(stepNames.completed, {data: {text: completion.choices[0].message.content}});
+		// Stored at the latest with `final-writing`: the message written is always the one recorded.
+		await run.record(stepNames.completed, {data: {text: completion.choices[0].message.content}}, {later: true});
 	}
 
 	await completeLog(run, 2, logTexts.generated, call);

@@ -91,6 +91,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		keepCount: options.maxEntries ?? defaultMaxEntries,
 		holdIdMs: minRetentionMs,
 		maskedUrl: maskUrl(options.url),
+		...(options.replicaName === undefined ? {} : {replicaName: options.replicaName}),
 		...(options.waitReplicas ? {waitReplicas: options.waitReplicas, waitTimeoutMs: options.waitTimeoutMs ?? defaultWaitTimeoutMs} : {}),
 	});
 	let durability = options.checkDurability ? await checkPersistence(producer) : undefined;

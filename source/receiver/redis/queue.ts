@@ -20,6 +20,8 @@ import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
 import {matchesFilter} from '../store/list-filter.js';
 import {nearIds} from '../intake/near.js';
 import {admitter} from './admission.js';
+import {eventRecorder} from './record.js';
+import {replicaName} from './worker.js';
 
 export type EventQueueOptions = {
 	producer: RedisClient;
@@ -45,6 +47,8 @@ export type EventQueueOptions = {
 	waitReplicas?: number;
 	/** WAIT's timeout, ms (default 1000). */
 	waitTimeoutMs?: number;
+	/** Named as the processor of the events recorded only (default `host:pid`). */
+	replicaName?: string;
 };
 
 export const defaultWaitTimeoutMs = 1000;
@@ -79,6 +83,13 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 	// BullMQ re-emits connection errors; the producer's own listener reports them.
 	queue.on('error', () => undefined);
 	const admission = admitter(options.producer, queue);
+	const record = eventRecorder(options.producer, queue);
+	const replica = options.replicaName ?? replicaName();
+	const jobOptions = (jobId: string) => {
+		const hold = admission.holdOptions(jobId, options.holdIdMs);
+		// As BullMQ's add stores them (`de` is its stored name of `deduplication`).
+		return {de: hold.deduplication, jobId, removeOnComplete: keep, removeOnFail: keep, attempts: 1};
+	};
 
 	async function jobsIn(state: BullState): Promise<Array<{job: Job<NewEvent>; state: JobState}>> {
 		const jobs: Array<Job<NewEvent> | undefined> = await queue.getJobs([state], 0, -1);
@@ -127,6 +138,13 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 		async accept(event, limit) {
 			const jobId = jobIdOf(event.id);
 			try {
+				if (event.status !== 'received') {
+					// Recorded only: stored finished in one script with its exactly-once check (record.ts).
+					const outcome = await record(jobId, event, {opts: jobOptions(jobId), holdIdMs: options.holdIdMs, keep, replica});
+					await confirmed(event.id);
+					return outcome;
+				}
+
 				// The job id is the exactly-once key, held twice: by the job while it is kept, and by a
 				// key of its own for 24 h (the count bound may remove the job sooner). Two replicas
 				// racing on one id are both admitted; BullMQ keeps one job, so it runs once.

@@ -78,30 +78,43 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		}
 
 		active++;
-		/** Set once Redis is found to have lost the job. */
-		const record = {lost: false};
+		/** Set once Redis is found to have lost the job; `saved`: how many of the steps Redis has. */
+		const record = {lost: false, saved: 0};
 		try {
 			const event = toStoredEvent(job, 'active');
 			const steps: StepRecord[] = [...event.steps];
+			record.saved = steps.length;
+			const save = async () => {
+				if (record.lost || record.saved === steps.length) {
+					return;
+				}
+
+				const count = steps.length;
+				if (await saveSteps(job, steps)) {
+					record.saved = count;
+				} else {
+					// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
+					// everything the answer needs: it goes on from its copy rather than apologising
+					// for an answer it can still give; nothing of it can be stored any more.
+					record.lost = true;
+					lostJobs.add(job.id ?? '');
+				}
+			};
+
 			const result = await options.handler({
 				event,
 				signal: signal ?? new AbortController().signal,
-				async recordStep(step) {
+				async recordStep(step, recordOptions) {
 					steps.push(step);
-					if (record.lost) {
-						return;
-					}
-
-					if (!await saveSteps(job, steps)) {
-						// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
-						// everything the answer needs: it goes on from its copy rather than apologising
-						// for an answer it can still give; nothing of it can be stored any more.
-						record.lost = true;
-						lostJobs.add(job.id ?? '');
+					// A step a resume can do again waits for the next one: both in one write.
+					if (!recordOptions?.later) {
+						await save();
 					}
 				},
 				storeLost: () => record.lost,
 			});
+			// A step kept for a next one that never came is stored with the outcome.
+			await save();
 			if (result.status === 'waiting' && !record.lost) {
 				// A transient failure: the job goes to BullMQ's delayed set until its next attempt (any
 				// replica takes it then), its steps, the schedule among them, kept in its progress.

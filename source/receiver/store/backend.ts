@@ -82,13 +82,20 @@ export type AcceptResult = 'stored' | 'duplicate' | 'full';
  */
 export type JobResult = {status: 'answered' | 'failed'; error?: string} | {status: 'waiting'; nextAttemptAt: string; error?: string};
 
+/**
+ * `later`: the step only spares a resume work it can do again (a read, an update that changes
+ * nothing the second time, an answer it can ask for again): the store may keep it until the next
+ * step and store both at once (Redis does: one write instead of two), never after that next step.
+ */
+export type RecordOptions = {later?: boolean};
+
 export type JobHandle = {
 	/** The event with the steps recorded so far (non-empty when resuming after a crash). */
 	event: StoredEvent;
 	/** Aborted when the drain deadline passes; the handler then takes its failure path. */
 	signal: AbortSignal;
 	/** Persists one step; resolves once it is stored, before the next platform call. */
-	recordStep: (step: StepRecord) => Promise<void>;
+	recordStep: (step: StepRecord, options?: RecordOptions) => Promise<void>;
 	/**
 	 * Redis: true once the job's record was found gone while it ran (FLUSHALL, a restart of a Redis
 	 * without persistence). Its steps are then no longer stored; the job goes on from this copy.

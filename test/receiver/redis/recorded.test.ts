@@ -1,0 +1,83 @@
+import {Queue} from 'bullmq';
+import {Redis} from 'ioredis';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import type {EventBackend, StoredEvent} from '../../../source/receiver/store/backend.js';
+import {defaultPrefix, openRedisBackend} from '../../../source/receiver/redis/index.js';
+import {jobIdOf} from '../../../source/receiver/redis/mapping.js';
+import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
+import {defined} from '../../support/defined.js';
+import {waitFor} from '../../support/wait.js';
+import {newEvent, recordingHandler, type Seen} from './events.js';
+
+const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
+
+/** What of a stored event depends neither on when it was stored nor on its id. */
+function timeless(event: StoredEvent | undefined): Record<string, unknown> {
+	const varying = new Set(['receivedAt', 'updatedAt', 'id', 'chatId', 'body', 'headers']);
+	return Object.fromEntries(Object.entries(event ?? {}).filter(([key]) => !varying.has(key)));
+}
+
+describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', () => {
+	let redis: TestRedis;
+	beforeAll(async () => {
+		redis = await startRedis();
+	});
+	afterAll(async () => {
+		await redis.stop();
+	});
+
+	/** Runs `body` with `count` replicas of one fresh queue (and BullMQ's own queue object), all closed after it. */
+	async function withReplicas(count: number, extra: {maxEntries?: number}, body: (replicas: EventBackend[], queue: string) => Promise<void>): Promise<void> {
+		const queue = redis.queueName();
+		const replicas = await Promise.all(Array.from({length: count}, async () => openRedisBackend({url: redis.url, queueName: queue, ...fast, ...extra})));
+		try {
+			await body(replicas, queue);
+		} finally {
+			await Promise.all(replicas.map(async replica => replica.close()));
+		}
+	}
+
+	it('stores a logged event finished in one script, once across replicas, read back as a job the worker finished', async () => withReplicas(2, {}, async (replicas, queue) => {
+		const [a, b] = [defined(replicas[0], 'replica a'), defined(replicas[1], 'replica b')];
+		const logged = {status: 'logged' as const, event: 'platform.chat.user-message.created'};
+		expect(await a.accept(newEvent('evt_logged', logged))).toBe('stored');
+		expect(await b.accept(newEvent('evt_logged', logged))).toBe('duplicate');
+		expect(await a.holds?.('evt_logged')).toBe(true);
+
+		// The same event added through BullMQ, as releases before stored it, and finished by a worker.
+		const connection = new Redis(redis.url);
+		const bull = new Queue(queue, {connection, prefix: defaultPrefix});
+		await bull.add(logged.event, newEvent('evt_through_worker', logged), {jobId: jobIdOf('evt_through_worker'), attempts: 1});
+		const seen: Seen[] = [];
+		await a.start(recordingHandler(seen), {concurrency: 1});
+		await waitFor(async () => (await a.stats()).queue?.completed === 2, {what: 'the worker to finish the event'});
+
+		const direct = await b.get('evt_logged');
+		expect(direct).toMatchObject({id: 'evt_logged', status: 'logged', attempts: 1});
+		expect(timeless(direct)).toEqual(timeless(await b.get('evt_through_worker')));
+		expect((await b.list({status: 'logged'})).map(event => event.id).sort()).toEqual(['evt_logged', 'evt_through_worker']);
+		expect(seen).toHaveLength(0);
+		expect(await b.stats()).toMatchObject({count: 2, queue: {waiting: 0, active: 0, completed: 2, failed: 0}});
+
+		// A replay runs it through the worker, which finishes it logged again.
+		expect(await b.replay('evt_logged', recordingHandler(seen))).toEqual({outcome: 'queued'});
+		await waitFor(async () => (await a.get('evt_logged'))?.attempts === 2, {what: 'the replayed event to finish'});
+		expect(await a.get('evt_logged')).toMatchObject({status: 'logged'});
+		expect(seen).toHaveLength(0);
+		await a.stop(1000);
+		await bull.close();
+		connection.disconnect();
+	}));
+
+	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => withReplicas(1, {maxEntries: 2}, async replicas => {
+		const replica = defined(replicas[0], 'the replica');
+		for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
+			expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
+		}
+
+		expect((await replica.list({})).map(event => event.id).sort()).toEqual(['evt_3', 'evt_4']);
+		expect(await replica.get('evt_1')).toBeUndefined();
+		expect(await replica.holds?.('evt_1')).toBe(true);
+		expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
+	}));
+});
