@@ -10,7 +10,7 @@ import {clientRetryBase} from '../config/test-timers.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
 import {overdueKey} from '../keys/age-policy.js';
 import {keyAgeWarning} from './messages/key-age.js';
-import type {CommandContext} from './types.js';
+import type {CommandContext} from '../context.js';
 import type {JsonRecordLine} from './json-records.js';
 
 export type Clock = {now(): number};

@@ -5,7 +5,7 @@ export type * from './events.js';
 export {EventIdStore, defaultDedupeMaxEntries, defaultDedupeTtlMs} from './intake/dedupe.js';
 export type {EventIdStoreOptions} from './intake/dedupe.js';
 export {answerChosenEvent, missingTextReason} from './answer/answer.js';
-export type {AnswerOptions, FailureCleanup, JobOutcome, StageUpdate} from './answer/answer.js';
+export type {AnswerOptions, FailureCleanup, JobOutcome, StageUpdate} from './answer/answer-types.js';
 export {
 	apologyText,
 	buildContext,

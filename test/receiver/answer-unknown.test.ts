@@ -6,7 +6,8 @@
 import {describe, expect, it} from 'vitest';
 import {PlatformApiError, PlatformTimeoutError} from '../../source/platform/errors.js';
 import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
-import {answerChosenEvent, type JobOutcome} from '../../source/receiver/answer/answer.js';
+import {answerChosenEvent} from '../../source/receiver/answer/answer.js';
+import type {JobOutcome} from '../../source/receiver/answer/answer-types.js';
 import type {StepRecord} from '../../source/receiver/store/backend.js';
 import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
 import {retrySchedule} from '../../source/receiver/answer/retry-schedule.js';
