@@ -4,7 +4,8 @@ import {request} from 'undici';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import {signWebhookBody} from '../../source/platform/webhook-signature.js';
-import {createReceiver, type ReceiverEvent, type WebhookReceiver} from '../../source/receiver/index.js';
+import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
+import type {ReceiverEvent} from '../../source/receiver/events.js';
 import {startPlatform} from '../support/platform.js';
 import {newEventId, post, sendSigned, userMessageEvent} from './helpers.js';
 
