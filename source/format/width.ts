@@ -122,11 +122,6 @@ export function padEndToWidth(text: string, width: number): string {
 	return text + ' '.repeat(Math.max(0, width - stringWidth(text)));
 }
 
-/** `text` with spaces before it up to `width` columns (never cut). */
-export function padStartToWidth(text: string, width: number): string {
-	return ' '.repeat(Math.max(0, width - stringWidth(text))) + text;
-}
-
 /** `text` on one line (see singleLine) cut to `width` columns with `…`. */
 export function oneLine(text: string, width: number): string {
 	return cutToWidth(singleLine(text), Math.max(1, width));
