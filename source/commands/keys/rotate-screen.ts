@@ -1,7 +1,7 @@
 /** `keys rotate` on a terminal: the Ink screen (ui/keys/RotateScreen.tsx), then the result as ordinary output. */
 import {CancelledError, UserError} from '../../errors.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
-import type {RotateScreenResult} from '../../ui/keys/RotateScreen.js';
+import type {RotateScreenResult} from '../../ui/keys/rotate-keys.js';
 import {outcomeCode, screenResultLines} from '../../ui/keys/outcome-text.js';
 import {loadScreen} from '../../ui/react-build.js';
 import type {Deps} from '../../cli/deps.js';
