@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
- * The entry: builds the streams, environment and signal from process.* and hands argv to
- * `runCli` (commands/run-cli.ts), which does everything else and returns the exit code.
+ * The entry: builds the streams, environment and signal from process.* and hands argv and the
+ * table of commands (commands/registry.ts) to `runCli` (cli/run-cli.ts), which does everything
+ * else and returns the exit code.
  * Ctrl+C aborts the command (exit 130; a second Ctrl+C quits at once); SIGTERM aborts it too
  * (exit 143 unless the command finishes cleanly, as serve and local do when they drain). A reader
  * of stdout or stderr that goes away stops it quietly with 141 (cli/output.ts).
  */
 import process from 'node:process';
 import {runCli} from './cli/run-cli.js';
+import {registry} from './commands/registry.js';
 import {settleColorEnv} from './terminal.js';
 
 // Chalk (used by Ink) reads FORCE_COLOR: it is told what terminal.ts decides (NO_COLOR wins over everything).
@@ -32,7 +34,7 @@ process.on('SIGINT', onSigint);
 process.on('SIGTERM', onSigterm);
 let code: number;
 try {
-	code = await runCli(process.argv.slice(2), {
+	code = await runCli(registry, process.argv.slice(2), {
 		stdin: process.stdin,
 		stdout: process.stdout,
 		stderr: process.stderr,

@@ -1,6 +1,6 @@
 /** Reading argv: which command it names (the tokenizer skips the global flags and their values). */
 import {globalFlags} from './flags.js';
-import {groups, registry, type RegistryEntry} from './registry.js';
+import {groups, type Registry, type RegistryEntry} from './registry.js';
 import {closest} from './suggest.js';
 import {tokenize} from './tokenize.js';
 
@@ -10,8 +10,8 @@ export type Found =
 	| {kind: 'group'; group: string}
 	| {kind: 'unknown'; words: string; suggestion?: string};
 
-function allNames(): string[] {
-	return [...registry.map(entry => entry.words.join(' ')), ...groups(), 'help'];
+function allNames(registry: Registry): string[] {
+	return [...registry.map(entry => entry.words.join(' ')), ...groups(registry), 'help'];
 }
 
 /** The words of argv that are not flags or the values of global flags. */
@@ -19,8 +19,8 @@ export function positionals(argv: readonly string[]): string[] {
 	return tokenize(argv, globalFlags, {lenient: true}).positionals;
 }
 
-/** The command that `argv` names (the longest match of its leading words), and argv without those words. */
-export function findCommand(argv: readonly string[]): Found {
+/** The command of `registry` that `argv` names (the longest match of its leading words), and argv without those words. */
+export function findCommand(registry: Registry, argv: readonly string[]): Found {
 	const {positionals: words, positionalIndexes} = tokenize(argv, globalFlags, {lenient: true});
 	const [first, second] = words;
 	if (first === undefined) {
@@ -34,7 +34,7 @@ export function findCommand(argv: readonly string[]): Found {
 		return {kind: 'command', entry: match, rest: argv.filter((_token, index) => !taken.has(index))};
 	}
 
-	if (groups().includes(first)) {
+	if (groups(registry).includes(first)) {
 		if (second === undefined) {
 			return {kind: 'group', group: first};
 		}
@@ -46,6 +46,6 @@ export function findCommand(argv: readonly string[]): Found {
 
 	// A subcommand named alone (`rotate`) points to its full name (`keys rotate`).
 	const bySubcommand = registry.find(entry => entry.words.length === 2 && entry.words[1] === first);
-	const suggestion = bySubcommand ? bySubcommand.words.join(' ') : closest(first, allNames());
+	const suggestion = bySubcommand ? bySubcommand.words.join(' ') : closest(first, allNames(registry));
 	return {kind: 'unknown', words: first, ...(suggestion ? {suggestion} : {})};
 }

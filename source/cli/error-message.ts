@@ -9,7 +9,7 @@ import {ConfigStore} from '../config/store.js';
 import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
-import {wordingFor} from './messages/index.js';
+import {wordingFor} from './messages/wording.js';
 import type {SettingSources} from './messages/setting-source.js';
 import {UploadStoppedError} from '../workflow/errors.js';
 import {resumeAdvice} from './messages/resume.js';

@@ -6,7 +6,7 @@
 import {sharedFlags, storeFlags} from './flags.js';
 import {flagRule} from './flag-rule.js';
 import {flagText} from './help.js';
-import {registry} from './registry.js';
+import type {Registry} from './registry.js';
 import type {FlagSpec} from './types.js';
 
 function cell(text: string): string {
@@ -30,8 +30,8 @@ function table(flags: Record<string, FlagSpec>): string {
 	return ['| Flag | Value | Repeatable | Default | Accepts | Environment | Completes | What it does |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The markdown of docs/flags.md. */
-export async function flagsMarkdown(): Promise<string> {
+/** The markdown of docs/flags.md, for every command of `registry`. */
+export async function flagsMarkdown(registry: Registry): Promise<string> {
 	const sections = [
 		'# Flags',
 		'',

@@ -7,7 +7,7 @@
 import {codePointLength} from '../format/text.js';
 import {sharedFlags} from './flags.js';
 import {kebab} from './kebab.js';
-import {registry, type RegistryEntry} from './registry.js';
+import type {Registry, RegistryEntry} from './registry.js';
 import type {FlagSpec} from './types.js';
 
 export {kebab} from './kebab.js';
@@ -95,7 +95,7 @@ function usable(columns: number | undefined): number {
 	return columns !== undefined && columns >= 40 ? columns : defaultColumns;
 }
 
-export function mainHelp(columns?: number): string {
+export function mainHelp(registry: Registry, columns?: number): string {
 	const width = usable(columns);
 	const top = described(sharedFlags).filter(([name]) => name === 'json' || name === 'debug');
 	const flagWidth = 17;
@@ -123,7 +123,7 @@ ${learnMore(width)}
 `;
 }
 
-export function groupHelp(group: string, columns?: number): string {
+export function groupHelp(registry: Registry, group: string, columns?: number): string {
 	const entries = registry.filter(entry => entry.words[0] === group);
 	return `
   USAGE

@@ -11,9 +11,9 @@ import {findCommand} from './argv.js';
 import {globalFlags, sharedFlags} from './flags.js';
 import {createPlainOutput, guardOutput, readerGoneReason, type RunOutput} from './output.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
-import type {LoadedCommand, RegistryEntry} from './registry.js';
+import type {Registry, RegistryEntry} from './registry.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
-import type {AnyCommand, CommandContext} from './types.js';
+import type {AnyCommand, CommandContext, LoadedCommand} from './types.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
 
@@ -117,14 +117,14 @@ async function printHelp(io: Pick<CliIo, 'stdout'>, json: boolean, command: stri
 }
 
 /** `platform-tui help [command words]`. */
-async function help(words: string[], io: CliIo, json: boolean): Promise<number> {
+async function help(registry: Registry, words: string[], io: CliIo, json: boolean): Promise<number> {
 	if (words.length === 0) {
-		return printHelp(io, json, 'help', mainHelp(io.stdout.columns));
+		return printHelp(io, json, 'help', mainHelp(registry, io.stdout.columns));
 	}
 
-	const found = findCommand(words);
+	const found = findCommand(registry, words);
 	if (found.kind === 'group') {
-		return printHelp(io, json, found.group, groupHelp(found.group));
+		return printHelp(io, json, found.group, groupHelp(registry, found.group));
 	}
 
 	if (found.kind !== 'command') {
@@ -150,28 +150,28 @@ export function exitCodeFor(error: unknown, signal: AbortSignal): number {
 }
 
 /**
- * Runs one command line. A reader of stdout or stderr that goes away stops the run quietly with
+ * Runs one command line, naming a command of `registry` (commands/registry.ts). A reader of stdout or stderr that goes away stops the run quietly with
  * 141 (output.ts); a run cancelled first keeps its 130 or 143.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(registry: Registry, argv: string[], io: CliIo): Promise<number> {
 	const output = guardOutput(io, io.signal);
-	const code = await dispatch(argv, {...io, signal: output.signal});
+	const code = await dispatch(registry, argv, {...io, signal: output.signal});
 	await output.settled();
 	return output.readerGone() ? exitCodes.readerGone : code;
 }
 
-async function dispatch(argv: string[], io: CliIo): Promise<number> {
+async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<number> {
 	const leading = tokenize(argv, globalFlags, {lenient: true});
 	if (leading.positionals[0] === 'help') {
-		return help(leading.positionals.slice(1), io, leading.flags.json === true);
+		return help(registry, leading.positionals.slice(1), io, leading.flags.json === true);
 	}
 
 	const json = leading.flags.json === true;
-	const named = findCommand(argv);
+	const named = findCommand(registry, argv);
 	// A bare `platform-tui events` in a terminal opens the inspector; elsewhere it stays the group's help.
 	const opensInspector = named.kind === 'group' && named.group === 'events' && Boolean(io.stdout.isTTY) && !io.env.CI && !json && leading.flags.help !== true;
 	const at = leading.positionalIndexes[0] ?? 0;
-	const found = opensInspector ? findCommand([...argv.slice(0, at + 1), 'inspect', ...argv.slice(at + 1)]) : named;
+	const found = opensInspector ? findCommand(registry, [...argv.slice(0, at + 1), 'inspect', ...argv.slice(at + 1)]) : named;
 	if (found.kind !== 'command') {
 		if (found.kind === 'unknown') {
 			return unknownCommand(io, json, found.words, found.suggestion);
@@ -188,7 +188,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 		}
 
 		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
-		return found.kind === 'group' ? printHelp(io, json, found.group, groupHelp(found.group)) : printHelp(io, json, 'help', mainHelp());
+		return found.kind === 'group' ? printHelp(io, json, found.group, groupHelp(registry, found.group)) : printHelp(io, json, 'help', mainHelp(registry));
 	}
 
 	const {entry, rest} = found;

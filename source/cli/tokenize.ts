@@ -52,52 +52,121 @@ type Options = {
 	lenient?: boolean;
 };
 
-export function tokenize(argv: readonly string[], specs: Record<string, FlagSpec>, options: Options = {}): Tokens {
-	const {long, short} = indexSpecs(specs);
-	const tokens: Tokens = {positionals: [], positionalIndexes: [], flags: {}};
-	const note = (problem: TokenProblem): void => {
-		tokens.problem ??= problem;
-	};
+/** One reading of argv: the tokens found so far, and how each kind of token adds to them. */
+class ArgvReader {
+	readonly tokens: Tokens = {positionals: [], positionalIndexes: [], flags: {}};
+	private readonly long: Map<string, string>;
+	private readonly short: Map<string, string>;
 
-	const set = (name: string, value: unknown): void => {
-		const spec = specs[name];
+	constructor(private readonly specs: Record<string, FlagSpec>, private readonly options: Options) {
+		({long: this.long, short: this.short} = indexSpecs(specs));
+	}
+
+	/** Keeps the first problem only. */
+	note(problem: TokenProblem): void {
+		this.tokens.problem ??= problem;
+	}
+
+	word(token: string, index: number): void {
+		this.tokens.positionals.push(token);
+		this.tokens.positionalIndexes.push(index);
+	}
+
+	private set(name: string, value: unknown): void {
+		const spec = this.specs[name];
 		if (spec?.isMultiple) {
-			const previous = tokens.flags[name];
-			tokens.flags[name] = [...(Array.isArray(previous) ? previous as unknown[] : []), value];
+			const previous = this.tokens.flags[name];
+			this.tokens.flags[name] = [...(Array.isArray(previous) ? previous as unknown[] : []), value];
 		} else {
-			tokens.flags[name] = value;
+			this.tokens.flags[name] = value;
 		}
-	};
+	}
 
 	/** Reads the flag `name` written as `written`; returns how many extra tokens it used. */
-	const readFlag = (name: string, written: string, inline: string | undefined, next: string | undefined): number => {
-		const spec = specs[name];
+	private readFlag(name: string, written: string, inline: string | undefined, next: string | undefined): number {
+		const spec = this.specs[name];
 		if (spec?.type === 'boolean') {
 			if (inline === undefined) {
-				set(name, true);
+				this.set(name, true);
 			} else if (inline.toLowerCase() in booleanWords) {
-				set(name, booleanWords[inline.toLowerCase()]);
+				this.set(name, booleanWords[inline.toLowerCase()]);
 			} else {
-				note({kind: 'bad-boolean', flag: written, value: inline});
+				this.note({kind: 'bad-boolean', flag: written, value: inline});
 			}
 
 			return 0;
 		}
 
 		if (inline !== undefined) {
-			set(name, inline);
+			this.set(name, inline);
 			return 0;
 		}
 
 		if (next === undefined || next === '--') {
-			note({kind: 'missing-value', flag: written, placeholder: spec?.placeholder ?? 'VALUE'});
+			this.note({kind: 'missing-value', flag: written, placeholder: spec?.placeholder ?? 'VALUE'});
 			return 0;
 		}
 
-		set(name, next);
+		this.set(name, next);
 		return 1;
-	};
+	}
 
+	/** `--name`, `--name=value`, `--no-name`; returns how many extra tokens it used. */
+	longFlag(token: string, next: string | undefined): number {
+		const [written = '', ...valueParts] = token.slice(2).split('=');
+		const inline = valueParts.length > 0 ? valueParts.join('=') : undefined;
+		const name = this.long.get(written);
+		if (name !== undefined) {
+			return this.readFlag(name, `--${written}`, inline, next);
+		}
+
+		const negated = written.startsWith('no-') ? this.long.get(written.slice(3)) : undefined;
+		if (negated !== undefined && this.specs[negated]?.type === 'boolean' && inline === undefined) {
+			this.set(negated, false);
+			return 0;
+		}
+
+		if (!this.options.lenient) {
+			const suggestion = closest(written, [...this.long.keys()]);
+			this.note({kind: 'unknown-flag', flag: `--${written}`, ...(suggestion ? {suggestion: `--${suggestion}`} : {})});
+		}
+
+		return 0;
+	}
+
+	/** `-abc`: clustered short flags; the last may take the next token as its value. Returns how many extra tokens it used. */
+	shortFlags(token: string, next: string | undefined): number {
+		let used = 0;
+		const letters = token.slice(1).split(/(?=[a-zA-Z])/); // ASCII letters only (flagShaped)
+		for (const [position, letter] of letters.entries()) {
+			const name = this.short.get(letter);
+			if (name === undefined) {
+				if (!this.options.lenient) {
+					this.note({kind: 'unknown-flag', flag: `-${letter}`});
+				}
+
+				continue;
+			}
+
+			const last = position === letters.length - 1;
+			used += this.readFlag(name, `-${letter}`, undefined, last ? next : undefined);
+		}
+
+		return used;
+	}
+
+	/** The defaults of the flags not given (a flag with an environment variable gets its default later). */
+	defaults(): void {
+		for (const [name, spec] of Object.entries(this.specs)) {
+			if (this.tokens.flags[name] === undefined && spec.default !== undefined && spec.env === undefined) {
+				this.tokens.flags[name] = spec.default;
+			}
+		}
+	}
+}
+
+export function tokenize(argv: readonly string[], specs: Record<string, FlagSpec>, options: Options = {}): Tokens {
+	const reader = new ArgvReader(specs, options);
 	let index = 0;
 	for (; index < argv.length; index++) {
 		const token = argv[index] ?? '';
@@ -106,71 +175,22 @@ export function tokenize(argv: readonly string[], specs: Record<string, FlagSpec
 		}
 
 		if (!token.startsWith('-') || token === '-') {
-			tokens.positionals.push(token);
-			tokens.positionalIndexes.push(index);
-			continue;
-		}
-
-		if (!flagShaped(token)) {
+			reader.word(token, index);
+		} else if (!flagShaped(token)) {
 			if (!options.lenient) {
-				note({kind: 'not-a-flag', token});
+				reader.note({kind: 'not-a-flag', token});
 			}
 
-			tokens.positionals.push(token);
-			tokens.positionalIndexes.push(index);
-			continue;
-		}
-
-		if (token.startsWith('--')) {
-			const [written = '', ...valueParts] = token.slice(2).split('=');
-			const inline = valueParts.length > 0 ? valueParts.join('=') : undefined;
-			const name = long.get(written);
-			if (name !== undefined) {
-				index += readFlag(name, `--${written}`, inline, argv[index + 1]);
-				continue;
-			}
-
-			const negated = written.startsWith('no-') ? long.get(written.slice(3)) : undefined;
-			if (negated !== undefined && specs[negated]?.type === 'boolean' && inline === undefined) {
-				set(negated, false);
-				continue;
-			}
-
-			if (!options.lenient) {
-				const suggestion = closest(written, [...long.keys()]);
-				note({kind: 'unknown-flag', flag: `--${written}`, ...(suggestion ? {suggestion: `--${suggestion}`} : {})});
-			}
-
-			continue;
-		}
-
-		// `-abc`: clustered short flags; the last may take the next token as its value.
-		const letters = token.slice(1).split(/(?=[a-zA-Z])/); // ASCII letters only (flagShaped)
-		for (const [position, letter] of letters.entries()) {
-			const name = short.get(letter);
-			if (name === undefined) {
-				if (!options.lenient) {
-					note({kind: 'unknown-flag', flag: `-${letter}`});
-				}
-
-				continue;
-			}
-
-			const last = position === letters.length - 1;
-			index += readFlag(name, `-${letter}`, undefined, last ? argv[index + 1] : undefined);
+			reader.word(token, index);
+		} else {
+			index += token.startsWith('--') ? reader.longFlag(token, argv[index + 1]) : reader.shortFlags(token, argv[index + 1]);
 		}
 	}
 
 	for (let rest = index + 1; rest < argv.length; rest++) {
-		tokens.positionals.push(argv[rest] ?? '');
-		tokens.positionalIndexes.push(rest);
+		reader.word(argv[rest] ?? '', rest);
 	}
 
-	for (const [name, spec] of Object.entries(specs)) {
-		if (tokens.flags[name] === undefined && spec.default !== undefined && spec.env === undefined) {
-			tokens.flags[name] = spec.default;
-		}
-	}
-
-	return tokens;
+	reader.defaults();
+	return reader.tokens;
 }

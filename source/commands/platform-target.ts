@@ -58,7 +58,7 @@ export async function localTarget(deps: Deps, options: {model?: string}, retries
 	let receiver: {close(drainTimeoutMs?: number): Promise<unknown>} | undefined;
 	let receiverUrl: string | undefined;
 	try {
-		const {createReceiver} = await import('../receiver/index.js');
+		const {createReceiver} = await import('../receiver/server.js');
 		const created = createReceiver({client: receiverClient, secrets: [settings.endpointSecret], model: options.model ?? defaultModel, drainTimeoutMs: 2000});
 		receiver = created;
 		const listening = await created.listen({host: '127.0.0.1', port: 0});

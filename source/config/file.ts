@@ -8,13 +8,12 @@ import {chmodSync, readFileSync, renameSync} from 'node:fs';
 import {basename, dirname, resolve} from 'node:path';
 import envPaths from 'env-paths';
 import {describeValue} from '../format/describe.js';
-import {makePrivateDir, privateDirMode, privateFileMode} from '../private-files.js';
+import {makePrivateDir, privateFileMode} from '../private-files.js';
 import {errorCode, errorMessage, isRecord} from '../format/value.js';
 import {ConfigAccessError, ConfigDamagedError, type ConfigAccessData} from './errors.js';
 import {settingNames} from './settings.js';
 
 export const configFileMode = privateFileMode;
-export const configDirMode = privateDirMode;
 
 /**
  * `$PLATFORM_TUI_CONFIG_DIR/config.json`, else the platform's config folder (the same path the

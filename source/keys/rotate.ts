@@ -5,7 +5,7 @@ import type {CallOptions, PlatformClient} from '../platform/client.js';
 import {PlatformApiError} from '../platform/errors.js';
 import type {KeyRotation} from '../platform/types.js';
 import {keyAge} from './age.js';
-import {currentApiKey, type KeySource} from './current.js';
+import {currentApiKey, type CurrentKey, type KeySource} from './current.js';
 import {writeEnvFileKey} from './env-file.js';
 import {KeyRotationError} from './errors.js';
 import {readNewKey, rotationFailure} from './rotate-answer.js';
@@ -130,6 +130,33 @@ async function writeEnvFile(options: RotateOptions, newKey: string, emit: (event
 	}
 }
 
+/**
+ * Stores the new key with the rotation state, unless the stored key changed without the lock
+ * meanwhile; the outcome records either, and the event says it.
+ */
+async function storeNewKey(transaction: ConfigTransaction, held: {current: CurrentKey; rotation: RotationState; path: string}, outcome: RotationOutcome, emit: (event: RotationEvent) => void): Promise<void> {
+	const {current, rotation, path} = held;
+	try {
+		const storedNow = transaction.read().apiKey;
+		if (current.source === 'stored' && storedNow !== current.key) {
+			// Someone wrote the file without the lock meanwhile: do not overwrite their key blindly.
+			outcome.conflictKeyMasked = mask(storedNow);
+			throw new Error(`the stored key changed to ${outcome.conflictKeyMasked} while the platform was answering`);
+		}
+
+		await transaction.write({apiKey: outcome.newKey, rotation});
+		if (transaction.read().apiKey !== outcome.newKey) {
+			throw new Error('the file does not hold the new key after writing it');
+		}
+
+		outcome.stored = true;
+		emit({type: 'stored', newKeyMasked: outcome.newKeyMasked, path});
+	} catch (error) {
+		outcome.storeError = errorMessage(error);
+		emit({type: 'store-failed', error: outcome.storeError, path});
+	}
+}
+
 /** One rotation inside a transaction the caller holds: call, check the new key, store it. */
 async function rotateHeld(transaction: ConfigTransaction, options: RotateOptions): Promise<RotationOutcome> {
 	const {client, store, env} = options;
@@ -187,25 +214,7 @@ async function rotateHeld(transaction: ConfigTransaction, options: RotateOptions
 		outcome.malformedExpiry = rawExpiry;
 	}
 
-	try {
-		const storedNow = transaction.read().apiKey;
-		if (current.source === 'stored' && storedNow !== current.key) {
-			// Someone wrote the file without the lock meanwhile: do not overwrite their key blindly.
-			outcome.conflictKeyMasked = mask(storedNow);
-			throw new Error(`the stored key changed to ${outcome.conflictKeyMasked} while the platform was answering`);
-		}
-
-		await transaction.write({apiKey: newKey, rotation});
-		if (transaction.read().apiKey !== newKey) {
-			throw new Error('the file does not hold the new key after writing it');
-		}
-
-		outcome.stored = true;
-		emit({type: 'stored', newKeyMasked, path: store.path});
-	} catch (error) {
-		outcome.storeError = errorMessage(error);
-		emit({type: 'store-failed', error: outcome.storeError, path: store.path});
-	}
+	await storeNewKey(transaction, {current, rotation, path: store.path}, outcome, emit);
 
 	if (options.envFile) {
 		outcome.envFile = options.envFile;

@@ -76,6 +76,24 @@ export type Content = {
 	[key: string]: unknown;
 };
 
+/** A content as the API answers it: the client's wire type with every field the local platform fills. */
+export type LocalContent = Content & {
+	key: string;
+	title: string;
+	mimeType: string;
+	byteSize: number | null;
+	chatId: string | null;
+	ownerId: string;
+	ingestionState: string;
+	ingestionError?: string;
+	chunkCount: number;
+	writeUrl: string;
+	readUrl: string;
+	url: null;
+	createdAt: string;
+	updatedAt: string;
+};
+
 export type SearchResult = {
 	id?: string;
 	chunkId?: string;

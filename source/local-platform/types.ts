@@ -1,8 +1,7 @@
 import type {AnswerMode} from './sparse.js';
 import type {ConnectionSettings} from '../config/settings.js';
-import type {Message, MessageLog} from './records.js';
+import type {LocalContent, Message, MessageLog} from './records.js';
 import type {PlatformClock} from './clock.js';
-import type {LocalContent} from './content/content-store.js';
 import type {FaultRule, FaultSettings, InjectedFault} from './http/faults.js';
 import type {DeliveryRecord, DeliveryState} from './chats/webhooks.js';
 import type {WebhookEvent} from '../platform/types.js';

@@ -4,7 +4,8 @@
  * contains a key, and none carries CLI wording.
  */
 import {CoreError} from '../core-error.js';
-import {formatSeconds, errorCode as ownCode, isRecord} from '../format/index.js';
+import {formatSeconds} from '../format/duration.js';
+import {errorCode as ownCode, isRecord} from '../format/value.js';
 
 /** Every code the platform client raises. */
 export const platformErrorCodes = {

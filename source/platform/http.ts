@@ -1,5 +1,5 @@
 /** Small helpers for reading the platform's HTTP answers. */
-import {mask} from '../format/index.js';
+import {mask} from '../format/secret.js';
 
 /** A body read as JSON: `json` false when it is not JSON; an empty body reads as `null`. */
 export function parseJsonBody(text: string): {json: boolean; empty: boolean; value: unknown} {

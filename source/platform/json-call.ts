@@ -2,7 +2,7 @@
  * One JSON call to the platform API: the headers (key, app, user, company, version), the body,
  * the attempts, and the answer decoded for its operation. A key echoed in an error is masked.
  */
-import {mask} from '../format/index.js';
+import {mask} from '../format/secret.js';
 import {userAgent as defaultUserAgent} from '../version.js';
 import {runAttempts} from './attempts.js';
 import {attemptPlan, type CallOptions, type ClientContext} from './client-options.js';

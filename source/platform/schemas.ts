@@ -19,7 +19,7 @@
  */
 import * as z from 'zod';
 import {describeValue} from '../format/describe.js';
-import {isRecord} from '../format/index.js';
+import {isRecord} from '../format/value.js';
 import {PlatformResponseError} from './errors.js';
 import type {OperationName} from './retry.js';
 

@@ -49,27 +49,9 @@ export type Service = {
 	stop(): Promise<void>;
 };
 
-export function createService(options: ServiceOptions): Service {
+/** The health monitor (store and platform probes) and the metrics, which read the health for readiness. */
+function monitors(options: ServiceOptions): {health: HealthMonitor; metrics: ServeMetrics} {
 	const {backend, client} = options;
-	let admin: AdminListener | undefined;
-	let waiting: WaitingSummary = {count: 0};
-	let waitingTimer: NodeJS.Timeout | undefined;
-	const waitingListeners = new Set<(summary: WaitingSummary) => void>();
-	const readWaiting = async () => {
-		const read = await backend.waiting?.().catch(() => undefined);
-		if (read === undefined) {
-			return;
-		}
-
-		const changed = read.count !== waiting.count;
-		waiting = read;
-		if (changed) {
-			for (const listener of waitingListeners) {
-				listener(read);
-			}
-		}
-	};
-
 	const health = new HealthMonitor({
 		checkStore: async () => backend.health?.() ?? {ok: true},
 		probe: async () => probePlatform(client),
@@ -89,6 +71,61 @@ export function createService(options: ServiceOptions): Service {
 			return {ready: state.status === 'ready', dependencies: {store: state.dependencies.store.ok, platform: state.dependencies.platform.ok}};
 		},
 	});
+	return {health, metrics};
+}
+
+/** Calls `onExpired` once the health has been degraded for `seconds` in a row; returns the cancel function. */
+function watchUnready(health: HealthMonitor, seconds: number, onExpired: (state: HealthState) => void): () => void {
+	let timer: NodeJS.Timeout | undefined;
+	const watch = (state: HealthState) => {
+		clearTimeout(timer);
+		timer = undefined;
+		if (state.status === 'degraded') {
+			timer = setTimeout(() => {
+				onExpired(health.state());
+			}, seconds * 1000);
+		}
+	};
+
+	watch(health.state());
+	const off = health.on(watch);
+	return () => {
+		off();
+		clearTimeout(timer);
+	};
+
+}
+
+/** The count of waiting events as last read from the store, and who hears when it changes. */
+class WaitingWatch {
+	summary: WaitingSummary = {count: 0};
+	readonly listeners = new Set<(summary: WaitingSummary) => void>();
+
+	constructor(private readonly backend: EventBackend) {}
+
+	async read(): Promise<void> {
+		const read = await this.backend.waiting?.().catch(() => undefined);
+		if (read === undefined) {
+			return;
+		}
+
+		const changed = read.count !== this.summary.count;
+		this.summary = read;
+		if (changed) {
+			for (const listener of this.listeners) {
+				listener(read);
+			}
+		}
+	}
+}
+
+export function createService(options: ServiceOptions): Service {
+	const {backend} = options;
+	let admin: AdminListener | undefined;
+	const waiting = new WaitingWatch(backend);
+	let waitingTimer: NodeJS.Timeout | undefined;
+
+	const {health, metrics} = monitors(options);
 
 	return {
 		metrics,
@@ -134,37 +171,21 @@ export function createService(options: ServiceOptions): Service {
 			});
 			await health.start();
 			if (backend.waiting) {
-				waitingTimer = setInterval(() => void readWaiting(), options.waitingIntervalMs ?? 2000);
+				waitingTimer = setInterval(() => void waiting.read(), options.waitingIntervalMs ?? 2000);
 				waitingTimer.unref();
 			}
 		},
-		waiting: () => waiting,
+		waiting: () => waiting.summary,
 		onWaiting(listener) {
-			waitingListeners.add(listener);
-			return () => waitingListeners.delete(listener);
+			waiting.listeners.add(listener);
+			return () => waiting.listeners.delete(listener);
 		},
 		async listenAdmin(listen) {
 			admin = await startAdmin({health, metrics}, listen);
 			return admin;
 		},
 		exitWhenUnready(seconds, onExpired) {
-			let timer: NodeJS.Timeout | undefined;
-			const watch = (state: HealthState) => {
-				clearTimeout(timer);
-				timer = undefined;
-				if (state.status === 'degraded') {
-					timer = setTimeout(() => {
-						onExpired(health.state());
-					}, seconds * 1000);
-				}
-			};
-
-			watch(health.state());
-			const off = health.on(watch);
-			return () => {
-				off();
-				clearTimeout(timer);
-			};
+			return watchUnready(health, seconds, onExpired);
 		},
 		async stop() {
 			clearInterval(waitingTimer);

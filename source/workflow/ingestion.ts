@@ -44,11 +44,7 @@ export async function contentState(client: UploadClient, chatId: string, content
 	return record === undefined ? undefined : (record.ingestionState ?? '');
 }
 
-/**
- * Waits until every file is ingested. Without keep-going the first FAILED… state or the deadline
- * throws; with it, failed and timed-out files are returned and the rest goes on.
- */
-export async function waitForIngestion(options: {
+export type IngestionWait = {
 	client: UploadClient;
 	chatId: string;
 	files: UploadedFile[];
@@ -64,101 +60,130 @@ export async function waitForIngestion(options: {
 	 * finalize finds nothing ingested yet (0 of 60 in the bench) and only costs requests.
 	 */
 	firstRoundAt?: number | undefined;
-}): Promise<FileFailure[]> {
-	const {client, chatId, files, signal, emit, timeoutMs} = options;
-	const names = new Map(files.map(file => [file.contentId, file.name]));
-	const pending = new Set(files.map(file => file.contentId));
-	const lastState = new Map<string, string>();
-	const failed: FileFailure[] = [];
-	const started = performance.now();
-	const elapsed = (): number => performance.now() - started;
-	const timedOut = (): FileFailure[] => {
-		if (!options.keepGoing) {
-			throw new IngestionTimeoutError([...pending], timeoutMs);
-		}
+};
 
-		for (const contentId of pending) {
-			failed.push({name: names.get(contentId) ?? contentId, contentId, stage: 'ingestion', reason: `still ${lastState.get(contentId) ?? 'pending'} after ${formatSeconds(timeoutMs)}`});
-		}
+/** One wait's tally: the files still pending, the last state of each, and the failures. */
+class IngestionTally {
+	private readonly names: Map<string, string>;
+	readonly pending: Set<string>;
+	private readonly lastState = new Map<string, string>();
+	readonly failed: FileFailure[] = [];
+	private readonly started = performance.now();
 
-		pending.clear();
-		return complete();
-	};
+	constructor(private readonly options: IngestionWait) {
+		this.names = new Map(options.files.map(file => [file.contentId, file.name]));
+		this.pending = new Set(options.files.map(file => file.contentId));
+	}
 
-	const complete = (): FileFailure[] => {
-		emit({type: 'ingestion-complete', total: files.length, finished: files.length - failed.length, failed: failed.length, elapsedMs: Math.round(elapsed())});
-		return failed;
-	};
+	elapsed(): number {
+		return performance.now() - this.started;
+	}
 
-	// Between rounds: 250 ms, 500 ms, then every poll interval.
-	const waits = pollWaits(options.pollIntervalMs, ingestionSteps);
-	emit({type: 'ingestion-started', total: files.length, timeoutMs});
-	const check = async (contentId: string, roundSignal: AbortSignal): Promise<void> => {
+	/** Reads one content's state: a new state is said, FINISHED ends its wait, FAILED… fails it (or, without keep-going, the run). */
+	async check(contentId: string, roundSignal: AbortSignal): Promise<void> {
+		const {client, chatId, emit} = this.options;
 		const state = await contentState(client, chatId, contentId, roundSignal);
 		if (state === undefined) {
 			return;
 		}
 
-		const name = names.get(contentId) ?? contentId;
+		const name = this.names.get(contentId) ?? contentId;
 		const isFailed = state.startsWith('FAILED');
-		if (state !== '' && lastState.get(contentId) !== state) {
-			lastState.set(contentId, state);
+		if (state !== '' && this.lastState.get(contentId) !== state) {
+			this.lastState.set(contentId, state);
 			emit({type: 'ingestion-state', contentId, name, state, final: state === 'FINISHED' || isFailed});
 		}
 
 		if (state === 'FINISHED') {
-			pending.delete(contentId);
+			this.pending.delete(contentId);
 		} else if (isFailed) {
-			if (!options.keepGoing) {
+			if (!this.options.keepGoing) {
 				throw new IngestionFailedError(contentId, name, state);
 			}
 
-			pending.delete(contentId);
-			failed.push({name, contentId, stage: 'ingestion', reason: state});
+			this.pending.delete(contentId);
+			this.failed.push({name, contentId, stage: 'ingestion', reason: state});
 		}
-	};
+	}
 
+	/** The deadline passed: without keep-going the run fails; with it, what is still pending fails. */
+	timedOut(): FileFailure[] {
+		const {timeoutMs} = this.options;
+		if (!this.options.keepGoing) {
+			throw new IngestionTimeoutError([...this.pending], timeoutMs);
+		}
+
+		for (const contentId of this.pending) {
+			this.failed.push({name: this.names.get(contentId) ?? contentId, contentId, stage: 'ingestion', reason: `still ${this.lastState.get(contentId) ?? 'pending'} after ${formatSeconds(timeoutMs)}`});
+		}
+
+		this.pending.clear();
+		return this.complete();
+	}
+
+	round(round: number): void {
+		const {files, timeoutMs} = this.options;
+		this.options.emit({
+			type: 'ingestion-round',
+			round,
+			finished: files.length - this.pending.size - this.failed.length,
+			failed: this.failed.length,
+			total: files.length,
+			pending: [...this.pending],
+			elapsedMs: Math.round(this.elapsed()),
+			timeoutMs,
+		});
+	}
+
+	complete(): FileFailure[] {
+		const {files} = this.options;
+		this.options.emit({type: 'ingestion-complete', total: files.length, finished: files.length - this.failed.length, failed: this.failed.length, elapsedMs: Math.round(this.elapsed())});
+		return this.failed;
+	}
+}
+
+/**
+ * Waits until every file is ingested. Without keep-going the first FAILED… state or the deadline
+ * throws; with it, failed and timed-out files are returned and the rest goes on.
+ */
+export async function waitForIngestion(options: IngestionWait): Promise<FileFailure[]> {
+	const {files, signal, emit, timeoutMs} = options;
+	const tally = new IngestionTally(options);
+	// Between rounds: 250 ms, 500 ms, then every poll interval.
+	const waits = pollWaits(options.pollIntervalMs, ingestionSteps);
+	emit({type: 'ingestion-started', total: files.length, timeoutMs});
 	const firstWait = Math.min((options.firstRoundAt ?? 0) - performance.now(), timeoutMs);
 	if (firstWait > 0) {
 		await sleep(firstWait, undefined, {signal});
 	}
 
-	for (let round = 1; pending.size > 0; round++) {
-		const deadline = until(signal, timeoutMs - elapsed());
+	for (let round = 1; tally.pending.size > 0; round++) {
+		const deadline = until(signal, timeoutMs - tally.elapsed());
 		const stopRound = new AbortController();
 		const roundSignal = AbortSignal.any([deadline.signal, stopRound.signal]);
 		try {
-			await eachLimit([...pending], options.parallelism, async contentId => check(contentId, roundSignal));
+			await eachLimit([...tally.pending], options.parallelism, async contentId => tally.check(contentId, roundSignal));
 		} catch (error) {
 			stopRound.abort();
 			if (deadline.expired()) {
-				return timedOut();
+				return tally.timedOut();
 			}
 
 			throw error;
 		}
 
-		emit({
-			type: 'ingestion-round',
-			round,
-			finished: files.length - pending.size - failed.length,
-			failed: failed.length,
-			total: files.length,
-			pending: [...pending],
-			elapsedMs: Math.round(elapsed()),
-			timeoutMs,
-		});
-		if (pending.size === 0) {
+		tally.round(round);
+		if (tally.pending.size === 0) {
 			break;
 		}
 
-		const remaining = timeoutMs - elapsed();
+		const remaining = timeoutMs - tally.elapsed();
 		if (remaining <= 0) {
-			return timedOut();
+			return tally.timedOut();
 		}
 
 		await sleep(Math.min(waits.next(), remaining), undefined, {signal});
 	}
 
-	return complete();
+	return tally.complete();
 }

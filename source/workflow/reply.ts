@@ -12,7 +12,7 @@ import {PlatformResponseError} from '../platform/errors.js';
 import type {Message} from '../platform/types.js';
 import type {UploadClient} from './types.js';
 
-export async function askAndWait(options: {
+export type AskOptions = {
 	client: Pick<UploadClient, 'createSpaceMessage' | 'getLatestMessage'>;
 	assistantId: string;
 	chatId: string;
@@ -29,7 +29,26 @@ export async function askAndWait(options: {
 	emit: UploadEventListener;
 	/** The clock the waits between polls and the timeout are counted on (a test passes a `ManualClock`). */
 	clock?: Clock;
-}): Promise<string> {
+};
+
+/** One read of the latest message before `deadline`; an answer that is not a message is `refused`, and the wait goes on. */
+async function latestMessage(options: AskOptions, deadline: ReturnType<typeof until>, refused: PlatformResponseError | undefined): Promise<{latest?: Message; refused?: PlatformResponseError}> {
+	try {
+		return {latest: await options.client.getLatestMessage(options.chatId, {signal: deadline.signal})};
+	} catch (error) {
+		if (deadline.expired()) {
+			throw new ReplyTimeoutError(options.chatId, options.timeoutMs, refused);
+		}
+
+		if (!(error instanceof PlatformResponseError)) {
+			throw error;
+		}
+
+		return {refused: error};
+	}
+}
+
+export async function askAndWait(options: AskOptions): Promise<string> {
 	const {client, chatId, signal, emit, timeoutMs} = options;
 	const clock = options.clock ?? monotonicClock;
 	// Rejects on cancel as Node's timer promises do (an AbortError, whatever the abort's reason).
@@ -55,21 +74,9 @@ export async function askAndWait(options: {
 	let refused: PlatformResponseError | undefined;
 	for (;;) {
 		const deadline = until(signal, timeoutMs - elapsed());
-		let latest: Message | undefined;
-		try {
-			latest = await client.getLatestMessage(chatId, {signal: deadline.signal});
-			refused = undefined;
-		} catch (error) {
-			if (deadline.expired()) {
-				throw new ReplyTimeoutError(chatId, timeoutMs, refused);
-			}
-
-			if (!(error instanceof PlatformResponseError)) {
-				throw error;
-			}
-
-			refused = error;
-		}
+		const read = await latestMessage(options, deadline, refused);
+		const {latest} = read;
+		refused = read.refused;
 
 		let progressed = false;
 		if (latest !== undefined && isReply(latest, sentId)) {

@@ -1,18 +1,16 @@
 import {CancelledError} from '../errors.js';
+import {chatHistory, openChat} from './open-chat.js';
 import path from 'node:path';
-import type {Space} from '../platform/types.js';
-import {isCoreError} from '../core-error.js';
-import {errorMessage} from '../format/value.js';
-import {HistoryFetchError, NothingIngestedError, type FileFailure} from './errors.js';
+import {NothingIngestedError, type FileFailure} from './errors.js';
 import type {ChatMessageSummary, SpaceSummary, UploadEventListener} from './events.js';
-import {checkReadable, type FolderScan, type SkippedEntry} from './files.js';
+import {checkReadable, type FolderFile, type FolderScan, type SkippedEntry} from './files.js';
 import {firstRoundDelay, waitForIngestion} from './ingestion.js';
 import {checkWritable, SyncManifest} from './manifest.js';
 import {deleteContents, planDeletions, type Deletion, type DeletionOptions} from './deletions.js';
 import {askAndWait} from './reply.js';
 import type {RetryTracker} from './retries.js';
 import {isPlainSelection, selectFiles, type Selection} from './select.js';
-import {checkChat, hashFiles, noteStates, planEvent, planSync, recorder} from './sync.js';
+import {hashFiles, noteStates, planEvent, planSync, recorder} from './sync.js';
 import {uploadFiles, type UploadedFile} from './transfer.js';
 import type {UploadClient} from './types.js';
 
@@ -96,21 +94,6 @@ export type UploadResult = {
 	space?: SpaceSummary;
 };
 
-function summarizeSpace(space: Space): SpaceSummary {
-	// The answer schema (platform/schemas.ts) has checked each field's type; absent ones get a stand-in.
-	const summary: SpaceSummary = {
-		name: space.name || '(unnamed)',
-		languageModel: space.languageModel ?? '(unknown)',
-		chatUpload: space.chatUpload ?? '(unknown)',
-		modules: (space.modules ?? []).map(module => module.name),
-	};
-	if (space.id !== undefined) {
-		summary.id = space.id;
-	}
-
-	return summary;
-}
-
 /**
  * The space-chat workflow of spec §4.3: list the folder and check every file opens, show the
  * space, create a chat, upload every file into it (upsert, PUT, finalize; up to `concurrency` at
@@ -136,14 +119,26 @@ function listedKept(skipped: readonly SkippedEntry[]): string[] {
 	return skipped.filter(entry => entry.kind === 'too-recent').map(entry => entry.name);
 }
 
-async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEventListener): Promise<UploadResult> {
-	const {client, assistantId, prompt} = options;
-	const title = options.title ?? defaultTitle;
-	const concurrency = Math.max(1, Math.floor(options.concurrency ?? defaultConcurrency));
-	const pollIntervalMs = Math.max(0, options.pollIntervalMs ?? defaultPollIntervalMs);
-	const keepGoing = options.keepGoing ?? false;
+/** The manifest of the chat being synced (none for a new chat) and the deletions it plans; where it will be written must be writable. */
+async function openManifest(options: UploadOptions, files: readonly FolderFile[], skipped: readonly SkippedEntry[]): Promise<{manifest: SyncManifest | undefined; deletions: Deletion[]}> {
+	const place = options.manifest;
+	const existing = options.chatId;
+	if (!place) {
+		return {manifest: undefined, deletions: []};
+	}
 
-	// The folder and every file in it are checked before anything is created on the platform.
+	await checkWritable(place.dataDir, path.dirname(place.file(existing ?? 'chat')));
+	if (existing === undefined) {
+		return {manifest: undefined, deletions: []};
+	}
+
+	const manifest = await SyncManifest.open(place.file(existing), place.baseUrl, existing);
+	const deletions = await planDeletions({manifest, folder: options.folder, selected: files.map(file => file.name), kept: listedKept(skipped), deletion: options.deletion});
+	return {manifest, deletions};
+}
+
+/** The files of the folder (or the listing given), each checked to open; `files-listed` says what they are. */
+async function listFiles(options: UploadOptions, emit: UploadEventListener): Promise<FolderScan> {
 	const {files, skipped} = options.listing ?? await selectFiles(options.folder, options.selection);
 	await checkReadable(options.folder, files);
 	emit({
@@ -153,56 +148,50 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		totalBytes: files.reduce((sum, file) => sum + file.size, 0),
 		skipped,
 	});
+	return {files, skipped};
+}
+
+type Ingest = {chatId: string; waiting: UploadedFile[]; manifest: SyncManifest | undefined; firstFinalizedAt: number | undefined; signal: AbortSignal; emit: UploadEventListener};
+
+/** Waits for the uploaded (and still awaited) files to be ingested; the manifest notes each state and is saved after. */
+async function ingest(options: UploadOptions, {chatId, waiting, manifest, firstFinalizedAt, signal, emit}: Ingest): Promise<FileFailure[]> {
+	const pollIntervalMs = Math.max(0, options.pollIntervalMs ?? defaultPollIntervalMs);
+	return waitForIngestion({
+		client: options.client,
+		chatId,
+		files: waiting,
+		pollIntervalMs,
+		timeoutMs: options.ingestionTimeoutMs ?? defaultIngestionTimeoutMs(waiting.length),
+		parallelism: Math.max(1, options.searchParallelism ?? 64),
+		keepGoing: options.keepGoing ?? false,
+		signal,
+		emit: manifest ? noteStates(manifest, emit) : emit,
+		// Ingestion polls one interval apart, counted from when the first file was handed over.
+		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + firstRoundDelay(pollIntervalMs),
+	}).finally(async () => manifest?.save().catch(() => undefined));
+}
+
+async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEventListener): Promise<UploadResult> {
+	const {client, assistantId, prompt} = options;
+	const title = options.title ?? defaultTitle;
+	const concurrency = Math.max(1, Math.floor(options.concurrency ?? defaultConcurrency));
+	const pollIntervalMs = Math.max(0, options.pollIntervalMs ?? defaultPollIntervalMs);
+	const keepGoing = options.keepGoing ?? false;
+
+	// The folder and every file in it are checked before anything is created on the platform.
+	const {files, skipped} = await listFiles(options, emit);
 	signal.throwIfAborted();
 	const existing = options.chatId;
 	// An unwritable data directory, a damaged manifest or too many deletions stop the run before any platform call.
-	let manifest: SyncManifest | undefined;
-	let deletions: Deletion[] = [];
-	if (options.manifest) {
-		const place = options.manifest;
-		await checkWritable(place.dataDir, path.dirname(place.file(existing ?? 'chat')));
-		if (existing !== undefined) {
-			manifest = await SyncManifest.open(place.file(existing), place.baseUrl, existing);
-			deletions = await planDeletions({manifest, folder: options.folder, selected: files.map(file => file.name), kept: listedKept(skipped), deletion: options.deletion});
-		}
-	}
+	const opened = await openManifest(options, files, skipped);
+	const {deletions} = opened;
+	let {manifest} = opened;
 
 	// The files are hashed while the chat is created or checked (the plan needs both); a read error surfaces there.
 	const hashing = options.manifest ? hashFiles(files) : undefined;
 	hashing?.catch(() => undefined);
 
-	// The space is only shown, so it loads beside the chat creation instead of before it (one round
-	// trip less before the first upload); its event still comes first. It gets one attempt: an
-	// unreachable platform then shows one retry sequence (the chat's) and fails once.
-	const chatStarted = performance.now();
-	const loadingSpace = client.getSpace(assistantId, {signal, retries: 0}).then(summarizeSpace, (error: unknown) => error instanceof Error ? error : new Error(String(error)));
-	const opening = existing === undefined ? client.createChat({title, assistantId}, {signal}) : checkChat(client, existing, signal);
-	// Rejections are read below; until then they must not count as unhandled.
-	opening.catch(() => undefined);
-	const space = await loadingSpace;
-	if (space instanceof Error) {
-		signal.throwIfAborted();
-		// A refused key refuses every call after this one: the run stops here with the key's advice.
-		if (isCoreError(space) && space.code === 'platform-unauthorized') {
-			throw space;
-		}
-
-		emit({type: 'space-warning', message: `Could not load space ${assistantId}: ${errorMessage(space).replace(/\.$/, '')}; going on without it`});
-	} else {
-		emit({type: 'space-loaded', space});
-	}
-
-	let chatId: string;
-	if (existing === undefined) {
-		emit({type: 'chat-creating', title});
-		const chat = await (opening as ReturnType<UploadClient['createChat']>);
-		chatId = chat.id;
-		emit({type: 'chat-created', chatId, title: chat.title ?? title, durationMs: Math.round(performance.now() - chatStarted)});
-	} else {
-		const messages = await (opening as Promise<number>);
-		chatId = existing;
-		emit({type: 'chat-checked', chatId, messages, durationMs: Math.round(performance.now() - chatStarted)});
-	}
+	const {chatId, space} = await openChat(options, title, signal, emit);
 
 	// The sync panel shows for what a sync flag asks; a plain upload keeps its manifest quietly.
 	const syncing = existing !== undefined || !isPlainSelection(options.selection ?? {}) || deletions.length > 0;
@@ -239,19 +228,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 	}
 
 	const waiting: UploadedFile[] = [...transfer.uploaded, ...(plan?.awaiting ?? [])];
-	const ingestionFailed = waiting.length === 0 ? [] : await waitForIngestion({
-		client,
-		chatId,
-		files: waiting,
-		pollIntervalMs,
-		timeoutMs: options.ingestionTimeoutMs ?? defaultIngestionTimeoutMs(waiting.length),
-		parallelism: Math.max(1, options.searchParallelism ?? 64),
-		keepGoing,
-		signal,
-		emit: manifest ? noteStates(manifest, emit) : emit,
-		// Ingestion polls one interval apart, counted from when the first file was handed over.
-		firstRoundAt: firstFinalizedAt === undefined ? undefined : firstFinalizedAt + firstRoundDelay(pollIntervalMs),
-	}).finally(async () => manifest?.save().catch(() => undefined));
+	const ingestionFailed = waiting.length === 0 ? [] : await ingest(options, {chatId, waiting, manifest, firstFinalizedAt, signal, emit});
 	const failed = [...transfer.failed, ...ingestionFailed];
 	const failedIds = new Set(ingestionFailed.map(failure => failure.contentId));
 	const unchanged = plan?.unchanged ?? [];
@@ -274,15 +251,7 @@ async function run(options: UploadOptions, signal: AbortSignal, emit: UploadEven
 		emit,
 	});
 
-	let history: ChatMessageSummary[];
-	try {
-		const {messages} = await client.getChatMessages(chatId, {signal});
-		history = messages.map(message => ({role: message.role ?? '(no role)', text: message.text ?? ''}));
-	} catch (error) {
-		signal.throwIfAborted();
-		throw new HistoryFetchError(chatId, error);
-	}
-
+	const history = await chatHistory(client, chatId, signal);
 	emit({type: 'history', messages: history});
 	const contentIds = ingested.map(file => file.contentId);
 	const unchangedKeys = unchanged.map(file => file.name);

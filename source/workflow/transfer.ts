@@ -33,6 +33,87 @@ export function failureReason(error: unknown): string {
 	return typeof detail === 'string' ? detail : (errorCode(error) ?? 'failed');
 }
 
+/** What uploading one file needs: the run's client, chat, signal and listener, and where its failures and bytes are counted. */
+type OneUpload = {
+	client: UploadClient;
+	chatId: string;
+	signal: AbortSignal;
+	emit: UploadEventListener;
+	progressIntervalMs: number;
+	failed: FileFailure[];
+	sent: (bytes: number) => void;
+	onFinalized?: (file: FolderFile, contentId: string, size: number) => Promise<void>;
+};
+
+/** The PUT of one file's bytes to its write URL, progress at most once per interval; resolves to the size sent. */
+async function sendBlob(context: OneUpload, file: FolderFile, writeUrl: string, contentId: string): Promise<number> {
+	const {client, signal, emit} = context;
+	// The size is read again: the file may have changed since the folder was listed.
+	const size = (await stat(file.path)).size;
+	let lastProgress = Number.NEGATIVE_INFINITY;
+	const putStarted = performance.now();
+	try {
+		await client.putBlob(writeUrl, {
+			filePath: file.path,
+			contentType: file.mimeType,
+			size,
+			signal,
+			onProgress(sentBytes, totalBytes) {
+				const now = performance.now();
+				if (sentBytes === totalBytes || now - lastProgress >= context.progressIntervalMs) {
+					lastProgress = now;
+					emit({type: 'file-progress', name: file.name, contentId, sentBytes, totalBytes});
+				}
+			},
+		});
+	} catch (error) {
+		if (error instanceof PlatformApiError && error.method === 'PUT') {
+			throw new BlobUploadError(file.name, error.status, error.platformMessage);
+		}
+
+		throw error;
+	}
+
+	context.sent(size);
+	emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
+	return size;
+}
+
+/** One file: upsert, PUT, finalize; a failure is counted, said and thrown. */
+async function uploadOne(context: OneUpload, file: FolderFile): Promise<string> {
+	const {client, chatId, signal, emit, failed} = context;
+	const input = {key: file.name, title: file.name, mimeType: file.mimeType};
+	let content: Content | undefined;
+	emit({type: 'file-started', name: file.name});
+	try {
+		content = await client.upsertContent({input, chatId}, {signal});
+		// The answer schema guarantees a non-empty id; writeUrl may be null or empty.
+		const contentId = content.id;
+		emit({type: 'file-upserted', name: file.name, contentId});
+		const {writeUrl} = content;
+		if (!writeUrl?.trim()) {
+			throw new MissingWriteUrlError(file.name, contentId);
+		}
+
+		const size = await sendBlob(context, file, writeUrl, contentId);
+		const readUrl = content.readUrl || undefined;
+		await client.finalizeContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
+		await context.onFinalized?.(file, contentId, size);
+		emit({type: 'file-finalized', name: file.name, contentId});
+		return contentId;
+	} catch (error) {
+		if (signal.aborted) {
+			throw error;
+		}
+
+		const failure: WorkflowError = error instanceof WorkflowError ? error as WorkflowError : new FileUploadError(file.name, error);
+		const contentId = content?.id;
+		emit({type: 'file-failed', name: file.name, ...(contentId ? {contentId} : {}), message: failure.message, code: failure.code});
+		failed.push({name: file.name, ...(contentId ? {contentId} : {}), stage: 'upload', reason: failureReason(failure)});
+		throw failure;
+	}
+}
+
 export async function uploadFiles(options: {
 	client: UploadClient;
 	files: FolderFile[];
@@ -56,67 +137,10 @@ export async function uploadFiles(options: {
 	let bytes = 0;
 	const started = performance.now();
 
-	const uploadOne = async (file: FolderFile): Promise<string> => {
-		const input = {key: file.name, title: file.name, mimeType: file.mimeType};
-		let content: Content | undefined;
-		emit({type: 'file-started', name: file.name});
-		try {
-			content = await client.upsertContent({input, chatId}, {signal});
-			// The answer schema guarantees a non-empty id; writeUrl may be null or empty.
-			const contentId = content.id;
-			emit({type: 'file-upserted', name: file.name, contentId});
-			const {writeUrl} = content;
-			if (!writeUrl?.trim()) {
-				throw new MissingWriteUrlError(file.name, contentId);
-			}
-
-			// The size is read again: the file may have changed since the folder was listed.
-			const size = (await stat(file.path)).size;
-			let lastProgress = Number.NEGATIVE_INFINITY;
-			const putStarted = performance.now();
-			try {
-				await client.putBlob(writeUrl, {
-					filePath: file.path,
-					contentType: file.mimeType,
-					size,
-					signal,
-					onProgress(sentBytes, totalBytes) {
-						const now = performance.now();
-						if (sentBytes === totalBytes || now - lastProgress >= options.progressIntervalMs) {
-							lastProgress = now;
-							emit({type: 'file-progress', name: file.name, contentId, sentBytes, totalBytes});
-						}
-					},
-				});
-			} catch (error) {
-				if (error instanceof PlatformApiError && error.method === 'PUT') {
-					throw new BlobUploadError(file.name, error.status, error.platformMessage);
-				}
-
-				throw error;
-			}
-
-			bytes += size;
-			emit({type: 'file-uploaded', name: file.name, contentId, bytes: size, durationMs: Math.round(performance.now() - putStarted)});
-			const readUrl = content.readUrl || undefined;
-			await client.finalizeContent({input: {...input, byteSize: size}, chatId, ...(readUrl ? {fileUrl: readUrl} : {})}, {signal});
-			await options.onFinalized?.(file, contentId, size);
-			emit({type: 'file-finalized', name: file.name, contentId});
-			return contentId;
-		} catch (error) {
-			if (signal.aborted) {
-				throw error;
-			}
-
-			const failure: WorkflowError = error instanceof WorkflowError ? error as WorkflowError : new FileUploadError(file.name, error);
-			const contentId = content?.id;
-			emit({type: 'file-failed', name: file.name, ...(contentId ? {contentId} : {}), message: failure.message, code: failure.code});
-			failed.push({name: file.name, ...(contentId ? {contentId} : {}), stage: 'upload', reason: failureReason(failure)});
-			throw failure;
-		}
-	};
-
-	const run = async (file: FolderFile): Promise<string> => (options.retries ? options.retries.forFile(file.name, async () => uploadOne(file)) : uploadOne(file));
+	const one: OneUpload = {client, chatId, signal, emit, progressIntervalMs: options.progressIntervalMs, failed, sent(size) {
+		bytes += size;
+	}, ...(options.onFinalized ? {onFinalized: options.onFinalized} : {})};
+	const run = async (file: FolderFile): Promise<string> => (options.retries ? options.retries.forFile(file.name, async () => uploadOne(one, file)) : uploadOne(one, file));
 
 	// Each worker takes the next file in name order, so upserts start in that order; with one
 	// worker a file is upserted, sent and finalized before the next one starts.

@@ -12,7 +12,8 @@ import path from 'node:path';
 import {createInterface} from 'node:readline';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {PlatformClient} from '../../source/platform/client.js';
-import {runUpload, scanFolder} from '../../source/workflow/index.js';
+import {runUpload} from '../../source/workflow/run-upload.js';
+import {scanFolder} from '../../source/workflow/files.js';
 import {cliEnv, cliPath, median, type Settings} from './upload-support.js';
 
 /**

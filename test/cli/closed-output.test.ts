@@ -6,6 +6,7 @@
 import {Readable, Writable} from 'node:stream';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {exitCodes, runCli} from '../../source/cli/run-cli.js';
+import {registry} from '../../source/commands/registry.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {newEvent, tempDataDir} from '../receiver/journal/helpers.js';
 import {memoryStream, testEnv} from '../support/run-command.js';
@@ -27,7 +28,7 @@ type Streams = {stdout?: Writable; stderr?: Writable; signal?: AbortSignal};
 async function run(argv: string[], streams: Streams, env: Record<string, string> = {}) {
 	const stdout = streams.stdout ?? memoryStream();
 	const stderr = streams.stderr ?? memoryStream();
-	const code = await runCli(argv, {stdin: Readable.from([]), stdout, stderr, env: testEnv({CI: 'true', ...env}), signal: streams.signal ?? new AbortController().signal});
+	const code = await runCli(registry, argv, {stdin: Readable.from([]), stdout, stderr, env: testEnv({CI: 'true', ...env}), signal: streams.signal ?? new AbortController().signal});
 	// Errors Node emits a tick after the last write must find a listener too.
 	await new Promise(resolve => setImmediate(resolve));
 	return {code, stdout, stderr};

@@ -9,6 +9,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {runCli} from '../../source/cli/run-cli.js';
+import {registry} from '../../source/commands/registry.js';
 import {memoryStream, testEnv} from '../support/run-command.js';
 import {runCliInProcess as run} from '../support/run-cli.js';
 
@@ -112,7 +113,7 @@ describe('help wrapped to the terminal', () => {
 		const stderr = memoryStream();
 		const stdin = memoryStream();
 		stdin.end();
-		await runCli(['upload', '--help'], {stdin, stdout, stderr, env: testEnv({CI: 'true'}), signal: new AbortController().signal});
+		await runCli(registry, ['upload', '--help'], {stdin, stdout, stderr, env: testEnv({CI: 'true'}), signal: new AbortController().signal});
 		return stdout.text();
 	}
 

@@ -7,7 +7,8 @@
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
 import {commandHelp, groupHelp, mainHelp} from '../../source/cli/help.js';
-import {groups, registry} from '../../source/cli/registry.js';
+import {groups} from '../../source/cli/registry.js';
+import {registry} from '../../source/commands/registry.js';
 
 function expectSingleWidth(text: string, columns: number): void {
 	for (const line of text.split('\n')) {
@@ -22,9 +23,9 @@ function expectSingleWidth(text: string, columns: number): void {
 
 describe('help text', () => {
 	it.each([60, 80, 120])('is one column a character and fits %i columns', async columns => {
-		expectSingleWidth(mainHelp(columns), columns);
-		for (const group of groups()) {
-			expectSingleWidth(groupHelp(group, columns), columns);
+		expectSingleWidth(mainHelp(registry, columns), columns);
+		for (const group of groups(registry)) {
+			expectSingleWidth(groupHelp(registry, group, columns), columns);
 		}
 
 		for (const entry of registry) {

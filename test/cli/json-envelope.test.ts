@@ -11,7 +11,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {errorLine, finalLine, jsonLine, resultLine} from '../../source/cli/json.js';
 import {jsonRecords, printsType, type JsonRecordType} from '../../source/cli/json-records.js';
-import {registry} from '../../source/cli/registry.js';
+import {registry} from '../../source/commands/registry.js';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';

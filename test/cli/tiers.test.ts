@@ -51,7 +51,7 @@ describe('test tiers', () => {
 		const root = fileURLToPath(new URL('../..', import.meta.url));
 		const spec = (project: string, file: string) => ({project: {name: project}, moduleId: `${root}${file}`});
 		const files = [
-			spec('integration', 'test/receiver/routes.test.ts'),
+			spec('integration', 'test/receiver/intake/routes.test.ts'),
 			spec('unit', 'test/cli/docs.test.ts'),
 			spec('unit', 'test/ui/events/inspector-million.test.tsx'),
 			spec('process', 'test/keys/cli.test.ts'),
@@ -64,7 +64,7 @@ describe('test tiers', () => {
 			'test/ui/events/inspector-million.test.tsx',
 			'test/keys/cli.test.ts',
 			'test/cli/docs.test.ts',
-			'test/receiver/routes.test.ts',
+			'test/receiver/intake/routes.test.ts',
 		]);
 	});
 });

@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
-import {createReceiver, type ReceiverEvent, type WebhookReceiver} from '../../source/receiver/index.js';
+import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
+import type {ReceiverEvent} from '../../source/receiver/events.js';
 import {sendSigned, userMessageEvent} from '../receiver/helpers.js';
 
 const secret = 'whsec_no_id_test';

@@ -7,17 +7,12 @@ import {ConfigStore, type ConfigTransaction} from '../../source/config/store.js'
 import {formatCountdown as formatDuration} from '../../source/format/duration.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
 import {CoreError} from '../../source/core-error.js';
-import {
-	currentApiKey,
-	KeyInvalidError,
-	keyStatus,
-	KeyRotationError,
-	parseIsoTimestamp,
-	rotateApiKey,
-	storeApiKey,
-	type RotationEvent,
-	type RotationOutcome,
-} from '../../source/keys/index.js';
+import {currentApiKey} from '../../source/keys/current.js';
+import {KeyInvalidError, KeyRotationError} from '../../source/keys/errors.js';
+import {keyStatus} from '../../source/keys/status.js';
+import {parseIsoTimestamp} from '../../source/keys/time.js';
+import {rotateApiKey, type RotationEvent, type RotationOutcome} from '../../source/keys/rotate.js';
+import {storeApiKey} from '../../source/keys/set.js';
 import {ManualClock, type LocalPlatform} from '../../source/local-platform/index.js';
 import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {clientFor, startPlatform} from '../support/platform.js';

@@ -3,7 +3,7 @@ import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
 import {answerChosenEvent} from '../../source/receiver/answer/answer.js';
 import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
-import {runUpload} from '../../source/workflow/index.js';
+import {runUpload} from '../../source/workflow/run-upload.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {makeFolder} from '../workflow/helpers.js';
 

@@ -8,15 +8,9 @@ import {signWebhookBody} from '../../source/platform/webhook-signature.js';
 import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
 import {PlatformClient} from '../../source/platform/client.js';
 import type {Message} from '../../source/platform/types.js';
-import {
-	apologyText,
-	buildContext,
-	createReceiver,
-	noResultsContext,
-	type ReceiverEvent,
-	type StageEvent,
-	type WebhookReceiver,
-} from '../../source/receiver/index.js';
+import {apologyText, buildContext, noResultsContext} from '../../source/receiver/answer/answer-text.js';
+import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
+import type {ReceiverEvent, StageEvent} from '../../source/receiver/events.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';

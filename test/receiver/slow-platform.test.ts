@@ -8,7 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import type {LocalPlatform, FaultRule} from '../../source/local-platform/index.js';
 import {PlatformClient, type PlatformClientOptions} from '../../source/platform/client.js';
 import type {ReceiverEvent} from '../../source/receiver/events.js';
-import {createReceiver, type WebhookReceiver} from '../../source/receiver/index.js';
+import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
 import {apologyText} from '../../source/receiver/answer/answer-text.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';

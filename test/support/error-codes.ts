@@ -8,7 +8,7 @@
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {unexpectedErrorCode} from '../../source/cli/error-message.js';
-import {errorTables} from '../../source/cli/messages/index.js';
+import {errorTables} from '../../source/cli/messages/wording.js';
 import {dispatchErrorCodes} from '../../source/cli/run-cli.js';
 import {platformErrorCodes} from '../../source/platform/errors.js';
 

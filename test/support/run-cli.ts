@@ -5,6 +5,7 @@
  */
 import {Readable} from 'node:stream';
 import {runCli} from '../../source/cli/run-cli.js';
+import {registry} from '../../source/commands/registry.js';
 import {memoryStream, testEnv} from './run-command.js';
 
 export type InProcessResult = {code: number; stdout: string; stderr: string};
@@ -14,7 +15,7 @@ export async function runCliInProcess(argv: string[], options: {env?: Record<str
 	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
 	const stdout = memoryStream();
 	const stderr = memoryStream();
-	const code = await runCli(argv, {
+	const code = await runCli(registry, argv, {
 		stdin,
 		stdout,
 		stderr,

@@ -7,7 +7,7 @@
 import {PassThrough, Readable} from 'node:stream';
 import {createDeps, type Clock} from '../../source/cli/deps.js';
 import {describeError, joinText} from '../../source/cli/error-message.js';
-import {registry} from '../../source/cli/registry.js';
+import {registry} from '../../source/commands/registry.js';
 import type {AnyCommand, CommandContext} from '../../source/cli/types.js';
 import {UsageError} from '../../source/cli/validators.js';
 import {testTimersEnv} from './cli.js';

@@ -7,7 +7,7 @@
 import {render} from 'ink-testing-library';
 import stringWidth from 'string-width';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ReceiverCounters, ReceiverEventListener} from '../../source/receiver/index.js';
+import type {ReceiverCounters, ReceiverEventListener} from '../../source/receiver/events.js';
 import {colorEnabled, terminalColumns, terminalRows} from '../../source/terminal.js';
 import {replayingSource, ServeScreen} from '../../source/ui/serve/ServeScreen.js';
 import {terminalSize} from '../../source/ui/live-terminal.js';

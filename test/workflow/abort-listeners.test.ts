@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {abortableSleep, ManualClock} from '../../source/platform/clock.js';
-import {runUpload} from '../../source/workflow/index.js';
+import {runUpload} from '../../source/workflow/run-upload.js';
 import {startPlatform, type TestPlatform} from '../support/platform.js';
 
 /**

@@ -19,6 +19,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {runCli} from '../../source/cli/run-cli.js';
+import {registry} from '../../source/commands/registry.js';
 import {childEnv, cliPath} from '../support/cli.js';
 import {memoryStream, testEnv} from '../support/run-command.js';
 import {Readable} from 'node:stream';
@@ -136,7 +137,7 @@ async function cancelInProcess(trigger: Trigger, index: number): Promise<Outcome
 		watch(chunk.toString('utf8'));
 	});
 	const env = testEnv({CI: 'true', ...platform.env({PLATFORM_TUI_DATA_DIR: path.join(root, `data-${index}`)})});
-	const code = await runCli(uploadArgs(trigger), {stdin: Readable.from([]), stdout, stderr, env, signal: controller.signal});
+	const code = await runCli(registry, uploadArgs(trigger), {stdin: Readable.from([]), stdout, stderr, env, signal: controller.signal});
 	return {trigger, code, stdout: stdout.text(), stderr: stderr.text(), missed: missed()};
 }
 

@@ -10,7 +10,7 @@ import {ManualClock} from '../../source/platform/clock.js';
 import type {Message} from '../../source/platform/types.js';
 import {ingestionSteps, pollWaits, replyProgressMs, replySteps} from '../../source/workflow/poll-waits.js';
 import {askAndWait} from '../../source/workflow/reply.js';
-import type {UploadEvent} from '../../source/workflow/index.js';
+import type {UploadEvent} from '../../source/workflow/events.js';
 
 const waits = (count: number, next: (index: number) => number): number[] => Array.from({length: count}, (_, index) => next(index));
 

@@ -4,18 +4,8 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {describeError, joinText} from '../../source/cli/error-message.js';
 import {CancelledError} from '../../source/errors.js';
 import type {LocalPlatform, RequestRecord} from '../../source/local-platform/index.js';
-import {
-	BlobUploadError,
-	defaultIngestionTimeoutMs,
-	IngestionFailedError,
-	IngestionTimeoutError,
-	MissingWriteUrlError,
-	NoFilesFoundError,
-	NotADirectoryError,
-	ReplyTimeoutError,
-	runUpload,
-	type UploadOptions,
-} from '../../source/workflow/index.js';
+import {BlobUploadError, IngestionFailedError, IngestionTimeoutError, MissingWriteUrlError, NoFilesFoundError, NotADirectoryError, ReplyTimeoutError} from '../../source/workflow/errors.js';
+import {defaultIngestionTimeoutMs, runUpload, type UploadOptions} from '../../source/workflow/run-upload.js';
 import {selectFiles} from '../../source/workflow/select.js';
 import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';

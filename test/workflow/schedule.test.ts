@@ -7,7 +7,8 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
-import {runUpload, type UploadEvent} from '../../source/workflow/index.js';
+import {runUpload} from '../../source/workflow/run-upload.js';
+import type {UploadEvent} from '../../source/workflow/events.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {makeFolder, recorder} from './helpers.js';

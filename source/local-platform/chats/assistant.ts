@@ -1,4 +1,5 @@
-import {answerChosenEvent, type JobOutcome} from '../../receiver/answer/answer.js';
+import {answerChosenEvent} from '../../receiver/answer/answer.js';
+import type {JobOutcome} from '../../receiver/answer/answer-types.js';
 import type {AnswerPort} from '../../receiver/answer/answer-port.js';
 import type {CompletionMessage} from '../../platform/types.js';
 import type {ChatStore, MessageRecord} from './chat-store.js';

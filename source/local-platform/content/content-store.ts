@@ -1,6 +1,6 @@
 import mime from 'mime-types';
 import {isRecord} from '../../format/value.js';
-import type {Content} from '../records.js';
+import type {LocalContent} from '../records.js';
 import {isoNow} from '../clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
 import {badRequest, notFound, optionalString, requiredString, type JsonObject} from '../http/http.js';
@@ -28,24 +28,6 @@ export type ContentRecord = {
 	/** Bumped by every completed upload; a running ingestion stops when it is no longer current. */
 	generation: number;
 	chunkCount: number;
-};
-
-/** A content as the API answers it: the client's wire type with every field the local platform fills. */
-export type LocalContent = Content & {
-	key: string;
-	title: string;
-	mimeType: string;
-	byteSize: number | null;
-	chatId: string | null;
-	ownerId: string;
-	ingestionState: string;
-	ingestionError?: string;
-	chunkCount: number;
-	writeUrl: string;
-	readUrl: string;
-	url: null;
-	createdAt: string;
-	updatedAt: string;
 };
 
 function normalizeMime(mimeType: string, key: string): string {

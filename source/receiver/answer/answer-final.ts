@@ -8,7 +8,7 @@ import type {PortCall} from './answer-port.js';
 import {StoreCannotRecordError, type RecordOptions} from '../store/backend.js';
 import {apologyText} from './answer-text.js';
 import {openLogs, stepNames, type AnswerProgress} from './answer-steps.js';
-import type {AnswerOptions, JobOutcome, WaitOutcome} from './answer.js';
+import type {AnswerOptions, JobOutcome, WaitOutcome} from './answer-types.js';
 import {retryDelay, transientFailure, waitsOf, waitStep, type WaitPhase} from './retry-schedule.js';
 
 /** A step the store could not record: the answer stops before its next platform call. */

@@ -5,7 +5,8 @@
  * accepted here (resumed after a crash, taken over from another replica, replayed).
  */
 import {errorMessage, isRecord} from '../../format/value.js';
-import {answerChosenEvent, type FailureCleanup, type JobOutcome, type StageUpdate} from './answer.js';
+import {answerChosenEvent} from './answer.js';
+import type {FailureCleanup, JobOutcome, StageUpdate} from './answer-types.js';
 import {isoMs} from '../clock.js';
 import type {RetrySchedule} from './retry-schedule.js';
 import type {AnswerPort} from './answer-port.js';

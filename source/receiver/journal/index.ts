@@ -69,11 +69,12 @@ export type JournalOptions = {
 export const defaultMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
 export const defaultMaxEntries = 100_000;
 
-export async function openJournal(options: JournalOptions): Promise<EventBackend> {
-	const mode = options.mode ?? 'serve';
-	// Another user's folder (or a path through another user's link) is refused before anything is read.
-	folderAccess(options.directory, 'data');
-	const folder = journalDirectory(options.directory);
+/**
+ * Before the journal opens: a read-only journal (or data directory, for a new one) is refused
+ * unless only read; a journal no other process holds is checked, and read through unless sealed.
+ * True when the journal can only be read.
+ */
+async function checkFolder(options: JournalOptions, mode: JournalMode, folder: string): Promise<boolean> {
 	// A journal not made yet is refused when its data directory is on a read-only file system.
 	const fresh = !existsSync(folder) && mode === 'serve' && existsSync(options.directory) && readOnlyCause(options.directory) === 'file-system';
 	const cause = existsSync(folder) ? readOnlyCause(folder, dataFile(folder)) : (fresh ? 'file-system' : undefined);
@@ -102,23 +103,36 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		}
 	}
 
-	if (mode !== 'serve' && !journalExists(folder)) {
-		return emptyJournal();
-	}
+	return readOnly;
+}
 
-	let stores: Stores;
+/** The journal's stores, in a private folder; the disk's free space watched where the journal writes. */
+function openFolder(options: JournalOptions, mode: JournalMode, folder: string, readOnly: boolean): Stores {
 	try {
 		makePrivateDir(folder);
 		const space = readOnly || mode === 'read' ? undefined : new DiskSpace(folder, options.diskReserveBytes === undefined ? {} : {reserveBytes: options.diskReserveBytes});
-		stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly, ...(space ? {space} : {})});
+		const stores = openStores(folder, {flushBeforeAck: options.flushBeforeAck ?? true, readOnly, ...(space ? {space} : {})});
 		if (mode === 'serve') {
 			recordIdentity(folder);
 		}
 
+		return stores;
 	} catch (error) {
 		throw journalError('journal-open-failed', {directory: options.directory, reason: errorMessage(error)}, `the journal in ${options.directory} could not be opened: ${errorMessage(error)}`, error);
 	}
+}
 
+export async function openJournal(options: JournalOptions): Promise<EventBackend> {
+	const mode = options.mode ?? 'serve';
+	// Another user's folder (or a path through another user's link) is refused before anything is read.
+	folderAccess(options.directory, 'data');
+	const folder = journalDirectory(options.directory);
+	const readOnly = await checkFolder(options, mode, folder);
+	if (mode !== 'serve' && !journalExists(folder)) {
+		return emptyJournal();
+	}
+
+	const stores = openFolder(options, mode, folder, readOnly);
 	if (mode !== 'read') {
 		guardCommitFailures();
 	}

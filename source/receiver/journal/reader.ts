@@ -16,7 +16,7 @@ import {fileURLToPath} from 'node:url';
 import {deserialize} from 'node:v8';
 import type {StepRecord} from '../store/backend.js';
 import type {StoredRecord} from './records/record-codec.js';
-import type {StepKey, TimeKey} from './store.js';
+import type {StepKey, TimeKey} from './records/shapes.js';
 
 /** What a reading child does. */
 export type ReaderTask =

@@ -9,7 +9,8 @@ import type {IdIndex} from './records/id-index.js';
 import {storeEdited} from './records/edited.js';
 import {idsWithPrefix, newestKey, readPage, type Page, type PageQuery} from './records/pages.js';
 import {backlogOf, listEvents} from './records/queries.js';
-import {diskBytes, readEvent, stepsOf, toStored, type Stores, type TimeKey} from './store.js';
+import {diskBytes, readEvent, stepsOf, toStored, type Stores} from './store.js';
+import type {TimeKey} from './records/shapes.js';
 
 export class JournalReads {
 	constructor(

@@ -22,12 +22,8 @@ import type {Holder} from './open/liveness.js';
 import {errorMessage} from '../../format/value.js';
 import {JournalError} from './errors.js';
 import {fromStored, recordDamaged, toTuple, type StoredRecord} from './records/record-codec.js';
+import type {EventRecord, StepKey, TimeKey} from './records/shapes.js';
 import type {DiskSpace} from './open/space.js';
-
-/** A stored event without its steps, plus the generation its steps are kept under. */
-export type EventRecord = Omit<StoredEvent, 'steps'> & {generation: number};
-export type TimeKey = [number, string];
-export type StepKey = [string, number, number];
 
 export type Stores = {
 	directory: string;

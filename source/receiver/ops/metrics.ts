@@ -4,13 +4,12 @@
  * (metric-tables.ts), so a delivery costs an array write; store figures (backlog, size, queue
  * counts) are read when scraped too.
  */
-import {collectDefaultMetrics, Counter, Gauge, Histogram, Registry} from 'prom-client';
+import {collectDefaultMetrics, Counter, Histogram, Registry} from 'prom-client';
 import {eventTypes} from '../../platform/types.js';
-import type {BackendStats, Backlog, StoreDurability, WaitingSummary} from '../store/backend.js';
 import type {ReceiverEvent, RejectionReason} from '../events.js';
 import {TableCounter, TableHistogram} from './metric-tables.js';
+import {prefix, registerStoreGauges, type MetricsSources} from './store-gauges.js';
 
-const prefix = 'platform_tui_';
 
 /** Every reason, checked by the compiler: a reason added to the type and not here fails the build. */
 const everyReason = {
@@ -24,20 +23,6 @@ export const rejectionReasons = Object.keys(everyReason) as readonly RejectionRe
 const knownTypes: readonly string[] = [eventTypes.externalModuleChosen, eventTypes.userMessageCreated];
 const finalStatuses = ['answered', 'failed', 'logged', 'ignored', 'lost'] as const;
 type FinalStatus = typeof finalStatuses[number];
-
-/** What the scrape reads from the store and the status. */
-export type MetricsSources = {
-	backlog?: () => Promise<Backlog>;
-	/** Events waiting for their next attempt after a transient failure. */
-	waiting?: () => Promise<WaitingSummary>;
-	stats?: () => Promise<BackendStats>;
-	backendKind?: string;
-	/** 1 when ready, else 0; and each dependency's state. */
-	ready?: () => {ready: boolean; dependencies: Record<string, boolean>};
-	maxBacklog?: number;
-	/** Redis: whether it persists its data, as checked at start-up. */
-	durability?: StoreDurability['state'];
-};
 
 type Child = {inc(value?: number): void};
 type Observer = {observe(value: number): void};
@@ -62,11 +47,11 @@ export type ServeMetrics = {
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const durationBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120];
 
-export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
-	const registry = new Registry();
-	const registers = [registry];
-	collectDefaultMetrics({register: registry});
-	// The families a delivery touches are plain number tables (metric-tables.ts); the rest are prom-client's own.
+/**
+ * The tables of deliveries by outcome and of events by type and final status, and what a receiver
+ * event adds to them (an event's end also to the processing histogram).
+ */
+function eventCounter(registry: Registry): (event: ReceiverEvent, processing: Observer) => void {
 	const outcomeNames: ReadonlyArray<RejectionReason | 'accepted' | 'duplicate'> = ['accepted', 'duplicate', ...rejectionReasons];
 	const deliveries = new TableCounter(`${prefix}deliveries_total`, 'Webhook deliveries by outcome: accepted, duplicate, or the reason of the error answer', outcomeNames.map(outcome => ({outcome})), registry);
 	const outcomeSlot = Object.fromEntries(outcomeNames.map((outcome, slot) => [outcome, slot])) as Record<RejectionReason | 'accepted' | 'duplicate', number>;
@@ -77,10 +62,57 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 		return ((typeIndex === -1 ? knownTypes.length : typeIndex) * finalStatuses.length) + finalStatuses.indexOf(status);
 	};
 
-	const countEvent = (type: string, status: FinalStatus) => {
+	const finalStatus = (type: string, status: FinalStatus) => {
 		events.inc(eventSlot(type, status));
 	};
 
+	return (event, processing) => {
+		switch (event.type) {
+			case 'accepted': {
+				deliveries.inc(outcomeSlot.accepted);
+				if (event.handling !== 'queued') {
+					finalStatus(event.eventType, event.handling === 'invalid' ? 'failed' : (event.handling === 'logged' ? 'logged' : 'ignored'));
+				}
+
+				break;
+			}
+
+			case 'duplicate': {
+				deliveries.inc(outcomeSlot.duplicate);
+				break;
+			}
+
+			case 'rejected': {
+				deliveries.inc(outcomeSlot[event.reason]);
+				break;
+			}
+
+			case 'stage': {
+				if (event.stage === 'answered' || event.stage === 'failed') {
+					finalStatus(event.eventType ?? eventTypes.externalModuleChosen, event.stage);
+					processing.observe((event.durationMs ?? 0) / 1000);
+				} else if (event.stage === 'lost') {
+					// Lost with the Redis data before any replica ended it (another replica counts what it ends).
+					finalStatus(event.eventType ?? eventTypes.externalModuleChosen, 'lost');
+				}
+
+				break;
+			}
+
+			default: {
+				break;
+			}
+		}
+		
+	};
+}
+
+export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
+	const registry = new Registry();
+	const registers = [registry];
+	collectDefaultMetrics({register: registry});
+	// The families a delivery touches are plain number tables (metric-tables.ts); the rest are prom-client's own.
+	const countEvent = eventCounter(registry);
 	const ack = new TableHistogram(`${prefix}ack_latency_seconds`, 'Time from a delivery\'s arrival to its 200', latencyBuckets, registry);
 	const processing = new Histogram({name: `${prefix}processing_duration_seconds`, help: 'Time from acceptance to the end of an event\'s processing (answer or forward)', buckets: durationBuckets, registers});
 	const commit = new TableHistogram(`${prefix}store_commit_duration_seconds`, 'Time to store a verified event before its 200 (journal commit or Redis write)', latencyBuckets, registry, {backend: sources.backendKind ?? 'memory'});
@@ -90,135 +122,13 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 	const retries = new Counter({name: `${prefix}retries_total`, help: 'Retries of platform calls and of forwards', labelNames: ['target'], registers});
 	const retryChildren = {platform: retries.labels('platform'), forward: retries.labels('forward')};
 
-	let backlogRead: {at: number; value: Promise<Backlog | undefined>} | undefined;
-	const backlog = async () => {
-		const now = performance.now();
-		if (!backlogRead || now - backlogRead.at > 250) {
-			backlogRead = {at: now, value: sources.backlog ? sources.backlog().catch(() => undefined) : Promise.resolve(undefined)};
-		}
-
-		return backlogRead.value;
-	};
-
-	new Gauge({name: `${prefix}backlog_events`, help: 'Unfinished events (received or processing)', registers, async collect() {
-		const value = await backlog();
-		if (value) {
-			this.set(value.count);
-		}
-	}});
-	new Gauge({name: `${prefix}backlog_oldest_age_seconds`, help: 'Age of the oldest unfinished event (0 when none)', registers, async collect() {
-		const value = await backlog();
-		const oldest = value?.oldestReceivedAt ? Date.parse(value.oldestReceivedAt) : Number.NaN;
-		this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
-	}});
-	if (sources.waiting) {
-		const read = sources.waiting;
-		let waitingRead: {at: number; value: Promise<WaitingSummary | undefined>} | undefined;
-		const waiting = async () => {
-			const now = performance.now();
-			if (!waitingRead || now - waitingRead.at > 250) {
-				waitingRead = {at: now, value: read().catch(() => undefined)};
-			}
-
-			return waitingRead.value;
-		};
-
-		new Gauge({name: `${prefix}waiting_events`, help: 'Events waiting for their next attempt after a transient failure (platform or forward handler unreachable, 5xx, 429, timeout)', registers, async collect() {
-			const value = await waiting();
-			if (value) {
-				this.set(value.count);
-			}
-		}});
-		new Gauge({name: `${prefix}waiting_next_attempt_timestamp_seconds`, help: 'When the earliest waiting event is tried again, seconds since the epoch (0 when none waits)', registers, async collect() {
-			const value = await waiting();
-			const next = value?.nextAttemptAt ? Date.parse(value.nextAttemptAt) : Number.NaN;
-			this.set(Number.isFinite(next) ? next / 1000 : 0);
-		}});
-	}
-
-	if (sources.maxBacklog !== undefined) {
-		new Gauge({name: `${prefix}backlog_limit_events`, help: 'Unfinished events above which deliveries get 503 (--max-backlog)', registers}).set(sources.maxBacklog);
-	}
-
-	if (sources.durability !== undefined) {
-		const persistence = new Gauge({name: `${prefix}redis_persistence`, help: 'Whether Redis persists its data (AOF or RDB snapshots), checked at start-up: 1 on the state found (on, off, or unknown when CONFIG was refused)', labelNames: ['state'], registers});
-		const found = {persistent: 'on', volatile: 'off', unknown: 'unknown'}[sources.durability];
-		for (const state of ['on', 'off', 'unknown']) {
-			persistence.labels(state).set(state === found ? 1 : 0);
-		}
-	}
-
-	if (sources.stats) {
-		const read = sources.stats;
-		if (sources.backendKind === 'redis') {
-			new Gauge({name: `${prefix}redis_jobs`, help: 'Jobs in the shared Redis queue by state', labelNames: ['state'], registers, async collect() {
-				const stats = await read().catch(() => undefined);
-				for (const [state, count] of Object.entries(stats?.queue ?? {})) {
-					this.labels(state).set(count);
-				}
-			}});
-		} else {
-			new Gauge({name: `${prefix}journal_size_bytes`, help: 'Bytes the event journal takes on disk', registers, async collect() {
-				const stats = await read().catch(() => undefined);
-				if (stats?.bytes !== undefined) {
-					this.set(stats.bytes);
-				}
-			}});
-		}
-	}
-
-	if (sources.ready) {
-		const read = sources.ready;
-		new Gauge({name: `${prefix}ready`, help: '1 when serve is ready (the store writable, the platform answering, not draining)', registers, collect() {
-			this.set(read().ready ? 1 : 0);
-		}});
-		new Gauge({name: `${prefix}dependency_up`, help: '1 when a dependency answered its last check', labelNames: ['dependency'], registers, collect() {
-			for (const [name, up] of Object.entries(read().dependencies)) {
-				this.labels(name).set(up ? 1 : 0);
-			}
-		}});
-	}
+	registerStoreGauges(sources, registers);
 
 	return {
 		registry,
 		contentType: registry.contentType,
 		onEvent(event) {
-			switch (event.type) {
-				case 'accepted': {
-					deliveries.inc(outcomeSlot.accepted);
-					if (event.handling !== 'queued') {
-						countEvent(event.eventType, event.handling === 'invalid' ? 'failed' : (event.handling === 'logged' ? 'logged' : 'ignored'));
-					}
-
-					break;
-				}
-
-				case 'duplicate': {
-					deliveries.inc(outcomeSlot.duplicate);
-					break;
-				}
-
-				case 'rejected': {
-					deliveries.inc(outcomeSlot[event.reason]);
-					break;
-				}
-
-				case 'stage': {
-					if (event.stage === 'answered' || event.stage === 'failed') {
-						countEvent(event.eventType ?? eventTypes.externalModuleChosen, event.stage);
-						processing.observe((event.durationMs ?? 0) / 1000);
-					} else if (event.stage === 'lost') {
-						// Lost with the Redis data before any replica ended it (another replica counts what it ends).
-						countEvent(event.eventType ?? eventTypes.externalModuleChosen, 'lost');
-					}
-
-					break;
-				}
-
-				default: {
-					break;
-				}
-			}
+			countEvent(event, processing);
 		},
 		acknowledged(startedMs) {
 			ack.observe((performance.now() - startedMs) / 1000);

@@ -1,5 +1,6 @@
 import {Cluster, Redis, type RedisOptions} from 'ioredis';
-import {errorMessage, maskUrl} from '../../format/index.js';
+import {errorMessage} from '../../format/value.js';
+import {maskUrl} from '../../format/secret.js';
 import {settlesWithin} from '../drain.js';
 import {RedisError} from './errors.js';
 import {parseRedisTarget, type RedisTarget} from './target.js';

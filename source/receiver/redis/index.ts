@@ -3,7 +3,7 @@
  * the work. A verified event becomes a job whose id is the event id; each replica runs a worker.
  */
 import type {BackendHealth, EventBackend} from '../store/backend.js';
-import {maskUrl} from '../../format/index.js';
+import {maskUrl} from '../../format/secret.js';
 import {type ConnectOptions, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
 import {prefixFor} from './target.js';
 import {checkPersistence} from './persistence.js';

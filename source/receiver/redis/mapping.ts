@@ -5,7 +5,7 @@
  * return value or failed reason is the outcome. Pure: no Redis here.
  */
 import type {EventStatus, NewEvent, StepRecord, StoredEvent} from '../store/backend.js';
-import {isRecord} from '../../format/index.js';
+import {isRecord} from '../../format/value.js';
 import {nextAttemptOf} from '../answer/retry-schedule.js';
 
 import type {JobState as BullState} from 'bullmq';

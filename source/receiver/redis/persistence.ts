@@ -9,7 +9,7 @@
  */
 import type {Cluster} from 'ioredis';
 import type {RedisClient} from './connection.js';
-import {errorMessage} from '../../format/index.js';
+import {errorMessage} from '../../format/value.js';
 import type {DurabilityProblem, StoreDurability} from '../store/backend.js';
 
 /** What an operator of a Redis that forbids CONFIG checks by hand. */

@@ -15,7 +15,7 @@ import {
 	type StoredEvent,
 	type WaitingSummary,
 } from '../store/backend.js';
-import {errorMessage} from '../../format/index.js';
+import {errorMessage} from '../../format/value.js';
 import {type JobState, jobIdOf, progressOf, toStoredEvent} from './mapping.js';
 import {matchesFilter} from '../store/list-filter.js';
 import {nearIds} from '../intake/near.js';

@@ -40,73 +40,138 @@ export type MemoryBackendOptions = {
 	abortGraceMs?: number;
 };
 
-export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBackend {
-	const ids = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
-	const queue = new JobQueue(options.maxPending ?? 10_000);
-	const events = new Map<string, StoredEvent>();
-	let handler: JobHandler | undefined;
-
-	const keep = (event: StoredEvent) => {
-		events.delete(event.id);
-		events.set(event.id, event);
-		while (events.size > ids.maxEntries) {
-			const oldest = events.keys().next();
-			if (oldest.done) {
-				break;
-			}
-
-			events.delete(oldest.value);
-		}
-	};
-
-	/** One attempt of `stored` through `run`, updating its state. */
-	/** Timers of waiting events (their next attempt); cleared on stop. */
-	const timers = new Set<NodeJS.Timeout>();
-	let stopped = false;
-	const enqueue = (stored: StoredEvent): boolean => queue.push(async signal => {
-		if (handler) {
-			const result = await attempt(stored, handler, signal);
-			if (result.status === 'waiting') {
-				later(stored, Date.parse(result.nextAttemptAt));
-			}
-		}
+/** One attempt of `stored` through `run`, updating its state. */
+async function attempt(stored: StoredEvent, run: JobHandler, signal: AbortSignal): Promise<JobResult> {
+	stored.status = 'processing';
+	delete stored.nextAttemptAt;
+	stored.attempts++;
+	stored.updatedAt = new Date().toISOString();
+	const {result, end} = await runAttempt(run, {
+		event: stored,
+		signal,
+		async recordStep(step) {
+			stored.steps.push(step);
+			return Promise.resolve();
+		},
 	});
-	const later = (stored: StoredEvent, atMs: number) => {
-		if (stopped) {
+	endAttempt(stored, end);
+	if (result.status === 'waiting') {
+		stored.nextAttemptAt = result.nextAttemptAt;
+	}
+
+	return result;
+}
+
+/** What the memory backend reads from the events it holds: lists, one event, near ids, counts. */
+function memoryReads(events: Map<string, StoredEvent>): Pick<EventBackend, 'list' | 'get' | 'near' | 'withPrefix' | 'stats' | 'waiting' | 'backlog'> {
+	return {
+	async list(filter) {
+		const found = [...events.values()].filter(event => matchesFilter(event, filter)).reverse();
+		return Promise.resolve(filter.limit === undefined ? found : found.slice(0, filter.limit));
+	},
+	async get(id) {
+		return Promise.resolve(events.get(id));
+	},
+	async near(id) {
+		return Promise.resolve(nearIds(id, events.keys()));
+	},
+	async withPrefix(prefix, limit) {
+		return Promise.resolve([...events.keys()].filter(id => id.startsWith(prefix)).sort().slice(0, limit));
+	},
+	async stats() {
+		return Promise.resolve({count: events.size});
+	},
+	async waiting() {
+		let count = 0;
+		let next: string | undefined;
+		for (const event of events.values()) {
+			if (event.status === 'waiting' && event.nextAttemptAt !== undefined) {
+				count++;
+				next = next === undefined || event.nextAttemptAt < next ? event.nextAttemptAt : next;
+			}
+		}
+
+		return Promise.resolve(next === undefined ? {count} : {count, nextAttemptAt: next});
+	},
+	async backlog() {
+		let oldest: string | undefined;
+		let count = 0;
+		for (const event of events.values()) {
+			if (event.status === 'received' || event.status === 'processing' || event.status === 'waiting') {
+				count++;
+				oldest = oldest === undefined || event.receivedAt < oldest ? event.receivedAt : oldest;
+			}
+		}
+
+		return Promise.resolve(oldest === undefined ? {count} : {count, oldestReceivedAt: oldest});
+	},
+	};
+}
+
+/** Queues each event's attempts, and sets the timers of waiting events for their next one; `stop` clears the timers. */
+class Attempts {
+	handler: JobHandler | undefined;
+	private readonly timers = new Set<NodeJS.Timeout>();
+	private stopped = false;
+
+	constructor(private readonly queue: JobQueue) {}
+
+	/** False when the queue is full. */
+	enqueue(stored: StoredEvent): boolean {
+		return this.queue.push(async signal => {
+			if (this.handler) {
+				const result = await attempt(stored, this.handler, signal);
+				if (result.status === 'waiting') {
+					this.later(stored, Date.parse(result.nextAttemptAt));
+				}
+			}
+		});
+	}
+
+	later(stored: StoredEvent, atMs: number): void {
+		if (this.stopped) {
 			return;
 		}
 
 		const timer = setTimeout(() => {
-			timers.delete(timer);
-			if (!stopped && stored.status === 'waiting' && !enqueue(stored)) {
+			this.timers.delete(timer);
+			if (!this.stopped && stored.status === 'waiting' && !this.enqueue(stored)) {
 				// The queue is full: try again at the next wait.
-				later(stored, Date.now() + 1000);
+				this.later(stored, Date.now() + 1000);
 			}
 		}, Math.max(0, atMs - Date.now()));
 		timer.unref();
-		timers.add(timer);
-	};
+		this.timers.add(timer);
+	}
 
-	const attempt = async (stored: StoredEvent, run: JobHandler, signal: AbortSignal): Promise<JobResult> => {
-		stored.status = 'processing';
-		delete stored.nextAttemptAt;
-		stored.attempts++;
-		stored.updatedAt = new Date().toISOString();
-		const {result, end} = await runAttempt(run, {
-			event: stored,
-			signal,
-			async recordStep(step) {
-				stored.steps.push(step);
-				return Promise.resolve();
-			},
-		});
-		endAttempt(stored, end);
-		if (result.status === 'waiting') {
-			stored.nextAttemptAt = result.nextAttemptAt;
+	stop(): void {
+		this.stopped = true;
+		for (const timer of this.timers) {
+			clearTimeout(timer);
+		}
+	}
+}
+
+/** Holds `event` as the newest, dropping the oldest beyond `max`. */
+function keepNewest(events: Map<string, StoredEvent>, event: StoredEvent, max: number): void {
+	events.delete(event.id);
+	events.set(event.id, event);
+	while (events.size > max) {
+		const oldest = events.keys().next();
+		if (oldest.done) {
+			break;
 		}
 
-		return result;
-	};
+		events.delete(oldest.value);
+	}
+}
+
+export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBackend {
+	const ids = options.dedupe instanceof EventIdStore ? options.dedupe : new EventIdStore(options.dedupe);
+	const queue = new JobQueue(options.maxPending ?? 10_000);
+	const events = new Map<string, StoredEvent>();
+
+	const attempts = new Attempts(queue);
 
 	return {
 		kind: 'memory',
@@ -117,7 +182,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 
 			const stored: StoredEvent = {...event, updatedAt: event.receivedAt, steps: [], attempts: 0};
 			if (event.status === 'received') {
-				const queued = enqueue(stored);
+				const queued = attempts.enqueue(stored);
 				if (!queued) {
 					// Not taken: the platform's redelivery must be accepted later.
 					ids.delete(event.id);
@@ -125,19 +190,16 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 				}
 			}
 
-			keep(stored);
+			keepNewest(events, stored, ids.maxEntries);
 			return Promise.resolve('stored');
 		},
 		async start(jobHandler, {concurrency}) {
-			handler = jobHandler;
+			attempts.handler = jobHandler;
 			queue.start(concurrency);
 			return Promise.resolve();
 		},
 		async stop(drainMs) {
-			stopped = true;
-			for (const timer of timers) {
-				clearTimeout(timer);
-			}
+			attempts.stop();
 
 			const idle = await queue.whenIdle(drainMs);
 			if (idle) {
@@ -149,19 +211,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 			return {cutOff};
 		},
 		active: () => queue.active,
-		async list(filter) {
-			const found = [...events.values()].filter(event => matchesFilter(event, filter)).reverse();
-			return Promise.resolve(filter.limit === undefined ? found : found.slice(0, filter.limit));
-		},
-		async get(id) {
-			return Promise.resolve(events.get(id));
-		},
-		async near(id) {
-			return Promise.resolve(nearIds(id, events.keys()));
-		},
-		async withPrefix(prefix, limit) {
-			return Promise.resolve([...events.keys()].filter(id => id.startsWith(prefix)).sort().slice(0, limit));
-		},
+		...memoryReads(events),
 		async replay(id, run): Promise<ReplayResult> {
 			const stored = events.get(id);
 			if (!stored) {
@@ -176,41 +226,14 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): EventBa
 			const result = await attempt(stored, run, new AbortController().signal);
 			return {outcome: 'done', result};
 		},
-		async stats() {
-			return Promise.resolve({count: events.size});
-		},
 		async wake() {
 			for (const event of events.values()) {
 				if (event.status === 'waiting') {
-					later(event, 0);
+					attempts.later(event, 0);
 				}
 			}
 
 			return Promise.resolve();
-		},
-		async waiting() {
-			let count = 0;
-			let next: string | undefined;
-			for (const event of events.values()) {
-				if (event.status === 'waiting' && event.nextAttemptAt !== undefined) {
-					count++;
-					next = next === undefined || event.nextAttemptAt < next ? event.nextAttemptAt : next;
-				}
-			}
-
-			return Promise.resolve(next === undefined ? {count} : {count, nextAttemptAt: next});
-		},
-		async backlog() {
-			let oldest: string | undefined;
-			let count = 0;
-			for (const event of events.values()) {
-				if (event.status === 'received' || event.status === 'processing' || event.status === 'waiting') {
-					count++;
-					oldest = oldest === undefined || event.receivedAt < oldest ? event.receivedAt : oldest;
-				}
-			}
-
-			return Promise.resolve(oldest === undefined ? {count} : {count, oldestReceivedAt: oldest});
 		},
 		async close() {
 			return Promise.resolve();

@@ -1,11 +1,11 @@
 import {Box, Text, useApp, useInput} from 'ink';
 import Spinner from 'ink-spinner';
-import {useEffect, useLayoutEffect, useReducer} from 'react';
+import {useLayoutEffect, useReducer, type Dispatch} from 'react';
 import {mask, connectionSettingNames, settingSpecs, type SettingName} from '../../config/settings.js';
-import {errorMessage} from '../../format/value.js';
 import type {Space} from '../../platform/types.js';
 import {TextInput} from '../components/text-input.js';
-import {initialState, initReducer, initSummary, requiredSettings, type InitOutcome, type InitValues} from './state.js';
+import {initialState, initReducer, initSummary, requiredSettings, type InitAction, type InitOutcome, type InitValues} from './state.js';
+import {useInitWork} from './use-init-work.js';
 
 export type {InitOutcome, InitValues} from './state.js';
 
@@ -28,6 +28,34 @@ function shown(name: SettingName, values: InitValues): string {
 	return settingSpecs[name].secret ? mask(value) : value;
 }
 
+/** The question for one setting: its description, variable and hint, one input, and what was wrong with the last answer. */
+function Question({name, hint, problem, dispatch, current}: {name: SettingName; hint: string | undefined; problem: string | undefined; dispatch: Dispatch<InitAction>; current: InitValues}) {
+	return (
+		<Box flexDirection="column">
+			<Text>
+				<Text color="cyan">? </Text>
+				{settingSpecs[name].description} <Text dimColor>({settingSpecs[name].env})</Text>
+				{hint ? <Text dimColor> [{hint}]</Text> : null}
+				{requiredSettings.has(name) ? null : <Text dimColor> (optional)</Text>}
+			</Text>
+			<Box>
+				<Text>{'  '}</Text>
+				{/* One input for every question (no remount), so keys typed right after a question shows are never lost. */}
+				<TextInput
+					mask={settingSpecs[name].secret}
+					onSubmit={typed => {
+						dispatch({type: 'submit', typed, current});
+					}}
+					onCancel={() => {
+						dispatch({type: 'cancel'});
+					}}
+				/>
+			</Box>
+			{problem ? <Text color="red">{problem}</Text> : null}
+		</Box>
+	);
+}
+
 /** The `init` screen: one question per setting (secrets masked), one Get space check, then save. */
 export function InitForm({current, check, save, onDone}: InitFormProps) {
 	const {exit} = useApp();
@@ -43,38 +71,7 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 		dispatch({type: 'failedKey', input, escape: key.escape});
 	});
 
-	useEffect(() => {
-		if (phase.kind !== 'checking') {
-			return;
-		}
-
-		let live = true;
-		check(values).then(space => {
-			if (live) {
-				dispatch({type: 'checked', space});
-			}
-		}, (error: unknown) => {
-			if (live) {
-				dispatch({type: 'checkFailed', message: errorMessage(error)});
-			}
-		});
-		return () => {
-			live = false;
-		};
-	}, [phase.kind, values, check]);
-
-	useEffect(() => {
-		if (phase.kind !== 'saving') {
-			return;
-		}
-
-		// The outcome of the write (sync or async) is dispatched once it is known.
-		void Promise.resolve().then(async () => save(values)).then(path => {
-			dispatch({type: 'saved', path});
-		}, (error: unknown) => {
-			dispatch({type: 'saveFailed', message: `Could not save the settings: ${errorMessage(error)}`});
-		});
-	}, [phase.kind, values, save]);
+	useInitWork(phase.kind, values, {check, save}, dispatch);
 
 	const outcome = phase.kind === 'done' ? phase.outcome : undefined;
 	// A layout effect: the outcome is reported in the same commit that shows the final frame (the
@@ -102,30 +99,7 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 					</Text>
 				))}
 			</Box>
-			{asking ? (
-				<Box flexDirection="column">
-					<Text>
-						<Text color="cyan">? </Text>
-						{settingSpecs[asking].description} <Text dimColor>({settingSpecs[asking].env})</Text>
-						{hint ? <Text dimColor> [{hint}]</Text> : null}
-						{requiredSettings.has(asking) ? null : <Text dimColor> (optional)</Text>}
-					</Text>
-					<Box>
-						<Text>{'  '}</Text>
-						{/* One input for every question (no remount), so keys typed right after a question shows are never lost. */}
-						<TextInput
-							mask={settingSpecs[asking].secret}
-							onSubmit={typed => {
-								dispatch({type: 'submit', typed, current});
-							}}
-							onCancel={() => {
-								dispatch({type: 'cancel'});
-							}}
-						/>
-					</Box>
-					{state.problem ? <Text color="red">{state.problem}</Text> : null}
-				</Box>
-			) : null}
+			{asking ? <Question name={asking} hint={hint} problem={state.problem} dispatch={dispatch} current={current}/> : null}
 			{phase.kind === 'checking' ? (
 				<Text><Text color="cyan"><Spinner/></Text> Checking the settings with the platform (Get space {values.assistantId})…</Text>
 			) : null}

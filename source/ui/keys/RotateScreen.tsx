@@ -1,16 +1,13 @@
-import {Box, Static, useApp, useInput, useStdout, type Key} from 'ink';
+import {Box, Static, useApp, useInput, useStdout} from 'ink';
 import {useCallback, useEffect, useLayoutEffect, useRef, useState} from 'react';
 import type {KeySource} from '../../keys/current.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
-import {revealLines} from './outcome-text.js';
+import {rotateKey, type Phase, type Reveal, type RotateScreenResult} from './rotate-keys.js';
 import {ConfirmPrompt, RotatedView, RotateHeader, RotatingView, Wrapped} from './rotate-views.js';
+import {useCountdown} from './use-countdown.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 
-export type RotateScreenResult =
-	| {kind: 'rotated'; outcome: RotationOutcome}
-	| {kind: 'cancelled'}
-	| {kind: 'interrupted'}
-	| {kind: 'failed'; error: unknown};
+export type {RotateScreenResult} from './rotate-keys.js';
 
 export type RotateScreenProps = {
 	currentKeyMasked: string;
@@ -25,11 +22,6 @@ export type RotateScreenProps = {
 	/** How often the overlap countdown updates, ms. Default 1000. */
 	tickMs?: number;
 };
-
-type Phase = 'confirm' | 'rotating' | 'done' | 'closing';
-
-/** The new key's visibility: hidden, or printed once above the screen (then never again). */
-type Reveal = 'hidden' | 'spent';
 
 const defaultNow = () => new Date();
 
@@ -111,67 +103,13 @@ export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipC
 
 	// The countdown: one update per tick while the overlap runs.
 	const expiresAtMs = outcome?.expiresAt ? Date.parse(outcome.expiresAt) : undefined;
-	useEffect(() => {
-		if (phase !== 'done' || expiresAtMs === undefined) {
-			return;
-		}
-
-		const timer = setInterval(() => {
-			const current = now().getTime();
-			setNowMs(current);
-			if (current >= expiresAtMs) {
-				clearInterval(timer);
-			}
-		}, tickMs);
-		return () => {
-			clearInterval(timer);
-		};
-	}, [phase, expiresAtMs, now, tickMs]);
-
-	const handleKey = (input: string, key: Key) => {
-		const state = latest.current;
-		const ctrlC = key.ctrl && input === 'c';
-		if (state.phase === 'confirm') {
-			if (ctrlC) {
-				finish({kind: 'interrupted'});
-			} else if (input === 'y' || input === 'Y') {
-				state.phase = 'rotating';
-				setPhase('rotating');
-			} else if (input === 'n' || input === 'N' || key.escape || key.return) {
-				finish({kind: 'cancelled'});
-			}
-
-			return;
-		}
-
-		if (state.phase === 'rotating') {
-			if (ctrlC && state.interruptNotice) {
-				finish({kind: 'interrupted'});
-			} else if (ctrlC) {
-				state.interruptNotice = true;
-				setInterruptNotice(true);
-			}
-
-			return;
-		}
-
-		if (state.phase === 'done' && state.outcome) {
-			if ((input === 'r' || input === 'R') && state.reveal === 'hidden') {
-				// Printed above the live area as ordinary output, so the terminal (not Ink) wraps it.
-				state.reveal = 'spent';
-				setReveal('spent');
-				write(`${revealLines(state.outcome).join('\n')}\n`);
-			} else if (ctrlC || key.return || key.escape || input === 'q' || input === 'Q') {
-				finish({kind: 'rotated', outcome: state.outcome});
-			}
-		}
-	};
+	useCountdown(phase === 'done' ? expiresAtMs : undefined, now, tickMs, setNowMs);
 
 	useInput((input, key) => {
 		// Keys typed quickly can arrive together ("rq"); handle them one by one.
 		const plain = !key.ctrl && !key.meta && !key.return && !key.escape && input.length > 1;
 		for (const part of plain ? Array.from(input) : [input]) {
-			handleKey(part, key);
+			rotateKey({latest, finish, setPhase, setInterruptNotice, setReveal, write}, part, key);
 		}
 	});
 

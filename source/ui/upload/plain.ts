@@ -8,120 +8,54 @@ import {formatBytes, formatElapsed, formatRate, formatSeconds, skippedLine, trun
  */
 export const resultEvents: ReadonlySet<UploadEvent['type']> = new Set(['reply-complete', 'history']);
 
+type LineOf = {[Type in UploadEvent['type']]: (event: Extract<UploadEvent, {type: Type}>) => string | undefined};
+
+/** Each event's plain line; undefined where the event prints nothing. */
+const lineOf: LineOf = {
+	'files-listed': event => {
+		const files = `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${cappedNames(event.files.map(file => file.name))}`;
+		return event.skipped.length > 0 ? `${files}\n${skippedLine(event.skipped)}` : files;
+	},
+	'space-loaded': event => {
+		const {space} = event;
+		return `Space: ${space.name} · model ${space.languageModel} · chat upload ${space.chatUpload} · modules ${space.modules.length > 0 ? space.modules.join(', ') : '(none)'}`;
+	},
+	'space-warning': event => `Warning: ${event.message}`,
+	'chat-creating': () => undefined,
+	'chat-created': event => `Chat: created ${event.chatId} "${event.title}" in ${formatElapsed(event.durationMs)}`,
+	'chat-checked': event => `Chat: ${event.chatId} found (${plural(event.messages, 'message')}) in ${formatElapsed(event.durationMs)}; uploading into it`,
+	'sync-planned': event => syncLines(event),
+	'file-started': () => undefined,
+	retry: event => `Retrying ${event.operation}${event.file === undefined ? '' : ` for ${event.file}`} in ${formatSeconds(event.retryInMs)} after ${event.reason}`,
+	'file-upserted': event => `Upserted ${event.name} as ${event.contentId}`,
+	'file-progress': event => `Uploading ${event.name}: ${formatBytes(event.sentBytes)} of ${formatBytes(event.totalBytes)}`,
+	'file-uploaded': event => `Uploaded ${event.name}: ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)}`,
+	'file-finalized': event => `Finalized ${event.name} (${event.contentId})`,
+	'content-deleted': event => `Deleted ${event.name} (${event.contentId}): its file is gone`,
+	'delete-failed': event => `Failed to delete ${event.name} (${event.contentId}): ${event.message}`,
+	'file-failed': event => `Failed ${event.name}: ${event.message}`,
+	'upload-complete': event => `Upload: ${plural(event.files, 'file')}${event.failed > 0 ? ` (${event.failed} failed)` : ''}, ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)} (${formatRate(event.bytesPerSecond)})`,
+	'ingestion-started': event => `Ingestion: waiting for ${plural(event.total, 'content')} (deadline ${formatSeconds(event.timeoutMs)})`,
+	'ingestion-state': event => `Ingestion: ${event.name} (${event.contentId}) ${event.state}`,
+	'ingestion-round': event => `Ingestion: round ${event.round}, ${event.finished}/${event.total} finished, ${formatElapsed(event.elapsedMs)} of ${formatSeconds(event.timeoutMs)}`,
+	'ingestion-complete': event => event.failed > 0
+		? `Ingestion: ${event.finished}/${event.total} finished, ${event.failed} failed, in ${formatElapsed(event.elapsedMs)}`
+		: `Ingestion: all ${event.total} finished in ${formatElapsed(event.elapsedMs)}`,
+	'message-sent': event => `Asked: ${truncate(event.text, 200)}`,
+	'reply-progress': event => `Reply (streaming): ${truncate(event.text, 200)}`,
+	'reply-complete': event => `Reply (${formatElapsed(event.elapsedMs)}): ${event.text}`,
+	history: event => ['History:', ...event.messages.map(message => `  ${message.role}: ${message.text}`)].join('\n'),
+	result: event => {
+		const done = `Done: chat ${event.chatId}, contents ${event.contentIds.join(', ')}`;
+		return event.failed.length > 0
+			? `${done}; ${plural(event.failed.length, 'file')} left out: ${event.failed.map(failure => `${failure.name} (${failure.stage}: ${failure.reason})`).join(', ')}`
+			: done;
+	},
+};
+
 /** One plain line for an event (no TTY, or CI set), or undefined when the event prints nothing. */
 export function plainLine(event: UploadEvent): string | undefined {
-	switch (event.type) {
-		case 'files-listed': {
-			const files = `Files: ${event.files.length} in ${event.folder} (${formatBytes(event.totalBytes)}): ${cappedNames(event.files.map(file => file.name))}`;
-			return event.skipped.length > 0 ? `${files}\n${skippedLine(event.skipped)}` : files;
-		}
-
-		case 'space-loaded': {
-			const {space} = event;
-			return `Space: ${space.name} · model ${space.languageModel} · chat upload ${space.chatUpload} · modules ${space.modules.length > 0 ? space.modules.join(', ') : '(none)'}`;
-		}
-
-		case 'space-warning': {
-			return `Warning: ${event.message}`;
-		}
-
-		case 'chat-creating': {
-			return undefined;
-		}
-
-		case 'chat-created': {
-			return `Chat: created ${event.chatId} "${event.title}" in ${formatElapsed(event.durationMs)}`;
-		}
-
-		case 'chat-checked': {
-			return `Chat: ${event.chatId} found (${plural(event.messages, 'message')}) in ${formatElapsed(event.durationMs)}; uploading into it`;
-		}
-
-		case 'sync-planned': {
-			return syncLines(event);
-		}
-
-		case 'file-started': {
-			return undefined;
-		}
-
-		case 'retry': {
-			return `Retrying ${event.operation}${event.file === undefined ? '' : ` for ${event.file}`} in ${formatSeconds(event.retryInMs)} after ${event.reason}`;
-		}
-
-		case 'file-upserted': {
-			return `Upserted ${event.name} as ${event.contentId}`;
-		}
-
-		case 'file-progress': {
-			return `Uploading ${event.name}: ${formatBytes(event.sentBytes)} of ${formatBytes(event.totalBytes)}`;
-		}
-
-		case 'file-uploaded': {
-			return `Uploaded ${event.name}: ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)}`;
-		}
-
-		case 'file-finalized': {
-			return `Finalized ${event.name} (${event.contentId})`;
-		}
-
-		case 'content-deleted': {
-			return `Deleted ${event.name} (${event.contentId}): its file is gone`;
-		}
-
-		case 'delete-failed': {
-			return `Failed to delete ${event.name} (${event.contentId}): ${event.message}`;
-		}
-
-		case 'file-failed': {
-			return `Failed ${event.name}: ${event.message}`;
-		}
-
-		case 'upload-complete': {
-			return `Upload: ${plural(event.files, 'file')}${event.failed > 0 ? ` (${event.failed} failed)` : ''}, ${formatBytes(event.bytes)} in ${formatElapsed(event.durationMs)} (${formatRate(event.bytesPerSecond)})`;
-		}
-
-		case 'ingestion-started': {
-			return `Ingestion: waiting for ${plural(event.total, 'content')} (deadline ${formatSeconds(event.timeoutMs)})`;
-		}
-
-		case 'ingestion-state': {
-			return `Ingestion: ${event.name} (${event.contentId}) ${event.state}`;
-		}
-
-		case 'ingestion-round': {
-			return `Ingestion: round ${event.round}, ${event.finished}/${event.total} finished, ${formatElapsed(event.elapsedMs)} of ${formatSeconds(event.timeoutMs)}`;
-		}
-
-		case 'ingestion-complete': {
-			return event.failed > 0
-				? `Ingestion: ${event.finished}/${event.total} finished, ${event.failed} failed, in ${formatElapsed(event.elapsedMs)}`
-				: `Ingestion: all ${event.total} finished in ${formatElapsed(event.elapsedMs)}`;
-		}
-
-		case 'message-sent': {
-			return `Asked: ${truncate(event.text, 200)}`;
-		}
-
-		case 'reply-progress': {
-			return `Reply (streaming): ${truncate(event.text, 200)}`;
-		}
-
-		case 'reply-complete': {
-			return `Reply (${formatElapsed(event.elapsedMs)}): ${event.text}`;
-		}
-
-		case 'history': {
-			return ['History:', ...event.messages.map(message => `  ${message.role}: ${message.text}`)].join('\n');
-		}
-
-		case 'result': {
-			const done = `Done: chat ${event.chatId}, contents ${event.contentIds.join(', ')}`;
-			return event.failed.length > 0
-				? `${done}; ${plural(event.failed.length, 'file')} left out: ${event.failed.map(failure => `${failure.name} (${failure.stage}: ${failure.reason})`).join(', ')}`
-				: done;
-		}
-	}
+	return (lineOf[event.type] as (event: UploadEvent) => string | undefined)(event);
 }
 
 type SyncPlanned = Extract<UploadEvent, {type: 'sync-planned'}>;

@@ -8,8 +8,8 @@ function addStatic(state: UploadViewState, item: StaticItem): UploadViewState {
 	return {...state, finished: [...state.finished, item]};
 }
 
-/** Applies one workflow event at time `now` (ms since the epoch). */
-export function reduceUpload(state: UploadViewState, event: UploadEvent, now: number): UploadViewState {
+/** The run's setup: the files listed, the space, the chat, the sync plan. Undefined for any other event. */
+function reduceSetup(state: UploadViewState, event: UploadEvent, now: number): UploadViewState | undefined {
 	switch (event.type) {
 		case 'files-listed': {
 			const listed = event.skipped.length > 0 ? addStatic(state, {kind: 'skipped', key: '\u0000skipped', skipped: event.skipped}) : state;
@@ -68,6 +68,15 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 			});
 		}
 
+		default: {
+			return undefined;
+		}
+	}
+}
+
+/** Each file's upload, and retries. Undefined for any other event. */
+function reduceFiles(state: UploadViewState, event: UploadEvent, now: number): UploadViewState | undefined {
+	switch (event.type) {
 		case 'file-started': {
 			const next = updateFile(state, event.name, row => ({...row, phase: 'upserting'}));
 			return next.uploadStartedAt === undefined ? {...next, uploadStartedAt: now} : next;
@@ -111,6 +120,15 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 			return {...state, uploadEndedAt: now};
 		}
 
+		default: {
+			return undefined;
+		}
+	}
+}
+
+/** Ingestion, the question and its reply, and the result. Undefined for any other event. */
+function reduceAnswer(state: UploadViewState, event: UploadEvent, now: number): UploadViewState | undefined {
+	switch (event.type) {
 		case 'ingestion-started': {
 			return {...state, ingestion: {status: 'running', total: event.total, timeoutMs: event.timeoutMs, startedAt: now, round: 0}};
 		}
@@ -152,9 +170,14 @@ export function reduceUpload(state: UploadViewState, event: UploadEvent, now: nu
 		}
 
 		default: {
-			return state;
+			return undefined;
 		}
 	}
+}
+
+/** Applies one workflow event at time `now` (ms since the epoch). */
+export function reduceUpload(state: UploadViewState, event: UploadEvent, now: number): UploadViewState {
+	return reduceSetup(state, event, now) ?? reduceFiles(state, event, now) ?? reduceAnswer(state, event, now) ?? state;
 }
 
 /** The run ended with an error (shown as one sentence in the red panel). */

@@ -15,7 +15,8 @@ import type {EventBackend, NewEvent} from '../../../source/receiver/store/backen
 import {JournalError, openJournal} from '../../../source/receiver/journal/index.js';
 import {journalDirectory} from '../../../source/receiver/journal/open/location.js';
 import {fromStored, toTuple, type EventTuple} from '../../../source/receiver/journal/records/record-codec.js';
-import {openStores, readEvent, writeEvent, type EventRecord, type TimeKey} from '../../../source/receiver/journal/store.js';
+import {openStores, readEvent, writeEvent} from '../../../source/receiver/journal/store.js';
+import type {EventRecord, TimeKey} from '../../../source/receiver/journal/records/shapes.js';
 import {runCommand} from '../../support/run-command.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, tempDataDir} from './helpers.js';

@@ -3,7 +3,8 @@ import type {EventBackend} from '../../../source/receiver/store/backend.js';
 import {openJournal} from '../../../source/receiver/journal/index.js';
 import {journalDirectory} from '../../../source/receiver/journal/open/location.js';
 import {fromStored, newEventTuple, toTuple, type EventTuple} from '../../../source/receiver/journal/records/record-codec.js';
-import {openStores, readEvent, writeEvent, type EventRecord, type TimeKey} from '../../../source/receiver/journal/store.js';
+import {openStores, readEvent, writeEvent} from '../../../source/receiver/journal/store.js';
+import type {EventRecord, TimeKey} from '../../../source/receiver/journal/records/shapes.js';
 import {newEvent, tempDataDir} from './helpers.js';
 
 const open: EventBackend[] = [];

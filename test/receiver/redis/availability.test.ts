@@ -5,7 +5,7 @@
 import {Redis} from 'ioredis';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {request} from 'undici';
-import {buildTestEvent, signDelivery} from '../../../source/receiver/index.js';
+import {buildTestEvent, signDelivery} from '../../../source/receiver/intake/test-event.js';
 import {defaultPrefix, minRetentionMs, openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {startCli} from '../../support/cli.js';
 import {startPlatform, type TestPlatform} from '../../support/platform.js';

@@ -5,7 +5,7 @@
  */
 import {Redis} from 'ioredis';
 import {describe, expect, it} from 'vitest';
-import {buildTestEvent} from '../../../source/receiver/index.js';
+import {buildTestEvent} from '../../../source/receiver/intake/test-event.js';
 import {openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {startCli} from '../../support/cli.js';
 import {startPlatform} from '../../support/platform.js';

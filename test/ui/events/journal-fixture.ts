@@ -7,7 +7,8 @@ import {mkdirSync} from 'node:fs';
 import type {EventStatus, NewEvent} from '../../../source/receiver/store/backend.js';
 import {journalDirectory} from '../../../source/receiver/journal/open/location.js';
 import {newEventTuple, toTuple} from '../../../source/receiver/journal/records/record-codec.js';
-import {journalExists, openStores, type TimeKey} from '../../../source/receiver/journal/store.js';
+import {journalExists, openStores} from '../../../source/receiver/journal/store.js';
+import type {TimeKey} from '../../../source/receiver/journal/records/shapes.js';
 
 export type FixtureEvent = Pick<NewEvent, 'id' | 'event' | 'chatId' | 'body'> & {status: EventStatus};
 

@@ -1,7 +1,7 @@
 /** listen's screen is serve's: the socket's address, no endpoint secret, and the socket's state with its gaps in the status box. */
 import {render} from 'ink-testing-library';
 import {afterEach, expect, it} from 'vitest';
-import type {ReceiverCounters} from '../../../source/receiver/index.js';
+import type {ReceiverCounters} from '../../../source/receiver/events.js';
 import {socketStatusText} from '../../../source/ui/listen/format.js';
 import {replayingSource, ServeScreen} from '../../../source/ui/serve/ServeScreen.js';
 import {waitFor} from '../../support/wait.js';

@@ -5,7 +5,7 @@
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/events.js';
 import {rateSection} from '../../../source/ui/serve/rate-section.js';
 import {ServeScreen} from '../../../source/ui/serve/ServeScreen.js';
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs';
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {StoredEvent} from '../../../source/receiver/store/backend.js';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/events.js';
 import {serveKeys} from '../../../source/ui/serve/keys.js';
 import {replayingSource, ServeScreen, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
 import {effectsFlushed} from '../../support/keys.js';

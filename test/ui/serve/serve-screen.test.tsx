@@ -1,6 +1,6 @@
 import {render} from 'ink-testing-library';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/index.js';
+import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/events.js';
 import {plainLine} from '../../../source/ui/serve/format.js';
 import {replayingSource, ServeScreen, type KeyStatus, type ServeSource} from '../../../source/ui/serve/ServeScreen.js';
 import type {StoredEvent} from '../../../source/receiver/store/backend.js';

@@ -3,7 +3,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../../source/local-platform/index.js';
 import {UploadApp} from '../../../source/ui/upload/app.js';
 import {UploadViewModel} from '../../../source/ui/upload/state.js';
-import {runUpload} from '../../../source/workflow/index.js';
+import {runUpload} from '../../../source/workflow/run-upload.js';
 import {clientFor, startPlatform} from '../../support/platform.js';
 import {waitFor} from '../../support/wait.js';
 import {makeFolder, recorder, startProxy, upsertKey} from '../../workflow/helpers.js';

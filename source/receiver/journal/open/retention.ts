@@ -5,7 +5,8 @@
  * ids (the exactly-once record) go by age only, and never before 24 h, so a redelivery within a
  * day is recognised even when the count bound dropped the event itself.
  */
-import {removeSteps, type Stores, type TimeKey} from '../store.js';
+import {removeSteps, type Stores} from '../store.js';
+import type {TimeKey} from '../records/shapes.js';
 
 /** Exactly-once ids are kept at least this long, whatever the age bound. */
 export const minimumIdAgeMs = 24 * 60 * 60 * 1000;

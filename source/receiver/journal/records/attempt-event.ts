@@ -10,7 +10,8 @@ import {claimEvent} from './claims.js';
 import type {IdIndex} from './id-index.js';
 import type {Holder} from '../open/liveness.js';
 import {JournalError} from '../errors.js';
-import {readEvent, stepsOf, toStored, writeEvent, type EventRecord, type Stores, type TimeKey} from '../store.js';
+import {readEvent, stepsOf, toStored, writeEvent, type Stores} from '../store.js';
+import type {EventRecord, TimeKey} from './shapes.js';
 
 export type AttemptKind = 'resume' | 'replay';
 

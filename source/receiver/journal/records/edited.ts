@@ -7,7 +7,8 @@
  */
 import type {NewEvent} from '../../store/backend.js';
 import {newEventTuple} from './record-codec.js';
-import type {Stores, TimeKey} from '../store.js';
+import type {Stores} from '../store.js';
+import type {TimeKey} from './shapes.js';
 
 /** The header naming the event an edited one was made from. */
 export const editedFromHeader = 'x-platform-tui-edited-from';

@@ -17,7 +17,8 @@
  *   mark on (a short range: at most one flush interval of events).
  */
 import {IdFilter} from './id-filter.js';
-import type {Stores, TimeKey} from '../store.js';
+import type {Stores} from '../store.js';
+import type {TimeKey} from './shapes.js';
 
 const markKey = 'unindexed-from';
 

@@ -8,7 +8,8 @@
  * looked at as well.
  */
 import type {StoredEvent} from '../../store/backend.js';
-import {eventsInRange, stepsOf, toStored, type Stores, type TimeKey} from '../store.js';
+import {eventsInRange, stepsOf, toStored, type Stores} from '../store.js';
+import type {TimeKey} from './shapes.js';
 
 /** Which way a page goes from its cursor: `older` (down the list, newest first) or `newer`. */
 export type PageDirection = 'older' | 'newer';

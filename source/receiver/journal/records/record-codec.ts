@@ -23,7 +23,7 @@
 import {crc32} from 'node:zlib';
 import type {EventStatus, NewEvent} from '../../store/backend.js';
 import {journalError} from '../errors.js';
-import type {EventRecord, TimeKey} from '../store.js';
+import type {EventRecord, TimeKey} from './shapes.js';
 
 /** The format tag at index 0. */
 const format = 1;

@@ -24,7 +24,7 @@ import {header, pageFlags, pageSizeOf, readPage} from './meta-rebuild.js';
 import {JournalError} from '../errors.js';
 import {fromStored, type StoredRecord} from '../records/record-codec.js';
 import type {SalvagedEvent} from './salvage.js';
-import type {StepKey, TimeKey} from '../store.js';
+import type {StepKey, TimeKey} from '../records/shapes.js';
 
 const node = {size: 8, bigData: 0x01, subData: 0x02, dupData: 0x04} as const;
 /** lmdb-js's own key decoder (ordered-binary), exported at run time though not in its types. */

@@ -180,14 +180,8 @@ async function isWhole(found: Salvage, folder: string, directory: string): Promi
 	}
 }
 
-/**
- * Recovers the journal of `directory` into a fresh one; a whole journal is left as it is
- * (`whole: true`, nothing changed).
- */
-export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult | WholeJournal> {
-	folderAccess(directory, 'data');
-	const folder = journalDirectory(directory);
-	const file = dataFile(folder);
+/** A journal that is missing, read-only, in use, or whose file is missing or empty is refused before anything is touched. */
+async function refuseToRecover(directory: string, folder: string, unrecoverable: (reason: string) => Error): Promise<void> {
 	if (!existsSync(folder)) {
 		throw journalError('journal-missing', {directory}, `no event journal in ${directory}`);
 	}
@@ -198,10 +192,35 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 		throw journalError('journal-in-use', {directory, pid: live[0] ?? 0}, `the journal in ${directory} is in use by process ${live[0] ?? 0}`);
 	}
 
-	const unrecoverable = (reason: string) => journalError('journal-unrecoverable', {directory, file, reason}, `nothing could be read from ${file}: ${reason}`);
+	const file = dataFile(folder);
 	if (!existsSync(file) || statSync(file).size === 0) {
 		throw unrecoverable(existsSync(file) ? 'it is empty' : 'it is missing');
 	}
+}
+
+/** What the salvage kept and lost, as the result tells it. */
+function salvaged(found: Salvage) {
+	return {
+		events: found.events.size,
+		withoutSteps: [...found.events.values()].filter(event => event.steps === undefined).map(event => event.record.id),
+		ids: idsKept(found),
+		unreadable: found.unreadable,
+		damaged: [...found.damaged.keys()],
+		known: found.events.size + found.damaged.size + found.unreadable.length,
+		failures: found.failures,
+	};
+}
+
+/**
+ * Recovers the journal of `directory` into a fresh one; a whole journal is left as it is
+ * (`whole: true`, nothing changed).
+ */
+export async function recoverJournal(directory: string, now = new Date()): Promise<RecoverResult | WholeJournal> {
+	folderAccess(directory, 'data');
+	const folder = journalDirectory(directory);
+	const file = dataFile(folder);
+	const unrecoverable = (reason: string) => journalError('journal-unrecoverable', {directory, file, reason}, `nothing could be read from ${file}: ${reason}`);
+	await refuseToRecover(directory, folder, unrecoverable);
 
 	const stamp = stampOf(now);
 	const fresh = path.join(directory, `journal.recovering-${stamp}`);
@@ -255,20 +274,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 		renameSync(folder, kept);
 		renameSync(fresh, folder);
 		recordIdentity(folder);
-		return {
-			file,
-			journal: folder,
-			kept,
-			events: found.events.size,
-			withoutSteps: [...found.events.values()].filter(event => event.steps === undefined).map(event => event.record.id),
-			ids: idsKept(found),
-			unreadable: found.unreadable,
-			damaged: [...found.damaged.keys()],
-			known: found.events.size + found.damaged.size + found.unreadable.length,
-			failures: found.failures,
-			newMetaPages,
-			scanned,
-		};
+		return {file, journal: folder, kept, ...salvaged(found), newMetaPages, scanned};
 	} finally {
 		rmSync(repair, {recursive: true, force: true});
 		rmSync(fresh, {recursive: true, force: true});

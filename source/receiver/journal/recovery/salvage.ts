@@ -16,7 +16,7 @@ import type {StepRecord} from '../../store/backend.js';
 import {readInChild, type ReaderMessage, type ReaderTask} from '../reader.js';
 import {JournalError} from '../errors.js';
 import {fromStored, type StoredRecord} from '../records/record-codec.js';
-import type {EventRecord, StepKey, TimeKey} from '../store.js';
+import type {EventRecord, StepKey, TimeKey} from '../records/shapes.js';
 
 export type SalvagedEvent = {key: TimeKey; record: EventRecord; steps?: Array<[StepKey, StepRecord]>};
 

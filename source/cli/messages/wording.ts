@@ -1,4 +1,4 @@
-/** Every domain's wording table, merged: one lookup by error code. */
+/** Every domain's wording table, merged: one lookup by error code (error-message.ts asks it). */
 import {configMessages} from './config.js';
 import {fixtureMessages} from './fixture.js';
 import {journalMessages} from './journal.js';

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {defaultDedupeMaxEntries, defaultDedupeTtlMs, EventIdStore} from '../../source/receiver/index.js';
+import {defaultDedupeMaxEntries, defaultDedupeTtlMs, EventIdStore} from '../../../source/receiver/intake/dedupe.js';
 
 describe('EventIdStore (exactly once by event id)', () => {
 	it('keeps ids for 24 hours and up to 100 000 of them by default', () => {

@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest';
-import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
-import {answerChosenEvent, missingTextReason} from '../../source/receiver/answer/answer.js';
-import {unknownLogRequests} from '../../source/receiver/answer/answer-steps.js';
-import {apologyText} from '../../source/receiver/answer/answer-text.js';
-import type {StepRecord} from '../../source/receiver/store/backend.js';
-import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
+import type {AnswerPort} from '../../../source/receiver/answer/answer-port.js';
+import {answerChosenEvent, missingTextReason} from '../../../source/receiver/answer/answer.js';
+import {unknownLogRequests} from '../../../source/receiver/answer/answer-steps.js';
+import {apologyText} from '../../../source/receiver/answer/answer-text.js';
+import type {StepRecord} from '../../../source/receiver/store/backend.js';
+import type {ChosenJob} from '../../../source/receiver/intake/chosen-event.js';
 
 type Call = {op: string; id?: string; body: unknown};
 

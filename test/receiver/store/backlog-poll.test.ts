@@ -1,7 +1,7 @@
 /** `--max-backlog`'s poll of the store runs in the background: it never keeps the process running. */
 import {describe, expect, it} from 'vitest';
-import {abortableSleep} from '../../source/platform/clock.js';
-import {BacklogLimit} from '../../source/receiver/store/backlog.js';
+import {abortableSleep} from '../../../source/platform/clock.js';
+import {BacklogLimit} from '../../../source/receiver/store/backlog.js';
 
 /** Timers that keep this thread's event loop running. */
 const heldTimers = () => process.getActiveResourcesInfo().filter(name => name === 'Timeout').length;

@@ -3,11 +3,11 @@
  * handler slower than the attempt timeout gets no second copy while the first is still open.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import type {StoredEvent} from '../../source/receiver/store/backend.js';
-import {ManualClock} from '../../source/platform/clock.js';
-import {createForwarder} from '../../source/receiver/forward/forward.js';
-import {sendJson, startRecordingServer} from '../support/recording-server.js';
-import {waitFor} from '../support/wait.js';
+import type {StoredEvent} from '../../../source/receiver/store/backend.js';
+import {ManualClock} from '../../../source/platform/clock.js';
+import {createForwarder} from '../../../source/receiver/forward/forward.js';
+import {sendJson, startRecordingServer} from '../../support/recording-server.js';
+import {waitFor} from '../../support/wait.js';
 
 const secret = 'whsec_forward_once';
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
-import {prepareWebhookSecrets, signWebhookBody} from '../../source/platform/webhook-signature.js';
-import {checkHeaders, intakeBody, type DeliveryHeaders, type IntakeConfig} from '../../source/receiver/intake/intake.js';
-import {chosenEvent, userMessageEvent} from './helpers.js';
+import {prepareWebhookSecrets, signWebhookBody} from '../../../source/platform/webhook-signature.js';
+import {checkHeaders, intakeBody, type DeliveryHeaders, type IntakeConfig} from '../../../source/receiver/intake/intake.js';
+import {chosenEvent, userMessageEvent} from '../helpers.js';
 
 const secret = 'whsec_intake_0123456789';
 const nowMs = Date.parse('2026-01-01T12:00:00Z');

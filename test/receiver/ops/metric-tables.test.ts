@@ -1,7 +1,7 @@
 import {Histogram, Registry} from 'prom-client';
 import {describe, expect, it} from 'vitest';
-import {TableCounter, TableHistogram} from '../../source/receiver/ops/metric-tables.js';
-import {parsePrometheusText, sampleValue} from '../support/prom-text.js';
+import {TableCounter, TableHistogram} from '../../../source/receiver/ops/metric-tables.js';
+import {parsePrometheusText, sampleValue} from '../../support/prom-text.js';
 
 const buckets = [0.001, 0.01, 0.1];
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import type {JobHandler, NewEvent} from '../../source/receiver/store/backend.js';
-import {createMemoryBackend, DrainTimeoutError} from '../../source/receiver/store/memory-backend.js';
+import type {JobHandler, NewEvent} from '../../../source/receiver/store/backend.js';
+import {createMemoryBackend, DrainTimeoutError} from '../../../source/receiver/store/memory-backend.js';
 
 function newEvent(id: string, status: NewEvent['status'] = 'received'): NewEvent {
 	return {id, event: 'platform.chat.external-module.chosen', receivedAt: new Date().toISOString(), body: '{}', headers: {}, status};

@@ -4,16 +4,16 @@
  * 2xx is not sent again after a SIGKILL and a restart.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import {PlatformClient} from '../../source/platform/client.js';
-import {prepareWebhookSecrets, verifyWebhookSignature} from '../../source/platform/webhook-signature.js';
-import {createForwarder} from '../../source/receiver/forward/forward.js';
-import {openJournal} from '../../source/receiver/journal/index.js';
-import {createReceiver, type WebhookReceiver} from '../../source/receiver/server.js';
-import {startCli, type CliProcess} from '../support/cli.js';
-import {tempDataDir} from './journal/helpers.js';
-import {sendJson, startRecordingServer, type RecordingServer} from '../support/recording-server.js';
-import {waitFor} from '../support/wait.js';
-import {sendSigned, userMessageEvent} from './helpers.js';
+import {PlatformClient} from '../../../source/platform/client.js';
+import {prepareWebhookSecrets, verifyWebhookSignature} from '../../../source/platform/webhook-signature.js';
+import {createForwarder} from '../../../source/receiver/forward/forward.js';
+import {openJournal} from '../../../source/receiver/journal/index.js';
+import {createReceiver, type WebhookReceiver} from '../../../source/receiver/server.js';
+import {startCli, type CliProcess} from '../../support/cli.js';
+import {tempDataDir} from '../journal/helpers.js';
+import {sendJson, startRecordingServer, type RecordingServer} from '../../support/recording-server.js';
+import {waitFor} from '../../support/wait.js';
+import {sendSigned, userMessageEvent} from '../helpers.js';
 
 const secret = 'whsec_forwarding';
 const cleanups: Array<() => Promise<void>> = [];

@@ -3,9 +3,9 @@
  * attempt, read from the store when scraped.
  */
 import {describe, expect, it} from 'vitest';
-import {waitingRecord, waitingText} from '../../source/cli/messages/health.js';
-import type {WaitingSummary} from '../../source/receiver/store/backend.js';
-import {createServeMetrics} from '../../source/receiver/ops/metrics.js';
+import {waitingRecord, waitingText} from '../../../source/cli/messages/health.js';
+import type {WaitingSummary} from '../../../source/receiver/store/backend.js';
+import {createServeMetrics} from '../../../source/receiver/ops/metrics.js';
 
 describe('waiting events in /metrics and the status', () => {
 	it('the gauges follow the store: the count and the earliest next attempt (0 when none waits)', async () => {

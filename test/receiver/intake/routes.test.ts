@@ -1,12 +1,13 @@
 import {Readable} from 'node:stream';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {request} from 'undici';
-import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {PlatformClient} from '../../source/platform/client.js';
-import {signWebhookBody} from '../../source/platform/webhook-signature.js';
-import {createReceiver, type ReceiverEvent, type WebhookReceiver} from '../../source/receiver/index.js';
-import {startPlatform} from '../support/platform.js';
-import {newEventId, post, sendSigned, userMessageEvent} from './helpers.js';
+import type {LocalPlatform} from '../../../source/local-platform/index.js';
+import {PlatformClient} from '../../../source/platform/client.js';
+import {signWebhookBody} from '../../../source/platform/webhook-signature.js';
+import {createReceiver, type WebhookReceiver} from '../../../source/receiver/server.js';
+import type {ReceiverEvent} from '../../../source/receiver/events.js';
+import {startPlatform} from '../../support/platform.js';
+import {newEventId, post, sendSigned, userMessageEvent} from '../helpers.js';
 
 const secret = 'whsec_current_0123456789';
 const oldSecret = 'whsec_previous_9876543210';

@@ -4,12 +4,13 @@
  * and an attempt cut off by a stop ends waiting, due at once, without the apology.
  */
 import {describe, expect, it} from 'vitest';
-import {PlatformApiError, PlatformTimeoutError} from '../../source/platform/errors.js';
-import type {AnswerPort} from '../../source/receiver/answer/answer-port.js';
-import {answerChosenEvent, type JobOutcome} from '../../source/receiver/answer/answer.js';
-import type {StepRecord} from '../../source/receiver/store/backend.js';
-import type {ChosenJob} from '../../source/receiver/intake/chosen-event.js';
-import {retrySchedule} from '../../source/receiver/answer/retry-schedule.js';
+import {PlatformApiError, PlatformTimeoutError} from '../../../source/platform/errors.js';
+import type {AnswerPort} from '../../../source/receiver/answer/answer-port.js';
+import {answerChosenEvent} from '../../../source/receiver/answer/answer.js';
+import type {JobOutcome} from '../../../source/receiver/answer/answer-types.js';
+import type {StepRecord} from '../../../source/receiver/store/backend.js';
+import type {ChosenJob} from '../../../source/receiver/intake/chosen-event.js';
+import {retrySchedule} from '../../../source/receiver/answer/retry-schedule.js';
 
 const job: ChosenJob = {eventId: 'evt_1', userId: 'user_1', companyId: 'company_1', chatId: 'chat_1', assistantMessageId: 'msg_1', text: 'Question?'};
 

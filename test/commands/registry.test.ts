@@ -3,7 +3,7 @@
  * carries exactly those words and that summary; its module declares neither.
  */
 import {describe, expect, it} from 'vitest';
-import {registry} from '../../source/cli/registry.js';
+import {registry} from '../../source/commands/registry.js';
 import {loadCommand} from '../../source/cli/run-cli.js';
 
 const quiet = {write: () => true} as unknown as NodeJS.WritableStream;

@@ -4,10 +4,10 @@
  * user) is the platform answering, and 429/5xx is the platform unavailable.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {PlatformClient} from '../../source/platform/client.js';
-import {probePlatform} from '../../source/receiver/ops/platform-probe.js';
-import {clientFor, startPlatform, type TestPlatform} from '../support/platform.js';
-import {startRecordingServer} from '../support/recording-server.js';
+import {PlatformClient} from '../../../source/platform/client.js';
+import {probePlatform} from '../../../source/receiver/ops/platform-probe.js';
+import {clientFor, startPlatform, type TestPlatform} from '../../support/platform.js';
+import {startRecordingServer} from '../../support/recording-server.js';
 
 describe('the key probe against the local platform', () => {
 	for (const answers of ['full', 'sparse'] as const) {
