@@ -14,7 +14,7 @@ import type {PortCall} from './answer-port.js';
 import {fail, pastAnswerDeadline, StoreRefusedError, waitAfterStop, waitFor, writeFinal, type Run} from './answer-final.js';
 import {buildContext, completionTemperature, logTexts, searchLimit, systemMessage} from './answer-text.js';
 import {applyStep, foldSteps, stepNames, type LogOrder} from './answer-steps.js';
-import {StoreCannotRecordError, type RecordOptions, type StepRecord} from '../store/backend.js';
+import {StoreCannotRecordError, type StepRecord} from '../store/backend.js';
 import type {ChosenJob} from '../intake/chosen-event.js';
 import type {AnswerOptions, JobOutcome} from './answer-types.js';
 import {waitsOf} from './retry-schedule.js';
