@@ -27,7 +27,7 @@ export async function withReactBuild<T>(load: () => Promise<T>, env: NodeJS.Proc
 	}
 }
 
-/** A screen's module and the renderer (render.tsx), loaded together through withReactBuild. */
+/** A screen's module and the renderer (render.ts), loaded together through withReactBuild. */
 export async function loadScreen<Screen>(load: () => Promise<Screen>): Promise<[Screen, typeof Render]> {
 	return withReactBuild(async () => Promise.all([load(), import('./render.js')]));
 }

@@ -117,7 +117,7 @@ const commandModules = [...modulesUnder(path.join(sourceRoot, 'commands')), ...m
 describe('screens load React through withReactBuild', () => {
 	it('finds the screens it checks (the rule reads the real modules)', () => {
 		expect(loadsReact(path.join(sourceRoot, 'ui/serve/ServeScreen.tsx'))).toBe(true);
-		expect(loadsReact(path.join(sourceRoot, 'ui/render.tsx'))).toBe(true);
+		expect(loadsReact(path.join(sourceRoot, 'ui/render.ts'))).toBe(true);
 		expect(loadsReact(path.join(sourceRoot, 'ui/react-build.ts'))).toBe(false);
 		const wrapped = commandModules.flatMap(file => facts(file).dynamicImports.filter(entry => entry.wrapped));
 		// serve, keys rotate, keys set, init, upload, chat and events inspect load a screen.

@@ -1,4 +1,4 @@
-/** `serve`'s flags and their parse (the command itself is serve.tsx). */
+/** `serve`'s flags and their parse (the command itself is serve.ts). */
 import {parseStore, storeFlags} from '../events/store-flags.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import type {CommandInput, FlagSpec} from '../../cli/types.js';

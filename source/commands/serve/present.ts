@@ -37,7 +37,7 @@ export type Started = {
 	now: () => string;
 };
 
-/** The start told in NDJSON: a `listening` record and the start-up warnings (serve.tsx prints the events). */
+/** The start told in NDJSON: a `listening` record and the start-up warnings (serve.ts prints the events). */
 export function presentJson(deps: Deps, started: Started): void {
 	const {options, url, key, previousValid, model, backend, directory, adminUrl, warning, now} = started;
 	const rate = options.platformRate;
@@ -76,7 +76,7 @@ export function presentJson(deps: Deps, started: Started): void {
 	}
 }
 
-/** The start told in plain words: the start-up banner on stderr (serve.tsx prints the events on stdout). */
+/** The start told in plain words: the start-up banner on stderr (serve.ts prints the events on stdout). */
 export function presentPlain(deps: Deps, started: Started): void {
 	const {context} = deps;
 	const {options, url, key, previousValid, model, adminUrl, warning, store, now} = started;

@@ -1,4 +1,4 @@
-/** Starting serve's parts: the event store it opens and the receiver's options (serve.tsx runs them). */
+/** Starting serve's parts: the event store it opens and the receiver's options (serve.ts runs them). */
 import path from 'node:path';
 import {UserError} from '../../errors.js';
 import {maskUrl} from '../../format/secret.js';

@@ -2,7 +2,7 @@
  * What plain output (no terminal, or CI) prints of an upload, so a person can skim it: the run's
  * steps, at most one line per file (its final state: FINISHED, failed, deleted), and every
  * `statsIntervalMs` a one-line summary (rclone's --stats). With `quiet`, only the result (the
- * reply and the history) and the failures. --json prints every event instead (upload.tsx).
+ * reply and the history) and the failures. --json prints every event instead (upload.ts).
  */
 import {formatCountdown} from '../../format/duration.js';
 import type {UploadEvent} from '../../workflow/events.js';
