@@ -21,7 +21,7 @@ const outdir = 'dist';
 
 const options = {
 	entryPoints: {
-		cli: 'source/cli.ts',
+		cli: 'source/main.ts',
 		// Started as a process of its own by the journal's reader (receiver/journal/reader.ts),
 		// found beside the code that starts it: chunks and entries all live in dist/ itself.
 		'reader-child': 'source/receiver/journal/reader-child.ts',

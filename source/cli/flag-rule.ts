@@ -3,7 +3,7 @@
  * from 1 to 1000, …`), of `--help` and of docs/flags.md: one sentence per kind of range.
  */
 import {formatCompactDuration} from '../format/duration.js';
-import type {FlagRange} from './types.js';
+import type {FlagRange} from './flag-spec.js';
 
 export function flagRule(range: FlagRange): string {
 	switch (range.kind) {

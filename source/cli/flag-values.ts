@@ -6,7 +6,7 @@
 import {pickValue} from '../config/precedence.js';
 import type {CommandInput} from '../context.js';
 import {flagRule} from './flag-rule.js';
-import type {FlagRange, FlagSpec} from './types.js';
+import type {FlagRange, FlagSpec} from './flag-spec.js';
 import {badFlag, booleanFlag, choiceFlag, durationFlag, intFlag, secondsFlag, stringFlag, stringListFlag, urlFlag} from './validators.js';
 
 type Ranged<Kind extends string> = {range: {kind: Kind}};

@@ -7,7 +7,7 @@ import {sharedFlags, storeFlags} from './flags.js';
 import {flagRule} from './flag-rule.js';
 import {flagText} from './help.js';
 import type {Registry} from './registry.js';
-import type {FlagSpec} from './types.js';
+import type {FlagSpec} from './flag-spec.js';
 
 function cell(text: string): string {
 	return text.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -7,7 +7,7 @@
 import {isProfileName, profileEnv, profileNameRule} from '../config/profiles.js';
 import {settingSpecs, type SettingName} from '../config/settings.js';
 import {parseRedisTarget} from '../receiver/redis/target.js';
-import type {FlagRange, FlagSpec} from './types.js';
+import type {FlagRange, FlagSpec} from './flag-spec.js';
 
 /**
  * A connection flag from its setting (config/settings.ts): the environment variable and help are the

@@ -8,7 +8,7 @@ import {codePointLength} from '../format/text.js';
 import {sharedFlags} from './flags.js';
 import {kebab} from './kebab.js';
 import type {Registry, RegistryEntry} from './registry.js';
-import type {FlagSpec} from './types.js';
+import type {FlagSpec} from './flag-spec.js';
 
 export {kebab} from './kebab.js';
 

@@ -12,7 +12,7 @@
 import type {Output} from '../context.js';
 import type {RunError} from './json.js';
 import type {JsonRecordLine} from './json-records.js';
-import type {CommandContext} from './types.js';
+import type {CommandContext} from '../context.js';
 
 /** The abort reason of a run whose reader went away (beside 'SIGINT' and 'SIGTERM'). */
 export const readerGoneReason = 'SIGPIPE';

@@ -7,7 +7,7 @@
  */
 import {kebab} from './kebab.js';
 import {closest} from './suggest.js';
-import type {FlagSpec} from './types.js';
+import type {FlagSpec} from './flag-spec.js';
 
 export type TokenProblem =
 	| {kind: 'unknown-flag'; flag: string; suggestion?: string}

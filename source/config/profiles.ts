@@ -9,7 +9,7 @@
  */
 import {isRecord} from '../format/value.js';
 import {pickValue, type ValueSource} from './precedence.js';
-import type {StoredConfig} from './store.js';
+import type {StoredConfig} from './settings.js';
 
 export const defaultProfile = 'default';
 

@@ -75,3 +75,17 @@ export function settingProblem(name: SettingName, value: string): string | undef
 
 /** Secrets are shown as `…last4`; kept here for the modules that import it from the settings. */
 export {mask} from '../format/secret.js';
+
+/** Key-rotation state kept beside the settings. */
+export type RotationState = {
+	/** When the key that was replaced stops working (ISO 8601 UTC). */
+	previousKeyExpiresAt?: string;
+	/** The replaced key, masked (`…last4`); the full key is never stored. */
+	previousKeyMasked?: string;
+	/** When the last rotation happened (ISO 8601 UTC). */
+	lastRotatedAt?: string;
+	/** When the stored key was set (`keys set`) or rotated in (ISO 8601 UTC): its age counts from here. */
+	keySetAt?: string;
+};
+
+export type StoredConfig = Partial<Record<SettingName, string>> & {rotation?: RotationState};

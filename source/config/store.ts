@@ -4,23 +4,11 @@ import {ConfigDamagedError, ProfileInvalidError, ProfileUnknownError} from './er
 import {configFilePath, ensureConfigDir, moveConfigAside, readConfigFile, writeConfigFile} from './file.js';
 import {withLock, type LockOptions} from './lock.js';
 import {hasProfile, isProfileName, profileNameRule, profileNames, profileSection, selectProfile, withActiveProfile, withProfileSection, type ProfileSelection} from './profiles.js';
-import type {SettingName} from './settings.js';
+import type {RotationState, SettingName, StoredConfig} from './settings.js';
 
 export {configFileMode} from './file.js';
 
-/** Key-rotation state kept beside the settings. */
-export type RotationState = {
-	/** When the key that was replaced stops working (ISO 8601 UTC). */
-	previousKeyExpiresAt?: string;
-	/** The replaced key, masked (`…last4`); the full key is never stored. */
-	previousKeyMasked?: string;
-	/** When the last rotation happened (ISO 8601 UTC). */
-	lastRotatedAt?: string;
-	/** When the stored key was set (`keys set`) or rotated in (ISO 8601 UTC): its age counts from here. */
-	keySetAt?: string;
-};
-
-export type StoredConfig = Partial<Record<SettingName, string>> & {rotation?: RotationState};
+export type {RotationState, StoredConfig} from './settings.js';
 
 /** Reads and writes the file while the caller holds the lock (see `ConfigStore.transaction`). */
 export type ConfigTransaction = {

@@ -47,3 +47,19 @@ export function stopItems(stopped: {cutOff: number; leftWaiting: number}): Statu
 
 	return items;
 }
+
+/** One section of the status box: its items, packed onto as many lines as they need (status-lines.ts). */
+export type StatusSection = {
+	key: string;
+	items: StatusItem[];
+	/** Tone of the separators and of items without their own. */
+	tone?: Tone;
+	/** A path: cut in the middle when it does not fit, rather than wrapped. */
+	path?: boolean;
+	/** The first line starts with a spinner (2 columns). */
+	spinner?: boolean;
+	/** Sentences: each item is wrapped at spaces onto lines of its own, never cut. */
+	wrap?: boolean;
+	/** Items made for the line's width (a picture that fills it), in place of `items`. */
+	fit?: (width: number) => StatusItem[];
+};

@@ -1,6 +1,6 @@
 /** The serve box's pulse: requests per second over the last minute, as a sparkline or figures (pure). */
 import {rateLine} from '../rate-line.js';
-import type {StatusSection} from './status-lines.js';
+import type {StatusSection} from './counter-items.js';
 
 export type EventRate = {
 	/** Requests per whole second, oldest first (the last minute at most). */

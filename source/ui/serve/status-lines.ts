@@ -11,7 +11,7 @@ import {displayWidth, oneLine, sliceEndToWidth, sliceToWidth} from '../../format
 import type {BackendStats} from '../../receiver/store/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
-import {counterItems, separator, stopItems, type StatusItem, type Tone} from './counter-items.js';
+import {counterItems, separator, stopItems, type StatusItem, type StatusSection, type Tone} from './counter-items.js';
 import {rateSection, type EventRate} from './rate-section.js';
 
 /** The API key in use and the rotation state (re-read every second, so a rotation shows at once). */
@@ -27,20 +27,7 @@ export type KeyStatus = {
 	storedKeyMasked?: string;
 };
 
-export type StatusSection = {
-	key: string;
-	items: StatusItem[];
-	/** Tone of the separators and of items without their own. */
-	tone?: Tone;
-	/** A path: cut in the middle when it does not fit, rather than wrapped. */
-	path?: boolean;
-	/** The first line starts with a spinner (2 columns). */
-	spinner?: boolean;
-	/** Sentences: each item is wrapped at spaces onto lines of its own, never cut. */
-	wrap?: boolean;
-	/** Items made for the line's width (a picture that fills it), in place of `items`. */
-	fit?: (width: number) => StatusItem[];
-};
+export type {StatusSection} from './counter-items.js';
 
 export type StatusLine = {key: string; items: StatusItem[]; tone?: Tone; spinner?: boolean};
 
