@@ -8,6 +8,7 @@ import {describeError} from '../../../source/cli/error-message.js';
 import listen from '../../../source/commands/listen/listen.js';
 import {verifyWebhookSignature, prepareWebhookSecrets} from '../../../source/platform/webhook-signature.js';
 import {runCommand} from '../../support/run-command.js';
+import {startRecordingServer} from '../../support/recording-server.js';
 import {waitFor} from '../../support/wait.js';
 import {countingHandler, dataDirectory, publishAtPace, socketPlatform, startListen, userEvent, type Cleanups} from './listen-support.js';
 
@@ -86,6 +87,53 @@ describe('listen', () => {
 			expect(message?.text).toBeTruthy();
 			expect(message?.stoppedStreamingAt).toBeTruthy();
 		}
+	});
+
+	it('reads the socket on while the forward target hangs: the events wait in the journal and are forwarded once it answers', async () => {
+		const test = await socketPlatform(cleanups, 60_000);
+		const counts = new Map<string, number>();
+		const held: Array<() => void> = [];
+		let answering = false;
+		const server = await startRecordingServer({keepBodiesUnder: 4096, handler(request, response) {
+			const answer = () => {
+				const id = String(request.headers['x-platform-id']);
+				counts.set(id, (counts.get(id) ?? 0) + 1);
+				response.writeHead(200, {'content-type': 'application/json'}).end('{}');
+			};
+
+			if (answering) {
+				answer();
+			} else {
+				held.push(answer);
+			}
+		}});
+		cleanups.push(async () => {
+			for (const answer of held.splice(0)) {
+				answer();
+			}
+
+			await server.close();
+		});
+		const listening = startListen(test, {forwardTo: `${server.url}/webhook`, dataDir: await dataDirectory(cleanups), reconnectEvery: '30s', concurrency: 2}, cleanups);
+		await waitFor(() => test.platform.publishEvent(userEvent('evt_hang_probe', test)) > 0, {what: 'a live stream'});
+		await waitFor(() => held.length > 0, {what: 'the first forward held open'});
+		const ids = Array.from({length: 30}, (_, index) => `evt_hang_${index}`);
+		for (const id of ids) {
+			test.platform.publishEvent(userEvent(id, test));
+		}
+
+		// Every event is read off the socket and stored while no forward has been answered.
+		await waitFor(() => listening.ofType('accepted').length === ids.length + 1, {what: 'every event stored'});
+		expect(counts.size).toBe(0);
+		answering = true;
+		for (const answer of held.splice(0)) {
+			answer();
+		}
+
+		await waitFor(() => [...ids, 'evt_hang_probe'].every(id => (counts.get(id) ?? 0) >= 1), {what: 'every event forwarded'});
+		listening.stop.abort();
+		expect(await listening.done).toBe(0);
+		expect([...counts.values()].every(count => count === 1)).toBe(true);
 	});
 
 	it('stops with one sentence on a refused key (after reading it again), on a platform without a socket, and beside another listen', async () => {
