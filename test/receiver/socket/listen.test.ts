@@ -1,7 +1,8 @@
 /**
  * listen in-process against the local platform: a forwarded event signed as the platform signs
  * webhooks, a 5 s refusal of the socket reported as exactly one gap, answer mode writing one final
- * message per chosen event, and the refusals said in one sentence (401, 404, a second listen).
+ * message per chosen event, a hanging forward target that never stops the socket from being read,
+ * and the refusals said in one sentence (401, 404, a second listen, --redis).
  */
 import {afterEach, describe, expect, it} from 'vitest';
 import {describeError} from '../../../source/cli/error-message.js';
