@@ -4,6 +4,7 @@ import {detailLines} from './details.js';
 import {compactRows, liveLayout, statusBoxLines} from './layout.js';
 import {LiveRow} from './LiveRow.js';
 import {rowWidth, selectionText} from './rows.js';
+import type {NoticeSource} from './notices.js';
 import type {ServeSource} from './source.js';
 import {StatusPanel, statusPanelContent, statusPanelLines} from './StatusPanel.js';
 import type {KeyStatus, StatusInput} from './status-lines.js';
@@ -22,9 +23,12 @@ import {colorEnabled} from '../../terminal.js';
 
 export type {KeyStatus} from './status-lines.js';
 export {replayingSource, type ServeSource} from './source.js';
+export {noticeFeed, type Notice, type NoticeSource} from './notices.js';
 
 export type ServeScreenProps = {
 	source: ServeSource;
+	/** Rows about no event written among the finished rows (listen's socket: streams, gaps); none for serve. */
+	notices?: NoticeSource;
 	/** Where the receiver listens, e.g. http://127.0.0.1:8080. */
 	url: string;
 	/** The profile of the config file, when it is not `default`: named in the status box. */
@@ -66,7 +70,7 @@ function keyLines(input: {mode: Mode; typed: string; query: Query; matched: numb
  * <Static>, one line each), the jobs still running with their stage, the selected row and its
  * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, profile, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, notices, url, profile, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
@@ -77,7 +81,7 @@ export function ServeScreen({source, url, profile, secretCount, store, warnings,
 	useEffect(() => {
 		widthRef.current = width;
 	}, [width]);
-	const {view, state, flush} = useServeView({source, flushIntervalMs, color, width: widthRef, paused: pausedRef, editing: editingRef});
+	const {view, state, flush} = useServeView({source, ...(notices ? {notices} : {}), flushIntervalMs, color, width: widthRef, paused: pausedRef, editing: editingRef});
 	const {clockNow, key, status, queue} = useServeStatus({source, keyStatus, health, now, editing: editingRef});
 	const rate = useEventRate(source, now);
 	const controls = useServeControls({source, onQuit, now, write: text => stdout.write(text), recent: view.recent, state, flush, paused: pausedRef, editing: editingRef});
