@@ -5,7 +5,7 @@ import {labelColumns, noticeHead, noticeLine, type Notice, type NoticeTone} from
 import {paint} from './rows.js';
 
 /** Lines a wrapped notice takes at most; the last is cut. */
-export const maxNoticeLines = 4;
+export const maxNoticeLines = 6;
 
 const toneStyle: Record<NoticeTone, string | undefined> = {quiet: 'dim', info: 'cyan', warn: 'yellow', error: 'red'};
 
