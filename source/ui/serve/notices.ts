@@ -4,6 +4,7 @@
  * plain line (`noticeLine`) and the screen's rows (notice-rows.ts) say the same words. Light (no
  * width measuring): the plain and --json runs load it.
  */
+import {heldFeed} from './held-feed.js';
 
 /** quiet: chatter (dim, one line); the others wrap so no word is lost. */
 export type NoticeTone = 'quiet' | 'info' | 'warn' | 'error';
@@ -41,29 +42,5 @@ export function noticeLine(notice: Notice): string {
  * run after the first render) are kept (up to 1000) and handed to the first listener.
  */
 export function noticeFeed(): NoticeSource & {push(notice: Notice): void} {
-	const buffered: Notice[] = [];
-	const listeners = new Set<NoticeListener>();
-	return {
-		push(notice) {
-			if (listeners.size === 0) {
-				if (buffered.length < 1000) {
-					buffered.push(notice);
-				}
-
-				return;
-			}
-
-			for (const listener of listeners) {
-				listener(notice);
-			}
-		},
-		on(listener) {
-			listeners.add(listener);
-			for (const notice of buffered.splice(0)) {
-				listener(notice);
-			}
-
-			return () => listeners.delete(listener);
-		},
-	};
+	return heldFeed<Notice>(1000);
 }
