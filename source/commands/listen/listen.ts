@@ -85,6 +85,7 @@ async function run(options: ListenOptions, deps: Deps): Promise<number> {
 			source: events,
 			notices,
 			url: `event socket ${url}`,
+			title: {command: 'platform-tui listen'},
 			store: `journal ${directory}`,
 			...(folderWarnings.length > 0 ? {warnings: folderWarnings.map(found => found.message)} : {}),
 			drainTimeoutMs: options.drainTimeoutMs,

@@ -64,6 +64,7 @@ it.each([60, 100])('writes a gap into the log at %i columns, whole and within th
 			source={source}
 			notices={notices}
 			url="event socket http://127.0.0.1:4010/public/event-socket/events/stream"
+			title={{command: 'platform-tui listen'}}
 			drainTimeoutMs={25_000}
 			keyStatus={() => ({keyMasked: '…wxyz'})}
 			flushIntervalMs={10}
@@ -88,4 +89,8 @@ it.each([60, 100])('writes a gap into the log at %i columns, whole and within th
 	}
 
 	expect(rows.map(row => row.trim()).join(' ')).toBe(`${gap.time}  GAP     ${gap.text}`);
+	// The header names listen, and no route: listen opens no port.
+	const header = lines.join(' ').replaceAll(/\s+/g, ' ');
+	expect(header).toContain('platform-tui listen listening on event socket http://127.0.0.1:4010/');
+	expect(header).not.toContain('POST /webhook');
 });
