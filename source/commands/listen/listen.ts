@@ -3,7 +3,8 @@ import {UserError} from '../../errors.js';
 import {mask} from '../../format/secret.js';
 import {streamUrl} from '../../platform/event-socket.js';
 import {SocketListener, type SocketEvent} from '../../receiver/socket/socket-listener.js';
-import {socketStatusText} from '../../ui/listen/format.js';
+import {socketNotice, socketStatusText} from '../../ui/listen/format.js';
+import {noticeFeed} from '../../ui/serve/notices.js';
 import {clock} from '../../ui/serve/format.js';
 import type {Deps} from '../../cli/deps.js';
 import type {Command} from '../../cli/types.js';
@@ -74,9 +75,17 @@ async function run(options: ListenOptions, deps: Deps): Promise<number> {
 	});
 	const started = {options, socketUrl: url, key: keyStatus(), model, directory, folderWarnings, now};
 	if (context.interactive) {
+		// The socket's events are rows of the log too (streams dim, gaps in red), as the plain lines say them.
+		const notices = noticeFeed();
+		tell = event => {
+			notices.push(socketNotice(event));
+		};
+
 		await session.show({
 			source: events,
+			notices,
 			url: `event socket ${url}`,
+			title: {command: 'platform-tui listen'},
 			store: `journal ${directory}`,
 			...(folderWarnings.length > 0 ? {warnings: folderWarnings.map(found => found.message)} : {}),
 			drainTimeoutMs: options.drainTimeoutMs,

@@ -4,46 +4,57 @@ import {plural} from '../../format/text.js';
 import type {ReceiverEvent} from '../../receiver/events.js';
 import type {SocketEvent, SocketStatus} from '../../receiver/socket/socket-listener.js';
 import {clock, plainLine} from '../serve/format.js';
+import {noticeLine, type Notice, type NoticeTone} from '../serve/notices.js';
 
 /** `14:00:01 → 14:00:06 (5.0 s)`. */
 export function gapSpan(from: string, to: string, ms: number): string {
 	return `${clock(from)} → ${clock(to)} (${formatMs(ms)})`;
 }
 
-/** One plain log line per socket event. */
-export function socketLine(event: SocketEvent): string {
-	const time = clock(event.at);
+/** A socket event in words, the tone it is shown in, and its label (`GAP` for a gap, else `socket`). */
+function socketWords(event: SocketEvent): {text: string; tone: NoticeTone; label?: string} {
 	switch (event.type) {
 		case 'stream-opened': {
-			return `${time}  socket  stream ${event.stream} opened (${plural(event.open, 'stream')} open)`;
+			return {text: `stream ${event.stream} opened (${plural(event.open, 'stream')} open)`, tone: 'quiet'};
 		}
 
 		case 'stream-closed': {
 			const how = event.reason === 'replaced' ? 'closed: the next one is live' : (event.reason === 'stopped' ? 'closed: listen stops' : `closed by the platform after ${formatMs(event.openMs)}${event.error ? ` (${event.error})` : ''}`);
-			return `${time}  socket  stream ${event.stream} ${how}`;
+			return {text: `stream ${event.stream} ${how}`, tone: event.reason === 'closed' ? 'warn' : 'quiet'};
 		}
 
 		case 'stream-refused': {
-			return `${time}  socket  not opened (${event.status === undefined ? event.error : `HTTP ${event.status}`}); next try in ${formatMs(event.retryInMs)}`;
+			return {text: `not opened (${event.status === undefined ? event.error : `HTTP ${event.status}`}); next try in ${formatMs(event.retryInMs)}`, tone: 'warn'};
 		}
 
 		case 'gap': {
 			const why = event.downtime ? 'while listen was not running' : 'no stream was live';
-			return `${time}  GAP     ${gapSpan(event.from, event.to, event.ms)}: ${why}; events the platform published then are lost (it keeps none)`;
+			return {label: 'GAP', text: `${gapSpan(event.from, event.to, event.ms)}: ${why}; events the platform published then are lost (it keeps none)`, tone: 'error'};
 		}
 
 		case 'frame-skipped': {
-			return `${time}  socket  skipped a frame of stream ${event.stream}: ${event.reason === 'not-json' ? 'not JSON' : 'no event id'}: ${JSON.stringify(event.data.slice(0, 80))}`;
+			return {text: `skipped a frame of stream ${event.stream}: ${event.reason === 'not-json' ? 'not JSON' : 'no event id'}: ${JSON.stringify(event.data.slice(0, 80))}`, tone: 'warn'};
 		}
 
 		case 'socket-closed': {
-			return `${time}  socket  closed: ${plural(event.streamsOpened, 'stream')} opened, ${plural(event.events, 'event')} (${plural(event.copiesDropped, 'copy', 'copies')} dropped, ${plural(event.skipped, 'frame')} skipped), ${plural(event.gaps, 'gap')} (${formatMs(event.uncoveredMs)} uncovered)`;
+			return {text: `closed: ${plural(event.streamsOpened, 'stream')} opened, ${plural(event.events, 'event')} (${plural(event.copiesDropped, 'copy', 'copies')} dropped, ${plural(event.skipped, 'frame')} skipped), ${plural(event.gaps, 'gap')} (${formatMs(event.uncoveredMs)} uncovered)`, tone: 'info'};
 		}
 
 		case 'socket-stopped': {
-			return `${time}  socket  stopped: HTTP ${event.status}`;
+			return {text: `stopped: HTTP ${event.status}`, tone: 'error'};
 		}
 	}
+}
+
+/** A socket event as a row of the live screen's log (the same words as its plain line). */
+export function socketNotice(event: SocketEvent): Notice {
+	const {text, tone, label = 'socket'} = socketWords(event);
+	return {kind: 'notice', time: clock(event.at), label, text, tone};
+}
+
+/** One plain log line per socket event. */
+export function socketLine(event: SocketEvent): string {
+	return noticeLine(socketNotice(event));
 }
 
 /** A forward's result as Stripe's CLI shows it: `[200] POST /webhook evt_… 12 ms`; undefined for any other event. */

@@ -4,6 +4,7 @@ import {detailLines} from './details.js';
 import {compactRows, liveLayout, statusBoxLines} from './layout.js';
 import {LiveRow} from './LiveRow.js';
 import {rowWidth, selectionText} from './rows.js';
+import type {NoticeSource} from './notices.js';
 import type {ServeSource} from './source.js';
 import {StatusPanel, statusPanelContent, statusPanelLines} from './StatusPanel.js';
 import type {KeyStatus, StatusInput} from './status-lines.js';
@@ -22,11 +23,16 @@ import {colorEnabled} from '../../terminal.js';
 
 export type {KeyStatus} from './status-lines.js';
 export {replayingSource, type ServeSource} from './source.js';
+export {noticeFeed, type Notice, type NoticeSource} from './notices.js';
 
 export type ServeScreenProps = {
 	source: ServeSource;
+	/** Rows about no event written among the finished rows (listen's socket: streams, gaps); none for serve. */
+	notices?: NoticeSource;
 	/** Where the receiver listens, e.g. http://127.0.0.1:8080. */
 	url: string;
+	/** The header's command and the routes it names after the address; default serve's (`POST /webhook · GET /health`). */
+	title?: ScreenTitle;
 	/** The profile of the config file, when it is not `default`: named in the status box. */
 	profile?: string;
 	/** Endpoint secrets configured; undefined where none is used (listen answering over the event socket). */
@@ -48,6 +54,10 @@ export type ServeScreenProps = {
 	color?: boolean;
 };
 
+export type ScreenTitle = {command: string; routes?: string};
+
+const serveTitle: ScreenTitle = {command: 'platform-tui serve', routes: 'POST /webhook · GET /health'};
+
 /** The lines the keys add above the box: what is typed, the query, the pause, the help, the notice. */
 function keyLines(input: {mode: Mode; typed: string; query: Query; matched: number | undefined; total: number; paused: boolean; held: number; help: string[]; notice: string | undefined}): string[] {
 	const {mode, typed, query, matched, total} = input;
@@ -66,7 +76,7 @@ function keyLines(input: {mode: Mode; typed: string; query: Query; matched: numb
  * <Static>, one line each), the jobs still running with their stage, the selected row and its
  * details, and the status panel. The live area always stays shorter than the terminal.
  */
-export function ServeScreen({source, url, profile, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
+export function ServeScreen({source, notices, url, title = serveTitle, profile, secretCount, store, warnings, drainTimeoutMs, keyStatus, health, onQuit, flushIntervalMs = 100, now = Date.now, color: colorProp}: ServeScreenProps) {
 	const {stdout} = useStdout();
 	const size = useTerminalSize();
 	const width = rowWidth(size.columns);
@@ -77,7 +87,7 @@ export function ServeScreen({source, url, profile, secretCount, store, warnings,
 	useEffect(() => {
 		widthRef.current = width;
 	}, [width]);
-	const {view, state, flush} = useServeView({source, flushIntervalMs, color, width: widthRef, paused: pausedRef, editing: editingRef});
+	const {view, state, flush} = useServeView({source, ...(notices ? {notices} : {}), flushIntervalMs, color, width: widthRef, paused: pausedRef, editing: editingRef});
 	const {clockNow, key, status, queue} = useServeStatus({source, keyStatus, health, now, editing: editingRef});
 	const rate = useEventRate(source, now);
 	const controls = useServeControls({source, onQuit, now, write: text => stdout.write(text), recent: view.recent, state, flush, paused: pausedRef, editing: editingRef});
@@ -99,7 +109,7 @@ export function ServeScreen({source, url, profile, secretCount, store, warnings,
 		selectable: source.event !== undefined,
 		rate: {values: rate(now()), pictures: color},
 	};
-	return <ServeFrame view={view} controls={controls} statusInput={statusInput} url={url} size={size} width={width} />;
+	return <ServeFrame view={view} controls={controls} statusInput={statusInput} url={url} title={title} size={size} width={width} />;
 }
 
 type ServeFrameProps = {
@@ -107,12 +117,13 @@ type ServeFrameProps = {
 	controls: ServeControls;
 	statusInput: StatusInput;
 	url: string;
+	title: ScreenTitle;
 	size: {columns: number | undefined; rows: number | undefined};
 	width: number;
 };
 
 /** One frame of the screen: the finished rows (once), the live rows, the keys' lines, the details and the box. */
-function ServeFrame({view, controls, statusInput, url, size, width}: ServeFrameProps) {
+function ServeFrame({view, controls, statusInput, url, title, size, width}: ServeFrameProps) {
 	const {mode, typed, query, selectable, matches, selectedRow, details, notice, paused, quitting} = controls;
 	const {live, liveCount, stopped, batch, recent} = view;
 	const wantedDetails = details && selectedRow ? detailLines(selectedRow, details.event, width - 4, 1000).length + 2 : 0;
@@ -134,7 +145,7 @@ function ServeFrame({view, controls, statusInput, url, size, width}: ServeFrameP
 					? (
 						// The header wraps at the window's width (less its last column) rather than being cut.
 						<Box key={item.key} width={width - 1} marginBottom={(size.rows ?? 24) >= compactRows ? 1 : 0}>
-							<Text><Text bold color="cyan">platform-tui serve</Text>  listening on <Text bold>{url}</Text>  (POST /webhook · GET /health)</Text>
+							<Text><Text bold color="cyan">{title.command}</Text>  listening on <Text bold>{url}</Text>{title.routes === undefined ? '' : `  (${title.routes})`}</Text>
 						</Box>
 					)
 					: <Text key={item.key}>{item.text}</Text>}

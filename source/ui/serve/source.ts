@@ -1,5 +1,6 @@
 import type {BackendStats, ReplayResult, StoredEvent} from '../../receiver/store/backend.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../receiver/events.js';
+import {heldFeed} from './held-feed.js';
 
 /** What the screen needs from the receiver; the optional members power details, replay and the cluster figures. */
 export type ServeSource = {
@@ -18,20 +19,9 @@ export type ServeSource = {
  * attaches, then replayed to it.
  */
 export function replayingSource(source: ServeSource): ServeSource & {dispose(): void} {
-	const buffered: ReceiverEvent[] = [];
-	const listeners = new Set<ReceiverEventListener>();
+	const feed = heldFeed<ReceiverEvent>(10_000);
 	const dispose = source.on('event', event => {
-		if (listeners.size === 0) {
-			if (buffered.length < 10_000) {
-				buffered.push(event);
-			}
-
-			return;
-		}
-
-		for (const listener of listeners) {
-			listener(event);
-		}
+		feed.push(event);
 	});
 	return {
 		counters: () => source.counters(),
@@ -40,12 +30,7 @@ export function replayingSource(source: ServeSource): ServeSource & {dispose(): 
 		...(source.edit ? {edit: source.edit.bind(source)} : {}),
 		...(source.backendStats ? {backendStats: source.backendStats.bind(source)} : {}),
 		on(_type, listener) {
-			listeners.add(listener);
-			for (const event of buffered.splice(0)) {
-				listener(event);
-			}
-
-			return () => listeners.delete(listener);
+			return feed.on(listener);
 		},
 		dispose,
 	};

@@ -1,6 +1,7 @@
 import type {JobStage, ReceiverCounters, ReceiverEvent} from '../../receiver/events.js';
 import {shortType} from '../event-type.js';
 import {clock, handlingText, rejectionText, stageText} from './format.js';
+import type {Notice} from './notices.js';
 
 /** One row of the event log. */
 export type LogRow = {
@@ -24,8 +25,8 @@ export type LogRow = {
 };
 
 export type ServeState = {
-	/** Finished rows not yet written (they go into <Static>). */
-	done: LogRow[];
+	/** Finished rows not yet written (they go into <Static>), notices among them in the order heard. */
+	done: Array<LogRow | Notice>;
 	/** The latest finished rows that name an event, oldest first: what the arrow keys select. */
 	recent: LogRow[];
 	/** Rows of chosen-module jobs still queued or running, by event id. */
@@ -53,6 +54,16 @@ function finish(state: ServeState, row: LogRow): void {
 			state.recent.splice(0, state.recent.length - maxRecentRows);
 		}
 	}
+}
+
+/** Whether a finished row is a notice (about no event) rather than an event's row. */
+export function isNotice(row: LogRow | Notice): row is Notice {
+	return 'kind' in row;
+}
+
+/** A notice goes into the log as a finished row, between the event rows finished before and after it. */
+export function applyNotice(state: ServeState, notice: Notice): void {
+	state.done.push(notice);
 }
 
 let sequence = 0;

@@ -6,9 +6,11 @@
  */
 import {useEffect, useRef, useState, type RefObject} from 'react';
 import type {ReceiverEvent} from '../../receiver/events.js';
+import {noticeRows} from './notice-rows.js';
+import type {NoticeSource} from './notices.js';
 import {paint, rowLine} from './rows.js';
 import type {ServeSource} from './source.js';
-import {applyEvent, initialServeState, type LogRow, type ServeState} from './state.js';
+import {applyEvent, applyNotice, initialServeState, isNotice, type LogRow, type ServeState} from './state.js';
 
 export type StaticItem = {kind: 'banner'; key: string} | {kind: 'rows'; key: string; text: string};
 
@@ -37,6 +39,8 @@ const maxPendingRows = 500;
 
 export type ServeViewOptions = {
 	source: ServeSource;
+	/** Rows about no event (listen's socket), written among the finished rows. */
+	notices?: NoticeSource;
 	flushIntervalMs: number;
 	color: boolean;
 	/** The columns a finished row may take, as of the last render. */
@@ -51,7 +55,7 @@ export type ServeViewOptions = {
  * The view, the folded state (replays note their ids in it) and `flush`, which shows the state at
  * once (after a pause is lifted or the editor is left).
  */
-export function useServeView({source, flushIntervalMs, color, width, paused, editing}: ServeViewOptions): {view: View; state: RefObject<ServeState>; flush: RefObject<(() => void) | undefined>} {
+export function useServeView({source, notices, flushIntervalMs, color, width, paused, editing}: ServeViewOptions): {view: View; state: RefObject<ServeState>; flush: RefObject<(() => void) | undefined>} {
 	const state = useRef<ServeState>(initialServeState());
 	const [view, setView] = useState<View>(initialView);
 	const flushRef = useRef<() => void>(undefined);
@@ -73,7 +77,7 @@ export function useServeView({source, flushIntervalMs, color, width, paused, edi
 			}
 
 			for (const row of done.splice(0, all ? done.length : (paused.current ? 0 : maxRowsPerFlush))) {
-				lines.push(rowLine(row, color, width.current));
+				lines.push(...(isNotice(row) ? noticeRows(row, color, width.current) : [rowLine(row, color, width.current)]));
 			}
 
 			const {live, recent: latest, draining, stopped} = state.current;
@@ -108,11 +112,16 @@ export function useServeView({source, flushIntervalMs, color, width, paused, edi
 
 			timer ??= setTimeout(flush, flushIntervalMs);
 		});
+		const unsubscribeNotices = notices?.on(notice => {
+			applyNotice(state.current, notice);
+			timer ??= setTimeout(flush, flushIntervalMs);
+		});
 		return () => {
 			unsubscribe();
+			unsubscribeNotices?.();
 			clearTimeout(timer);
 		};
-	}, [source, flushIntervalMs, color, width, paused, editing]);
+	}, [source, notices, flushIntervalMs, color, width, paused, editing]);
 
 	return {view, state, flush: flushRef};
 }

@@ -9,7 +9,7 @@ import {liveLayout} from '../../../source/ui/serve/layout.js';
 import {replayRefusal} from '../../../source/ui/serve/LiveRow.js';
 import {cutKeepingIds} from '../../../source/format/ids.js';
 import {rowParts} from '../../../source/ui/serve/rows.js';
-import {applyEvent, initialServeState, type LogRow} from '../../../source/ui/serve/state.js';
+import {applyEvent, initialServeState, isNotice, type LogRow, type ServeState} from '../../../source/ui/serve/state.js';
 import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/StatusPanel.js';
 import {lineText, statusSections, type StatusInput} from '../../../source/ui/serve/status-lines.js';
 import {countFiles, hiddenSummary} from '../../../source/ui/upload/file-rows.js';
@@ -167,6 +167,9 @@ describe('the details\' last line', () => {
 	});
 });
 
+/** The finished event rows (no notices). */
+const eventRows = (state: ServeState): LogRow[] => state.done.filter((row): row is LogRow => !isNotice(row));
+
 describe('serve rows for jobs no request of the screen started', () => {
 	it('gives a resumed job a row that follows its stages and ends in the log', () => {
 		const state = initialServeState();
@@ -174,7 +177,7 @@ describe('serve rows for jobs no request of the screen started', () => {
 		expect(state.live.get('evt_r')).toMatchObject({label: 'resumed', stage: 'queued', chatId: 'chat_r'});
 		applyEvent(state, {type: 'stage', at, eventId: 'evt_r', chatId: 'chat_r', stage: 'answered', durationMs: 12});
 		expect(state.live.size).toBe(0);
-		expect(state.done.map(row => [row.label, row.detail])).toEqual([['resumed', 'answered in 12 ms']]);
+		expect(eventRows(state).map(row => [row.label, row.detail])).toEqual([['resumed', 'answered in 12 ms']]);
 	});
 
 	it('ends a waiting job\'s row with its next attempt (the live area stays short); the next attempt gets a row of its own', () => {
@@ -183,7 +186,7 @@ describe('serve rows for jobs no request of the screen started', () => {
 		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:01.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'waiting', nextAttemptAt: '2026-01-01T10:00:06.000Z', waitingFor: 'answer', tries: 1, reason: 'POST /search failed with HTTP 503'});
 		expect(state.live.size).toBe(0);
 		expect(state.done.at(-1)).toMatchObject({eventId: 'evt_w', tone: 'warn'});
-		expect(state.done.at(-1)?.detail).toMatch(/^waiting: next attempt at \S+ \(wait 1, the answer\): POST \/search failed with HTTP 503$/);
+		expect(eventRows(state).at(-1)?.detail).toMatch(/^waiting: next attempt at \S+ \(wait 1, the answer\): POST \/search failed with HTTP 503$/);
 		applyEvent(state, {type: 'stage', at: '2026-01-01T10:00:06.000Z', eventId: 'evt_w', chatId: 'chat_1', stage: 'queued'});
 		expect(state.live.get('evt_w')).toMatchObject({label: 'resumed'});
 	});
