@@ -7,7 +7,7 @@
 import {completionScript, completionShells, type CompletionCommand, type CompletionShell} from '../cli/completion-script.js';
 import {sharedFlags} from '../cli/flags.js';
 import {describedFlagNames, type Registry} from '../cli/registry.js';
-import type {Command, FlagSpec} from '../cli/types.js';
+import type {Command, CommandInput, FlagSpec} from '../cli/types.js';
 import {UsageError} from '../cli/validators.js';
 import {configFilePath, readConfigFile} from '../config/file.js';
 import {profileNames} from '../config/profiles.js';
@@ -85,6 +85,58 @@ function printProfiles({context, output}: Deps): void {
 	}
 }
 
+/** `completion <shell>`, or what a script asks while completing (--event-ids, --chat-ids, --profiles). */
+function parseCompletion({argv, flags}: CommandInput): CompletionOptions {
+	if (flags.eventIds === true) {
+		return {kind: 'event-ids', words: argv};
+	}
+
+	if (flags.chatIds === true) {
+		return {kind: 'chat-ids'};
+	}
+
+	if (flags.profiles === true) {
+		return {kind: 'profiles'};
+	}
+
+	const [shell, ...extra] = argv;
+	if (shell === undefined) {
+		throw new UsageError('argument-missing', `Name the shell: ${usage}`);
+	}
+
+	if (extra.length > 0) {
+		throw new UsageError('too-many-arguments', `Name one shell only: ${usage}`);
+	}
+
+	if (!(completionShells as readonly string[]).includes(shell)) {
+		throw new UsageError('shell-unknown', `Unknown shell "${shell}"; completion scripts exist for ${completionShells.join(', ')}`);
+	}
+
+	return {kind: 'script', shell: shell as CompletionShell};
+}
+
+/** The newest ids of the journal (or Redis) the typed words name; nothing on any failure. */
+async function printEventIds({context, output}: Deps, words: readonly string[]): Promise<void> {
+	// Completing must never print an error into the user's command line: any failure lists nothing.
+	try {
+		const [{openStore}, {parseStore}] = await Promise.all([import('./events/shared.js'), import('./events/store-flags.js')]);
+		const dataDir = typedFlag(words, 'data-dir');
+		const redis = typedFlag(words, 'redis');
+		const store = parseStore({...(dataDir ? {dataDir} : {}), ...(redis ? {redis} : {})}, context.env);
+		const {backend} = await openStore(store, 'read', context.env);
+		try {
+			const events = await backend.list({limit: 200});
+			for (const event of events) {
+				output.print({type: 'event-id', id: event.id}, `${event.id}\n`);
+			}
+		} finally {
+			await backend.close();
+		}
+	} catch {
+		// Nothing to offer.
+	}
+}
+
 /** The command, made with the table of commands that its scripts complete (commands/registry.ts). */
 export function completionCommand(registry: Registry): Command<CompletionOptions> {
 	return {
@@ -100,36 +152,8 @@ export function completionCommand(registry: Registry): Command<CompletionOptions
 			'platform-tui completion zsh > "${fpath[1]}/_platform-tui"',
 			'platform-tui completion fish > ~/.config/fish/completions/platform-tui.fish',
 		],
-		parse({argv, flags}) {
-			if (flags.eventIds === true) {
-				return {kind: 'event-ids', words: argv};
-			}
-
-			if (flags.chatIds === true) {
-				return {kind: 'chat-ids'};
-			}
-
-			if (flags.profiles === true) {
-				return {kind: 'profiles'};
-			}
-
-			const [shell, ...extra] = argv;
-			if (shell === undefined) {
-				throw new UsageError('argument-missing', `Name the shell: ${usage}`);
-			}
-
-			if (extra.length > 0) {
-				throw new UsageError('too-many-arguments', `Name one shell only: ${usage}`);
-			}
-
-			if (!(completionShells as readonly string[]).includes(shell)) {
-				throw new UsageError('shell-unknown', `Unknown shell "${shell}"; completion scripts exist for ${completionShells.join(', ')}`);
-			}
-
-			return {kind: 'script', shell: shell as CompletionShell};
-		},
+		parse: parseCompletion,
 		async run(options, deps) {
-			const {context} = deps;
 			if (options.kind === 'script') {
 				const script = completionScript(options.shell, {commands: await commandsForCompletion(registry), topFlags: ['json', 'debug', 'profile', 'help', 'version']});
 				deps.output.print({type: 'completion-script', shell: options.shell, script}, script);
@@ -146,27 +170,8 @@ export function completionCommand(registry: Registry): Command<CompletionOptions
 				return 0;
 			}
 
-			// Completing must never print an error into the user's command line: any failure lists nothing.
-			try {
-				const [{openStore}, {parseStore}] = await Promise.all([import('./events/shared.js'), import('./events/store-flags.js')]);
-				const dataDir = typedFlag(options.words, 'data-dir');
-				const redis = typedFlag(options.words, 'redis');
-				const store = parseStore({...(dataDir ? {dataDir} : {}), ...(redis ? {redis} : {})}, context.env);
-				const {backend} = await openStore(store, 'read', context.env);
-				try {
-					const events = await backend.list({limit: 200});
-					for (const event of events) {
-						deps.output.print({type: 'event-id', id: event.id}, `${event.id}\n`);
-					}
-				} finally {
-					await backend.close();
-				}
-			} catch {
-				// Nothing to offer.
-			}
-
+			await printEventIds(deps, options.words);
 			return 0;
 		},
-
 	};
 }

@@ -4,13 +4,10 @@
  * 1 a failure, or (with --keep-going) some files left out while the reply is still printed;
  * 130 cancelled (143 on SIGTERM).
  */
-import {CancelledError, isAbortError} from '../../errors.js';
-import type {UploadEvent} from '../../workflow/events.js';
 import {createRetryTracker} from '../../workflow/retries.js';
-import {defaultConcurrency, defaultTitle, runUpload, type UploadOptions} from '../../workflow/run-upload.js';
+import {defaultConcurrency, defaultTitle, type UploadOptions} from '../../workflow/run-upload.js';
 import {selectFiles} from '../../workflow/select.js';
-import type {Deps} from '../../cli/deps.js';
-import {configuredTarget, localBanner, localTarget, type Target} from '../platform-target.js';
+import {configuredTarget, localTarget} from '../platform-target.js';
 import {parseSyncFlags, runDryRun, selectionOf, syncFlags, syncWorkflowOptions, type SyncCommandOptions} from './sync.js';
 import {readFlags} from '../../cli/flag-values.js';
 import {outputFlags, sharedFlags} from '../../cli/flags.js';
@@ -18,10 +15,9 @@ import {kebab} from '../../cli/kebab.js';
 import type {Command, FlagSpec} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
 import {replyFlags} from '../reply-flags.js';
-import {resumeAdvice} from '../../cli/messages/resume.js';
-import {UploadStoppedError} from '../../workflow/errors.js';
 import {resumeCommand} from './resume.js';
-import {withReactBuild} from '../../ui/react-build.js';
+import {runPlain} from './plain.js';
+import {runScreen} from './screen.js';
 
 export const usageLine = 'Usage: platform-tui upload <folder_path> <instruction_prompt>';
 
@@ -45,82 +41,6 @@ export type UploadCommandOptions = {
 };
 
 const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistantId'] as const;
-
-/** The sentence and next step for an error of this command, as error-message.ts words every error (loaded only when needed). */
-export async function describeUploadError(error: unknown): Promise<string> {
-	const {describeError, joinText} = await import('../../cli/error-message.js');
-	return joinText(describeError(error, {offersLocal: true}));
-}
-
-/** Where a run stands for its resume advice: the chat, once created or checked. */
-function chatOf(event: UploadEvent): string | undefined {
-	return event.type === 'chat-created' || event.type === 'chat-checked' ? event.chatId : undefined;
-}
-
-type PlainOptions = {note: Target['note']; resumeFor: ((chatId: string) => string) | undefined; quiet: boolean; statsIntervalMs: number};
-
-async function runPlain(deps: Deps, options: UploadOptions, {note, resumeFor, quiet, statsIntervalMs}: PlainOptions): Promise<number> {
-	const {context, output} = deps;
-	const {createPlainOutput} = await import('../../ui/upload/plain-output.js');
-	const print = createPlainOutput({quiet, statsIntervalMs});
-	const write = (lines: ReturnType<typeof print.due>): void => {
-		for (const {stream, text} of lines) {
-			context[stream].write(`${text}\n`);
-		}
-	};
-	if (note) {
-		// Without --json the banner is a diagnostic (stderr).
-		output.print({type: 'local-platform', baseUrl: note.baseUrl, ...(note.receiverUrl ? {receiverUrl: note.receiverUrl} : {})});
-		if (!output.json && !quiet) {
-			context.stderr.write(`${localBanner(note)}\n`);
-		}
-	}
-
-	let chatId: string | undefined;
-	const onEvent = (event: UploadEvent): void => {
-		// Once the chat is known, how to continue is said at once: a killed run prints nothing after.
-		const known = resumeFor && chatOf(event);
-		chatId ??= known ?? ('chatId' in event && typeof event.chatId === 'string' ? event.chatId : undefined);
-		if (output.json) {
-			// The run's last line is the dispatcher's `result` (cli/json-writer.ts); the workflow's result is the reply.
-			const line = event.type === 'result' ? {...event, type: 'reply' as const} : event;
-			output.print(known === undefined ? line : {...line, resume: resumeFor?.(known)});
-			return;
-		}
-
-		write(print.event(event));
-
-		if (event.type === 'chat-created' && resumeFor && !quiet) {
-			context.stderr.write(`If this run stops, continue it with: ${resumeFor(event.chatId)}\n`);
-		}
-	};
-
-	// The summary also comes while no event does (a long wait for the reply).
-	const stats = statsIntervalMs > 0 && !quiet && !output.json ? setInterval(() => {
-		write(print.due());
-	}, statsIntervalMs) : undefined;
-	stats?.unref();
-	try {
-		const result = await runUpload(options, onEvent);
-		if (result.failed.length > 0) {
-			context.stderr.write(`${result.failed.length} of ${result.failed.length + result.files.length} files were left out of chat ${result.chatId}; the reply covers the others.\n`);
-			return 1;
-		}
-
-		return 0;
-	} catch (error) {
-		if (error instanceof CancelledError || isAbortError(error)) {
-			output.print({type: 'cancelled', ...(chatId === undefined ? {} : {chatId}), ...(chatId === undefined || !resumeFor ? {} : {resume: resumeFor(chatId)})});
-
-			context.stderr.write(`Cancelled; in-flight requests were aborted.${chatId === undefined || !resumeFor ? '' : ` ${resumeAdvice(chatId, resumeFor(chatId))}`}\n`);
-			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
-		}
-
-		throw chatId === undefined || !resumeFor ? error : new UploadStoppedError(error, chatId, resumeFor(chatId));
-	} finally {
-		clearInterval(stats);
-	}
-}
 
 /** upload's own flags, each once with its default and range (the sync flags are sync.ts's). */
 const uploadFlags = {
@@ -225,27 +145,8 @@ const command: Command<UploadCommandOptions> = {
 		};
 		try {
 			if (context.interactive && !options.quiet) {
-				// Ink loads only for the live screen, so usage errors and plain runs start fast and lean.
-				const {runInteractive} = await withReactBuild(async () => import('../../ui/upload/interactive.js'));
-				const outcome = await runInteractive(context, workflow, cancel, describeUploadError, target.note ? localBanner(target.note) : undefined, resume && {
-					advice: chatId => resumeAdvice(chatId, resume(chatId)),
-					wrap: (error, chatId) => new UploadStoppedError(error, chatId, resume(chatId)),
-				});
-				if (outcome.error !== undefined && context.debug) {
-					const {debugStack} = await import('../../cli/error-message.js');
-					context.stderr.write(`${debugStack(outcome.error) ?? ''}\n`);
-				} else if (outcome.error !== undefined && !context.stderr.isTTY) {
-					// The red box is on the terminal; a redirected stderr still gets the sentence.
-					context.stderr.write(`Error: ${await describeUploadError(outcome.error)}\n`);
-				}
-
-				if (options.sync.interactive && outcome.code === 0 && outcome.chatId !== undefined) {
-					const {openChatPrompt} = await import('../chat.js');
-					const conversation = {client: target.client, assistantId: target.assistantId, chatId: outcome.chatId, pollIntervalMs: options.pollIntervalMs, replyTimeoutMs: options.replyTimeoutMs};
-					return await openChatPrompt(deps, conversation, `Follow-up questions in chat ${outcome.chatId}`);
-				}
-
-				return outcome.code;
+				const followUp = {ask: options.sync.interactive, pollIntervalMs: options.pollIntervalMs, replyTimeoutMs: options.replyTimeoutMs};
+				return await runScreen(deps, {workflow, cancel, target, resume, followUp});
 			}
 
 			return await runPlain(deps, workflow, {note: target.note, resumeFor: resume, quiet: options.quiet, statsIntervalMs: options.statsIntervalMs});

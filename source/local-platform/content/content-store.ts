@@ -1,43 +1,11 @@
-import mime from 'mime-types';
 import {isRecord} from '../../format/value.js';
 import type {LocalContent} from '../records.js';
 import {isoNow} from '../clock.js';
 import {quotaExceeded, type Caller, type ServiceContext} from '../context.js';
-import {badRequest, notFound, optionalString, requiredString, type JsonObject} from '../http/http.js';
-import {newId, newToken} from '../ids.js';
+import {badRequest, notFound, optionalString, type JsonObject} from '../http/http.js';
+import {checkFinalize, newContentRecord, readUpsertBody, type ContentRecord} from './content-record.js';
 
-export type ContentRecord = {
-	id: string;
-	key: string;
-	title: string;
-	mimeType: string;
-	chatId: string | undefined;
-	companyId: string;
-	ownerId: string;
-	byteSize: number | null;
-	ingestionState: string;
-	ingestionError: string | undefined;
-	ingestionConfig: unknown;
-	writeToken: string;
-	readToken: string;
-	blobContentType: string | undefined;
-	uploadedAt: string | undefined;
-	finalizedAt: string | undefined;
-	createdAt: string;
-	updatedAt: string;
-	/** Bumped by every completed upload; a running ingestion stops when it is no longer current. */
-	generation: number;
-	chunkCount: number;
-};
-
-function normalizeMime(mimeType: string, key: string): string {
-	const base = (mimeType.split(';')[0] ?? '').trim().toLowerCase();
-	if (base !== '') {
-		return base;
-	}
-
-	return mime.lookup(key) || 'application/octet-stream';
-}
+export type {ContentRecord} from './content-record.js';
 
 /** Content records: upsert by key within a scope (a chat, or company-wide), content search, pre-signed addresses. */
 export class ContentStore {
@@ -97,26 +65,13 @@ export class ContentStore {
 	 * soon as the bytes have arrived by PUT.
 	 */
 	upsert(body: JsonObject, caller: Caller): LocalContent {
-		if (!isRecord(body.input)) {
-			throw badRequest('"input" is required and must be an object');
-		}
-
-		const {input} = body;
-		const key = requiredString(input, 'key', 'input.key');
-		const title = optionalString(input, 'title', 'input.title') ?? key;
-		const mimeType = normalizeMime(optionalString(input, 'mimeType', 'input.mimeType') ?? '', key);
-		const {byteSize} = input;
-		if (byteSize !== undefined && byteSize !== null && (typeof byteSize !== 'number' || !Number.isSafeInteger(byteSize) || byteSize < 0)) {
-			throw badRequest('"input.byteSize" must be a non-negative integer');
-		}
-
-		const chatId = optionalString(body, 'chatId');
-		const fileUrl = optionalString(body, 'fileUrl');
+		const input = readUpsertBody(body);
+		const {chatId} = input;
 		if (chatId !== undefined) {
 			this.chatFor(chatId, caller);
 		}
 
-		const scopeKey = this.contentKey(caller.companyId, chatId, key);
+		const scopeKey = this.contentKey(caller.companyId, chatId, input.key);
 		const existingId = this.contentKeys.get(scopeKey);
 		let content = existingId === undefined ? undefined : this.contents.get(existingId);
 		const at = isoNow(this.context.clock);
@@ -125,51 +80,16 @@ export class ContentStore {
 				throw quotaExceeded('contents', this.context.limits.maxContents);
 			}
 
-			content = {
-				id: newId('cont'),
-				key,
-				title,
-				mimeType,
-				chatId,
-				companyId: caller.companyId,
-				ownerId: chatId ?? caller.companyId,
-				byteSize: null,
-				ingestionState: 'QUEUED',
-				ingestionError: undefined,
-				ingestionConfig: body.ingestionConfig,
-				writeToken: newToken(),
-				readToken: newToken(),
-				blobContentType: undefined,
-				uploadedAt: undefined,
-				finalizedAt: undefined,
-				createdAt: at,
-				updatedAt: at,
-				generation: 0,
-				chunkCount: 0,
-			};
+			content = newContentRecord(input, caller.companyId, body.ingestionConfig, at);
 		}
 
-		if (fileUrl !== undefined) {
-			let path: string;
-			try {
-				path = new URL(fileUrl).pathname;
-			} catch {
-				throw badRequest('"fileUrl" must be a URL');
-			}
-
-			if (path !== `/blob/${encodeURIComponent(content.id)}`) {
-				throw badRequest('"fileUrl" must be the readUrl of this content (the local platform does not fetch other addresses)');
-			}
-
-			if (typeof byteSize === 'number' && content.uploadedAt !== undefined && content.byteSize !== byteSize) {
-				throw badRequest(`"input.byteSize" is ${byteSize} but ${content.byteSize ?? 0} bytes were uploaded`);
-			}
-
+		if (input.fileUrl !== undefined) {
+			checkFinalize(content, input.fileUrl, input.byteSize);
 			content.finalizedAt ??= at;
 		}
 
-		content.title = title;
-		content.mimeType = mimeType;
+		content.title = input.title;
+		content.mimeType = input.mimeType;
 		if (body.ingestionConfig !== undefined) {
 			content.ingestionConfig = body.ingestionConfig;
 		}

@@ -4,7 +4,7 @@
  */
 import type {BackendHealth, EventBackend} from '../store/backend.js';
 import {maskUrl} from '../../format/secret.js';
-import {type ConnectOptions, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
+import {type ConnectOptions, type RedisClient, checkRedisUrl, connect, defaultCommandTimeoutMs, disconnect} from './connection.js';
 import {prefixFor} from './target.js';
 import {checkPersistence} from './persistence.js';
 import {createEventQueue, defaultWaitTimeoutMs} from './queue.js';
@@ -66,6 +66,77 @@ export type RedisBackendOptions = {
 /** How often serve checks Redis's persistence settings again after start. */
 export const defaultDurabilityRecheckMs = 5000;
 
+/** The queue side (accept, list, replay, figures) over the producer connection. */
+function eventQueueOf(producer: RedisClient, queueName: string, prefix: string, options: RedisBackendOptions) {
+	return createEventQueue({
+		producer,
+		queueName,
+		prefix,
+		keepMs: Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs),
+		keepCount: options.maxEntries ?? defaultMaxEntries,
+		holdIdMs: minRetentionMs,
+		maskedUrl: maskUrl(options.url),
+		...(options.replicaName === undefined ? {} : {replicaName: options.replicaName}),
+		...(options.waitReplicas ? {waitReplicas: options.waitReplicas, waitTimeoutMs: options.waitTimeoutMs ?? defaultWaitTimeoutMs} : {}),
+	});
+}
+
+type Durability = Awaited<ReturnType<typeof checkPersistence>>;
+type DurabilityWatch = {current(): Durability | undefined; recheck(): Promise<void>};
+
+/**
+ * Whether Redis keeps acknowledged events (with `checkDurability`; undefined otherwise): checked
+ * at start, and again by `recheck` when the last check is old (someone may have changed the settings).
+ */
+async function watchDurability(producer: RedisClient, options: RedisBackendOptions): Promise<DurabilityWatch> {
+	let durability = options.checkDurability ? await checkPersistence(producer) : undefined;
+	let durabilityCheckedAt = Date.now();
+	return {
+		current: () => durability,
+		async recheck() {
+			if (durability === undefined || producer.status !== 'ready' || Date.now() - durabilityCheckedAt < (options.durabilityRecheckMs ?? defaultDurabilityRecheckMs)) {
+				return;
+			}
+
+			durabilityCheckedAt = Date.now();
+			const found = await checkPersistence(producer);
+			// A connection lost during the check says nothing about the settings: keep the last answer.
+			if (found.state !== 'unknown' || durability.state === 'unknown') {
+				durability = found;
+			}
+		},
+	};
+}
+
+/** What a replica's worker takes from the backend's options. */
+function workerOptions(options: RedisBackendOptions) {
+	return {
+		lockDurationMs: options.lockDurationMs,
+		stalledIntervalMs: options.stalledIntervalMs,
+		name: options.replicaName,
+		onError: options.onError,
+		...(options.limiter ? {limiter: options.limiter} : {}),
+		abortGraceMs: options.abortGraceMs,
+		hangUpMs: options.hangUpMs,
+	};
+}
+
+/** Not ok while a connection is down, or (unless allowed) while Redis may lose acknowledged events. */
+async function healthOf(clients: Array<RedisClient | undefined>, durability: DurabilityWatch, options: RedisBackendOptions): Promise<BackendHealth> {
+	const down = clients.find(client => client !== undefined && client.status !== 'ready');
+	if (down !== undefined) {
+		return {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`};
+	}
+
+	await durability.recheck();
+	const found = durability.current();
+	if (found?.state === 'volatile' && options.allowVolatile !== true) {
+		return {ok: false, reason: `Redis at ${maskUrl(options.url)} may lose acknowledged events: ${found.detail ?? 'persistence is off'}`};
+	}
+
+	return {ok: true};
+}
+
 /**
  * Connects to Redis and returns the backend. Throws a `RedisError` (`redis-url-invalid`,
  * `redis-unreachable`, `redis-auth`) when Redis cannot be used now.
@@ -83,39 +154,15 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 	const queueName = options.queueName ?? defaultQueueName;
 	// In a Cluster the prefix is hash-tagged (`{platform-tui}`): all keys of the queue in one slot.
 	const prefix = prefixFor(checkRedisUrl(options.url), options.prefix ?? defaultPrefix);
-	const events = createEventQueue({
-		producer,
-		queueName,
-		prefix,
-		keepMs: Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs),
-		keepCount: options.maxEntries ?? defaultMaxEntries,
-		holdIdMs: minRetentionMs,
-		maskedUrl: maskUrl(options.url),
-		...(options.replicaName === undefined ? {} : {replicaName: options.replicaName}),
-		...(options.waitReplicas ? {waitReplicas: options.waitReplicas, waitTimeoutMs: options.waitTimeoutMs ?? defaultWaitTimeoutMs} : {}),
-	});
-	let durability = options.checkDurability ? await checkPersistence(producer) : undefined;
-	let durabilityCheckedAt = Date.now();
-	/** Checks the settings again when the last check is old (someone may have changed them since). */
-	const recheckDurability = async () => {
-		if (durability === undefined || producer.status !== 'ready' || Date.now() - durabilityCheckedAt < (options.durabilityRecheckMs ?? defaultDurabilityRecheckMs)) {
-			return;
-		}
-
-		durabilityCheckedAt = Date.now();
-		const found = await checkPersistence(producer);
-		// A connection lost during the check says nothing about the settings: keep the last answer.
-		if (found.state !== 'unknown' || durability.state === 'unknown') {
-			durability = found;
-		}
-	};
+	const events = eventQueueOf(producer, queueName, prefix, options);
+	const durability = await watchDurability(producer, options);
 	let worker: EventWorker | undefined;
 	let workerConnection: Awaited<ReturnType<typeof connect>> | undefined;
 
 	return {
 		kind: 'redis',
 		get durability() {
-			return durability;
+			return durability.current();
 		},
 		sharesBacklog: true,
 		accept: async (event, limit) => events.accept(event, limit),
@@ -125,20 +172,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			}
 
 			workerConnection = await connect('worker', connectOptions);
-			worker = await startWorker({
-				connection: workerConnection,
-				queueName,
-				prefix,
-				handler,
-				concurrency,
-				lockDurationMs: options.lockDurationMs,
-				stalledIntervalMs: options.stalledIntervalMs,
-				name: options.replicaName,
-				onError: options.onError,
-				...(options.limiter ? {limiter: options.limiter} : {}),
-				abortGraceMs: options.abortGraceMs,
-				hangUpMs: options.hangUpMs,
-			});
+			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, ...workerOptions(options)});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
 		active: () => worker?.active() ?? 0,
@@ -149,19 +183,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 		// Redis re-queues the event for the replicas: the handler of this process is not used.
 		replay: async id => events.replay(id),
 		stats: async () => events.stats(),
-		async health(): Promise<BackendHealth> {
-			const down = [producer, workerConnection].find(client => client !== undefined && client.status !== 'ready');
-			if (down !== undefined) {
-				return {ok: false, reason: `Redis at ${maskUrl(options.url)} is not connected (${down.status})`};
-			}
-
-			await recheckDurability();
-			if (durability?.state === 'volatile' && options.allowVolatile !== true) {
-				return {ok: false, reason: `Redis at ${maskUrl(options.url)} may lose acknowledged events: ${durability.detail ?? 'persistence is off'}`};
-			}
-
-			return {ok: true};
-		},
+		health: async () => healthOf([producer, workerConnection], durability, options),
 		backlog: async () => events.backlog(),
 		waiting: async () => events.waiting(),
 		async wake() {

@@ -62,45 +62,55 @@ function failingStep(reason: string): StepRecord {
 	return {name: 'failing', at: new Date().toISOString(), error: reason};
 }
 
-export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
-	let active = 0;
-	const saveSteps = stepSaver(options.connection, jobId => `${options.prefix}:${options.queueName}:${jobId}`);
+/** What a replica's worker keeps while it runs, shared by its processor, its listeners and its stop. */
+type WorkerState = {
+	/** Jobs running here (the processor's and the failure paths' below). */
+	active: number;
+	saveSteps: ReturnType<typeof stepSaver>;
 	/** Errors our processor ended a job with: their failure path already ran. */
-	const handled = new WeakSet<Error>();
+	handled: WeakSet<Error>;
 	/** Failure paths running for jobs BullMQ failed without the processor (stalled too often). */
-	const cleanups = new Set<Promise<unknown>>();
+	cleanups: Set<Promise<unknown>>;
 	/** Jobs Redis lost while they ran here: BullMQ's complaints about them (no key, no lock) are expected for a while. */
-	const lostJobs = new Set<string>();
-	const processor = async (job: Job<NewEvent>, token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
+	lostJobs: Set<string>;
+};
+
+/** Saves a job's steps into its progress; `lost` once Redis is found to have lost the job; `saved`: how many of the steps Redis has. */
+function jobSteps(state: WorkerState, job: Job<NewEvent>, steps: StepRecord[]) {
+	const record = {lost: false, saved: steps.length};
+	const save = async () => {
+		if (record.lost || record.saved === steps.length) {
+			return;
+		}
+
+		const count = steps.length;
+		if (await state.saveSteps(job, steps)) {
+			record.saved = count;
+		} else {
+			// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
+			// everything the answer needs: it goes on from its copy rather than apologising
+			// for an answer it can still give; nothing of it can be stored any more.
+			record.lost = true;
+			state.lostJobs.add(job.id ?? '');
+		}
+	};
+
+	return {record, save};
+}
+
+/** Runs the handler on a job: its steps saved as they happen, a waiting event delayed, a failure ended unrecoverable. */
+function jobProcessor(options: WorkerOptions, state: WorkerState) {
+	return async (job: Job<NewEvent>, token?: string, signal?: AbortSignal): Promise<JobResult | {status: 'logged' | 'ignored'}> => {
 		if (job.data.status !== 'received') {
 			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
 			return {status: job.data.status};
 		}
 
-		active++;
-		/** Set once Redis is found to have lost the job; `saved`: how many of the steps Redis has. */
-		const record = {lost: false, saved: 0};
+		const event = toStoredEvent(job, 'active');
+		const steps: StepRecord[] = [...event.steps];
+		const {record, save} = jobSteps(state, job, steps);
+		state.active++;
 		try {
-			const event = toStoredEvent(job, 'active');
-			const steps: StepRecord[] = [...event.steps];
-			record.saved = steps.length;
-			const save = async () => {
-				if (record.lost || record.saved === steps.length) {
-					return;
-				}
-
-				const count = steps.length;
-				if (await saveSteps(job, steps)) {
-					record.saved = count;
-				} else {
-					// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
-					// everything the answer needs: it goes on from its copy rather than apologising
-					// for an answer it can still give; nothing of it can be stored any more.
-					record.lost = true;
-					lostJobs.add(job.id ?? '');
-				}
-			};
-
 			const result = await options.handler({
 				event,
 				signal: signal ?? new AbortController().signal,
@@ -126,43 +136,28 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 			if (result.status === 'failed') {
 				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
 				const error = new UnrecoverableError(result.error ?? 'failed');
-				handled.add(error);
+				state.handled.add(error);
 				throw error;
 			}
 
 			return result;
 		} finally {
-			active--;
+			state.active--;
 			if (record.lost) {
-				setTimeout(() => lostJobs.delete(job.id ?? ''), 60_000).unref();
+				setTimeout(() => state.lostJobs.delete(job.id ?? ''), 60_000).unref();
 			}
 		}
 	};
+}
 
-	const worker = new Worker<NewEvent>(options.queueName, processor, {
-		connection: options.connection,
-		prefix: options.prefix,
-		concurrency: options.concurrency,
-		name: options.name ?? replicaName(),
-		lockDuration: options.lockDurationMs ?? testTimers()?.lockDurationMs ?? defaultLockDurationMs,
-		stalledInterval: options.stalledIntervalMs ?? testTimers()?.stalledIntervalMs ?? defaultStalledIntervalMs,
-		maxStalledCount: maxTakeovers,
-		autorun: false,
-		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),
-	});
-	worker.on('error', error => {
-		const lostJob = /^(?:Missing (?:key|lock) for job|could not renew lock for job) (\S+?)\.?(?: |$)/.exec(error.message);
-		if (lostJob && [...lostJobs].some(id => lostJob[1]?.endsWith(id))) {
-			return;
-		}
-
-		options.onError?.(error);
-	});
-	// A job BullMQ failed on its own (taken over more than `maxTakeovers` times: "job stalled more
-	// than allowable limit") never reached the processor's failure path: run it here, from the
-	// steps the dead replicas recorded, so its open logs are set FAILED and the apology written.
-	worker.on('failed', (job, error) => {
-		if (job?.data === undefined || job.data.status !== 'received' || handled.has(error)) {
+/**
+ * A job BullMQ failed on its own (taken over more than `maxTakeovers` times: "job stalled more
+ * than allowable limit") never reached the processor's failure path: run it here, from the
+ * steps the dead replicas recorded, so its open logs are set FAILED and the apology written.
+ */
+function failurePathRunner(options: WorkerOptions, state: WorkerState) {
+	return (job: Job<NewEvent> | undefined, error: Error): void => {
+		if (job?.data === undefined || job.data.status !== 'received' || state.handled.has(error)) {
 			return;
 		}
 
@@ -173,34 +168,32 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		}
 
 		event.steps = [...steps];
-		active++;
+		state.active++;
 		const cleanup = options.handler({
 			event,
 			signal: new AbortController().signal,
 			async recordStep(step) {
 				steps.push(step);
-				await saveSteps(job, steps);
+				await state.saveSteps(job, steps);
 			},
 		}).catch((failure: unknown) => {
 			options.onError?.(failure instanceof Error ? failure : new Error(String(failure)));
 		}).finally(() => {
-			active--;
-			cleanups.delete(cleanup);
+			state.active--;
+			state.cleanups.delete(cleanup);
 		});
-		cleanups.add(cleanup);
-	});
-	void worker.run().catch((error: unknown) => {
-		options.onError?.(error instanceof Error ? error : new Error(String(error)));
-	});
-	await worker.waitUntilReady();
+		state.cleanups.add(cleanup);
+	};
+}
 
-	let stopping: Promise<{cutOff: number}> | undefined;
-	const drainAndClose = async (drainMs: number): Promise<{cutOff: number}> => {
+/** Stops the worker within `drainMs`, then cuts off what still runs; how many were cut off. */
+function drainer(worker: Worker<NewEvent>, options: WorkerOptions, state: WorkerState) {
+	return async (drainMs: number): Promise<{cutOff: number}> => {
 		// Nothing running: the stop waits only for the hang-up, and not at all when Redis is not
 		// connected (a Redis that cannot be reached would otherwise hold it for the whole drain time).
-		const idle = active === 0 && cleanups.size === 0;
+		const idle = state.active === 0 && state.cleanups.size === 0;
 		const hangUpMs = options.connection.status === 'ready' ? options.hangUpMs ?? defaultHangUpMs : 0;
-		const closing = worker.close().then(async () => Promise.all(cleanups));
+		const closing = worker.close().then(async () => Promise.all(state.cleanups));
 		if (await settlesWithin(closing, idle ? hangUpMs : drainMs)) {
 			return {cutOff: 0};
 		}
@@ -213,14 +206,50 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 		// grace (a short hang-up when none was cut off). Past it the close is left unfinished:
 		// BullMQ's close waits for its blocking connection to end, and a connection reconnecting to
 		// a Redis that cannot be reached never ends, so a stop during an outage would not return.
-		const cutOff = active;
+		const cutOff = state.active;
 		worker.cancelAllJobs('the replica is shutting down');
-		await settlesWithin(closing, cutOff > 0 || cleanups.size > 0 ? options.abortGraceMs ?? defaultAbortGraceMs : options.hangUpMs ?? defaultHangUpMs);
+		await settlesWithin(closing, cutOff > 0 || state.cleanups.size > 0 ? options.abortGraceMs ?? defaultAbortGraceMs : options.hangUpMs ?? defaultHangUpMs);
 		return {cutOff};
 	};
+}
 
+export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
+	const state: WorkerState = {
+		active: 0,
+		saveSteps: stepSaver(options.connection, jobId => `${options.prefix}:${options.queueName}:${jobId}`),
+		handled: new WeakSet<Error>(),
+		cleanups: new Set<Promise<unknown>>(),
+		lostJobs: new Set<string>(),
+	};
+	const worker = new Worker<NewEvent>(options.queueName, jobProcessor(options, state), {
+		connection: options.connection,
+		prefix: options.prefix,
+		concurrency: options.concurrency,
+		name: options.name ?? replicaName(),
+		lockDuration: options.lockDurationMs ?? testTimers()?.lockDurationMs ?? defaultLockDurationMs,
+		stalledInterval: options.stalledIntervalMs ?? testTimers()?.stalledIntervalMs ?? defaultStalledIntervalMs,
+		maxStalledCount: maxTakeovers,
+		autorun: false,
+		...(options.limiter ? {limiter: {max: options.limiter.max, duration: options.limiter.durationMs}} : {}),
+	});
+	worker.on('error', error => {
+		const lostJob = /^(?:Missing (?:key|lock) for job|could not renew lock for job) (\S+?)\.?(?: |$)/.exec(error.message);
+		if (lostJob && [...state.lostJobs].some(id => lostJob[1]?.endsWith(id))) {
+			return;
+		}
+
+		options.onError?.(error);
+	});
+	worker.on('failed', failurePathRunner(options, state));
+	void worker.run().catch((error: unknown) => {
+		options.onError?.(error instanceof Error ? error : new Error(String(error)));
+	});
+	await worker.waitUntilReady();
+
+	let stopping: Promise<{cutOff: number}> | undefined;
+	const drainAndClose = drainer(worker, options, state);
 	return {
-		active: () => active,
+		active: () => state.active,
 		async stop(drainMs) {
 			// Once: the backend's close stops again after serve's drain, and gets the first outcome.
 			stopping ??= drainAndClose(drainMs);

@@ -4,29 +4,16 @@
  * conversation. Enter sends; an empty line or Ctrl+D ends (exit 0); Ctrl+C during a reply stops
  * waiting for it, Ctrl+C at the prompt leaves (exit 130).
  */
-import {Box, Static, Text, useInput} from 'ink';
+import {Box, Static, Text} from 'ink';
 import Spinner from 'ink-spinner';
-import {useEffect, useRef, useState} from 'react';
 import {formatElapsed} from '../../format/duration.js';
 import {TextInput} from '../components/text-input.js';
 import {useTerminalSize} from '../use-terminal-size.js';
-import {useExitAfterFrame} from '../use-exit-after-frame.js';
 import {wrapParagraphs} from '../wrap.js';
-import {asked, ended, failed, initialChatState, replied, stopped, stoppedNote, streamed, type ChatItem, type ChatViewState} from './state.js';
+import {stoppedNote, type ChatItem, type ChatViewState} from './state.js';
+import {useChatSession, type ChatAppProps} from './use-chat-session.js';
 
-/** Sends one question and waits for its reply; `onText` gets the text as it grows. Rejects on abort. */
-export type Ask = (question: string, signal: AbortSignal, onText: (text: string) => void) => Promise<{text: string; elapsedMs: number}>;
-
-export type ChatAppProps = {
-	chatId: string;
-	ask: Ask;
-	/** Words an error in one sentence. */
-	describe: (error: unknown) => string;
-	banner?: string;
-	/** Called once with the exit code when the session ends. */
-	onEnd: (code: number) => void;
-	clock?: () => number;
-};
+export type {Ask, ChatAppProps} from './use-chat-session.js';
 
 function Item({item, width}: {item: ChatItem; width: number}) {
 	switch (item.kind) {
@@ -74,72 +61,10 @@ function Streaming({pending, now, width, rows}: {pending: NonNullable<ChatViewSt
 	);
 }
 
-export function ChatApp({chatId, ask, describe, banner, onEnd, clock = Date.now}: ChatAppProps) {
-	const [state, setState] = useState<ChatViewState>(() => initialChatState(chatId, banner));
-	const waiting = useRef<AbortController | undefined>(undefined);
-	const [now, setNow] = useState(clock());
+export function ChatApp(props: ChatAppProps) {
+	const {state, now, submit} = useChatSession(props);
 	const {columns, rows} = useTerminalSize();
 	const width = Math.max(20, (columns ?? 80) - 1);
-
-	useEffect(() => {
-		if (state.pending === undefined) {
-			return;
-		}
-
-		const timer = setInterval(() => {
-			setNow(clock());
-		}, 500);
-		return () => {
-			clearInterval(timer);
-		};
-	}, [state.pending, clock]);
-
-	useEffect(() => {
-		if (state.exitCode !== undefined) {
-			onEnd(state.exitCode);
-		}
-	}, [state.exitCode, onEnd]);
-	useExitAfterFrame(state.exitCode !== undefined);
-
-	const submit = (value: string): void => {
-		const question = value.trim();
-		if (question === '') {
-			setState(current => ended(current, 0));
-			return;
-		}
-
-		const controller = new AbortController();
-		waiting.current = controller;
-		setNow(clock());
-		setState(current => asked(current, question, clock()));
-		ask(question, controller.signal, text => {
-			setState(current => streamed(current, text));
-		}).then(reply => {
-			setState(current => replied(current, reply.text, reply.elapsedMs));
-		}, (error: unknown) => {
-			setState(current => controller.signal.aborted ? stopped(current) : failed(current, describe(error)));
-		}).finally(() => {
-			if (waiting.current === controller) {
-				waiting.current = undefined;
-			}
-		});
-	};
-
-	useInput((input, key) => {
-		if (key.ctrl && input === 'c') {
-			if (waiting.current === undefined) {
-				setState(current => ended(current, 130));
-			} else {
-				waiting.current.abort();
-			}
-
-			return;
-		}
-
-		if (key.ctrl && input === 'd' && waiting.current === undefined) {
-			setState(current => ended(current, 0));
-		}
-	}, {isActive: state.exitCode === undefined});
 
 	const live = state.exitCode === undefined;
 	return (

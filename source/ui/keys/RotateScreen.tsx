@@ -1,10 +1,10 @@
-import {Box, Static, useApp, useInput, useStdout} from 'ink';
-import {useCallback, useEffect, useLayoutEffect, useRef, useState} from 'react';
+import {Box, Static, useInput, useStdout} from 'ink';
+import {useState} from 'react';
 import type {KeySource} from '../../keys/current.js';
 import type {RotationOutcome} from '../../keys/rotate.js';
-import {rotateKey, type Phase, type Reveal, type RotateScreenResult} from './rotate-keys.js';
+import {rotateKey, type Phase, type RotateScreenResult} from './rotate-keys.js';
 import {ConfirmPrompt, RotatedView, RotateHeader, RotatingView, Wrapped} from './rotate-views.js';
-import {useCountdown} from './use-countdown.js';
+import {useRotation} from './use-rotation.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 
 export type {RotateScreenResult} from './rotate-keys.js';
@@ -38,78 +38,20 @@ const compactBelowRows = 22;
  * always fewer than the window's.
  */
 export function RotateScreen({currentKeyMasked, currentKeySource, baseUrl, skipConfirm = false, rotate, onDone, now = defaultNow, tickMs = 1000}: RotateScreenProps) {
-	const {exit} = useApp();
 	const {write} = useStdout();
 	const size = useTerminalSize();
 	const compact = (size.rows || 24) < compactBelowRows;
 	const width = Math.max(20, size.columns || 80);
 	// The header as of the first frame, printed once.
 	const [header] = useState(() => [{key: 'header', explain: !skipConfirm, compact, width}]);
-	const [phase, setPhase] = useState<Phase>(skipConfirm ? 'rotating' : 'confirm');
-	const [outcome, setOutcome] = useState<RotationOutcome | undefined>();
-	const [reveal, setReveal] = useState<Reveal>('hidden');
-	const [interruptNotice, setInterruptNotice] = useState(false);
-	const [nowMs, setNowMs] = useState(() => now().getTime());
-	const [last, setLast] = useState<RotateScreenResult | undefined>();
-	const result = useRef<RotateScreenResult | undefined>(undefined);
-	const started = useRef(false);
-
-	// Ink re-subscribes the input handler after each render; a key pressed in between reaches the
-	// previous handler, so the handler reads the latest state through a ref (which it also updates
-	// itself), never a stale closure.
-	const latest = useRef({phase, outcome, reveal, interruptNotice});
-	useLayoutEffect(() => {
-		latest.current = {phase, outcome, reveal, interruptNotice};
-	});
-
-	const finish = useCallback((value: RotateScreenResult) => {
-		if (result.current) {
-			return;
-		}
-
-		result.current = value;
-		latest.current.phase = 'closing';
-		setLast(value);
-		setPhase('closing');
-	}, []);
-
-	// Close after the final frame has been rendered.
-	useEffect(() => {
-		if (phase === 'closing' && last) {
-			onDone(last);
-			exit();
-		}
-	}, [phase, last, onDone, exit]);
-
-	useEffect(() => {
-		if (phase !== 'rotating' || started.current) {
-			return;
-		}
-
-		started.current = true;
-		rotate().then(value => {
-			setOutcome(value);
-			setNowMs(now().getTime());
-			// With --yes, or when the key was not saved (the command prints it in full), finish now.
-			if (skipConfirm || !value.stored) {
-				finish({kind: 'rotated', outcome: value});
-			} else if (!result.current) {
-				setPhase('done');
-			}
-		}, (error: unknown) => {
-			finish({kind: 'failed', error});
-		});
-	}, [phase, rotate, now, skipConfirm, finish]);
-
-	// The countdown: one update per tick while the overlap runs.
-	const expiresAtMs = outcome?.expiresAt ? Date.parse(outcome.expiresAt) : undefined;
-	useCountdown(phase === 'done' ? expiresAtMs : undefined, now, tickMs, setNowMs);
+	const rotation = useRotation({skipConfirm, rotate, onDone, now, tickMs});
+	const {phase, last, interruptNotice, outcome, nowMs, reveal} = rotation;
 
 	useInput((input, key) => {
 		// Keys typed quickly can arrive together ("rq"); handle them one by one.
 		const plain = !key.ctrl && !key.meta && !key.return && !key.escape && input.length > 1;
 		for (const part of plain ? Array.from(input) : [input]) {
-			rotateKey({latest, finish, setPhase, setInterruptNotice, setReveal, write}, part, key);
+			rotateKey({...rotation, write}, part, key);
 		}
 	});
 

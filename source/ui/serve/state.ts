@@ -1,4 +1,6 @@
-import type {JobStage, ReceiverCounters, ReceiverEvent} from '../../receiver/events.js';
+import type {
+	AcceptedEvent, DuplicateEvent, JobStage, ReceiverCounters, ReceiverEvent, RejectedEvent, StageEvent,
+} from '../../receiver/events.js';
 import {shortType} from '../event-type.js';
 import {clock, handlingText, rejectionText, stageText} from './format.js';
 import type {Notice} from './notices.js';
@@ -69,6 +71,90 @@ export function applyNotice(state: ServeState, notice: Notice): void {
 let sequence = 0;
 const nextKey = (prefix: string) => `${prefix}-${++sequence}`;
 
+function rejectedRow(event: RejectedEvent): LogRow {
+	return {
+		key: nextKey('rejected'),
+		...(event.eventId ? {eventId: event.eventId} : {}),
+		time: clock(event.at),
+		status: event.status,
+		label: `${event.method} ${event.path}`,
+		detail: `rejected: ${rejectionText(event.reason)}, from ${event.remoteAddress}`,
+		full: `rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}`,
+		tone: 'error',
+	};
+}
+
+function onAccepted(state: ServeState, event: AcceptedEvent): void {
+	const row: LogRow = {
+		key: nextKey('accepted'),
+		...(event.eventId ? {eventId: event.eventId} : {}),
+		time: clock(event.at),
+		status: event.status,
+		label: shortType(event.eventType),
+		detail: handlingText(event),
+		tone: event.handling === 'invalid' ? 'error' : (event.handling === 'unhandled' ? 'info' : 'ok'),
+		...(event.chatId === undefined ? {} : {chatId: event.chatId}),
+		...(event.text === undefined ? {} : {text: event.text}),
+	};
+	if (event.handling === 'queued' && event.eventId) {
+		row.tone = 'live';
+		row.stage = 'queued';
+		state.live.set(event.eventId, row);
+	} else {
+		finish(state, row);
+	}
+}
+
+function duplicateRow(event: DuplicateEvent): LogRow {
+	return {
+		key: nextKey('duplicate'),
+		eventId: event.eventId,
+		time: clock(event.at),
+		status: event.status,
+		label: shortType(event.eventType),
+		detail: `duplicate of ${event.eventId}, not processed again`,
+		tone: 'warn',
+		...(event.chatId === undefined ? {} : {chatId: event.chatId}),
+	};
+}
+
+/**
+ * The live row of a stage event's job, opened when no request of this screen started the job:
+ * resumed at start-up, taken over from another replica, replayed with r or an edited copy stored
+ * with e. It gets its row (and is in the counters) all the same.
+ */
+function liveRowOf(state: ServeState, event: StageEvent): LogRow {
+	let row = state.live.get(event.eventId);
+	if (!row) {
+		const label = state.edited.delete(event.eventId) ? 'edited' : (state.replaying.delete(event.eventId) ? 'replay' : 'resumed');
+		row = {
+			key: nextKey(label),
+			eventId: event.eventId,
+			time: clock(event.at),
+			label,
+			chatId: event.chatId,
+			detail: stageText(event),
+			tone: 'live',
+			stage: event.stage,
+		};
+		state.live.set(event.eventId, row);
+	}
+
+	return row;
+}
+
+function onStage(state: ServeState, event: StageEvent): void {
+	const row = liveRowOf(state, event);
+	row.stage = event.stage;
+	row.detail = stageText(event);
+	// A waiting event leaves the live area too (it may wait for minutes); its next attempt gets a row of its own.
+	if (event.stage === 'answered' || event.stage === 'failed' || event.stage === 'elsewhere' || event.stage === 'lost' || event.stage === 'waiting') {
+		row.tone = event.stage === 'answered' ? 'ok' : (event.stage === 'elsewhere' ? 'info' : (event.stage === 'waiting' ? 'warn' : 'error'));
+		state.live.delete(event.eventId);
+		finish(state, {...row, key: nextKey('finished')});
+	}
+}
+
 /**
  * Folds one receiver event into the view state (mutating it; the screen re-renders on its own
  * schedule). Accepted chosen events open a live row that the stage events update; it moves to the
@@ -77,84 +163,22 @@ const nextKey = (prefix: string) => `${prefix}-${++sequence}`;
 export function applyEvent(state: ServeState, event: ReceiverEvent): void {
 	switch (event.type) {
 		case 'rejected': {
-			finish(state, {
-				key: nextKey('rejected'),
-				...(event.eventId ? {eventId: event.eventId} : {}),
-				time: clock(event.at),
-				status: event.status,
-				label: `${event.method} ${event.path}`,
-				detail: `rejected: ${rejectionText(event.reason)}, from ${event.remoteAddress}`,
-				full: `rejected: ${event.error} (${rejectionText(event.reason)}) from ${event.remoteAddress}`,
-				tone: 'error',
-			});
+			finish(state, rejectedRow(event));
 			return;
 		}
 
 		case 'accepted': {
-			const row: LogRow = {
-				key: nextKey('accepted'),
-				...(event.eventId ? {eventId: event.eventId} : {}),
-				time: clock(event.at),
-				status: event.status,
-				label: shortType(event.eventType),
-				detail: handlingText(event),
-				tone: event.handling === 'invalid' ? 'error' : (event.handling === 'unhandled' ? 'info' : 'ok'),
-				...(event.chatId === undefined ? {} : {chatId: event.chatId}),
-				...(event.text === undefined ? {} : {text: event.text}),
-			};
-			if (event.handling === 'queued' && event.eventId) {
-				row.tone = 'live';
-				row.stage = 'queued';
-				state.live.set(event.eventId, row);
-			} else {
-				finish(state, row);
-			}
-
+			onAccepted(state, event);
 			return;
 		}
 
 		case 'duplicate': {
-			finish(state, {
-				key: nextKey('duplicate'),
-				eventId: event.eventId,
-				time: clock(event.at),
-				status: event.status,
-				label: shortType(event.eventType),
-				detail: `duplicate of ${event.eventId}, not processed again`,
-				tone: 'warn',
-				...(event.chatId === undefined ? {} : {chatId: event.chatId}),
-			});
+			finish(state, duplicateRow(event));
 			return;
 		}
 
 		case 'stage': {
-			let row = state.live.get(event.eventId);
-			if (!row) {
-				// A job no request of this screen started: resumed at start-up, taken over from another
-				// replica, replayed with r or an edited copy stored with e. It gets its row (and is in the counters) all the same.
-				const label = state.edited.delete(event.eventId) ? 'edited' : (state.replaying.delete(event.eventId) ? 'replay' : 'resumed');
-				row = {
-					key: nextKey(label),
-					eventId: event.eventId,
-					time: clock(event.at),
-					label,
-					chatId: event.chatId,
-					detail: stageText(event),
-					tone: 'live',
-					stage: event.stage,
-				};
-				state.live.set(event.eventId, row);
-			}
-
-			row.stage = event.stage;
-			row.detail = stageText(event);
-			// A waiting event leaves the live area too (it may wait for minutes); its next attempt gets a row of its own.
-			if (event.stage === 'answered' || event.stage === 'failed' || event.stage === 'elsewhere' || event.stage === 'lost' || event.stage === 'waiting') {
-				row.tone = event.stage === 'answered' ? 'ok' : (event.stage === 'elsewhere' ? 'info' : (event.stage === 'waiting' ? 'warn' : 'error'));
-				state.live.delete(event.eventId);
-				finish(state, {...row, key: nextKey('finished')});
-			}
-
+			onStage(state, event);
 			return;
 		}
 

@@ -66,10 +66,12 @@ function readOrDrop(journal: AttemptJournal, key: TimeKey | undefined, kind: Att
 	}
 }
 
-/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
-export async function attemptEvent(journal: AttemptJournal, id: string, handler: JobHandler, signal: AbortSignal, kind: AttemptKind): Promise<AttemptOutcome> {
+/**
+ * Why an attempt does not start, before the claim: a damaged record, an unknown id, a waiting
+ * event not due yet (resume), or a disk below its reserve (thrown); undefined when it may start.
+ */
+function notStarting(journal: AttemptJournal, id: string, located: TimeKey | undefined, kind: AttemptKind): AttemptOutcome | undefined {
 	const {stores} = journal;
-	const located = journal.index.locate(id);
 	const before = readOrDrop(journal, located, kind);
 	if (before === 'damaged') {
 		return {outcome: 'skipped'};
@@ -89,20 +91,13 @@ export async function attemptEvent(journal: AttemptJournal, id: string, handler:
 		throw new StoreCannotRecordError(stores.space.refused().message);
 	}
 
-	const claim = await claimEvent(stores, id, journal.holder);
-	if (!claim.ok) {
-		return {outcome: 'busy', holder: claim.holder};
-	}
+	return undefined;
+}
 
-	const found = readEvent(stores, located);
-	if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing' && found.record.status !== 'waiting')) {
-		// Finished meanwhile (a replay elsewhere), or pruned.
-		await stores.claims.remove(id);
-		return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
-	}
-
-	const {key} = found;
-	const record: EventRecord = {...found.record, status: 'processing', attempts: found.record.attempts + 1, updatedAt: new Date().toISOString()};
+/** Marks the claimed event processing (a replay opens a new generation), queued again if it had finished. */
+async function markProcessing(journal: AttemptJournal, key: TimeKey, found: EventRecord, kind: AttemptKind): Promise<EventRecord> {
+	const {stores} = journal;
+	const record: EventRecord = {...found, status: 'processing', attempts: found.attempts + 1, updatedAt: new Date().toISOString()};
 	if (kind === 'replay') {
 		record.generation++;
 		delete record.error;
@@ -122,9 +117,15 @@ export async function attemptEvent(journal: AttemptJournal, id: string, handler:
 		journal.countQueued(1);
 	}
 
+	return record;
+}
+
+/** Runs the handler on the event, each step it takes recorded in the journal. */
+async function runRecorded(journal: AttemptJournal, id: string, record: EventRecord, handler: JobHandler, signal: AbortSignal): ReturnType<typeof runAttempt> {
+	const {stores} = journal;
 	const steps = stepsOf(stores, id, record.generation);
 	let next = steps.length;
-	const {result, end} = await runAttempt(handler, {
+	return runAttempt(handler, {
 		event: toStored(record, steps),
 		signal,
 		recordStep: async step => {
@@ -136,6 +137,32 @@ export async function attemptEvent(journal: AttemptJournal, id: string, handler:
 			}
 		},
 	});
+}
+
+/** One attempt: claim, mark processing, run the handler with its steps recorded, record the end, release. */
+export async function attemptEvent(journal: AttemptJournal, id: string, handler: JobHandler, signal: AbortSignal, kind: AttemptKind): Promise<AttemptOutcome> {
+	const {stores} = journal;
+	const located = journal.index.locate(id);
+	const refused = notStarting(journal, id, located, kind);
+	if (refused) {
+		return refused;
+	}
+
+	const claim = await claimEvent(stores, id, journal.holder);
+	if (!claim.ok) {
+		return {outcome: 'busy', holder: claim.holder};
+	}
+
+	const found = readEvent(stores, located);
+	if (!found || (kind === 'resume' && found.record.status !== 'received' && found.record.status !== 'processing' && found.record.status !== 'waiting')) {
+		// Finished meanwhile (a replay elsewhere), or pruned.
+		await stores.claims.remove(id);
+		return found ? {outcome: 'skipped'} : {outcome: 'unknown'};
+	}
+
+	const {key} = found;
+	const record = await markProcessing(journal, key, found.record, kind);
+	const {result, end} = await runRecorded(journal, id, record, handler, signal);
 	const final = endAttempt({...record}, end);
 	// One commit with the final state, whose failure is reported by the caller. A waiting event
 	// stays queued (unfinished): the runner takes it again when its next attempt is due.
