@@ -16,7 +16,10 @@ const tiers = testFilesByTier(fileURLToPath(new URL('.', import.meta.url)));
  * bundled build (less CPU per child CLI), the whole `.ci/run` from fresh clones: 4 workers 152,
  * 178 and 152 s idle, 212 and 216 s beside two busy loops; 5 workers 145 s idle, 243 and 208 s
  * busy; 6 workers 161 s idle, 203 s busy. The spread between runs of one count is as wide as the
- * differences between counts, so 4 stays.
+ * differences between counts, so 4 stayed. Since listen's churn test holds one worker for 61 s,
+ * mostly waiting on the socket, a fifth keeps four for the rest: the whole `.ci/run` from fresh
+ * clones (1 392 tests) took 135 s idle with 4 and 129 s with 5; with 5 (1 404 tests), 113 s idle
+ * and 156 and 173 s beside two busy loops.
  */
 const workers = 5;
 
