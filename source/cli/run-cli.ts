@@ -279,9 +279,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 
 /** `{profile}` when the run uses a profile other than `default` (config/active-profile.ts), else nothing. */
 async function profileField(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<{profile?: string}> {
-	const [{activeProfileName}, {defaultProfile}] = await Promise.all([import('../config/active-profile.js'), import('../config/profiles.js')]);
-	const name = activeProfileName({flags, env});
-	return name === defaultProfile ? {} : {profile: name};
+	const {namedProfile} = await import('../config/active-profile.js');
+	return namedProfile({flags, env});
 }
 
 const stoppedBy = new Map<number, string>([[exitCodes.terminated, 'Stopped by SIGTERM.'], [exitCodes.readerGone, 'Stopped: the reader of the output went away.']]);

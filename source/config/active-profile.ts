@@ -1,5 +1,5 @@
 import {readConfigFile, configFilePath} from './file.js';
-import {selectProfile} from './profiles.js';
+import {defaultProfile, selectProfile} from './profiles.js';
 
 /**
  * The name of the profile a run uses: the --profile flag as typed (`flags.profile`), else
@@ -18,4 +18,10 @@ export function activeProfileName(input: {env: NodeJS.ProcessEnv; flags?: Record
 	}
 
 	return selectProfile({flag: typeof typed === 'string' && typed.trim() !== '' ? typed.trim() : undefined, env: input.env, file}).name;
+}
+
+/** `{profile}` when the run uses a profile other than `default`, else nothing: for the lines and boxes that name it. */
+export function namedProfile(input: {env: NodeJS.ProcessEnv; flags?: Record<string, unknown>}): {profile?: string} {
+	const name = activeProfileName(input);
+	return name === defaultProfile ? {} : {profile: name};
 }

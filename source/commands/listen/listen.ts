@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto';
+import {namedProfile} from '../../config/active-profile.js';
 import {UserError} from '../../errors.js';
 import {mask} from '../../format/secret.js';
 import {streamUrl} from '../../platform/event-socket.js';
@@ -85,6 +86,7 @@ async function run(options: ListenOptions, deps: Deps): Promise<number> {
 			source: events,
 			notices,
 			url: `event socket ${url}`,
+			...namedProfile(deps.context),
 			title: {command: 'platform-tui listen'},
 			store: `journal ${directory}`,
 			...(folderWarnings.length > 0 ? {warnings: folderWarnings.map(found => found.message)} : {}),

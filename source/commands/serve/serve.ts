@@ -1,5 +1,4 @@
-import {activeProfileName} from '../../config/active-profile.js';
-import {defaultProfile} from '../../config/profiles.js';
+import {namedProfile} from '../../config/active-profile.js';
 import {UserError} from '../../errors.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import {errorCode} from '../../format/value.js';
@@ -80,8 +79,7 @@ const command: Command<ServeOptions> = {
 		const {now} = session;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
-		const profileName = activeProfileName(context);
-		const profile = profileName === defaultProfile ? {} : {profile: profileName};
+		const profile = namedProfile(context);
 		const started: Started = {options, url, ...profile, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, folderWarnings, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
 		const warnings = [...(warning ? [warning] : []), ...folderWarnings.map(found => found.message)];
 		if (context.interactive) {
