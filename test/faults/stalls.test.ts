@@ -1,10 +1,10 @@
 import {spawn} from 'node:child_process';
 import {fileURLToPath} from 'node:url';
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {EventBackend, JobHandler, StepRecord} from '../../source/receiver/store/backend.js';
-import {openRedisBackend} from '../../source/receiver/redis/index.js';
+import {describe, expect, it} from 'vitest';
+import type {JobHandler, StepRecord} from '../../source/receiver/store/backend.js';
 import {newEvent, statusOf} from '../receiver/redis/events.js';
-import {redisSkipReason, startRedis, type TestRedis} from '../support/redis.js';
+import {redisBackends} from '../support/redis-backends.js';
+import {redisSkipReason} from '../support/redis.js';
 import {waitFor} from '../support/wait.js';
 
 const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
@@ -27,25 +27,14 @@ async function replicaDiesWith(url: string, queue: string, id: string): Promise<
 }
 
 describe.skipIf(redisSkipReason !== undefined)('redis: a job whose replica dies three times', () => {
-	let redis: TestRedis;
-	const open: EventBackend[] = [];
-
-	beforeAll(async () => {
-		redis = await startRedis();
-	});
-
-	afterAll(async () => {
-		await Promise.all(open.map(async item => item.close()));
-		await redis.stop();
-	});
+	const suite = redisBackends(fast);
 
 	it('ends failed through the failure path (the handler gets a failing step and writes the apology), not left streaming', async () => {
-		const queue = redis.queueName();
-		const producer = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		open.push(producer);
+		const queue = suite.redis().queueName();
+		const producer = await suite.open(queue);
 		expect(await producer.accept(newEvent('evt_stalls'))).toBe('stored');
 		for (let death = 0; death < 3; death++) {
-			await replicaDiesWith(redis.url, queue, 'evt_stalls');
+			await replicaDiesWith(suite.redis().url, queue, 'evt_stalls');
 		}
 
 		const given: StepRecord[][] = [];
@@ -60,8 +49,7 @@ describe.skipIf(redisSkipReason !== undefined)('redis: a job whose replica dies 
 			return {status: 'answered'};
 		};
 
-		const survivor = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		open.push(survivor);
+		const survivor = await suite.open(queue);
 		await survivor.start(handler, {concurrency: 1});
 		await waitFor(async () => (await survivor.get('evt_stalls'))?.steps.some(step => step.name === 'message-written'), {what: 'the failure path'});
 		expect(await statusOf(survivor, 'evt_stalls')).toBe('failed');

@@ -3,32 +3,21 @@
  * queue for another replica (nothing failed), and a stop with no job running does not wait out the
  * drain time, even with Redis unreachable.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {BackendUnavailableError, type EventBackend} from '../../../source/receiver/store/backend.js';
-import {openRedisBackend} from '../../../source/receiver/redis/index.js';
-import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
+import {describe, expect, it} from 'vitest';
+import {BackendUnavailableError} from '../../../source/receiver/store/backend.js';
+import {redisBackends} from '../../support/redis-backends.js';
+import {redisSkipReason, startRedis} from '../../support/redis.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, recordingHandler, type Seen, statusOf} from './events.js';
 
 const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
 
 describe.skipIf(redisSkipReason !== undefined)('a replica that stops', () => {
-	let redis: TestRedis;
-	const open: EventBackend[] = [];
-
-	beforeAll(async () => {
-		redis = await startRedis();
-	});
-
-	afterAll(async () => {
-		await Promise.all(open.map(async item => item.close()));
-		await redis.stop();
-	});
+	const suite = redisBackends(fast);
 
 	it('leaves a job cut off at the drain deadline waiting: another replica takes it and answers it', async () => {
-		const queue = redis.queueName();
-		const first = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		open.push(first);
+		const queue = suite.redis().queueName();
+		const first = await suite.open(queue);
 		await first.start(async job => new Promise(resolve => {
 			job.signal.addEventListener('abort', () => {
 				// As the answer ends an attempt cut off by a stop: a wait due at once, recorded.
@@ -43,8 +32,7 @@ describe.skipIf(redisSkipReason !== undefined)('a replica that stops', () => {
 		expect(await first.stop(50)).toEqual({cutOff: 1});
 		expect(await statusOf(first, 'evt_cut')).toBe('waiting');
 
-		const second = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		open.push(second);
+		const second = await suite.open(queue);
 		const seen: Seen[] = [];
 		await second.start(recordingHandler(seen), {concurrency: 1});
 		await waitFor(async () => statusOf(second, 'evt_cut'), {until: status => status === 'answered', what: 'the answer on the other replica'});
@@ -55,8 +43,7 @@ describe.skipIf(redisSkipReason !== undefined)('a replica that stops', () => {
 	it('with no job running and Redis unreachable, a stop does not wait out the drain time', async () => {
 		const own = await startRedis({forceLocal: true});
 		try {
-			const replica = await openRedisBackend({url: own.url, queueName: own.queueName(), ...fast, hangUpMs: 100});
-			open.push(replica);
+			const replica = await suite.open(own.queueName(), {url: own.url, hangUpMs: 100});
 			await replica.start(recordingHandler([]), {concurrency: 2});
 			await own.stop();
 			await waitFor(async () => await replica.accept(newEvent('evt_in_outage')).catch((error: unknown) => error) instanceof BackendUnavailableError, {what: 'the replica to see Redis gone'});

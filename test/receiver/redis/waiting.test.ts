@@ -3,33 +3,22 @@
  * its schedule in its steps; it lists as `waiting` with its next attempt, and when due any replica
  * takes it, resuming from the steps (here: the replica that set it waiting has stopped meanwhile).
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {EventBackend, JobHandler, StepRecord} from '../../../source/receiver/store/backend.js';
-import {openRedisBackend} from '../../../source/receiver/redis/index.js';
-import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
+import {describe, expect, it} from 'vitest';
+import type {JobHandler, StepRecord} from '../../../source/receiver/store/backend.js';
+import {redisBackends} from '../../support/redis-backends.js';
+import {redisSkipReason} from '../../support/redis.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent} from './events.js';
 
 const fast = {lockDurationMs: 1000, stalledIntervalMs: 500};
 
 describe.skipIf(redisSkipReason !== undefined)('redis: waiting events', () => {
-	let redis: TestRedis;
-	const open: EventBackend[] = [];
-
-	beforeAll(async () => {
-		redis = await startRedis();
-	});
-
-	afterAll(async () => {
-		await Promise.all(open.map(async item => item.close()));
-		await redis.stop();
-	});
+	const suite = redisBackends(fast);
 
 	it('a waiting job is delayed until its stored next attempt, listed as waiting, and taken by another replica when due', async () => {
-		const queue = redis.queueName();
-		const a = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		const b = await openRedisBackend({url: redis.url, queueName: queue, ...fast});
-		open.push(a, b);
+		const queue = suite.redis().queueName();
+		const a = await suite.open(queue);
+		const b = await suite.open(queue);
 		const waitMs = 1500;
 		const waiting: JobHandler = async handle => {
 			const until = new Date(Date.now() + waitMs).toISOString();
