@@ -43,12 +43,19 @@ async function targetsOn(platform: LocalPlatform, count: number): Promise<Target
 	}
 }
 
-/** The calls of every command Redis ran so far, and of the scripts among them (INFO commandstats). */
-async function redisCommands(redis: Redis): Promise<{commands: number; scripts: number}> {
+/** The calls of each command Redis ran so far (INFO commandstats, the commands scripts ran included). */
+async function redisCommands(redis: Redis): Promise<Map<string, number>> {
 	const info = await redis.info('commandstats');
-	const calls = [...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)];
-	const sum = (list: typeof calls) => list.reduce((total, match) => total + Number(match[2]), 0);
-	return {commands: sum(calls), scripts: sum(calls.filter(match => match[1] === 'eval' || match[1] === 'evalsha'))};
+	return new Map([...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)].map(match => [match[1] ?? '', Number(match[2])]));
+}
+
+/** The calls of each command between two readings, most first, and their total (the INFO call itself left out). */
+function commandsBetween(before: Map<string, number>, after: Map<string, number>): {commands: number; scripts: number; byName: Array<[string, number]>} {
+	const byName = [...after].map(([name, calls]): [string, number] => [name, calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0)])
+		.filter(([, calls]) => calls > 0)
+		.sort((a, b) => b[1] - a[1]);
+	const sum = (list: typeof byName) => list.reduce((total, [, calls]) => total + calls, 0);
+	return {commands: sum(byName), scripts: sum(byName.filter(([name]) => name === 'eval' || name === 'evalsha')), byName};
 }
 
 /** Waits (up to a minute) until the default queue of the Redis at `server` has no job waiting or running. */
@@ -69,7 +76,7 @@ export async function drained(server: TestRedis): Promise<void> {
 	}
 }
 
-type Cost = {serveCpuMs: number; redisCpuMs?: number; commands?: number; scripts?: number; answered: number};
+type Cost = {serveCpuMs: number; redisCpuMs?: number; commands?: number; scripts?: number; byName?: Array<[string, number]>; answered: number};
 
 /** Sends a chosen-module event for each target to `url` (16 at once), then waits until every one is answered. */
 async function answerAll(platform: LocalPlatform, url: string, targets: readonly Target[]): Promise<number> {
@@ -116,8 +123,7 @@ async function measure(platform: LocalPlatform, configDir: string, name: string,
 		return {
 			serveCpuMs: (cpuMs(serve.pid) ?? 0) - serveBefore,
 			...(redisBefore === undefined || redisAfter === undefined ? {} : {redisCpuMs: redisAfter - redisBefore}),
-			// The INFO call itself counts once.
-			...(commandsBefore === undefined || commandsAfter === undefined ? {} : {commands: commandsAfter.commands - commandsBefore.commands - 1, scripts: commandsAfter.scripts - commandsBefore.scripts}),
+			...(commandsBefore === undefined || commandsAfter === undefined ? {} : commandsBetween(commandsBefore, commandsAfter)),
 			answered,
 		};
 	} finally {
@@ -142,6 +148,9 @@ export async function answerCost(platform: LocalPlatform, configDir: string, red
 		}
 
 		console.log(`  ${name.padEnd(16)} answered ${String(cost.answered)}/${String(events)}   serve CPU ${per(cost.serveCpuMs)} ms${redisPart}${commands}`);
+		if (cost.byName !== undefined) {
+			console.log(`    by command, per answered event: ${cost.byName.map(([command, calls]) => `${command} ${per(calls)}`).join(', ')}`);
+		}
 	}
 
 	return met;
