@@ -1,9 +1,10 @@
 /**
  * The steps the answer records (through `recordStep`, stored by the backend as they are) and how
  * recorded steps fold back into where an interrupted answer stands. Each step is recorded after
- * the platform call it names succeeded, before the next call; `searched`, `log-completed` and
- * `completed` spare a resume only work it can do again, and a store may keep them to write with
- * the step after them (`later`, RecordOptions in store/backend.ts):
+ * the platform call it names succeeded, before the next call; `searched`, `log-completed`,
+ * `completed` and the answer's `message-written` spare a resume only work it can do again, and a
+ * store may keep them to write with the step after them or the outcome (`later`, RecordOptions in
+ * store/backend.ts):
  *
  * - `log-requested` {order}: a message log is about to be created. Recorded BEFORE the call, so
  *   that a crash between the platform creating the log and `log-created` being stored leaves a

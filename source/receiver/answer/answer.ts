@@ -140,7 +140,9 @@ async function answer(run: Run, call: PortCall): Promise<number> {
 	await writeFinal(run, answerText, false, call);
 
 	try {
-		await run.record(stepNames.messageWritten, {data: {apology: false}});
+		// Spares a resume only a read: one that finds `final-writing` alone reads the message back
+		// and writes nothing over it. So a store may keep it for the outcome (Redis stores both at once).
+		await run.record(stepNames.messageWritten, {data: {apology: false}}, {later: true});
 	} catch {
 		// The answer is written: a store failing now must not put the apology over it. A resume
 		// would write the same text again, which changes nothing.

@@ -9,6 +9,7 @@ import {prefixFor} from './target.js';
 import {checkPersistence} from './persistence.js';
 import {createEventQueue, defaultWaitTimeoutMs} from './queue.js';
 import {type EventWorker, startWorker} from './worker.js';
+import type {Keep} from './finished.js';
 
 export {RedisError, type RedisErrorCode, type RedisErrorData} from './errors.js';
 export {defaultLockDurationMs, defaultStalledIntervalMs, replicaName} from './worker.js';
@@ -66,14 +67,18 @@ export type RedisBackendOptions = {
 /** How often serve checks Redis's persistence settings again after start. */
 export const defaultDurabilityRecheckMs = 5000;
 
+/** How long finished events are kept: seconds, and how many at most (at least the 24 h exactly-once window). */
+function keepOf(options: RedisBackendOptions): Keep {
+	return {age: Math.ceil(Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs) / 1000), count: options.maxEntries ?? defaultMaxEntries};
+}
+
 /** The queue side (accept, list, replay, figures) over the producer connection. */
 function eventQueueOf(producer: RedisClient, queueName: string, prefix: string, options: RedisBackendOptions) {
 	return createEventQueue({
 		producer,
 		queueName,
 		prefix,
-		keepMs: Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs),
-		keepCount: options.maxEntries ?? defaultMaxEntries,
+		keep: keepOf(options),
 		holdIdMs: minRetentionMs,
 		maskedUrl: maskUrl(options.url),
 		...(options.replicaName === undefined ? {} : {replicaName: options.replicaName}),
@@ -172,7 +177,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			}
 
 			workerConnection = await connect('worker', connectOptions);
-			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, ...workerOptions(options)});
+			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, keep: keepOf(options), ...workerOptions(options)});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
 		active: () => worker?.active() ?? 0,

@@ -7,8 +7,9 @@ import type {RedisClient} from './connection.js';
 import {type AcceptResult, BackendUnavailableError, type NewEvent} from '../store/backend.js';
 import {errorMessage} from '../../format/value.js';
 import {jobIdOf} from './mapping.js';
-import {admitter} from './admission.js';
+import {type Admitter, admitter} from './admission.js';
 import {eventRecorder} from './record.js';
+import type {Keep} from './finished.js';
 import {replicaName} from './worker.js';
 import {queueFigures, queueReads, type QueueFigures, type QueueReads} from './queue-reads.js';
 
@@ -16,10 +17,8 @@ export type EventQueueOptions = {
 	producer: RedisClient;
 	queueName: string;
 	prefix: string;
-	/** How long finished jobs (and so their ids, the exactly-once keys) are kept, ms. */
-	keepMs: number;
-	/** How many finished jobs of each outcome (completed, failed) are kept at most. */
-	keepCount: number;
+	/** How long finished jobs (and so their ids, the exactly-once keys) are kept: seconds, and how many of each outcome at most. */
+	keep: Keep;
 	/**
 	 * How long an id stays held after `accept`, ms, whatever `keepCount` removes: a key of its own
 	 * per event id (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`, expiring; releases
@@ -51,56 +50,35 @@ export type EventQueue = QueueReads & QueueFigures & {
 	close(): Promise<void>;
 };
 
-type Keep = {age: number; count: number};
+/** The job options as BullMQ's add stores them (the queue's defaults, the job id and its hold). */
+function jobOptionsOf(jobId: string, options: EventQueueOptions, keep: Keep): Record<string, unknown> {
+	// `de` is BullMQ's stored name of `deduplication`: the id's hold, with its TTL.
+	return {de: {id: jobId, ttl: options.holdIdMs}, jobId, removeOnComplete: keep, removeOnFail: keep, attempts: 1};
+}
 
 /**
  * The queue's `accept`: stores the event unless its id is held (or the cluster is full), and with
  * `waitReplicas` acknowledges only once the replicas confirm it.
  */
-function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admission: ReturnType<typeof admitter>, keep: Keep): EventQueue['accept'] {
+function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admission: Admitter, keep: Keep): EventQueue['accept'] {
 	const record = eventRecorder(options.producer, queue);
 	const replica = options.replicaName ?? replicaName();
-	const jobOptions = (jobId: string) => {
-		const hold = admission.holdOptions(jobId, options.holdIdMs);
-		// As BullMQ's add stores them (`de` is its stored name of `deduplication`).
-		return {de: hold.deduplication, jobId, removeOnComplete: keep, removeOnFail: keep, attempts: 1};
-	};
-
 	return async (event, limit) => {
 		const jobId = jobIdOf(event.id);
 		try {
-			if (event.status !== 'received') {
-				// Recorded only: stored finished in one script with its exactly-once check (record.ts).
-				const outcome = await record(jobId, event, {opts: jobOptions(jobId), holdIdMs: options.holdIdMs, keep, replica});
-				await confirmed(options, event.id);
-				return outcome;
-			}
-
 			// The job id is the exactly-once key, held twice: by the job while it is kept, and by a
-			// key of its own for 24 h (the count bound may remove the job sooner). Two replicas
-			// racing on one id are both admitted; BullMQ keeps one job, so it runs once.
-			const admitted = await admission.admit(jobId, limit);
-			if (admitted === 'full') {
-				return 'full';
-			}
-
-			if (admitted === 'duplicate') {
+			// key of its own for 24 h (the count bound may remove the job sooner). Either way one
+			// script: an event recorded only is stored finished (record.ts), one to answer waiting
+			// (admission.ts).
+			const outcome = event.status === 'received'
+				? await admission.admit(jobId, event, jobOptionsOf(jobId, options, keep), limit)
+				: await record(jobId, event, {opts: jobOptionsOf(jobId, options, keep), holdIdMs: options.holdIdMs, keep, replica});
+			if (outcome !== 'full') {
 				// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
 				await confirmed(options, event.id);
-				return 'duplicate';
 			}
 
-			try {
-				// The add also holds the id 24 h (a de-duplication key with a TTL, in the add's script).
-				await queue.add(event.event, event, admission.holdOptions(jobId, options.holdIdMs));
-			} finally {
-				if (limit !== undefined) {
-					admission.release(jobId);
-				}
-			}
-
-			await confirmed(options, event.id);
-			return 'stored';
+			return outcome;
 		} catch (error) {
 			if (error instanceof BackendUnavailableError) {
 				throw error;
@@ -129,7 +107,7 @@ async function confirmed(options: EventQueueOptions, eventId: string): Promise<v
 }
 
 export function createEventQueue(options: EventQueueOptions): EventQueue {
-	const keep: Keep = {age: Math.ceil(options.keepMs / 1000), count: options.keepCount};
+	const {keep} = options;
 	const queue = new Queue<NewEvent>(options.queueName, {
 		connection: options.producer,
 		prefix: options.prefix,
@@ -138,7 +116,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
 	});
 	// BullMQ re-emits connection errors; the producer's own listener reports them.
 	queue.on('error', () => undefined);
-	const admission = admitter(options.producer, queue);
+	const admission = admitter(options.producer, queue, options.holdIdMs);
 	return {
 		queue,
 		accept: eventAccepter(options, queue, admission, keep),

@@ -6,11 +6,13 @@
  * nothing. The job hash has the fields BullMQ's add and the worker write (`name`, `data`, `opts`,
  * `timestamp`, `processedOn`, `finishedOn`, `returnvalue`, one attempt started and made), so
  * `events list`, `show` and `replay` read it as any other; the completed set is kept within the
- * queue's bounds by age and count as BullMQ's own completion does (`removeOnComplete`).
+ * queue's bounds by age and count as BullMQ's own completion does (`removeOnComplete`), by the
+ * same Lua as the worker's own completion (finished.ts).
  */
 import type {Queue} from 'bullmq';
 import type {RedisClient} from './connection.js';
 import type {NewEvent} from '../store/backend.js';
+import {type Keep, trimFinishedLua} from './finished.js';
 
 /** What the script did: the id was already held, or the event is stored. */
 export type RecordOutcome = 'duplicate' | 'stored';
@@ -19,7 +21,7 @@ export type RecordOutcome = 'duplicate' | 'stored';
 // (`id:<job id>`), 4 the completed set.
 // ARGV: 1 job id, 2 name, 3 data, 4 opts, 5 hold ms, 6 return value, 7 the processing replica,
 // 8 keep age (s), 9 keep count, 10 the queue's key prefix. Returns 0 (duplicate) or 1 (stored).
-const recordScript = `
+const recordScript = `${trimFinishedLua}
 if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0 then return 0 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -27,22 +29,7 @@ redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[5])
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', now, 'delay', 0, 'priority', 0,
 	'deid', ARGV[1], 'processedOn', now, 'pb', ARGV[7], 'ats', 1, 'atm', 1, 'finishedOn', now, 'returnvalue', ARGV[6])
 redis.call('ZADD', KEYS[4], now, ARGV[1])
-local function remove(ids)
-	for _, id in ipairs(ids) do
-		local key = ARGV[10] .. id
-		redis.call('DEL', key, key .. ':logs', key .. ':dependencies', key .. ':processed', key .. ':failed', key .. ':unsuccessful')
-	end
-end
-local old = redis.call('ZREVRANGEBYSCORE', KEYS[4], now - tonumber(ARGV[8]) * 1000, '-inf', 'LIMIT', 0, 1000)
-if #old > 0 then
-	remove(old)
-	redis.call('ZREM', KEYS[4], unpack(old))
-end
-local excess = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[9])
-if excess > 0 then
-	remove(redis.call('ZRANGE', KEYS[4], 0, excess - 1))
-	redis.call('ZREMRANGEBYRANK', KEYS[4], 0, excess - 1)
-end
+trimFinished(KEYS[4], now, tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10])
 return 1
 `;
 
@@ -54,7 +41,7 @@ export type RecordSettings = {
 	/** The job options BullMQ's add would store (the queue's defaults with the job id and its hold). */
 	opts: Record<string, unknown>;
 	holdIdMs: number;
-	keep: {age: number; count: number};
+	keep: Keep;
 	/** Named as the job's processor (`events replay` of a busy event names it; here never busy). */
 	replica: string;
 };

@@ -85,7 +85,8 @@ export type JobResult = {status: 'answered' | 'failed'; error?: string} | {statu
 /**
  * `later`: the step only spares a resume work it can do again (a read, an update that changes
  * nothing the second time, an answer it can ask for again): the store may keep it until the next
- * step and store both at once (Redis does: one write instead of two), never after that next step.
+ * step, or the job's outcome, and store both at once (Redis does: one write instead of two), never
+ * after that next step.
  */
 export type RecordOptions = {later?: boolean};
 

@@ -1,14 +1,10 @@
 /**
  * --max-backlog bounds the cluster on Redis: replicas admit through one script that counts the
- * queue's unfinished jobs and the slots being stored, so deliveries arriving at every replica at
- * once never pass the bound; a slot reserved by a replica that died before storing its job comes
- * back once the reservation expires.
+ * queue's unfinished jobs and stores the job in the same step, so deliveries arriving at every
+ * replica at once never pass the bound (the script itself: admission.test.ts).
  */
-import {Queue} from 'bullmq';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../../source/platform/client.js';
-import {admitter} from '../../../source/receiver/redis/admission.js';
-import {connect, disconnect} from '../../../source/receiver/redis/connection.js';
 import {openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {createReceiver, type WebhookReceiver} from '../../../source/receiver/server.js';
 import {chosenEvent, platformAnswer, sendSigned} from '../helpers.js';
@@ -109,27 +105,5 @@ describe.skipIf(redisSkipReason !== undefined)('--max-backlog across Redis repli
 		expect(stored).toHaveLength(limit);
 		expect(second.filter(status => status === 503)).toHaveLength(60 - 2 * limit);
 		platform.open();
-	});
-
-	it('a slot reserved by a replica that died before storing its job comes back when the reservation expires', async () => {
-		const connection = await connect('producer', {url: redis.url});
-		const queue = new Queue(redis.queueName(), {connection});
-		cleanups.push(async () => {
-			await queue.close();
-			await disconnect(connection);
-		});
-		const holdMs = 300;
-		const admission = admitter(connection, queue, holdMs);
-		expect(await admission.admit('evt_dead_replica', 1)).toBe('admitted');
-		// Its replica never stores the job nor releases the slot: the bound is reached meanwhile.
-		expect(await admission.admit('evt_next', 1)).toBe('full');
-		// A duplicate of the event being admitted is let through to BullMQ, which keeps one job.
-		expect(await admission.admit('evt_dead_replica', 1)).toBe('admitted');
-		await waitFor(async () => admission.admit('evt_next', 1), {until: outcome => outcome === 'admitted', intervalMs: 50, what: 'the dead replica\'s slot to come back'});
-		// A stored job holds its id (test/receiver/redis/availability.test.ts: its hold outlives the job).
-		await queue.add('event', {}, admission.holdOptions('evt_next', 60_000));
-		admission.release('evt_next');
-		expect(await admission.holds('evt_next')).toBe(true);
-		expect(await admission.admit('evt_next', 1)).toBe('duplicate');
 	});
 });

@@ -1,0 +1,91 @@
+/**
+ * A job finished in one script: the outcome, the steps not yet written and the move from `active`
+ * to `completed` together, the lock checked and let go, the completed set kept within the queue's
+ * bounds. BullMQ's own move to completed (its `moveToFinished`) costs 20 Redis commands, among them
+ * its event stream, parent and de-duplication bookkeeping the receiver does not use; this costs 9.
+ * The job hash ends as BullMQ's leaves it (`returnvalue`, `finishedOn`, `atm`), so `events list`,
+ * `show` and `replay` read it as any other.
+ *
+ * The completed set is kept within bounds by age and count as BullMQ's `removeOnComplete` does: the
+ * same Lua (`trimFinishedLua`) serves events recorded only (record.ts).
+ */
+import type {Job} from 'bullmq';
+import type {RedisClient} from './connection.js';
+
+/**
+ * Lua: `trimFinished(set, now, ageSeconds, count, prefix)` removes from the finished set (and
+ * their job keys) the jobs older than `ageSeconds` and the oldest beyond `count`. The ids' holds
+ * (their own keys) stay: the exactly-once window outlives the job.
+ */
+export const trimFinishedLua = `
+local function removeJobs(prefix, ids)
+	for _, id in ipairs(ids) do
+		local key = prefix .. id
+		redis.call('DEL', key, key .. ':logs', key .. ':dependencies', key .. ':processed', key .. ':failed', key .. ':unsuccessful')
+	end
+end
+local function trimFinished(set, now, ageSeconds, count, prefix)
+	local old = redis.call('ZREVRANGEBYSCORE', set, now - ageSeconds * 1000, '-inf', 'LIMIT', 0, 1000)
+	if #old > 0 then
+		removeJobs(prefix, old)
+		redis.call('ZREM', set, unpack(old))
+	end
+	local excess = redis.call('ZCARD', set) - count
+	if excess > 0 then
+		removeJobs(prefix, redis.call('ZRANGE', set, 0, excess - 1))
+		redis.call('ZREMRANGEBYRANK', set, 0, excess - 1)
+	end
+end
+`;
+
+// KEYS: 1 job hash, 2 its lock, 3 active, 4 stalled, 5 completed.
+// ARGV: 1 job id, 2 the lock's token, 3 return value, 4 progress ('' when written already),
+// 5 attempts made, 6 now (ms), 7 keep age (s), 8 keep count, 9 the queue's key prefix.
+// Returns 1 when finished, 0 when this replica no longer holds the job (its lock ran out or
+// another replica took it over; Redis lost it): nothing is written then.
+const finishScript = `${trimFinishedLua}
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[2])
+redis.call('SREM', KEYS[4], ARGV[1])
+redis.call('LREM', KEYS[3], -1, ARGV[1])
+if ARGV[4] == '' then
+	redis.call('HSET', KEYS[1], 'returnvalue', ARGV[3], 'finishedOn', ARGV[6], 'atm', ARGV[5])
+else
+	redis.call('HSET', KEYS[1], 'returnvalue', ARGV[3], 'finishedOn', ARGV[6], 'atm', ARGV[5], 'progress', ARGV[4])
+end
+local now = tonumber(ARGV[6])
+redis.call('ZADD', KEYS[5], now, ARGV[1])
+trimFinished(KEYS[5], now, tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9])
+return 1
+`;
+
+const commandName = 'platformTuiFinish';
+
+type Scripted = {[commandName]: (...keysAndArgs: string[]) => Promise<number>};
+
+/** How long finished jobs are kept: `age` seconds, at most `count` of them. */
+export type Keep = {age: number; count: number};
+
+/**
+ * Moves a running job to completed with `result`, and `progress` (the steps not written yet) when
+ * given; false when this replica no longer holds the job.
+ */
+export type FinishJob = (job: Job, token: string, result: unknown, progress: unknown) => Promise<boolean>;
+
+export function jobFinisher(client: RedisClient, prefix: string, keep: Keep): FinishJob {
+	if (!(commandName in client)) {
+		client.defineCommand(commandName, {numberOfKeys: 5, lua: finishScript});
+	}
+
+	const scripted = client as unknown as Scripted;
+	const key = (name: string) => `${prefix}${name}`;
+	return async (job, token, result, progress) => {
+		const id = job.id ?? '';
+		const finished = await scripted[commandName](
+			key(id), key(`${id}:lock`), key('active'), key('stalled'), key('completed'),
+			id, token, JSON.stringify(result ?? null), progress === undefined ? '' : JSON.stringify(progress),
+			String(job.attemptsMade + 1), String(Date.now()), String(keep.age), String(keep.count), prefix,
+		);
+		return finished === 1;
+	};
+}
