@@ -1,7 +1,8 @@
 /**
  * The event socket made gap-free while it runs (`listen`): make before break. A fresh stream is
  * opened every `reconnectEveryMs`; the old one is closed only once the new one has been open
- * `liveAfterMs` (time for its subscription to become live); copies that arrive on both are
+ * `liveAfterMs` (time for its subscription to become live; with no stream live, its first event
+ * proves it live sooner and ends the gap there); copies that arrive on both are
  * dropped by event id (bounded memory). An unexpected close reconnects at once, then with jittered
  * backoff (a stream that closes before it was live counts as a failure, so a socket that closes
  * at once is never a hot loop). Every span with no live stream is a gap (coverage.ts). Reports
@@ -201,7 +202,7 @@ export class SocketListener {
 	}
 
 	private wentLive(entry: Entry): void {
-		if (!this.streams.has(entry.n)) {
+		if (!this.streams.has(entry.n) || entry.live) {
 			return;
 		}
 
@@ -277,6 +278,15 @@ export class SocketListener {
 			this.counts.skipped++;
 			this.emit({type: 'frame-skipped', at: iso(Date.now()), stream, reason: frame.skip, data: data.slice(0, 200)});
 			return;
+		}
+
+		const entry = this.streams.get(stream);
+		if (entry !== undefined && !entry.live && this.liveCount() === 0) {
+			// An event on a stream not yet counted live, with none live: its subscription is live,
+			// so the gap open ends now rather than once `liveAfterMs` has passed. (Beside a live
+			// stream the old one is still closed only after `liveAfterMs`: what it has in flight
+			// arrives first.)
+			this.wentLive(entry);
 		}
 
 		if (this.recent.seen(frame.id)) {

@@ -1,11 +1,17 @@
 /**
  * The make-before-break listener against a socket of the test's own: frames that are not JSON or
  * have no id are skipped and counted, copies dropped by id, and a socket that closes every stream
- * at once is retried with a growing backoff, never in a hot loop.
+ * at once is retried with a growing backoff, never in a hot loop; after a restart the downtime gap
+ * ends at the first event the new stream brings.
  */
+import {mkdtempSync, writeFileSync} from 'node:fs';
+import {rm} from 'node:fs/promises';
 import {createServer, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
 import {afterEach, expect, it} from 'vitest';
+import {coverageFileName} from '../../../source/receiver/socket/coverage.js';
 import {SocketListener, type SocketEvent} from '../../../source/receiver/socket/socket-listener.js';
 import {waitFor} from '../../support/wait.js';
 
@@ -78,4 +84,25 @@ it('opens a fresh stream before the old one closes, and closes the old one once 
 	const closed = events.filter(event => event.type === 'stream-closed');
 	expect(new Set(closed.map(event => (event as {reason: string}).reason))).toEqual(new Set(['replaced']));
 	expect(socket.status()).toMatchObject({gaps: 0, state: 'live'});
+});
+
+it('after a restart, the downtime gap ends at the first event of the new stream, not when it would count as live', async () => {
+	const directory = mkdtempSync(path.join(tmpdir(), 'platform-tui-coverage-'));
+	cleanups.push(async () => rm(directory, {recursive: true, force: true}));
+	const killedAt = Date.now() - 10_000;
+	writeFileSync(path.join(directory, coverageFileName), JSON.stringify({coveredUntil: new Date(killedAt).toISOString()}));
+	const server = await socketServer(response => {
+		response.write('data: {"id":"evt_first"}\n\n');
+	});
+	const events: SocketEvent[] = [];
+	const texts: string[] = [];
+	const started = Date.now();
+	// Counted live only after a minute, unless an event says so sooner.
+	const socket = listener(server.url, events, texts, {liveAfterMs: 60_000, coverageDirectory: directory});
+	await waitFor(() => texts.length === 1, {what: 'the first event'});
+	const gap = events.find((event): event is Extract<SocketEvent, {type: 'gap'}> => event.type === 'gap');
+	expect(gap).toMatchObject({downtime: true, from: new Date(killedAt).toISOString()});
+	expect(Date.parse(gap?.to ?? '')).toBeGreaterThanOrEqual(started);
+	expect(Date.parse(gap?.to ?? '')).toBeLessThan(started + 60_000);
+	expect(socket.status()).toMatchObject({gaps: 1, state: 'live'});
 });
