@@ -4,6 +4,7 @@
  * so tests swap the context and run commands in-process.
  */
 import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, type Settings} from '../config/resolve.js';
+import {defaultProfile} from '../config/profiles.js';
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore} from '../config/store.js';
 import {clientRetryBase} from '../config/test-timers.js';
@@ -23,6 +24,12 @@ export type Deps = {
 	clock: Clock;
 	/** The config store, seen through the selected profile (created on first use: `config path` never reads the file). */
 	store(): ConfigStore;
+	/**
+	 * `{profile}` when the run uses a profile other than `default`, else nothing: for the lines and
+	 * boxes that name it (the --json end line, serve's and listen's start). The store's choice, from
+	 * the run's own read of the config file (one read when the run made none). Never throws.
+	 */
+	profile(): {profile?: string};
 	/** Every setting resolved flag > env > stored > default. */
 	resolved(): ResolvedConfig;
 	/** The values of `required`, or one error naming every missing one. */
@@ -87,6 +94,17 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 		context,
 		clock: overrides.clock ?? {now: () => Date.now()},
 		store: getStore,
+		profile() {
+			let name: string;
+			try {
+				name = getStore().profileName();
+			} catch {
+				// A --profile refused as a value names no profile; the run says why.
+				return {};
+			}
+
+			return name === defaultProfile ? {} : {profile: name};
+		},
 		resolved,
 		settings: (required, command) => requireSettings(resolved(), required, command),
 		apiKey: fallback => apiKeySupplier({env: context.env, store: getStore(), fallback}),

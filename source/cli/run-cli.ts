@@ -14,6 +14,7 @@ import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {Registry, RegistryEntry} from './registry.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
 import type {AnyCommand, CommandContext, LoadedCommand} from './types.js';
+import type {Deps} from './deps.js';
 
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
 
@@ -237,18 +238,21 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		signal: io.signal,
 	};
 	const command = loaded.name.join(' ');
-	// The --json result and error lines name the profile the run used when it is not `default`.
-	const profile = json ? await profileField(input.flags, io.env) : {};
+	let deps: Deps | undefined;
+	// The --json result and error lines name the profile the run used when it is not `default`,
+	// as the run's store chose it: no second read of the config file.
+	const profile = () => (json ? deps?.profile() ?? {} : {});
 	try {
 		const {createDeps} = await import('./deps.js');
+		deps = createDeps(context, {output});
 		const options: unknown = loaded.parse(context);
-		const returned = await loaded.run(options, createDeps(context, {output}));
+		const returned = await loaded.run(options, deps);
 		// A command that stopped on the signal says 130; the signal's reason tells which stop it was.
 		const code = stoppedCodes.has(returned) && io.signal.aborted ? exitCodeFor(undefined, io.signal) : returned;
 		if (stoppedCodes.has(code)) {
 			output.error(cancelledText(code));
 		} else {
-			output.result(command, code, profile);
+			output.result(command, code, profile());
 		}
 
 		return code;
@@ -269,18 +273,12 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};
-		output.error({code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume, ...profile});
+		output.error({code: text.code, message: text.message, next: text.next ?? (usage ? commandHint : 'Run it again with --debug for the details.'), ...resume, ...profile()});
 		const stack = debug ? debugStack(error) : undefined;
 		const body = `${joinText(text)}${stack ? `\n\n${stack}` : ''}`;
 		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
 		return code;
 	}
-}
-
-/** `{profile}` when the run uses a profile other than `default` (config/active-profile.ts), else nothing. */
-async function profileField(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<{profile?: string}> {
-	const {namedProfile} = await import('../config/active-profile.js');
-	return namedProfile({flags, env});
 }
 
 const stoppedBy = new Map<number, string>([[exitCodes.terminated, 'Stopped by SIGTERM.'], [exitCodes.readerGone, 'Stopped: the reader of the output went away.']]);

@@ -82,7 +82,7 @@ export class ConfigStore {
 			return readConfigFile(this.path);
 		} catch (error) {
 			if (error instanceof ConfigDamagedError && error.data.profile === undefined) {
-				throw new ConfigDamagedError({...error.data, profile: this.chosen?.name ?? selectProfile({flag: this.flagProfile, env: this.env, file: {}}).name});
+				throw new ConfigDamagedError({...error.data, profile: (this.chosen ?? this.unread()).name});
 			}
 
 			throw error;
@@ -93,6 +93,18 @@ export class ConfigStore {
 	selection(file?: Record<string, unknown>): ProfileSelection {
 		this.chosen ??= selectProfile({flag: this.flagProfile, env: this.env, file: file ?? this.file()});
 		return this.chosen;
+	}
+
+	/**
+	 * The name of the profile this store uses, for the lines that name it: the one its reads chose
+	 * (one read now when nothing was read yet); a file that cannot be read chooses none. Never throws.
+	 */
+	profileName(): string {
+		try {
+			return this.selection().name;
+		} catch {
+			return this.unread().name;
+		}
 	}
 
 	get(name: SettingName): string | undefined {
@@ -164,8 +176,7 @@ export class ConfigStore {
 	async startFresh(values: Partial<StoredConfig>): Promise<{backup?: string}> {
 		ensureConfigDir(this.path);
 		return withLock(this.path, async () => {
-			// The damaged file cannot say which profile it would choose: the flag's or PLATFORM_PROFILE's, else `default`.
-			const selection = this.chosen ?? selectProfile({flag: this.flagProfile, env: this.env, file: {}});
+			const selection = this.chosen ?? this.unread();
 			checkName(selection);
 			let backup: string | undefined;
 			if (existsSync(this.path)) {
@@ -176,6 +187,11 @@ export class ConfigStore {
 			await writeConfigFile(this.path, withProfileSection({}, selection.name, values));
 			return backup ? {backup} : {};
 		}, this.lock);
+	}
+
+	/** The choice when the file cannot say which profile it would choose (damaged, unreadable): the flag's or PLATFORM_PROFILE's, else `default`. */
+	private unread(): ProfileSelection {
+		return selectProfile({flag: this.flagProfile, env: this.env, file: {}});
 	}
 
 	/** The selected profile's section of `file`; a profile the file lacks is empty with `create`, else refused. */

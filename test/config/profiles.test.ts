@@ -3,10 +3,11 @@
  * with --profile (anywhere on the line), PLATFORM_PROFILE or `config use`; the file's top level is
  * the profile `default`, so a file written before profiles is read (and written) unchanged.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import fs, {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {syncBuiltinESMExports} from 'node:module';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {activeProfileName} from '../../source/config/active-profile.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {runCliInProcess} from '../support/run-cli.js';
@@ -21,6 +22,22 @@ function configDir(): {env: Record<string, string>; file: string} {
 
 function lines(stdout: string): Array<Record<string, unknown>> {
 	return stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * Counts the reads of `file` while `action` runs: every reader of the config file goes through
+ * node:fs's readFileSync, which is watched (the named imports of it too, once synced) and then put back.
+ */
+async function readsOf(file: string, action: () => Promise<void>): Promise<number> {
+	const readFile = vi.spyOn(fs, 'readFileSync');
+	syncBuiltinESMExports();
+	try {
+		await action();
+		return readFile.mock.calls.filter(([path]) => path === file).length;
+	} finally {
+		readFile.mockRestore();
+		syncBuiltinESMExports();
+	}
 }
 
 /** A config with the default profile and `staging`, made through the commands. */
@@ -93,6 +110,22 @@ describe('profiles keep settings and keys apart', () => {
 		expect(listed.find(line => line.name === 'baseUrl')).toMatchObject({value: 'https://env.example.com', source: 'env'});
 		expect(listed.find(line => line.name === 'appId')).toMatchObject({value: 'app_flag', source: 'flag'});
 		expect(listed.find(line => line.name === 'apiKey')).toMatchObject({value: '…BBBB', source: 'stored'});
+	});
+});
+
+describe('the --json end line', () => {
+	it('names the profile the run\'s own read of the config file chose, reading it once', async () => {
+		const {env, file} = await twoProfiles();
+		expect((await runCliInProcess(['config', 'use', 'staging'], {env})).code).toBe(0);
+		const ids = {chatIds: [], contentIds: [], eventIds: []};
+		const reads = await readsOf(file, async () => {
+			const run = await runCliInProcess(['config', 'get', 'baseUrl', '--json'], {env});
+			expect(lines(run.stdout)).toEqual([
+				{type: 'setting', name: 'baseUrl', value: 'https://staging.example.com', source: 'stored'},
+				{type: 'result', command: 'config get', exitCode: 0, profile: 'staging', ...ids},
+			]);
+		});
+		expect(reads).toBe(1);
 	});
 });
 

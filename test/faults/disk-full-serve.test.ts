@@ -10,34 +10,23 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
 import type {PlatformClient} from '../../source/platform/client.js';
 import {buildTestEvent, signDelivery} from '../../source/receiver/intake/test-event.js';
-import {startCli, type CliProcess} from '../support/cli.js';
 import {post, startModel} from '../receiver/helpers.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {mountTmpfs, rootOnly} from '../support/root.js';
+import {serveChildren, serveEnv, type ServeChild} from '../support/serve.js';
 import {waitFor} from '../support/wait.js';
 
 const runs = rootOnly('The full-disk serve test');
-type Serve = CliProcess & {url: string; adminUrl: string; events(): Array<Record<string, unknown>>};
 
 let platform: LocalPlatform;
 let model: Awaited<ReturnType<typeof startModel>>;
 let user: PlatformClient;
-const running: Serve[] = [];
+const serves = serveChildren();
 const cleanups: Array<() => void> = [];
 const answerText = 'The tide tables are in the harbour office.';
 
-async function startServe(dataDir: string): Promise<Serve> {
-	const env = {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
-	const run = startCli(['serve', '--port', '0', '--admin-port', '0', '--json', '--data-dir', dataDir], {env});
-	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
-	if (first?.type !== 'listening') {
-		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
-	}
-
-	const serve: Serve = {...run, url: String(first.url), adminUrl: String(first.adminUrl), events};
-	running.push(serve);
-	return serve;
+async function startServe(dataDir: string): Promise<ServeChild> {
+	return serves.start(['--admin-port', '0', '--data-dir', dataDir], serveEnv(platform));
 }
 
 /** A real assistant message to answer. */
@@ -50,14 +39,14 @@ async function assistantMessage(): Promise<{chatId: string; messageId: string}> 
 	return {chatId: chat.id, messageId};
 }
 
-async function deliver(serve: Serve, target: {chatId: string; messageId: string}, id?: string): Promise<{status: number; id: string}> {
+async function deliver(serve: ServeChild, target: {chatId: string; messageId: string}, id?: string): Promise<{status: number; id: string}> {
 	const event = buildTestEvent('external-module-chosen', {chatId: target.chatId, assistantMessageId: target.messageId, text: `Where are the tide tables? ${'t'.repeat(3000)}`, userId: platform.userId, companyId: platform.companyId, assistantId: platform.assistantId, ...(id === undefined ? {} : {id})});
 	const delivery = signDelivery(event, platform.endpointSecret);
 	const answer = await post(`${serve.url}/webhook`, delivery.body, delivery.headers);
 	return {status: answer.status, id: event.id};
 }
 
-async function readyz(serve: Serve): Promise<{status: number; body: {ready?: boolean; reasons?: string[]}}> {
+async function readyz(serve: ServeChild): Promise<{status: number; body: {ready?: boolean; reasons?: string[]}}> {
 	const response = await fetch(`${serve.adminUrl}/readyz`);
 	return {status: response.status, body: await response.json() as {ready?: boolean; reasons?: string[]}};
 }
@@ -104,14 +93,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-	for (const serve of running.splice(0)) {
-		if (serve.child.exitCode === null && serve.child.signalCode === null) {
-			serve.child.kill('SIGKILL');
-		}
-
-		await serve.closed;
-	}
-
+	await serves.stopAll();
 	for (const cleanup of cleanups.splice(0).reverse()) {
 		cleanup();
 	}

@@ -6,22 +6,18 @@
  */
 import {render} from 'ink-testing-library';
 import stringWidth from 'string-width';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import type {ReceiverCounters, ReceiverEventListener} from '../../source/receiver/events.js';
 import {colorEnabled, terminalColumns, terminalRows} from '../../source/terminal.js';
 import {replayingSource, ServeScreen} from '../../source/ui/serve/ServeScreen.js';
 import {terminalSize} from '../../source/ui/live-terminal.js';
+import {cleanupsAfterEach} from '../support/cleanups.js';
 import {waitFor} from '../support/wait.js';
 import {stripAnsi, terminalOf as terminalColumnsOf} from './ink-terminal.js';
 import {longChatId, storedEvent} from './events/memory-reader.js';
 import {renderInspector} from './events/render-inspector.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-	for (const cleanup of cleanups.splice(0)) {
-		cleanup();
-	}
-});
+const cleanups = cleanupsAfterEach();
 
 /** ink-testing-library's stdout says `columns` until the test ends. */
 function terminalOf(columns: number): void {

@@ -1,5 +1,4 @@
 import {randomBytes} from 'node:crypto';
-import {namedProfile} from '../../config/active-profile.js';
 import {UserError} from '../../errors.js';
 import {mask} from '../../format/secret.js';
 import {streamUrl} from '../../platform/event-socket.js';
@@ -86,7 +85,7 @@ async function run(options: ListenOptions, deps: Deps): Promise<number> {
 			source: events,
 			notices,
 			url: `event socket ${url}`,
-			...namedProfile(deps.context),
+			...deps.profile(),
 			title: {command: 'platform-tui listen'},
 			store: `journal ${directory}`,
 			...(folderWarnings.length > 0 ? {warnings: folderWarnings.map(found => found.message)} : {}),

@@ -1,5 +1,4 @@
 /** How a listen without its screen tells what it does: NDJSON records, or plain lines. */
-import {namedProfile} from '../../config/active-profile.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import type {SocketEvent} from '../../receiver/socket/socket-listener.js';
 import {clock} from '../../ui/serve/format.js';
@@ -65,7 +64,7 @@ export function presentListenPlain(deps: Deps, started: ListenStarted, events: E
 	const keyFrom = key.source === 'env' ? ' from PLATFORM_API_KEY' : '';
 	const handling = options.forwardTo ? `forwarding to ${options.forwardTo}` : `answering chosen-module events with model ${started.model}`;
 	const warnings = started.folderWarnings.map(found => `${clock(now())}  warning: ${found.message}\n`).join('');
-	const {profile} = namedProfile(deps.context);
+	const {profile} = deps.profile();
 	deps.context.stderr.write(`Listening on the event socket ${started.socketUrl}${profile === undefined ? '' : ` with profile ${profile}`} (${options.events.join(', ')}); key ${key.keyMasked}${keyFrom}; ${handling}; a fresh stream every ${formatCompactDuration(options.reconnectEveryMs)}; events in journal ${started.directory}. Ctrl+C to stop.\n${warnings}`);
 	events.on('event', event => {
 		deps.output.print(event, () => `${listenLine(event, options.forwardTo)}\n`);

@@ -1,4 +1,3 @@
-import {namedProfile} from '../../config/active-profile.js';
 import {UserError} from '../../errors.js';
 import {formatCompactDuration} from '../../format/duration.js';
 import {errorCode} from '../../format/value.js';
@@ -79,7 +78,7 @@ const command: Command<ServeOptions> = {
 		const {now} = session;
 		const key = keyStatus();
 		const previousValid = key.previousKeyExpiresAt !== undefined && Date.parse(key.previousKeyExpiresAt) > deps.clock.now();
-		const profile = namedProfile(context);
+		const profile = deps.profile();
 		const started: Started = {options, url, ...profile, secrets: secrets.length, key, previousValid, model, backend, directory, store, now, folderWarnings, ...(adminUrl ? {adminUrl} : {}), ...(warning ? {warning} : {})};
 		const warnings = [...(warning ? [warning] : []), ...folderWarnings.map(found => found.message)];
 		if (context.interactive) {

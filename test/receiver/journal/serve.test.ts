@@ -8,37 +8,22 @@ import type {PlatformClient} from '../../../source/platform/client.js';
 import {openJournal} from '../../../source/receiver/journal/index.js';
 import {createReceiver} from '../../../source/receiver/server.js';
 import {buildTestEvent, signDelivery} from '../../../source/receiver/intake/test-event.js';
-import {runCli, startCli, type CliProcess} from '../../support/cli.js';
+import {runCli} from '../../support/cli.js';
 import {post, startModel} from '../helpers.js';
 import {clientFor, startPlatform} from '../../support/platform.js';
+import {serveChildren, serveEnv, type ServeChild} from '../../support/serve.js';
 import {waitFor} from '../../support/wait.js';
 import {tempDataDir} from './helpers.js';
-
-type Serve = CliProcess & {url: string; events(): Array<Record<string, unknown>>};
 
 let platform: LocalPlatform;
 let model: Awaited<ReturnType<typeof startModel>>;
 let user: PlatformClient;
-const running: Serve[] = [];
+const serves = serveChildren();
 
 const answerText = 'The keeper writes the weather down every night.';
 
-function serveEnv(): Record<string, string> {
-	return {PLATFORM_BASE_URL: platform.baseUrl, PLATFORM_API_KEY: platform.apiKey, PLATFORM_APP_ID: platform.appId, PLATFORM_ENDPOINT_SECRET: platform.endpointSecret};
-}
-
-async function startServe(dataDir: string): Promise<Serve> {
-	const run = startCli(['serve', '--port', '0', '--json', '--data-dir', dataDir], {env: serveEnv()});
-	const events = () => run.stdout().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as Record<string, unknown>);
-	const serve: Serve = {...run, url: '', events};
-	running.push(serve);
-	const first = await waitFor(() => events()[0] ?? (run.child.exitCode === null ? undefined : {failed: run.stderr()}), {until: value => value !== undefined, what: 'serve to listen'});
-	if (first?.type !== 'listening') {
-		throw new Error(`serve did not start: ${JSON.stringify(first)} ${run.stderr()}`);
-	}
-
-	serve.url = String(first.url);
-	return serve;
+async function startServe(dataDir: string): Promise<ServeChild> {
+	return serves.start(['--data-dir', dataDir], serveEnv(platform));
 }
 
 beforeAll(async () => {
@@ -48,13 +33,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-	for (const serve of running.splice(0)) {
-		if (serve.child.exitCode === null && serve.child.signalCode === null) {
-			serve.child.kill('SIGKILL');
-		}
-
-		await serve.closed;
-	}
+	await serves.stopAll();
 });
 
 afterAll(async () => {
@@ -112,7 +91,7 @@ describe('durable serve', () => {
 		await waitFor(() => second.events().some(line => line.type === 'duplicate' && line.eventId === event.id), {what: 'the duplicate line'});
 		expect(platform.requests.length).toBe(requestsAfter);
 
-		const shown = await runCli(['events', 'show', event.id, '--json', '--data-dir', dataDir], {env: serveEnv()});
+		const shown = await runCli(['events', 'show', event.id, '--json', '--data-dir', dataDir], {env: serveEnv(platform)});
 		expect(shown.code).toBe(0);
 		expect(JSON.parse(shown.stdout.split('\n')[0] ?? '')).toMatchObject({id: event.id, status: 'answered', attempts: 2});
 		second.child.kill('SIGTERM');
@@ -122,7 +101,7 @@ describe('durable serve', () => {
 	it('refuses a second serve on the same data directory, naming the directory and the process', async () => {
 		const dataDir = tempDataDir();
 		const first = await startServe(dataDir);
-		const second = await runCli(['serve', '--port', '0', '--data-dir', dataDir], {env: serveEnv()});
+		const second = await runCli(['serve', '--port', '0', '--data-dir', dataDir], {env: serveEnv(platform)});
 		expect(second.code).toBe(1);
 		expect(second.stderr).toContain(dataDir);
 		expect(second.stderr).toContain(String(first.child.pid));

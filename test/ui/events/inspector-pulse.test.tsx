@@ -2,12 +2,13 @@
  * The inspector's pulse: events per minute of the rows it read, at the right of its header; a
  * sparkline with colour, figures without; only minutes wholly read; 40 and 120 columns.
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
 import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {feedPulse, headerWithPulse, pulseBucketMs, pulseValues, startPulse} from '../../../source/ui/events/inspector-pulse.js';
 import type {Row, Window} from '../../../source/ui/events/inspector-window.js';
 import {stripAnsi, terminalOf} from '../ink-terminal.js';
+import {cleanupsAfterEach} from '../../support/cleanups.js';
 import {waitFor} from '../../support/wait.js';
 import {storedEvent} from './memory-reader.js';
 import {renderInspector} from './render-inspector.js';
@@ -70,12 +71,7 @@ describe('counting the rows read', () => {
 });
 
 describe('the pulse on the inspector', () => {
-	const cleanups: Array<() => void> = [];
-	afterEach(() => {
-		for (const cleanup of cleanups.splice(0)) {
-			cleanup();
-		}
-	});
+	const cleanups = cleanupsAfterEach();
 
 	function mount(columns: number, colour: boolean) {
 		cleanups.push(terminalOf(columns));

@@ -3,23 +3,16 @@
  * its gaps in the status box; the socket's events are rows of the log, a gap whole at 60 columns.
  */
 import {render} from 'ink-testing-library';
-import {afterEach, expect, it} from 'vitest';
+import {expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
 import type {ReceiverCounters} from '../../../source/receiver/events.js';
 import {socketNotice, socketStatusText} from '../../../source/ui/listen/format.js';
 import {noticeFeed, replayingSource, ServeScreen} from '../../../source/ui/serve/ServeScreen.js';
+import {cleanupsAfterEach} from '../../support/cleanups.js';
 import {waitFor} from '../../support/wait.js';
 import {stripAnsi, terminalOf} from '../ink-terminal.js';
 
-const cleanups: Array<() => void> = [];
-let cleanup: (() => void) | undefined;
-afterEach(() => {
-	cleanup?.();
-	cleanup = undefined;
-	for (const undo of cleanups.splice(0)) {
-		undo();
-	}
-});
+const cleanups = cleanupsAfterEach();
 
 const flat = (frames: string[]) => frames.join('\n').replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
 
@@ -39,10 +32,10 @@ it('shows the socket, its state, the gaps and the last one, and the key in use',
 			onQuit={() => undefined}
 		/>,
 	);
-	cleanup = () => {
+	cleanups.push(() => {
 		instance.unmount();
 		source.dispose();
-	};
+	});
 	const text = await waitFor(() => flat(instance.frames), {until: shown => shown.includes('socket live'), what: 'the status box'});
 	expect(text).toContain('event socket http://127.0.0.1:4010/public/event-socket/events/stream');
 	expect(text).toContain('4 streams opened · 1 gap (5000 ms uncovered) · last gap');

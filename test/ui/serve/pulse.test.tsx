@@ -3,7 +3,7 @@
  * coloured terminal and figures without colour, one line as wide as the box at 40 and 120 columns.
  */
 import {render} from 'ink-testing-library';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
 import type {ReceiverCounters, ReceiverEvent, ReceiverEventListener} from '../../../source/receiver/events.js';
 import {rateSection} from '../../../source/ui/serve/rate-section.js';
@@ -12,6 +12,7 @@ import {statusPanelContent, statusInnerWidth} from '../../../source/ui/serve/Sta
 import {lineText, statusLines, type StatusInput} from '../../../source/ui/serve/status-lines.js';
 import {isRequest} from '../../../source/ui/serve/use-event-rate.js';
 import {stripAnsi, terminalOf} from '../ink-terminal.js';
+import {cleanupsAfterEach} from '../../support/cleanups.js';
 import {waitFor} from '../../support/wait.js';
 
 const counters: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
@@ -52,12 +53,7 @@ describe('the pulse in the status box', () => {
 });
 
 describe('the pulse on the serve screen', () => {
-	const cleanups: Array<() => void> = [];
-	afterEach(() => {
-		for (const cleanup of cleanups.splice(0)) {
-			cleanup();
-		}
-	});
+	const cleanups = cleanupsAfterEach();
 
 	function mount(columns: number, color: boolean) {
 		cleanups.push(terminalOf(columns));

@@ -4,7 +4,7 @@
  * and 120 columns, and gone once the transfer ended.
  */
 import {render} from 'ink-testing-library';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
 import {UploadApp} from '../../../source/ui/upload/app.js';
 import {initialUploadState, reduceUpload, UploadViewModel} from '../../../source/ui/upload/state.js';
@@ -12,6 +12,7 @@ import {throughputLine, throughputValues} from '../../../source/ui/upload/throug
 import {ThroughputLine} from '../../../source/ui/upload/ThroughputLine.js';
 import type {UploadEvent} from '../../../source/workflow/events.js';
 import {stripAnsi, terminalOf} from '../ink-terminal.js';
+import {cleanupsAfterEach} from '../../support/cleanups.js';
 import {waitFor} from '../../support/wait.js';
 
 const start = 1_700_000_000_000;
@@ -57,12 +58,7 @@ describe('counting the bytes sent', () => {
 });
 
 describe('the throughput on the upload screen', () => {
-	const cleanups: Array<() => void> = [];
-	afterEach(() => {
-		for (const cleanup of cleanups.splice(0)) {
-			cleanup();
-		}
-	});
+	const cleanups = cleanupsAfterEach();
 
 	for (const columns of [40, 120]) {
 		it(`draws it under the totals at ${columns} columns while the transfer runs`, async () => {
