@@ -1,17 +1,19 @@
 /**
- * The processing side of the Redis backend: one BullMQ worker per replica with `concurrency` slots.
- * Steps go into the job progress as they happen, so the replica that takes over a job after its
- * owner died (BullMQ's stalled-job check) resumes from the last step.
+ * The processing side of the Redis backend: one BullMQ worker per replica with `concurrency` slots
+ * running the processor (processor.ts), the failure path of a job BullMQ failed on its own, and
+ * the stop. A job whose replica died is taken over by BullMQ's stalled-job check and resumes from
+ * its last step.
  */
 import {hostname} from 'node:os';
-import {DelayedError, type Job, UnrecoverableError, Worker} from 'bullmq';
+import {type Job, Worker} from 'bullmq';
 import {testTimers} from '../../config/test-timers.js';
 import type {RedisClient} from './connection.js';
-import type {JobHandler, JobResult, NewEvent, StepRecord} from '../store/backend.js';
+import type {NewEvent, StepRecord} from '../store/backend.js';
 import {defaultAbortGraceMs, settlesWithin} from '../drain.js';
-import {progressOf, toStoredEvent} from './mapping.js';
+import {toStoredEvent} from './mapping.js';
 import {stepSaver} from './progress.js';
-import {type FinishJob, jobFinisher, type Keep} from './finished.js';
+import {jobFinisher, type Keep} from './finished.js';
+import {jobProcessor, type ProcessorOptions, type WorkerState} from './processor.js';
 
 /**
  * The lock a replica holds on each running job, and how often replicas look for jobs whose lock
@@ -30,11 +32,10 @@ export const maxTakeovers = 2;
 /** How long a stop with no job left waits for BullMQ to hang up its connections (milliseconds when Redis is up). */
 const defaultHangUpMs = 2000;
 
-export type WorkerOptions = {
+export type WorkerOptions = ProcessorOptions & {
 	connection: RedisClient;
 	queueName: string;
 	prefix: string;
-	handler: JobHandler;
 	concurrency: number;
 	lockDurationMs?: number;
 	stalledIntervalMs?: number;
@@ -42,7 +43,6 @@ export type WorkerOptions = {
 	keep: Keep;
 	/** Shown as the holder of this replica's jobs (`events replay` of a busy event names it). */
 	name?: string;
-	onError?: (error: Error) => void;
 	/** BullMQ's limiter (global to the queue): at most `max` jobs started per `durationMs`. */
 	limiter?: {max: number; durationMs: number};
 	/** After the drain deadline, how long cut-off jobs get for their failure path, ms (default 31 000). */
@@ -63,142 +63,6 @@ export function replicaName(): string {
 /** The failure step a job that BullMQ failed on its own gets, so the answer runs its failure path. */
 function failingStep(reason: string): StepRecord {
 	return {name: 'failing', at: new Date().toISOString(), error: reason};
-}
-
-/** What a replica's worker keeps while it runs, shared by its processor, its listeners and its stop. */
-type WorkerState = {
-	/** Jobs running here (the processor's and the failure paths' below). */
-	active: number;
-	saveSteps: ReturnType<typeof stepSaver>;
-	finish: FinishJob;
-	/** Errors our processor ended a job with: their failure path already ran. */
-	handled: WeakSet<Error>;
-	/** Failure paths running for jobs BullMQ failed without the processor (stalled too often). */
-	cleanups: Set<Promise<unknown>>;
-	/**
-	 * Jobs this replica let go while BullMQ still tracked them: finished here (finished.ts), or lost
-	 * by Redis while they ran. BullMQ's complaints about them (no key, no lock) are expected for a while.
-	 */
-	letGo: Set<string>;
-};
-
-/**
- * A job's steps: `save` writes them into its progress; `record.lost` once Redis is found to have
- * lost the job; `record.saved`: how many of the steps Redis has; `pending` the progress still to write.
- */
-function jobSteps(state: WorkerState, job: Job<NewEvent>, list: StepRecord[]) {
-	const record = {lost: false, saved: list.length};
-	const save = async () => {
-		if (record.lost || record.saved === list.length) {
-			return;
-		}
-
-		const count = list.length;
-		if (await state.saveSteps(job, list)) {
-			record.saved = count;
-		} else {
-			// Redis lost the job (FLUSHALL, a restart without persistence). This replica holds
-			// everything the answer needs: it goes on from its copy rather than apologising
-			// for an answer it can still give; nothing of it can be stored any more.
-			record.lost = true;
-			state.letGo.add(job.id ?? '');
-		}
-	};
-
-	const pending = () => ({progress: record.saved === list.length ? undefined : progressOf(list)});
-	return {list, record, save, pending};
-}
-
-/** What a job ends with: the handler's result, or the status of an event recorded only. */
-type Outcome = JobResult | {status: 'logged' | 'ignored'};
-
-/**
- * Ends a job the handler finished: the outcome and the steps not written yet stored with the move
- * to completed in one script (finished.ts). BullMQ is then told the job was moved by hand (its
- * `DelayedError`, as after a move to delayed): it does nothing more with it but fetch the next.
- */
-async function finishHere(state: WorkerState, options: WorkerOptions, job: Job<NewEvent>, token: string | undefined, result: Outcome, steps: ReturnType<typeof jobSteps>): Promise<Outcome> {
-	if (token === undefined) {
-		// Not run by BullMQ's worker loop (no lock token): BullMQ's own completion.
-		await steps.save();
-		return result;
-	}
-
-	const id = job.id ?? '';
-	if (!steps.record.lost) {
-		state.letGo.add(id);
-		setTimeout(() => state.letGo.delete(id), 60_000).unref();
-		let finished: boolean;
-		try {
-			finished = await state.finish(job, token, result, steps.pending().progress);
-		} catch {
-			// Redis did not answer: BullMQ's own completion, which waits for the connection to come
-			// back (a script run whose reply was lost leaves it no lock: its complaint is expected).
-			await steps.save();
-			return result;
-		}
-
-		if (!finished) {
-			// Another replica took the job over (its lock ran out here): that one ends it, from the steps
-			// stored. As BullMQ's own completion says it.
-			options.onError?.(new Error(`Missing lock for job ${id}. moveToFinished`));
-		}
-	}
-
-	throw new DelayedError();
-}
-
-/** Runs the handler on a job: its steps saved as they happen, a waiting event delayed, a failure ended unrecoverable. */
-function jobProcessor(options: WorkerOptions, state: WorkerState) {
-	return async (job: Job<NewEvent>, token?: string, signal?: AbortSignal): Promise<Outcome> => {
-		if (job.data.status !== 'received') {
-			// Recorded only: completing it at once keeps it listed (and its id held) like the others.
-			return finishHere(state, options, job, token, {status: job.data.status}, jobSteps(state, job, []));
-		}
-
-		const event = toStoredEvent(job, 'active');
-		const steps = jobSteps(state, job, [...event.steps]);
-		const {record, save, list} = steps;
-		state.active++;
-		try {
-			const result = await options.handler({
-				event,
-				signal: signal ?? new AbortController().signal,
-				async recordStep(step, recordOptions) {
-					list.push(step);
-					// A step a resume can do again waits for the next one: both in one write.
-					if (!recordOptions?.later) {
-						await save();
-					}
-				},
-				storeLost: () => record.lost,
-			});
-			if (result.status === 'waiting' && !record.lost) {
-				// A transient failure: the job goes to BullMQ's delayed set until its next attempt (any
-				// replica takes it then), its steps, the schedule among them, kept in its progress.
-				await save();
-				const atMs = Date.parse(result.nextAttemptAt);
-				await job.moveToDelayed(Number.isNaN(atMs) ? Date.now() : atMs, token);
-				throw new DelayedError();
-			}
-
-			if (result.status === 'failed') {
-				// Ends the job failed with the reason; never retried by BullMQ (the failure path ran).
-				await save();
-				const error = new UnrecoverableError(result.error ?? 'failed');
-				state.handled.add(error);
-				throw error;
-			}
-
-			// A step kept for a next one that never came is stored with the outcome.
-			return await finishHere(state, options, job, token, result, steps);
-		} finally {
-			state.active--;
-			if (record.lost) {
-				setTimeout(() => state.letGo.delete(job.id ?? ''), 60_000).unref();
-			}
-		}
-	};
 }
 
 /**
