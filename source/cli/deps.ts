@@ -6,7 +6,7 @@
 import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, type Settings} from '../config/resolve.js';
 import {defaultProfile} from '../config/profiles.js';
 import type {SettingName} from '../config/settings.js';
-import {ConfigStore} from '../config/store.js';
+import {ConfigStore, type StoredConfig} from '../config/store.js';
 import {clientRetryBase} from '../config/test-timers.js';
 import {PlatformClient, type PlatformClientOptions, type RequestLogEntry} from '../platform/client.js';
 import {overdueKey} from '../keys/age-policy.js';
@@ -30,7 +30,14 @@ export type Deps = {
 	 * the run's own read of the config file (one read when the run made none). Never throws.
 	 */
 	profile(): {profile?: string};
-	/** Every setting resolved flag > env > stored > default. */
+	/**
+	 * The selected profile's stored settings as this run read them: the file is read once per run,
+	 * on the first call, and every later call (the settings, the key-age warning, `keys show`, the
+	 * wording of the run's error) answers from that read; a read that failed fails again alike. The
+	 * API key supplier (`apiKey`) and the writes still go to the file.
+	 */
+	stored(): StoredConfig;
+	/** Every setting resolved flag > env > stored > default, from the run's one read (`stored`). */
 	resolved(): ResolvedConfig;
 	/** The values of `required`, or one error naming every missing one. */
 	settings<K extends SettingName>(required: readonly K[], command: string): Settings<K>;
@@ -88,7 +95,24 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 		return store;
 	};
 
-	const resolved = () => resolveConfig({flags: settingFlagValues(context.flags), env: context.env, store: getStore()});
+	let read: {config: StoredConfig} | {error: unknown} | undefined;
+	const stored = (): StoredConfig => {
+		if (read === undefined) {
+			try {
+				read = {config: getStore().all()};
+			} catch (error) {
+				read = {error};
+			}
+		}
+
+		if ('error' in read) {
+			throw read.error;
+		}
+
+		return read.config;
+	};
+
+	const resolved = () => resolveConfig({flags: settingFlagValues(context.flags), env: context.env, store: {all: stored}});
 	let keyAgeChecked = false;
 	const deps: Deps = {
 		context,
@@ -105,6 +129,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 
 			return name === defaultProfile ? {} : {profile: name};
 		},
+		stored,
 		resolved,
 		settings: (required, command) => requireSettings(resolved(), required, command),
 		apiKey: fallback => apiKeySupplier({env: context.env, store: getStore(), fallback}),
@@ -116,7 +141,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 			keyAgeChecked = true;
 			let warning: string | undefined;
 			try {
-				const overdue = overdueKey({file: getStore().all(), resolved: resolved(), env: context.env, now: new Date(deps.clock.now())});
+				const overdue = overdueKey({file: stored(), resolved: resolved(), env: context.env, now: new Date(deps.clock.now())});
 				warning = overdue === undefined ? undefined : keyAgeWarning(overdue);
 			} catch {
 				// A file that cannot be read is reported by the command itself, not by a warning.

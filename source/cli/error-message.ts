@@ -4,8 +4,7 @@
  * Core errors carry a `code` and `data`; the per-domain tables in `messages/` word them (the
  * platform's HTTP, connection and timeout hints live in `messages/platform.ts`).
  */
-import {MissingSettingsError, resolveConfig} from '../config/resolve.js';
-import {ConfigStore} from '../config/store.js';
+import {MissingSettingsError, type ResolvedConfig} from '../config/resolve.js';
 import {isCoreError} from '../core-error.js';
 import {UserError} from '../errors.js';
 import {errorMessage} from '../format/value.js';
@@ -13,7 +12,6 @@ import {wordingFor} from './messages/wording.js';
 import type {SettingSources} from './messages/setting-source.js';
 import {UploadStoppedError} from '../workflow/errors.js';
 import {resumeAdvice} from './messages/resume.js';
-import {profileFlagValue, settingFlagValues} from './setting-flags.js';
 import {UsageError} from './validators.js';
 
 export type ErrorText = {
@@ -33,11 +31,13 @@ export type DescribeOptions = {
 	sources?: SettingSources;
 };
 
-/** Where each setting came from for this run (flag > env > stored > default); none when the config cannot be read. */
-export function settingSources(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): SettingSources {
+/**
+ * Where each setting came from for this run (flag > env > stored > default), from the run's own
+ * settings (cli/deps.ts: its one read of the config file); none when the config cannot be read.
+ */
+export function settingSources(run: {resolved(): ResolvedConfig}): SettingSources {
 	try {
-		const store = new ConfigStore(env, {profile: profileFlagValue(flags)});
-		return Object.fromEntries(Object.entries(resolveConfig({flags: settingFlagValues(flags), env, store})).map(([name, setting]) => [name, setting.source]));
+		return Object.fromEntries(Object.entries(run.resolved()).map(([name, setting]) => [name, setting.source]));
 	} catch {
 		return {};
 	}

@@ -269,7 +269,8 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		}
 
 		const [{debugStack, describeError, joinText, settingSources}, {UsageError}] = await Promise.all([import('./error-message.js'), import('./validators.js')]);
-		const text = describeError(error, {offersLocal, sources: settingSources(input.flags, io.env)});
+		// The sources come from the run's own read of the config file: the error reads it no second time.
+		const text = describeError(error, {offersLocal, sources: deps === undefined ? {} : settingSources(deps)});
 		const usage = error instanceof UsageError;
 		// A stopped upload names its chat and how to resume it (error-message.ts reads UploadStoppedError).
 		const resume = text.resume === undefined ? {} : {chatId: text.chatId, resume: text.resume};

@@ -17,7 +17,8 @@ export type ResolveInput = {
 	 */
 	flags?: Partial<Record<SettingName, string>>;
 	env?: NodeJS.ProcessEnv;
-	store?: ConfigStore;
+	/** Where the stored settings come from: a ConfigStore, or a run's one read of it (cli/deps.ts). */
+	store?: Pick<ConfigStore, 'all'>;
 };
 
 /** Resolves every setting with the one rule (precedence.ts): flag > env > the selected profile's stored value > default. */

@@ -3,13 +3,13 @@
  * with --profile (anywhere on the line), PLATFORM_PROFILE or `config use`; the file's top level is
  * the profile `default`, so a file written before profiles is read (and written) unchanged.
  */
-import fs, {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
-import {syncBuiltinESMExports} from 'node:module';
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {describe, expect, it, vi} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {activeProfileName} from '../../source/config/active-profile.js';
 import {ConfigStore} from '../../source/config/store.js';
+import {readsOf} from '../support/file-reads.js';
 import {runCliInProcess} from '../support/run-cli.js';
 
 const keyA = 'sk_default_key_AAAA';
@@ -22,22 +22,6 @@ function configDir(): {env: Record<string, string>; file: string} {
 
 function lines(stdout: string): Array<Record<string, unknown>> {
 	return stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
-}
-
-/**
- * Counts the reads of `file` while `action` runs: every reader of the config file goes through
- * node:fs's readFileSync, which is watched (the named imports of it too, once synced) and then put back.
- */
-async function readsOf(file: string, action: () => Promise<void>): Promise<number> {
-	const readFile = vi.spyOn(fs, 'readFileSync');
-	syncBuiltinESMExports();
-	try {
-		await action();
-		return readFile.mock.calls.filter(([path]) => path === file).length;
-	} finally {
-		readFile.mockRestore();
-		syncBuiltinESMExports();
-	}
 }
 
 /** A config with the default profile and `staging`, made through the commands. */
@@ -113,8 +97,8 @@ describe('profiles keep settings and keys apart', () => {
 	});
 });
 
-describe('the --json end line', () => {
-	it('names the profile the run\'s own read of the config file chose, reading it once', async () => {
+describe('one read of the config file per run', () => {
+	it('the --json end line names the profile the run\'s own read of the config file chose, reading it once', async () => {
 		const {env, file} = await twoProfiles();
 		expect((await runCliInProcess(['config', 'use', 'staging'], {env})).code).toBe(0);
 		const ids = {chatIds: [], contentIds: [], eventIds: []};
@@ -127,6 +111,18 @@ describe('the --json end line', () => {
 		});
 		expect(reads).toBe(1);
 	});
+
+	it('a --json run that fails words its error and names its profile from that one read', async () => {
+		const {env, file} = await twoProfiles();
+		expect((await runCliInProcess(['config', 'use', 'staging'], {env})).code).toBe(0);
+		const reads = await readsOf(file, async () => {
+			const run = await runCliInProcess(['check', 'folder', '--chat', 'chat_1', '--json'], {env});
+			expect(run.code).toBe(1);
+			expect(lines(run.stdout)).toEqual([expect.objectContaining({type: 'error', code: 'settings-missing', profile: 'staging'})]);
+		});
+		expect(reads).toBe(1);
+	});
+
 });
 
 describe('config use and config profiles', () => {
