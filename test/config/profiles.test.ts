@@ -123,6 +123,16 @@ describe('one read of the config file per run', () => {
 		expect(reads).toBe(1);
 	});
 
+	it('keys show reads it once for the key, its age and the policy', async () => {
+		const {env, file} = await twoProfiles();
+		expect((await runCliInProcess(['config', 'set', 'keyMaxAge', '90d', '--profile', 'staging'], {env})).code).toBe(0);
+		const reads = await readsOf(file, async () => {
+			const shown = lines((await runCliInProcess(['keys', 'show', '--json', '--profile', 'staging'], {env})).stdout);
+			expect(shown[0]).toMatchObject({type: 'key', key: '…BBBB', source: 'stored', storedKey: '…BBBB', maxAge: '90d', nextRotationDueAt: expect.any(String) as string});
+			expect(shown.at(-1)).toMatchObject({type: 'result', command: 'keys show', exitCode: 0, profile: 'staging'});
+		});
+		expect(reads).toBe(1);
+	});
 });
 
 describe('config use and config profiles', () => {

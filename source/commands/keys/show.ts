@@ -22,7 +22,9 @@ const command: Command<Record<string, never>> = {
 		const {context} = deps;
 		const now = new Date(deps.clock.now());
 		const maxAgeMs = policyMaxAgeMs(deps.resolved());
-		const status = keyStatus({env: context.env, store: deps.store(), now: () => now, ...(maxAgeMs === undefined ? {} : {maxAgeMs})});
+		// The status from the run's one read of the config file, the read the policy came from.
+		const store = {path: deps.store().path, all: () => deps.stored()};
+		const status = keyStatus({env: context.env, store, now: () => now, ...(maxAgeMs === undefined ? {} : {maxAgeMs})});
 		deps.output.print({
 			type: 'key',
 			key: status.key?.masked ?? null,
