@@ -57,7 +57,7 @@ const command: Command<CheckCommandOptions> = {
 		const settings = deps.settings(['baseUrl', 'apiKey', 'appId', 'userId', 'companyId'], 'platform-tui check');
 		const client = deps.client(settings);
 		try {
-			const report = await checkFolder({client, chatId: options.chatId, folder: options.folder, selection: options.selection, manifest: manifestOf(context, settings.baseUrl), signal: context.signal});
+			const report = await checkFolder({client, chatId: options.chatId, folder: options.folder, selection: options.selection, manifest: manifestOf(deps, settings.baseUrl), signal: context.signal});
 			const same = report.differences.length === 0;
 			if (deps.output.json) {
 				for (const difference of report.differences) {

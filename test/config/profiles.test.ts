@@ -7,7 +7,6 @@ import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {activeProfileName} from '../../source/config/active-profile.js';
 import {ConfigStore} from '../../source/config/store.js';
 import {readsOf} from '../support/file-reads.js';
 import {runCliInProcess} from '../support/run-cli.js';
@@ -84,8 +83,8 @@ describe('profiles keep settings and keys apart', () => {
 		expect((await runCliInProcess(['config', 'get', 'baseUrl', '--profile', 'default'], {env: {...env, PLATFORM_PROFILE: 'staging'}})).stdout).toBe('https://prod.example.com\n');
 		expect((await runCliInProcess(['config', 'use', 'staging'], {env})).code).toBe(0);
 		expect((await runCliInProcess(['config', 'get', 'baseUrl'], {env: {...env, PLATFORM_PROFILE: 'default'}})).stdout).toBe('https://prod.example.com\n');
-		expect(activeProfileName({env, flags: {}})).toBe('staging');
-		expect(activeProfileName({env: {...env, PLATFORM_PROFILE: 'x'}, flags: {profile: 'default'}})).toBe('default');
+		expect(new ConfigStore(env).profileName()).toBe('staging');
+		expect(new ConfigStore({...env, PLATFORM_PROFILE: 'x'}, {profile: 'default'}).profileName()).toBe('default');
 	});
 
 	it('the environment still beats the profile for a setting (flag > env > profile)', async () => {

@@ -4,7 +4,6 @@
  * parsing, what they add to the workflow's options, and the dry run. Without any of them `upload`
  * is exactly spec §4.3 (and keeps the new chat's manifest, so a stopped run can be continued).
  */
-import {activeProfileName} from '../../config/active-profile.js';
 import {defaultDataDir} from '../../receiver/journal/open/location.js';
 import type {UploadEvent} from '../../workflow/events.js';
 import {manifestPath} from '../../workflow/manifest.js';
@@ -88,22 +87,25 @@ export function isSync(options: SyncCommandOptions): boolean {
 	return options.chatId !== undefined || !isPlainSelection(selectionOf(options));
 }
 
-/** Where a chat's manifest lives, and the profile (config/active-profile.ts) the run records in it. */
-export function manifestOf(run: {env: NodeJS.ProcessEnv; flags?: Record<string, unknown>}, baseUrl: string): ManifestPlace {
-	const dataDir = defaultDataDir(run.env);
-	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId), profile: activeProfileName(run)};
+/**
+ * Where a chat's manifest lives, and the profile the run records in it: the one the run's store
+ * chose when it read the settings (ConfigStore.profileName), so the config file is not read again.
+ */
+export function manifestOf(deps: Pick<Deps, 'context' | 'store'>, baseUrl: string): ManifestPlace {
+	const dataDir = defaultDataDir(deps.context.env);
+	return {baseUrl, dataDir, file: chatId => manifestPath(dataDir, baseUrl, chatId), profile: deps.store().profileName()};
 }
 
 /**
  * What the sync flags add to the workflow's options. Every upload to a configured platform keeps
  * its manifest (`keepManifest`); the in-process local platform's chats end with the process.
  */
-export function syncWorkflowOptions(options: SyncCommandOptions, run: {env: NodeJS.ProcessEnv; flags?: Record<string, unknown>}, baseUrl: string, keepManifest: boolean): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest' | 'deletion'> {
+export function syncWorkflowOptions(options: SyncCommandOptions, deps: Pick<Deps, 'context' | 'store'>, baseUrl: string, keepManifest: boolean): Pick<UploadOptions, 'chatId' | 'selection' | 'manifest' | 'deletion'> {
 	const deletion = deletionOf(options);
 	return {
 		...(options.chatId === undefined ? {} : {chatId: options.chatId}),
 		...(isSync(options) || options.minAgeMs > 0 ? {selection: selectionOf(options)} : {}),
-		...(keepManifest ? {manifest: manifestOf(run, baseUrl)} : {}),
+		...(keepManifest ? {manifest: manifestOf(deps, baseUrl)} : {}),
 		...(deletion === undefined ? {} : {deletion}),
 	};
 }
@@ -132,7 +134,7 @@ export async function runDryRun(deps: Deps, folder: string, options: SyncCommand
 
 	const target = configuredTarget(deps, undefined, 'platform-tui upload --dry-run');
 	try {
-		await dryRunUpload({...base, chatId: options.chatId, manifest: manifestOf(context, target.baseUrl), platform: {client: target.client, signal: context.signal}}, print);
+		await dryRunUpload({...base, chatId: options.chatId, manifest: manifestOf(deps, target.baseUrl), platform: {client: target.client, signal: context.signal}}, print);
 	} finally {
 		await target.close();
 	}

@@ -140,7 +140,7 @@ const command: Command<UploadCommandOptions> = {
 			retries,
 			signal: AbortSignal.any([context.signal, cancel.signal]),
 			...(options.ingestionTimeoutMs === undefined ? {} : {ingestionTimeoutMs: options.ingestionTimeoutMs}),
-			...syncWorkflowOptions(options.sync, context, target.baseUrl, !options.local),
+			...syncWorkflowOptions(options.sync, deps, target.baseUrl, !options.local),
 			listing,
 		};
 		try {
