@@ -171,9 +171,15 @@ export class IdIndex {
 			return;
 		}
 
+		// Their failure is the batch's (one commit), handled below. The puts of one commit give back
+		// its one promise: one catch for each promise given, not one per id.
+		let last: Promise<boolean> | undefined;
 		for (const entry of batch) {
-			// Its failure is the batch's (one commit), handled below.
-			this.stores.seen.put(entry.id, entry.ms).catch(() => undefined);
+			const written = this.stores.seen.put(entry.id, entry.ms);
+			if (written !== last) {
+				written.catch(() => undefined);
+				last = written;
+			}
 		}
 
 		// The mark after the batch: the earliest time still waiting, else the latest time of the batch
