@@ -80,6 +80,15 @@ export class IdIndex {
 		return true;
 	}
 
+	/**
+	 * Whether `id` is certainly new: the writer's filter holds every id indexed or pending, so an id
+	 * it has not was neither (false: look further, with `pendingOf` and `indexed`). One probe of
+	 * the filter instead of a lookup in a map of every id of the last flush interval.
+	 */
+	certainlyNew(id: string): boolean {
+		return this.filter !== undefined && !this.filter.has(id);
+	}
+
 	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
 	pendingOf(id: string): PendingEntry | undefined {
 		return this.pending.get(id);
