@@ -43,18 +43,35 @@ function idFields(schema: z.ZodType, path: readonly string[] = []): IdField[] {
 	return schema instanceof z.ZodUnion ? (schema.options as z.ZodType[]).flatMap(option => idFields(option, path)) : [];
 }
 
-/** Every string at `path` in `value` (a string or a list of strings at its end). */
-function valuesAt(value: unknown, path: readonly string[]): string[] {
-	const [head, ...rest] = path;
-	if (head === undefined) {
-		return typeof value === 'string' ? [value] : (Array.isArray(value) ? value.filter(item => typeof item === 'string') : []);
+/**
+ * Adds every string at `path` (from `depth` on) in `value` to `into`: a string, or a list of
+ * strings at its end. No array is made on the way (it runs for each record printed).
+ */
+function addValuesAt(value: unknown, path: readonly string[], depth: number, into: Set<string>): void {
+	if (depth === path.length) {
+		if (typeof value === 'string') {
+			into.add(value);
+		} else if (Array.isArray(value)) {
+			for (const item of value as unknown[]) {
+				if (typeof item === 'string') {
+					into.add(item);
+				}
+			}
+		}
+
+		return;
 	}
 
+	const head = path[depth];
 	if (head === '*') {
-		return Array.isArray(value) ? value.flatMap(item => valuesAt(item, rest)) : [];
+		if (Array.isArray(value)) {
+			for (const item of value as unknown[]) {
+				addValuesAt(item, path, depth + 1, into);
+			}
+		}
+	} else if (head !== undefined && value !== null && typeof value === 'object') {
+		addValuesAt((value as Record<string, unknown>)[head], path, depth + 1, into);
 	}
-
-	return value !== null && typeof value === 'object' ? valuesAt((value as Record<string, unknown>)[head], rest) : [];
 }
 
 const fieldsByType = new Map<JsonRecordType, IdField[]>();
@@ -112,7 +129,7 @@ export function createJsonWriter(stdout: NodeJS.WritableStream): RunOutput {
 		print(record) {
 			const type = checkRecord(record);
 			for (const {path, list} of idFieldsOf(type)) {
-				touched({[list]: valuesAt(record, path)});
+				addValuesAt(record, path, 0, ids[list]);
 			}
 
 			sink.write(`${JSON.stringify(record)}\n`);

@@ -1,5 +1,5 @@
 /**
- * A prepared endpoint secret (two keyed SHA-256 states, copied per body) gives HMAC-SHA256 itself:
+ * A prepared endpoint secret (the two padded keys, each hashed with what follows it) gives HMAC-SHA256 itself:
  * compared with node:crypto's own Hmac over any secret (empty, a block long, longer than a block,
  * any Unicode) and any body, as bytes or text, and a prepared secret gives the same answer for
  * every body it is used for (its keyed states are copied, never consumed).
@@ -29,6 +29,18 @@ describe('a prepared endpoint secret', () => {
 	it('matches at the block boundary: secrets of 63, 64 and 65 bytes, and none', () => {
 		for (const secret of ['', 'a'.repeat(63), 'a'.repeat(64), 'a'.repeat(65), 'é'.repeat(32)]) {
 			expect(new PreparedSecret(secret).hmac('{"id":"evt_1"}').toString('hex')).toBe(hmac(secret, '{"id":"evt_1"}'));
+		}
+	});
+
+	it('matches a body either side of its scratch buffer (16 KiB), and refuses a digest with one bit changed', () => {
+		const secret = new PreparedSecret('whsec_edge');
+		for (const length of [0, 16 * 1024, (16 * 1024) + 1, 70_000]) {
+			const body = Buffer.alloc(length, 0x61);
+			const digest = Buffer.from(hmac('whsec_edge', body), 'hex');
+			expect(secret.matches(body, digest)).toBe(true);
+			expect(secret.hmac(body).equals(digest)).toBe(true);
+			digest[length % 32] = (digest[length % 32] ?? 0) ^ 1;
+			expect(secret.matches(body, digest)).toBe(false);
 		}
 	});
 

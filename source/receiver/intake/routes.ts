@@ -29,6 +29,11 @@ function bodyIdentify(decision: Acceptance, body: Buffer): void {
 	}
 }
 
+/** The 503 of a full backlog (made only when it is sent). */
+function backlogFull(eventId: string): Omit<Rejection, 'kind'> {
+	return {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId};
+}
+
 /** What the routes share with the receiver: its counters, settings, backend, jobs and events. */
 export type RouteContext = {
 	stats: ReceiverCounters;
@@ -178,9 +183,8 @@ export class DeliveryRoutes {
 
 		// The slot is taken before the store: deliveries arriving together cannot all pass the bound.
 		const counted = decision.event.status === 'received';
-		const backlogFull: Omit<Rejection, 'kind'> = {status: 503, reason: 'backlog-full', error: receiverErrors.backlogFull, headers: {'retry-after': '30'}, eventId: decision.event.id};
 		if (this.backlogLimit && !this.backlogLimit.reserve(counted)) {
-			this.reject(request, response, seq, backlogFull);
+			this.reject(request, response, seq, backlogFull(decision.event.id));
 			return;
 		}
 
@@ -188,7 +192,7 @@ export class DeliveryRoutes {
 		this.backend.accept(decision.event, this.backlogLimit?.storeLimit(counted)).then(result => {
 			this.observer?.stored(performance.now() - storing);
 			if (result === 'full') {
-				this.reject(request, response, seq, backlogFull);
+				this.reject(request, response, seq, backlogFull(decision.event.id));
 				return;
 			}
 

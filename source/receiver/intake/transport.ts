@@ -118,33 +118,50 @@ export function answerAndLinger(request: IncomingMessage, response: ServerRespon
  * or `onTooLarge` once the limit is passed (the request is then paused, for the caller to answer).
  */
 export function readBody(request: IncomingMessage, limit: number, onBody: (body: Buffer) => void, onTooLarge: () => void): void {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	let finished = false;
-	const onData = (chunk: Buffer) => {
-		size += chunk.length;
-		if (size > limit) {
-			finished = true;
-			request.off('data', onData);
-			onTooLarge();
-			return;
-		}
-
-		chunks.push(chunk);
-	};
-
-	request.on('data', onData);
+	const read = new BodyRead(request, limit, onBody, onTooLarge);
+	request.on('data', read.onData);
 	request.on('end', () => {
-		if (finished) {
-			return;
-		}
-
-		finished = true;
-		onBody(chunks.length === 1 ? chunks[0] ?? Buffer.alloc(0) : Buffer.concat(chunks, size));
+		read.end();
 	});
 	request.on('error', () => {
-		finished = true;
+		read.finished = true;
 	});
+}
+
+/**
+ * One body being read. Its listeners are set in the constructor, not declared as named functions:
+ * the build keeps function names (esbuild's keepNames), which redefines `name` on every named
+ * closure made, a slow change of the function's shape once per delivery.
+ */
+class BodyRead {
+	finished = false;
+	readonly onData: (chunk: Buffer) => void;
+	private readonly chunks: Buffer[] = [];
+	private size = 0;
+
+	constructor(request: IncomingMessage, limit: number, private readonly onBody: (body: Buffer) => void, onTooLarge: () => void) {
+		this.onData = chunk => {
+			this.size += chunk.length;
+			if (this.size > limit) {
+				this.finished = true;
+				request.off('data', this.onData);
+				onTooLarge();
+				return;
+			}
+
+			this.chunks.push(chunk);
+		};
+	}
+
+	end(): void {
+		if (this.finished) {
+			return;
+		}
+
+		this.finished = true;
+		const {chunks} = this;
+		this.onBody(chunks.length === 1 ? chunks[0] ?? Buffer.alloc(0) : Buffer.concat(chunks, this.size));
+	}
 }
 
 /** The node:http server of the receiver. */

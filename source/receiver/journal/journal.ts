@@ -65,6 +65,10 @@ export class JournalBackend extends JournalReads implements EventBackend {
 
 	/** No `async`: the hot path creates one promise of its own (the commit's is shared by its batch). */
 	accept(event: NewEvent): Promise<AcceptResult> {
+		if (this.index.certainlyNew(event.id)) {
+			return this.store(event);
+		}
+
 		const pending = this.index.pendingOf(event.id);
 		if (pending) {
 			// Accepted here before: a duplicate once that commit stands (a failed one fails this too).

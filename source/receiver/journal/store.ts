@@ -43,13 +43,22 @@ type Writes = Record<'put' | 'remove' | 'ifNoExists' | 'ifVersion', (...paramete
 
 /**
  * Every write of `database` first asks the disk reserve (space.ts): refused, it rejects with
- * `DiskFullError` and LMDB never starts a commit the disk may not hold.
+ * `DiskFullError` and LMDB never starts a commit the disk may not hold. Anything thrown becomes a
+ * rejection, as from an async function; no async function, though: LMDB's own promise is given
+ * back as it is (writes of one commit share it), not wrapped in one more per write.
  */
 function guardWrites(database: unknown, space: DiskSpace): void {
 	const writes = database as Writes;
 	for (const name of ['put', 'remove', 'ifNoExists', 'ifVersion'] as const) {
-		const original = writes[name].bind(database);
-		writes[name] = async (...parameters: unknown[]) => space.allowsBookkeeping() ? original(...parameters) : Promise.reject(space.refused());
+		const original = writes[name];
+		writes[name] = (...parameters: unknown[]) => {
+			try {
+				return space.allowsBookkeeping() ? original.apply(database, parameters) : Promise.reject(space.refused());
+			} catch (error) {
+				// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+				return Promise.reject(error);
+			}
+		};
 	}
 }
 

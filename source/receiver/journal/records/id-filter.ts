@@ -18,6 +18,8 @@ export class IdFilter {
 	/** The two hashes of the id last hashed (fields, so hashing allocates nothing). */
 	private first = 0;
 	private second = 0;
+	/** The id last hashed: `has` then `add` of one new id (every accepted delivery) hash it once. */
+	private hashed: string | undefined;
 	private count = 0;
 
 	/** Ids added so far (an id added twice counts twice). */
@@ -47,6 +49,11 @@ export class IdFilter {
 	}
 
 	private hash(id: string): void {
+		if (id === this.hashed) {
+			return;
+		}
+
+		this.hashed = id;
 		let first = 0x81_1C_9D_C5;
 		let second = 0x05_0C_5D_1F;
 		for (let index = 0; index < id.length; index++) {

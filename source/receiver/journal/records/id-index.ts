@@ -80,6 +80,15 @@ export class IdIndex {
 		return true;
 	}
 
+	/**
+	 * Whether `id` is certainly new: the writer's filter holds every id indexed or pending, so an id
+	 * it has not was neither (false: look further, with `pendingOf` and `indexed`). One probe of
+	 * the filter instead of a lookup in a map of every id of the last flush interval.
+	 */
+	certainlyNew(id: string): boolean {
+		return this.filter !== undefined && !this.filter.has(id);
+	}
+
 	/** The pending entry of `id` in this process (accepted here, not yet indexed on disk). */
 	pendingOf(id: string): PendingEntry | undefined {
 		return this.pending.get(id);
@@ -171,9 +180,15 @@ export class IdIndex {
 			return;
 		}
 
+		// Their failure is the batch's (one commit), handled below. The puts of one commit give back
+		// its one promise: one catch for each promise given, not one per id.
+		let last: Promise<boolean> | undefined;
 		for (const entry of batch) {
-			// Its failure is the batch's (one commit), handled below.
-			this.stores.seen.put(entry.id, entry.ms).catch(() => undefined);
+			const written = this.stores.seen.put(entry.id, entry.ms);
+			if (written !== last) {
+				written.catch(() => undefined);
+				last = written;
+			}
 		}
 
 		// The mark after the batch: the earliest time still waiting, else the latest time of the batch
