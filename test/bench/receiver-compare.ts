@@ -4,8 +4,9 @@
  * `node --import tsx test/bench/receiver-compare.ts <other build's dist/cli.js> [rounds] [requests] [this build's cli.js]`
  * ("this" is this checkout's `dist/cli.js` unless a fourth argument names another).
  *
- * Builds an older commit with e.g. `git archive <commit> source tsconfig.json package.json | tar
- * -x -C <dir>`, `node_modules` linked in, `npx tsc -p <dir>/tsconfig.json`. Each round sends the
+ * Builds an older commit with e.g. `git archive <commit> source tsconfig.json package.json
+ * esbuild.config.mjs | tar -x -C <dir>`, `node_modules` linked in, then `node esbuild.config.mjs`
+ * in `<dir>` (its `dist/cli.js` is the other build). Each round sends the
  * same number of fresh deliveries to the floor, this build and the other (the order rotating);
  * each printed ratio is the median of the rounds' own ratios, and CPU time is the server
  * process's own (every thread, from /proc), split into its main thread and the rest.
