@@ -6,12 +6,14 @@
  * the CPU time per request of each of serve's threads (from /proc: the main thread, libuv's
  * workers, lmdb's writer, V8's GC and compiler threads), with anonymous and file-backed RSS.
  * With `PROFILE_CPU=1` serve runs under `--cpu-prof` and the profile's heaviest functions (self
- * time, and per package) are printed; the profile is kept in the printed directory.
+ * time, and per package) are printed; the profile is kept in the printed directory. With
+ * `PROFILE_REDIS=1` serve runs with `--redis` on a throwaway redis-server (AOF, everysec).
  */
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {startLocalPlatform} from '../../source/local-platform/index.js';
+import {startRedis} from '../support/redis.js';
 import {deliveries, fmt, load, rssMiB, startServe, threadCpuMs} from './receiver-harness.js';
 
 type ProfileNode = {id: number; hitCount?: number; callFrame: {functionName: string; url: string; lineNumber: number}};
@@ -50,8 +52,9 @@ const cpuProfile = process.env.PROFILE_CPU === '1';
 const configDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-profile-'));
 const profileDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-cpuprofile-'));
 const platform = await startLocalPlatform();
+const redis = process.env.PROFILE_REDIS === '1' ? await startRedis({forceLocal: true, appendonly: true, args: ['--appendfsync', 'everysec']}) : undefined;
 try {
-	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : []);
+	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [], redis ? ['--redis', redis.url] : []);
 	await load(serve.url, deliveries(3000));
 	const items = deliveries(requests);
 	const before = threadCpuMs(serve.pid);
@@ -76,6 +79,7 @@ try {
 		}
 	}
 } finally {
+	await redis?.stop();
 	await platform.close();
 	rmSync(configDir, {recursive: true, force: true});
 }
