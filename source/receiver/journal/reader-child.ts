@@ -89,6 +89,12 @@ function verify(root: RootDatabase, folder: string, write: boolean): void {
 
 		const database = root.openDB({name, useVersions: name === 'claims'});
 		counts[name] = name === 'events' ? countEvents(database) : countEntries(database, name);
+		// A damaged branch page can end a walk early without any value failing to read: the
+		// database's own count of entries (kept apart from its pages) says so.
+		const {entryCount} = database.getStats() as {entryCount: number};
+		if (counts[name] !== entryCount) {
+			throw new Error(`the database ${name} walks to ${String(counts[name])} of the ${String(entryCount)} entries it counts`);
+		}
 	}
 
 	if (write) {

@@ -184,10 +184,17 @@ describe('event record checksums', () => {
 
 			const reader = journal as EventBackend;
 			const unreadable: string[] = [];
-			const listed = await reader.list({onUnreadable(id) {
+			const refused = await reader.list({onUnreadable(id) {
 				unreadable.push(id);
-			}});
+			}}).then(events => ({events}), (error: unknown) => ({error}));
 			await reader.close();
+			if ('error' in refused) {
+				// A record whose format tag now reads as a later version's is refused as such, never guessed at.
+				expect(refused.error).toMatchObject({code: 'journal-record-format'});
+				continue;
+			}
+
+			const listed = refused.events;
 			const changed = listed.filter(event => byId.get(event.id)?.body !== event.body || byId.get(event.id)?.receivedAt !== event.receivedAt || byId.get(event.id)?.status !== event.status);
 			expect(changed.map(event => event.id)).toEqual([]);
 			expect(listed.length + unreadable.length).toBe(total);

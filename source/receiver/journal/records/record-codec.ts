@@ -246,5 +246,8 @@ export function fromStored(value: StoredRecord, key: TimeKey): EventRecord {
 
 /** The refusal of a record that is not what was written under `key`. */
 export function recordDamaged(key: TimeKey, reason: string) {
-	return journalError('journal-record-damaged', {id: key[1], receivedAt: new Date(key[0]).toISOString(), reason}, `the journal's record of event ${key[1]} is damaged: ${reason}`);
+	// A damaged key may hold a time no date has: it is then named as it is.
+	const at = new Date(key[0]);
+	const receivedAt = Number.isNaN(at.getTime()) ? `at an unreadable time (${String(key[0])})` : at.toISOString();
+	return journalError('journal-record-damaged', {id: key[1], receivedAt, reason}, `the journal's record of event ${key[1]} is damaged: ${reason}`);
 }
