@@ -54,6 +54,14 @@ export type Admitter = {
 	holds(jobId: string): Promise<boolean>;
 };
 
+/**
+ * The keys that hold a job id, in the order the scripts check them: its job, its 24 h hold
+ * (BullMQ's de-duplication key) and the hold of releases before it (`id:<job id>`).
+ */
+export function idHolds(queue: Pick<Queue, 'toKey'>, jobId: string): [string, string, string] {
+	return [queue.toKey(jobId), queue.toKey(`de:${jobId}`), queue.toKey(`id:${jobId}`)];
+}
+
 export function admitter(client: RedisClient, queue: Queue, holdIdMs: number): Admitter {
 	if (!(commandName in client)) {
 		// EVALSHA with the script loaded on first use (ioredis keeps its digest per connection).
@@ -61,18 +69,17 @@ export function admitter(client: RedisClient, queue: Queue, holdIdMs: number): A
 	}
 
 	const scripted = client as unknown as Scripted;
-	const heldBy = (jobId: string) => [queue.toKey(jobId), queue.toKey(`de:${jobId}`), queue.toKey(`id:${jobId}`)];
 	const [wait, active, delayed, marker] = ['wait', 'active', 'delayed', 'marker'].map(name => queue.toKey(name));
 	return {
 		async admit(jobId, event, opts, limit) {
 			const index = await scripted[commandName](
-				...heldBy(jobId), wait ?? '', active ?? '', delayed ?? '', marker ?? '',
+				...idHolds(queue, jobId), wait ?? '', active ?? '', delayed ?? '', marker ?? '',
 				String(limit ?? -1), jobId, String(holdIdMs), event.event, JSON.stringify(event), JSON.stringify(opts), String(Date.now()),
 			);
 			return outcomes[index] ?? 'full';
 		},
 		async holds(jobId) {
-			return await client.exists(...heldBy(jobId)) > 0;
+			return await client.exists(...idHolds(queue, jobId)) > 0;
 		},
 	};
 }

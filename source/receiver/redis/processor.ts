@@ -60,6 +60,12 @@ function jobSteps(state: WorkerState, job: Job<NewEvent>, list: StepRecord[]) {
 	return {list, record, save, pending};
 }
 
+/** BullMQ's complaints about job `id` (no key, no lock) are expected for the next minute. */
+function letGoForAMinute(state: WorkerState, id: string): void {
+	state.letGo.add(id);
+	setTimeout(() => state.letGo.delete(id), 60_000).unref();
+}
+
 /** What a job ends with: the handler's result, or the status of an event recorded only. */
 type Outcome = JobResult | {status: 'logged' | 'ignored'};
 
@@ -77,8 +83,7 @@ async function finishHere(state: WorkerState, options: ProcessorOptions, job: Jo
 
 	const id = job.id ?? '';
 	if (!steps.record.lost) {
-		state.letGo.add(id);
-		setTimeout(() => state.letGo.delete(id), 60_000).unref();
+		letGoForAMinute(state, id);
 		let finished: boolean;
 		try {
 			finished = await state.finish(job, token, result, steps.pending().progress);
@@ -146,7 +151,7 @@ export function jobProcessor(options: ProcessorOptions, state: WorkerState) {
 		} finally {
 			state.active--;
 			if (record.lost) {
-				setTimeout(() => state.letGo.delete(job.id ?? ''), 60_000).unref();
+				letGoForAMinute(state, job.id ?? '');
 			}
 		}
 	};

@@ -20,7 +20,7 @@ export type EventQueueOptions = {
 	/** How long finished jobs (and so their ids, the exactly-once keys) are kept: seconds, and how many of each outcome at most. */
 	keep: Keep;
 	/**
-	 * How long an id stays held after `accept`, ms, whatever `keepCount` removes: a key of its own
+	 * How long an id stays held after `accept`, ms, whatever `keep`'s count removes: a key of its own
 	 * per event id (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`, expiring; releases
 	 * before it kept `…:id:<job id>`, still honoured), so the count bound never frees an id inside
 	 * the exactly-once window.
@@ -51,16 +51,16 @@ export type EventQueue = QueueReads & QueueFigures & {
 };
 
 /** The job options as BullMQ's add stores them (the queue's defaults, the job id and its hold). */
-function jobOptionsOf(jobId: string, options: EventQueueOptions, keep: Keep): Record<string, unknown> {
+function jobOptionsOf(jobId: string, options: EventQueueOptions): Record<string, unknown> {
 	// `de` is BullMQ's stored name of `deduplication`: the id's hold, with its TTL.
-	return {de: {id: jobId, ttl: options.holdIdMs}, jobId, removeOnComplete: keep, removeOnFail: keep, attempts: 1};
+	return {de: {id: jobId, ttl: options.holdIdMs}, jobId, removeOnComplete: options.keep, removeOnFail: options.keep, attempts: 1};
 }
 
 /**
  * The queue's `accept`: stores the event unless its id is held (or the cluster is full), and with
  * `waitReplicas` acknowledges only once the replicas confirm it.
  */
-function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admission: Admitter, keep: Keep): EventQueue['accept'] {
+function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admission: Admitter): EventQueue['accept'] {
 	const record = eventRecorder(options.producer, queue);
 	const replica = options.replicaName ?? replicaName();
 	return async (event, limit) => {
@@ -71,8 +71,8 @@ function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admis
 			// script: an event recorded only is stored finished (record.ts), one to answer waiting
 			// (admission.ts).
 			const outcome = event.status === 'received'
-				? await admission.admit(jobId, event, jobOptionsOf(jobId, options, keep), limit)
-				: await record(jobId, event, {opts: jobOptionsOf(jobId, options, keep), holdIdMs: options.holdIdMs, keep, replica});
+				? await admission.admit(jobId, event, jobOptionsOf(jobId, options), limit)
+				: await record(jobId, event, {opts: jobOptionsOf(jobId, options), holdIdMs: options.holdIdMs, keep: options.keep, replica});
 			if (outcome !== 'full') {
 				// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
 				await confirmed(options, event.id);
@@ -107,19 +107,18 @@ async function confirmed(options: EventQueueOptions, eventId: string): Promise<v
 }
 
 export function createEventQueue(options: EventQueueOptions): EventQueue {
-	const {keep} = options;
 	const queue = new Queue<NewEvent>(options.queueName, {
 		connection: options.producer,
 		prefix: options.prefix,
 		// The answer has its own failure path (apology, logs FAILED): BullMQ never retries it.
-		defaultJobOptions: {attempts: 1, removeOnComplete: keep, removeOnFail: keep},
+		defaultJobOptions: {attempts: 1, removeOnComplete: options.keep, removeOnFail: options.keep},
 	});
 	// BullMQ re-emits connection errors; the producer's own listener reports them.
 	queue.on('error', () => undefined);
 	const admission = admitter(options.producer, queue, options.holdIdMs);
 	return {
 		queue,
-		accept: eventAccepter(options, queue, admission, keep),
+		accept: eventAccepter(options, queue, admission),
 		holds: async id => admission.holds(jobIdOf(id)),
 		...queueReads(queue),
 		...queueFigures(queue),

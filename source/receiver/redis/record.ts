@@ -13,6 +13,7 @@ import type {Queue} from 'bullmq';
 import type {RedisClient} from './connection.js';
 import type {NewEvent} from '../store/backend.js';
 import {type Keep, trimFinishedLua} from './finished.js';
+import {idHolds} from './admission.js';
 
 /** What the script did: the id was already held, or the event is stored. */
 export type RecordOutcome = 'duplicate' | 'stored';
@@ -56,7 +57,7 @@ export function eventRecorder(client: RedisClient, queue: Queue): RecordEvent {
 
 	const scripted = client as unknown as Scripted;
 	return async (jobId, event, settings) => {
-		const keys = [queue.toKey(jobId), queue.toKey(`de:${jobId}`), queue.toKey(`id:${jobId}`), queue.toKey('completed')];
+		const keys = [...idHolds(queue, jobId), queue.toKey('completed')];
 		const stored = await scripted[commandName](
 			...keys,
 			jobId,

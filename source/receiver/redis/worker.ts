@@ -129,10 +129,12 @@ function drainer(worker: Worker<NewEvent>, options: WorkerOptions, state: Worker
 }
 
 export async function startWorker(options: WorkerOptions): Promise<EventWorker> {
+	// The queue's key prefix, as BullMQ's `toKey('')` gives it: a job's hash is this and its id.
+	const keyPrefix = `${options.prefix}:${options.queueName}:`;
 	const state: WorkerState = {
 		active: 0,
-		saveSteps: stepSaver(options.connection, jobId => `${options.prefix}:${options.queueName}:${jobId}`),
-		finish: jobFinisher(options.connection, `${options.prefix}:${options.queueName}:`, options.keep),
+		saveSteps: stepSaver(options.connection, jobId => `${keyPrefix}${jobId}`),
+		finish: jobFinisher(options.connection, keyPrefix, options.keep),
 		handled: new WeakSet<Error>(),
 		cleanups: new Set<Promise<unknown>>(),
 		letGo: new Set<string>(),
