@@ -2,6 +2,7 @@
  * listen's screen is serve's: the socket's address, no endpoint secret, and the socket's state with
  * its gaps in the status box; the socket's events are rows of the log, a gap whole at 60 columns.
  */
+import type {ComponentProps} from 'react';
 import {render} from 'ink-testing-library';
 import {expect, it} from 'vitest';
 import {displayWidth} from '../../../source/format/width.js';
@@ -16,26 +17,21 @@ const cleanups = cleanupsAfterEach();
 
 const flat = (frames: string[]) => frames.join('\n').replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
 
-it('shows the socket, its state, the gaps and the last one, and the key in use', async () => {
+/** The serve screen as listen shows it, nothing received yet, with `props` beside the ones every test shares; unmounted after the test. */
+function listenScreen(props: Pick<ComponentProps<typeof ServeScreen>, 'url'> & Partial<ComponentProps<typeof ServeScreen>>): ReturnType<typeof render> {
 	const counters: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
 	const source = replayingSource({counters: () => counters, on: () => () => undefined});
-	const status = socketStatusText({state: 'live', streamsOpened: 4, openStreams: 1, events: 10, copiesDropped: 3, skipped: 0, gaps: 1, uncoveredMs: 5000, uncoveredNowMs: 5000, lastGap: {from: Date.parse('2026-11-28T03:00:00.000Z'), to: Date.parse('2026-11-28T03:00:05.000Z')}});
-	const instance = render(
-		<ServeScreen
-			source={source}
-			url="event socket http://127.0.0.1:4010/public/event-socket/events/stream?subscriptions=a"
-			store="journal /tmp/listen"
-			drainTimeoutMs={25_000}
-			keyStatus={() => ({keyMasked: '…wxyz'})}
-			health={() => status}
-			flushIntervalMs={10}
-			onQuit={() => undefined}
-		/>,
-	);
+	const instance = render(<ServeScreen source={source} drainTimeoutMs={25_000} keyStatus={() => ({keyMasked: '…wxyz'})} flushIntervalMs={10} onQuit={() => undefined} {...props}/>);
 	cleanups.push(() => {
 		instance.unmount();
 		source.dispose();
 	});
+	return instance;
+}
+
+it('shows the socket, its state, the gaps and the last one, and the key in use', async () => {
+	const status = socketStatusText({state: 'live', streamsOpened: 4, openStreams: 1, events: 10, copiesDropped: 3, skipped: 0, gaps: 1, uncoveredMs: 5000, uncoveredNowMs: 5000, lastGap: {from: Date.parse('2026-11-28T03:00:00.000Z'), to: Date.parse('2026-11-28T03:00:05.000Z')}});
+	const instance = listenScreen({url: 'event socket http://127.0.0.1:4010/public/event-socket/events/stream?subscriptions=a', store: 'journal /tmp/listen', health: () => status});
 	const text = await waitFor(() => flat(instance.frames), {until: shown => shown.includes('socket live'), what: 'the status box'});
 	expect(text).toContain('event socket http://127.0.0.1:4010/public/event-socket/events/stream');
 	expect(text).toContain('4 streams opened · 1 gap (5000 ms uncovered) · last gap');
@@ -45,29 +41,12 @@ it('shows the socket, its state, the gaps and the last one, and the key in use',
 
 it.each([60, 100])('writes a gap into the log at %i columns, whole and within the width, after the stream opened before it', async columns => {
 	cleanups.push(terminalOf(columns));
-	const counters: ReceiverCounters = {received: 0, verified: 0, rejected: 0, duplicates: 0, processing: 0, answered: 0, failed: 0};
-	const source = replayingSource({counters: () => counters, on: () => () => undefined});
 	const notices = noticeFeed();
 	const at = '2026-11-28T03:00:05.000Z';
 	const gap = socketNotice({type: 'gap', at, from: '2026-11-28T03:00:00.000Z', to: at, ms: 5000, downtime: false});
 	// Heard before the screen listens: kept for it.
 	notices.push(socketNotice({type: 'stream-opened', at, stream: 1, open: 1}));
-	const instance = render(
-		<ServeScreen
-			source={source}
-			notices={notices}
-			url="event socket http://127.0.0.1:4010/public/event-socket/events/stream"
-			title={{command: 'platform-tui listen'}}
-			drainTimeoutMs={25_000}
-			keyStatus={() => ({keyMasked: '…wxyz'})}
-			flushIntervalMs={10}
-			onQuit={() => undefined}
-		/>,
-	);
-	cleanups.push(() => {
-		instance.unmount();
-		source.dispose();
-	});
+	const instance = listenScreen({notices, url: 'event socket http://127.0.0.1:4010/public/event-socket/events/stream', title: {command: 'platform-tui listen'}});
 	notices.push(gap);
 	const lines = await waitFor(() => stripAnsi(instance.frames.join('\n')).split('\n'), {until: shown => shown.some(line => line.includes('GAP')), what: 'the gap row'});
 	const from = lines.findIndex(line => / {2}GAP {5}/.test(line));
