@@ -1,0 +1,186 @@
+/**
+ * New events move from the write-ahead log (log.ts) into LMDB, many per commit: at once when none
+ * went in for `everyMs`, else `everyMs` after the last move began, so under load LMDB commits about
+ * 1000 / `everyMs` times a second whatever the rate of deliveries. Each move writes, in the same
+ * commit, the highest sequence number it holds (`wal-applied` in `marks`); the log's entries up to
+ * it may then be written over.
+ *
+ * A move that fails (the disk reserve, a failed commit) keeps its events for the next try, after
+ * `retryMs`. Reads that must see every acknowledged event, and the log when it must start a lap,
+ * ask for a move at once (`applyAll`).
+ */
+import type {PendingEntry} from '../records/id-index.js';
+import type {EventTuple} from '../records/record-codec.js';
+import type {TimeKey} from '../records/shapes.js';
+import type {Stores} from '../store.js';
+
+export const appliedKey = 'wal-applied';
+
+/** An acknowledged event on its way into LMDB. */
+export class WaitingEvent {
+	constructor(
+		readonly seq: number,
+		readonly key: TimeKey,
+		readonly tuple: EventTuple,
+		readonly queued: boolean,
+	) {}
+
+	/** Its exactly-once entry (id-index.ts), set as it is queued. */
+	entry: PendingEntry | undefined;
+}
+
+export type ApplyListener = {
+	/** A move committed (flushed) these events. */
+	applied(events: WaitingEvent[]): void;
+	/** A move failed; its events wait for the next. */
+	failed(error: unknown): void;
+};
+
+type Waiter = {seq: number; resolve: () => void; reject: (error: unknown) => void};
+
+/** The commit of one move: its promise is every event's in it. */
+class Move {
+	readonly done: Promise<void>;
+	resolve!: () => void;
+
+	constructor() {
+		this.done = new Promise<void>(resolve => {
+			this.resolve = resolve;
+		});
+	}
+}
+
+export class LogApplier {
+	/** The highest sequence number LMDB holds, flushed. */
+	appliedSeq: number;
+	private waiting: WaitingEvent[] = [];
+	private move = new Move();
+	private moving = false;
+	/** The highest sequence number of the move under way. */
+	private movingSeq = 0;
+	private lastMoveAt = Number.NEGATIVE_INFINITY;
+	private timer: NodeJS.Timeout | undefined;
+	private waiters: Waiter[] = [];
+	private listener: ApplyListener | undefined;
+	private stopped = false;
+
+	constructor(private readonly stores: Stores, appliedSeq: number, private readonly everyMs = 20, private readonly retryMs = 1000) {
+		this.appliedSeq = appliedSeq;
+	}
+
+	listen(listener: ApplyListener): void {
+		this.listener = listener;
+	}
+
+	/** Queues an acknowledged event; resolves once LMDB holds it (a failed move is tried again). */
+	add(event: WaitingEvent): Promise<void> {
+		this.waiting.push(event);
+		if (!this.moving && !this.timer) {
+			this.schedule(Math.max(0, this.lastMoveAt + this.everyMs - Date.now()));
+		}
+
+		return this.move.done;
+	}
+
+	/** Resolves once LMDB holds every event queued so far; rejects when a move for them fails. */
+	async applyAll(): Promise<void> {
+		const target = this.waiting.at(-1)?.seq ?? (this.moving ? this.movingSeq : undefined);
+		if (target === undefined) {
+			return;
+		}
+
+		await new Promise<void>((resolve, reject) => {
+			this.waiters.push({seq: target, resolve, reject});
+			if (!this.moving) {
+				this.schedule(0);
+			}
+		});
+	}
+
+	/** Moves what waits, and stops moving. */
+	async stop(): Promise<void> {
+		try {
+			await this.applyAll();
+		} finally {
+			this.stopped = true;
+			clearTimeout(this.timer);
+		}
+	}
+
+	private schedule(delayMs: number): void {
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			this.moveNow();
+		}, delayMs);
+	}
+
+	private moveNow(): void {
+		const events = this.waiting;
+		if (this.moving || this.stopped || events.length === 0) {
+			return;
+		}
+
+		const move = this.move;
+		const last = (events.at(-1) as WaitingEvent).seq;
+		this.waiting = [];
+		this.move = new Move();
+		this.moving = true;
+		this.movingSeq = last;
+		this.lastMoveAt = Date.now();
+		let committed: Promise<boolean>;
+		try {
+			for (const event of events) {
+				this.stores.events.put(event.key, event.tuple).catch(() => undefined);
+				if (event.queued) {
+					this.stores.queue.put(event.key, true).catch(() => undefined);
+				}
+			}
+
+			// The same commit as the events: its outcome is theirs.
+			committed = this.stores.marks.put(appliedKey, last);
+		} catch (error) {
+			// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as the failed commit it stands for
+			committed = Promise.reject(error);
+		}
+
+		committed.then(() => {
+			this.moving = false;
+			this.appliedSeq = last;
+			this.listener?.applied(events);
+			move.resolve();
+			this.settleWaiters();
+			this.next(false);
+		}, (error: unknown) => {
+			this.moving = false;
+			this.waiting = [...events, ...this.waiting];
+			// The move's promise is the next one's (the events are in it again).
+			this.move.done.then(move.resolve, () => undefined);
+			this.listener?.failed(error);
+			for (const waiter of this.waiters.splice(0)) {
+				waiter.reject(error);
+			}
+
+			this.next(true);
+		});
+	}
+
+	private settleWaiters(): void {
+		this.waiters = this.waiters.filter(waiter => {
+			if (waiter.seq <= this.appliedSeq) {
+				waiter.resolve();
+				return false;
+			}
+
+			return true;
+		});
+	}
+
+	private next(failed: boolean): void {
+		if (this.waiting.length === 0 || this.stopped) {
+			return;
+		}
+
+		this.schedule(this.waiters.length > 0 ? 0 : (failed ? this.retryMs : Math.max(0, this.lastMoveAt + this.everyMs - Date.now())));
+	}
+}
