@@ -23,6 +23,7 @@ import {DiskSpace} from './open/space.js';
 import {dataFile, journalExists, openStores, type Stores} from './store.js';
 import {verifyJournal} from './recovery/verify.js';
 import {readOnlyCause, readOnlyText} from './open/writable.js';
+import {openWriteAhead, type WriteAhead, type WriteAheadSettings} from './wal/open.js';
 
 export {defaultDataDir, journalDirectory} from './open/location.js';
 export {JournalError, type JournalErrorCode, type JournalErrorData} from './errors.js';
@@ -54,6 +55,8 @@ export type JournalOptions = {
 	 * OS holds the commit: safe against a process crash, not against an OS crash or power cut.
 	 */
 	flushBeforeAck?: boolean;
+	/** The write-ahead log's sizes and how often it moves events into LMDB (wal/open.ts). */
+	writeAhead?: WriteAheadSettings;
 	/** Read the whole journal in a child before mapping it here (verify.ts). Default true. */
 	verify?: boolean;
 	/** The command that owns the journal (mode `serve`), named to a second one refused: `serve` or `listen`. */
@@ -156,6 +159,18 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 	}
 
 	const holder = held?.holder ?? {pid: process.pid, token, at: new Date().toISOString()};
+	let writeAhead: WriteAhead | undefined;
+	if (mode === 'serve' && options.flushBeforeAck !== false) {
+		try {
+			writeAhead = await openWriteAhead(stores, folder, options.directory, options.writeAhead);
+		} catch (error) {
+			await held?.release();
+			dropToken(token);
+			await stores.root.close();
+			throw error;
+		}
+	}
+
 	return new JournalBackend(stores, holder, {
 		maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs,
 		maxEntries: options.maxEntries ?? defaultMaxEntries,
@@ -167,6 +182,7 @@ export async function openJournal(options: JournalOptions): Promise<EventBackend
 		spaceCheckMs: options.spaceCheckMs ?? 1000,
 		abortGraceMs: options.abortGraceMs ?? defaultAbortGraceMs,
 		...(options.failWrites ? {failWrites: options.failWrites} : {}),
+		...(writeAhead ? {writeAhead} : {}),
 		async onClose() {
 			if (mode === 'serve') {
 				await releaseOwnership(stores, holder);

@@ -15,17 +15,15 @@ import {
 	type ReplayResult,
 	type WaitingSummary,
 } from '../store/backend.js';
-import {isoMs} from '../clock.js';
 import {WriteRecovery} from './open/health.js';
 import {IdIndex} from './records/id-index.js';
 import {dropToken, type Holder} from './open/liveness.js';
 import {prune, type PruneResult} from './open/retention.js';
 import {JobRunner} from './runner.js';
 import {unwritableReason} from './open/writable.js';
-import {newEventTuple} from './records/record-codec.js';
+import {NewEventWrites} from './new-events.js';
 import {scanQueue} from './records/queries.js';
 import type {Stores} from './store.js';
-import type {TimeKey} from './records/shapes.js';
 import {attemptEvent, type AttemptKind, type AttemptOutcome} from './records/attempt-event.js';
 import {JournalReads} from './reads.js';
 import type {JournalSettings} from './settings.js';
@@ -42,10 +40,9 @@ export class JournalBackend extends JournalReads implements EventBackend {
 	private closed = false;
 	/** When `wake` last made every waiting event due (ms): a wait recorded before it is over. */
 	private wokenAt = 0;
-	/** Events in the queue (unfinished); counted at open and at each prune, kept up to date between. */
-	private queued: number;
-	/** Unfinished events being stored (their commit not yet done): they count against the bound. */
-	private storing = 0;
+	/** New events' writes, and the counts of unfinished events (new-events.ts). */
+	private readonly writes: NewEventWrites;
+	private readonly writeAhead: JournalSettings['writeAhead'];
 
 	constructor(
 		stores: Stores,
@@ -60,7 +57,20 @@ export class JournalBackend extends JournalReads implements EventBackend {
 			// Attempts paused for the full disk go on from their last recorded step.
 			resume: () => this.runner?.rescan(),
 		});
-		this.queued = settings.writer ? stores.queue.getCount() : 0;
+		this.writeAhead = settings.writeAhead;
+		this.writes = new NewEventWrites(stores, this.index, this.writeAhead, {
+			succeeded: () => {
+				this.recovery.health.succeeded();
+			},
+			failed: error => {
+				this.unwritable(error);
+				return this.writeFailed(error);
+			},
+			offer: id => {
+				this.runner?.offer(id);
+			},
+		});
+		this.writes.queued = settings.writer ? stores.queue.getCount() : 0;
 	}
 
 	/** No `async`: the hot path creates one promise of its own (the commit's is shared by its batch). */
@@ -136,6 +146,7 @@ export class JournalBackend extends JournalReads implements EventBackend {
 	}
 
 	async replay(id: string, handler: JobHandler): Promise<ReplayResult> {
+		await this.caughtUp();
 		const attempt = await this.attempt(id, handler, new AbortController().signal, 'replay');
 		switch (attempt.outcome) {
 			case 'done': {
@@ -181,6 +192,11 @@ export class JournalBackend extends JournalReads implements EventBackend {
 		clearInterval(this.timer);
 		clearInterval(this.rescanTimer);
 		await this.runner?.stop(0);
+		// What the write-ahead log holds and LMDB does not is moved now, or by the next open.
+		await this.writeAhead?.applier.stop().catch((error: unknown) => {
+			this.unwritable(error);
+		});
+		await this.writeAhead?.log.close();
 		await this.index.stop();
 		await this.settings.onClose?.();
 		dropToken(this.holder.token);
@@ -190,9 +206,10 @@ export class JournalBackend extends JournalReads implements EventBackend {
 
 	/** Prunes by age and count (also called at start and every `pruneIntervalMs`). */
 	async prune(now = Date.now()): Promise<PruneResult> {
+		await this.caughtUp();
 		// Every id dropped by the count bound must be in the index first.
 		await this.index.flush();
-		this.queued = this.stores.queue.getCount();
+		this.writes.queued = this.stores.queue.getCount();
 		const result = await prune(this.stores, {maxAgeMs: this.settings.maxAgeMs, maxEntries: this.settings.maxEntries, now}, id => this.index.pendingOf(id) !== undefined || (this.runner?.holds(id) ?? false));
 		// Ids retention dropped from the index leave the exactly-once filter when it is rebuilt.
 		this.index.refreshFilter();
@@ -204,66 +221,27 @@ export class JournalBackend extends JournalReads implements EventBackend {
 			return Promise.reject(new BackendUnavailableError('backend-unavailable', `the event journal in ${this.stores.directory} cannot be written`));
 		}
 
-		if (event.status === 'received' && this.queued + this.storing >= this.settings.maxEntries) {
+		const {writes} = this;
+		if (event.status === 'received' && writes.queued + writes.storing >= this.settings.maxEntries) {
 			// Retention never removes an unfinished event: past the count bound, the platform retries later.
 			// Those being stored count too, so deliveries arriving together never pass the bound.
-			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${this.queued + this.storing} unfinished events, its bound`));
+			return Promise.reject(new BackendUnavailableError('backend-busy', `the event journal in ${this.stores.directory} holds ${writes.queued + writes.storing} unfinished events, its bound`));
 		}
 
-		const {stores} = this;
-		if (stores.space && !stores.space.admits(event.body.length)) {
+		const {space} = this.stores;
+		if (space && !space.admits(event.body.length)) {
 			// Below the disk reserve: refused before any write, so no commit can fail for space.
-			const refused = stores.space.refused();
+			const refused = space.refused();
 			this.unwritable(refused);
 			return Promise.reject(this.writeFailed(refused));
 		}
 
-		const parsed = isoMs(event.receivedAt);
-		const ms = Number.isNaN(parsed) ? Date.now() : parsed;
-		const key: TimeKey = [ms, event.id];
-		const received = event.status === 'received';
-		// One writer (the owner lock), and the id was found in neither the index nor memory: a plain
-		// put, resolved by its batch's commit once that is flushed. The id follows into the index in
-		// the next batch.
-		let committed: Promise<boolean>;
-		try {
-			// The stored form straight from the event (record-codec.ts): one array literal, no record object.
-			committed = stores.events.put(key, newEventTuple(event, ms));
-			if (received) {
-				// The same commit as the event: its failure is the event's, reported below.
-				stores.queue.put(key, true).catch(() => undefined);
-			}
-		} catch (error) {
-			// Refused before any commit (a key LMDB cannot hold, say): fails as a failed commit does.
-			this.unwritable(error);
-			return Promise.reject(this.writeFailed(error));
-		}
+		return this.writes.write(event);
+	}
 
-		if (received) {
-			this.storing++;
-		}
-
-		const stored = committed.then(() => {
-			this.recovery.health.succeeded();
-			this.index.settle(entry, true);
-			if (received) {
-				this.storing--;
-				this.queued++;
-				this.runner?.offer(event.id);
-			}
-
-			return 'stored' as const;
-		}, (error: unknown) => {
-			if (received) {
-				this.storing--;
-			}
-
-			this.unwritable(error);
-			this.index.settle(entry, false);
-			throw this.writeFailed(error);
-		});
-		const entry = this.index.add(event.id, ms, stored);
-		return stored;
+	/** Every acknowledged event in LMDB before a read (a failed move leaves the read to what LMDB holds). */
+	protected override async caughtUp(): Promise<void> {
+		await this.writeAhead?.applier.applyAll().catch(() => undefined);
 	}
 
 	/** A write failed (or was refused for the disk reserve): unwritable until the disk has room again. */
@@ -287,7 +265,7 @@ export class JournalBackend extends JournalReads implements EventBackend {
 				this.unwritable(error);
 			},
 			countQueued: delta => {
-				this.queued = Math.max(0, this.queued + delta);
+				this.writes.queued = Math.max(0, this.writes.queued + delta);
 			},
 		}, id, handler, signal, kind);
 	}

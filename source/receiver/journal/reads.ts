@@ -18,22 +18,31 @@ export class JournalReads {
 		protected readonly index: IdIndex,
 	) {}
 
+	/** Resolves once every event this process acknowledged can be read (the writer's write-ahead log, journal.ts). */
+	protected async caughtUp(): Promise<void> {
+		// Nothing waits in a reader.
+	}
+
 	async list(filter: ListFilter): Promise<StoredEvent[]> {
-		return Promise.resolve(listEvents(this.stores, filter));
+		await this.caughtUp();
+		return listEvents(this.stores, filter);
 	}
 
 	async get(id: string): Promise<StoredEvent | undefined> {
+		await this.caughtUp();
 		const found = readEvent(this.stores, this.index.locate(id));
-		return Promise.resolve(found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined);
+		return found ? toStored(found.record, stepsOf(this.stores, id, found.record.generation)) : undefined;
 	}
 
 	async near(id: string): Promise<string[]> {
+		await this.caughtUp();
 		// Keys only: the ids are in them, no event is read.
-		return Promise.resolve(nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1])));
+		return nearIds(id, Array.from(this.stores.events.getKeys({}), key => key[1]));
 	}
 
 	async withPrefix(prefix: string, limit: number): Promise<string[]> {
-		return Promise.resolve(idsWithPrefix(this.stores, prefix, limit));
+		await this.caughtUp();
+		return idsWithPrefix(this.stores, prefix, limit);
 	}
 
 	/** Stores an edited copy of an event as a new one (edited.ts), from any process. */
@@ -52,10 +61,12 @@ export class JournalReads {
 	}
 
 	async stats(): Promise<BackendStats> {
-		return Promise.resolve({count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)});
+		await this.caughtUp();
+		return {count: this.stores.events.getCount(), bytes: diskBytes(this.stores.directory)};
 	}
 
 	async backlog(): Promise<Backlog> {
-		return Promise.resolve(backlogOf(this.stores));
+		await this.caughtUp();
+		return backlogOf(this.stores);
 	}
 }

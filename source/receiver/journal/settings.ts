@@ -1,4 +1,6 @@
 /** The journal backend's settings (journal.ts), as `openJournal` (index.ts) gives them. */
+import type {WriteAhead} from './wal/open.js';
+
 export type JournalSettings = {
 	maxAgeMs: number;
 	maxEntries: number;
@@ -14,6 +16,8 @@ export type JournalSettings = {
 	writer: boolean;
 	/** How often accepted ids are written into the exactly-once index, ms. */
 	indexFlushMs: number;
+	/** New events go through this write-ahead log (wal/), acknowledged once it holds them; without it, once LMDB does. */
+	writeAhead?: WriteAhead;
 	/** Makes `accept` fail as a journal that cannot be written does (tests). */
 	failWrites?: () => boolean;
 	/** Runs on close (the owner lock's release). */

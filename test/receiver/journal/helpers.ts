@@ -32,7 +32,7 @@ const holderScript = fileURLToPath(new URL('fixtures/holder.ts', import.meta.url
 export type Holder = {child: ChildProcessWithoutNullStreams; pid: number; info: Record<string, unknown>; kill(): Promise<void>};
 
 /** Starts the holder fixture and waits for its ready line. */
-export async function startHolder(directory: string, action: 'serve' | 'replay' | 'crash' | 'accept', id = ''): Promise<Holder> {
+export async function startHolder(directory: string, action: 'serve' | 'replay' | 'crash' | 'accept' | 'acked', id = ''): Promise<Holder> {
 	const child = spawn(process.execPath, ['--import', 'tsx', holderScript, directory, action, id], {stdio: ['pipe', 'pipe', 'pipe']});
 	let out = '';
 	let errors = '';

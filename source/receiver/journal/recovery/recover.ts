@@ -14,6 +14,7 @@ import {journalDirectory} from '../open/location.js';
 import {copyWithNewMeta} from './meta-rebuild.js';
 import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
+import {addLogEvents, logReadsBack} from './log-salvage.js';
 import {dataFile, openStores, writeEvent, type Stores} from '../store.js';
 import {verifyJournal} from './verify.js';
 import {readOnlyCause, readOnlyText} from '../open/writable.js';
@@ -262,9 +263,11 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 				throw unrecoverable(found.failures[0] ?? 'it could not be read');
 			}
 
-			if (!newMetaPages && await isWhole(found, folder, directory)) {
+			if (!newMetaPages && await isWhole(found, folder, directory) && logReadsBack(folder)) {
 				return {whole: true, file, journal: folder, events: found.events.size, ids: idsKept(found)};
 			}
+
+			addLogEvents(folder, found);
 
 			await writeFresh(stores, found, now.getTime());
 		} finally {

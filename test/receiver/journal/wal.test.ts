@@ -1,0 +1,116 @@
+import {readFileSync, statSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import type {EventBackend} from '../../../source/receiver/store/backend.js';
+import {JournalError, journalDirectory, openJournal} from '../../../source/receiver/journal/index.js';
+import {logFile} from '../../../source/receiver/journal/wal/open.js';
+import {recoverJournal} from '../../../source/receiver/journal/recovery/recover.js';
+import {headerBytes} from '../../../source/receiver/journal/wal/entries.js';
+import {waitFor} from '../../support/wait.js';
+import {newEvent, newId, startHolder, tempDataDir, type Holder} from './helpers.js';
+
+const open: EventBackend[] = [];
+const holders: Holder[] = [];
+
+async function journal(directory: string, options: Partial<Parameters<typeof openJournal>[0]> = {}): Promise<EventBackend> {
+	const backend = await openJournal({directory, ...options});
+	open.push(backend);
+	return backend;
+}
+
+afterEach(async () => {
+	await Promise.all(open.splice(0).map(async backend => backend.close()));
+	await Promise.all(holders.splice(0).map(async holder => holder.kill()));
+});
+
+describe('journal: the write-ahead log', () => {
+	it('a process killed with events acknowledged but not yet in LMDB: the next serve moves them in before it accepts anything, and processes the queued one', async () => {
+		const directory = tempDataDir();
+		const ids = [newId(), newId(), newId()];
+		const holder = await startHolder(directory, 'acked', ids.join(','));
+		holders.push(holder);
+		const reader = await journal(directory, {mode: 'read'});
+		expect((await reader.get(ids[0] ?? ''))?.id).toBe(ids[0]);
+		// Acknowledged, in the log only.
+		expect(await reader.get(ids[1] ?? '')).toBeUndefined();
+		await holder.kill();
+
+		const next = await journal(directory);
+		expect(await next.accept(newEvent({id: ids[1] ?? '', status: 'ignored'}))).toBe('duplicate');
+		const processed: string[] = [];
+		await next.start(async job => {
+			processed.push(job.event.id);
+			return Promise.resolve({status: 'answered'});
+		}, {concurrency: 1});
+		await waitFor(() => processed.includes(ids[2] ?? ''));
+		expect(processed).toEqual([ids[2]]);
+		expect((await next.stats()).count).toBe(3);
+		for (const id of ids) {
+			expect((await reader.get(id))?.id).toBe(id);
+		}
+	});
+
+	it('reads in the writing process see every event acknowledged before them', async () => {
+		const backend = await journal(tempDataDir(), {writeAhead: {applyEveryMs: 3_600_000}});
+		const events = Array.from({length: 5}, () => newEvent({status: 'ignored'}));
+		for (const event of events) {
+			expect(await backend.accept(event)).toBe('stored');
+		}
+
+		expect((await backend.list({limit: 10})).map(event => event.id).sort()).toEqual(events.map(event => event.id).sort());
+		expect((await backend.get(events[4]?.id ?? ''))?.body).toBe(events[4]?.body);
+	});
+
+	it('starts a new lap once LMDB holds every entry, and stays within its size under a stream of deliveries', async () => {
+		const directory = tempDataDir();
+		const backend = await journal(directory, {writeAhead: {applyEveryMs: 1, lapBytes: 8192, maxBytes: 32_768}});
+		const body = JSON.stringify({text: 'x'.repeat(1500)});
+		// 20 groups of 10 deliveries: one group is about 18 KiB.
+		for (let group = 0; group < 20; group++) {
+			const accepted = await Promise.all(Array.from({length: 10}, async () => backend.accept(newEvent({body, status: 'ignored'}))));
+			expect(accepted.every(result => result === 'stored')).toBe(true);
+		}
+
+		expect((await backend.stats()).count).toBe(200);
+		// 200 entries of about 1.8 KiB went through a log of 32 KiB.
+		expect(statSync(logFile(journalDirectory(directory))).size).toBeLessThanOrEqual(32 * 1024);
+		await backend.close();
+		const again = await journal(directory);
+		expect((await again.stats()).count).toBe(200);
+	});
+
+	it('refuses to open, naming the log, when an entry it was given no longer reads back; events recover carries the entries that read', async () => {
+		const directory = tempDataDir();
+		const ids = [newId(), newId(), newId()];
+		const holder = await startHolder(directory, 'acked', ids.join(','));
+		holders.push(holder);
+		await holder.kill();
+		const file = logFile(journalDirectory(directory));
+		const bytes = readFileSync(file);
+		// The second entry (the first the log alone holds) loses a byte of its payload.
+		const second = bytes.indexOf('PTW1', bytes.indexOf('PTW1') + 1);
+		bytes[second + headerBytes + 3] = (bytes[second + headerBytes + 3] ?? 0) ^ 0x01;
+		writeFileSync(file, bytes);
+		const refusal = await openJournal({directory}).catch((error: unknown) => error);
+		expect(refusal).toBeInstanceOf(JournalError);
+		expect(refusal).toMatchObject({code: 'journal-damaged', data: {file}});
+		expect((refusal as Error).message).toContain(path.basename(file));
+
+		const recovered = await recoverJournal(directory);
+		expect(recovered.whole).not.toBe(true);
+		expect(recovered.events).toBe(2);
+		const fresh = await journal(directory);
+		expect((await fresh.list({limit: 10})).map(event => event.id).sort()).toEqual([ids[0], ids[2]].sort());
+	});
+
+	it('events recover finds nothing to do when the log reads back: serve moves its entries in', async () => {
+		const directory = tempDataDir();
+		const ids = [newId(), newId(), newId()];
+		const holder = await startHolder(directory, 'acked', ids.join(','));
+		holders.push(holder);
+		await holder.kill();
+		expect(await recoverJournal(directory)).toMatchObject({whole: true});
+		const next = await journal(directory);
+		expect((await next.stats()).count).toBe(3);
+	});
+});
