@@ -42,6 +42,8 @@ const zeros = Buffer.alloc(growStep);
 /** The flush of one group of entries: its promise is every entry's. */
 class Group {
 	readonly flushed: Promise<void>;
+	entries: Buffer[] = [];
+	bytes = 0;
 	resolve!: () => void;
 	reject!: (error: unknown) => void;
 
@@ -72,6 +74,7 @@ export class WriteAheadLog {
 	/** The highest sequence number given to an entry. */
 	private taken: number;
 	private idle: (() => void) | undefined;
+	private inFlight: Group | undefined;
 
 	/** `lastSeq`: the highest sequence number the file or LMDB holds; the next entry has the one after it. */
 	constructor(readonly file: string, lastSeq: number, private readonly gate: LogGate, limits: LogLimits = {}) {
@@ -136,49 +139,62 @@ export class WriteAheadLog {
 			return;
 		}
 
-		const entries = this.entries;
-		const bytes = this.bytes;
+		group.entries = this.entries;
+		group.bytes = this.bytes;
 		this.group = undefined;
 		this.entries = [];
 		this.bytes = 0;
-		const last = this.written + entries.length;
-		const write = () => {
-			writevSync(this.fd, entries, this.position);
-			this.position += bytes;
-			this.written = last;
-			fdatasync(this.fd, error => {
-				if (error) {
-					group.reject(error);
-				} else {
-					group.resolve();
-				}
-
-				this.next();
-			});
-		};
-
-		const failed = (error: unknown) => {
-			// Written again, first, with the next group: the file never holds an entry without those before it.
-			this.entries = [...entries, ...this.entries];
-			this.bytes += bytes;
-			group.reject(error);
-			if (this.group) {
-				this.next();
-			} else {
-				this.flushing = false;
-				this.idle?.();
-			}
-		};
-
 		try {
-			const room = this.room(bytes);
+			const room = this.room(group.bytes);
 			if (room === true) {
-				write();
+				this.write(group);
 			} else {
-				room.then(write).catch(failed);
+				room.then(() => {
+					this.write(group);
+				}).catch((error: unknown) => {
+					this.failed(group, error);
+				});
 			}
 		} catch (error) {
-			failed(error);
+			this.failed(group, error);
+		}
+	}
+
+	private write(group: Group): void {
+		const written = writevSync(this.fd, group.entries, this.position);
+		if (written !== group.bytes) {
+			throw new Error(`the write-ahead log ${this.file} took ${written} of ${group.bytes} bytes`);
+		}
+
+		this.position += group.bytes;
+		this.written += group.entries.length;
+		this.inFlight = group;
+		fdatasync(this.fd, this.onFlushed);
+	}
+
+	/** The flush of the group in flight returned (one callback for every group: no closure per flush). */
+	private readonly onFlushed = (error: NodeJS.ErrnoException | null): void => {
+		const group = this.inFlight;
+		this.inFlight = undefined;
+		if (error) {
+			group?.reject(error);
+		} else {
+			group?.resolve();
+		}
+
+		this.next();
+	};
+
+	/** The group's entries are written again, first, with the next group: the file never holds an entry without those before it. */
+	private failed(group: Group, error: unknown): void {
+		this.entries = [...group.entries, ...this.entries];
+		this.bytes += group.bytes;
+		group.reject(error);
+		if (this.group) {
+			this.next();
+		} else {
+			this.flushing = false;
+			this.idle?.();
 		}
 	}
 
