@@ -7,7 +7,8 @@
  * workers, lmdb's writer, V8's GC and compiler threads), with anonymous and file-backed RSS.
  * With `PROFILE_CPU=1` serve runs under `--cpu-prof` and the profile's heaviest functions (self
  * time, and per package) are printed; the profile is kept in the printed directory. With
- * `PROFILE_REDIS=1` serve runs with `--redis` on a throwaway redis-server (AOF, everysec).
+ * `PROFILE_REDIS=1` serve runs with `--redis` on a throwaway redis-server (AOF, everysec). With
+ * `PROFILE_CLI=<dist/cli.js>` another build's serve is the one measured.
  */
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -54,7 +55,7 @@ const profileDir = mkdtempSync(path.join(tmpdir(), 'platform-tui-cpuprofile-'));
 const platform = await startLocalPlatform();
 const redis = process.env.PROFILE_REDIS === '1' ? await startRedis({forceLocal: true, appendonly: true, args: ['--appendfsync', 'everysec']}) : undefined;
 try {
-	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [], redis ? ['--redis', redis.url] : []);
+	const serve = await startServe(platform, configDir, path.join(configDir, 'serve.log'), cpuProfile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [], redis ? ['--redis', redis.url] : [], process.env.PROFILE_CLI);
 	await load(serve.url, deliveries(3000));
 	const items = deliveries(requests);
 	const before = threadCpuMs(serve.pid);

@@ -12,10 +12,10 @@
  *      limit of "persist, then 200" on this disk at this concurrency, and `serve` is judged by its
  *      distance to it;
  *    - the built `platform-tui serve --json` with its journal on (every 200 waits for the event's
- *      flushed LMDB commit), its NDJSON log to a file.
+ *      flushed write-ahead log entry; LMDB commits many at once), its NDJSON log to a file.
  *    After 10 000 warm-up deliveries each, eight rounds run all three (the order rotating); every
- *    ratio printed is the median of the rounds' own ratios. Goals against the floor: CPU per request ≤ 2.0×, throughput ≥ 0.6×,
- *    p99 ≤ 2×. CPU time comes from /proc (the server process alone, every thread).
+ *    ratio printed is the median of the rounds' own ratios. Goals against the floor: CPU per request ≤ 1.5×, throughput ≥ 0.85×
+ *    (the earlier goals ≤ 2.0× and ≥ 0.6× printed beside them), p99 ≤ 2×. CPU time comes from /proc (the server process alone, every thread).
  * 2. Hidden classes V8 creates per delivery in a warm serve (`--log-maps`), goal 0.
  * 3. Memory: RssAnon after 100 000 deliveries within 30 MiB of RssAnon after 10 000; RssFile beside.
  * 4. Ack latency of chosen-module events while each completion takes 2 s (receiver-ack.ts).
@@ -88,7 +88,7 @@ function printResults(results: Array<Record<Contender, Round>>, stopped: string)
 	console.log('  medians:');
 	console.log(`    bare node:http (reads the body, answers 200):  ${show('', of('bare')).trim()}`);
 	console.log(`    flush floor (bare + flushed group-commit append of the body, nothing else):  ${show('', floor).trim()}`);
-	console.log(`    platform-tui serve (verify, journal commit before the 200, log line):  ${show('', serve).trim()}`);
+	console.log(`    platform-tui serve (verify, journal's write-ahead log flushed before the 200, log line):  ${show('', serve).trim()}`);
 	console.log(`  ${stopped}`);
 	const perSecond = (round: Round) => round.perSecond;
 	const cpu = (round: Round) => round.cpuUsPerRequest;
@@ -97,9 +97,9 @@ function printResults(results: Array<Record<Contender, Round>>, stopped: string)
 	console.log(`  flush floor/bare: throughput ${asText(ratioOf(results, 'floor', 'bare', perSecond))}×, CPU per request ${asText(ratioOf(results, 'floor', 'bare', cpu))}×; serve/bare: throughput ${asText(ratioOf(results, 'serve', 'bare', perSecond))}×, CPU per request ${asText(ratioOf(results, 'serve', 'bare', cpu))}×`);
 	const cpuRatio = ratioOf(results, 'serve', 'floor', cpu);
 	const cpuFigures = `serve ${serve.cpuUsPerRequest === undefined ? '?' : fmt(serve.cpuUsPerRequest)} µs, floor ${floor.cpuUsPerRequest === undefined ? '?' : fmt(floor.cpuUsPerRequest)} µs`;
-	console.log(`  RESULT CPU per request serve/floor (median of ${results.length} side-by-side rounds): ${asText(cpuRatio)}× (${cpuFigures}) (goal ≤ 2.0×) ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : verdict(cpuRatio <= 2)}`);
+	console.log(`  RESULT CPU per request serve/floor (median of ${results.length} side-by-side rounds): ${asText(cpuRatio)}× (${cpuFigures}) (goal ≤ 1.5×) ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : `${verdict(cpuRatio <= 1.5)} (the earlier goal ≤ 2.0×: ${verdict(cpuRatio <= 2)})`}`);
 	const rate = defined(ratioOf(results, 'serve', 'floor', perSecond), 'the throughput ratio');
-	console.log(`  RESULT throughput serve/floor: ${fmt(rate, 2)}× (serve ${fmt(serve.perSecond, 0)} req/s, floor ${fmt(floor.perSecond, 0)} req/s) (goal ≥ 0.6×) ${verdict(rate >= 0.6)}`);
+	console.log(`  RESULT throughput serve/floor: ${fmt(rate, 2)}× (serve ${fmt(serve.perSecond, 0)} req/s, floor ${fmt(floor.perSecond, 0)} req/s) (goal ≥ 0.85×) ${verdict(rate >= 0.85)} (the earlier goal ≥ 0.6×: ${verdict(rate >= 0.6)})`);
 	const latency = defined(ratioOf(results, 'serve', 'floor', p99), 'the p99 ratio');
 	console.log(`  RESULT p99 ack latency serve/floor: ${fmt(latency, 2)}× (serve p99 ${fmt(serve.p99)} ms, floor p99 ${fmt(floor.p99)} ms) (goal ≤ 2×) ${verdict(latency <= 2)}`);
 }
