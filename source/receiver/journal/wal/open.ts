@@ -5,6 +5,7 @@
  */
 import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
+import {errorMessage} from '../../../format/value.js';
 import {journalError} from '../errors.js';
 import type {Stores} from '../store.js';
 import {appliedKey, LogApplier} from './apply.js';
@@ -59,7 +60,13 @@ export async function openWriteAhead(stores: Stores, folder: string, dataDirecto
 		throw journalError('journal-damaged', {directory: dataDirectory, file, reason}, `the journal in ${dataDirectory} is damaged: ${reason}`);
 	}
 
-	await applyEntries(stores, read);
+	try {
+		await applyEntries(stores, read);
+	} catch (error) {
+		const reason = `the ${read.entries.length} acknowledged events its write-ahead log holds could not be moved into it: ${errorMessage(error)}`;
+		throw journalError('journal-open-failed', {directory: dataDirectory, reason}, `the journal in ${dataDirectory} could not be opened: ${reason}`, error);
+	}
+
 	const applier = new LogApplier(stores, read.lastSeq, settings.applyEveryMs, settings.retryMs);
 	const log = new WriteAheadLog(file, read.lastSeq, {
 		applied: () => applier.appliedSeq,
