@@ -151,7 +151,8 @@ describe('leaving the inspector', () => {
 		await fillJournal(directory, 5, {newestMs: Date.now() - 60_000});
 		const session = runInPty(['events'], {env: {...platformEnv(platform), PLATFORM_TUI_DATA_DIR: directory}, columns: 60, rows: 15});
 		try {
-			const screen = await shows(session, idOf(4));
+			// A frame may arrive in pieces: wait for the rows and the footer both.
+			const screen = await screenShows(session, text => text.includes(idOf(4)) && text.includes('Enter detail'), 'the rows and the footer');
 			expect(screen.split('\n').find(line => line.includes('Enter detail'))).toMatch(/^row 1 · Enter detail/);
 			session.write('\u0003');
 			const {code} = await session.exit();
