@@ -8,6 +8,7 @@ import {type AcceptResult, BackendUnavailableError, type NewEvent} from '../stor
 import {errorMessage} from '../../format/value.js';
 import {jobIdOf} from './mapping.js';
 import {type Admitter, admitter} from './admission.js';
+import {writeTogether} from './write-together.js';
 import {eventRecorder} from './record.js';
 import type {Keep} from './finished.js';
 import {replicaName} from './worker.js';
@@ -65,6 +66,7 @@ function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admis
 	const replica = options.replicaName ?? replicaName();
 	return async (event, limit) => {
 		const jobId = jobIdOf(event.id);
+		writeTogether(options.producer);
 		try {
 			// The job id is the exactly-once key, held twice: by the job while it is kept, and by a
 			// key of its own for 24 h (the count bound may remove the job sooner). Either way one
