@@ -1,12 +1,11 @@
 import {closeSync, openSync, readFileSync, statSync, writeSync} from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {BackendUnavailableError, type EventBackend, type JobHandler, type StoredEvent} from '../../../source/receiver/store/backend.js';
 import {JournalBackend, JournalError, openJournal} from '../../../source/receiver/journal/index.js';
 import {waitFor} from '../../support/wait.js';
-import {newEvent, newId, startHolder, tempDataDir, type Holder} from './helpers.js';
+import {newEvent, newId, openedPerTest, startHolder, tempDataDir} from './helpers.js';
 
-const open: EventBackend[] = [];
 
 /** Makes the newest meta page of `file` name one page past the file's end, as while LMDB grows it. */
 function growingMidWrite(file: string): void {
@@ -23,18 +22,7 @@ function growingMidWrite(file: string): void {
 		closeSync(fd);
 	}
 }
-const holders: Holder[] = [];
-
-async function journal(directory: string, options: Partial<Parameters<typeof openJournal>[0]> = {}): Promise<EventBackend> {
-	const backend = await openJournal({directory, ...options});
-	open.push(backend);
-	return backend;
-}
-
-afterEach(async () => {
-	await Promise.all(open.splice(0).map(async backend => backend.close()));
-	await Promise.all(holders.splice(0).map(async holder => holder.kill()));
-});
+const {journal, holders} = openedPerTest();
 
 const answering: JobHandler = async job => {
 	await job.recordStep({name: 'log-created', at: new Date().toISOString(), data: {order: 1, id: 'log_1'}});

@@ -4,7 +4,9 @@ import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import type {NewEvent} from '../../../source/receiver/store/backend.js';
+import {afterEach} from 'vitest';
+import type {EventBackend, NewEvent} from '../../../source/receiver/store/backend.js';
+import {openJournal, type JournalOptions} from '../../../source/receiver/journal/index.js';
 import {waitFor} from '../../support/wait.js';
 
 export function tempDataDir(): string {
@@ -68,4 +70,26 @@ export async function startHolder(directory: string, action: 'serve' | 'replay' 
 
 	const info = JSON.parse(out.split('\n')[0] ?? '{}') as Record<string, unknown>;
 	return {child, pid: child.pid ?? 0, info, kill};
+}
+
+/**
+ * The journals a test file opens and the holder processes it starts: `journal` opens one (as
+ * `openJournal`), `holders` takes what `startHolder` gives; after each test the journals are closed
+ * and the holders killed.
+ */
+export function openedPerTest(): {journal: (directory: string, options?: Partial<JournalOptions>) => Promise<EventBackend>; holders: Holder[]} {
+	const open: EventBackend[] = [];
+	const holders: Holder[] = [];
+	afterEach(async () => {
+		await Promise.all(open.splice(0).map(async backend => backend.close()));
+		await Promise.all(holders.splice(0).map(async holder => holder.kill()));
+	});
+	return {
+		journal: async (directory, options = {}) => {
+			const backend = await openJournal({directory, ...options});
+			open.push(backend);
+			return backend;
+		},
+		holders,
+	};
 }

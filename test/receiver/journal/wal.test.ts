@@ -1,27 +1,21 @@
 import {readFileSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from 'vitest';
-import type {EventBackend} from '../../../source/receiver/store/backend.js';
+import {describe, expect, it} from 'vitest';
 import {JournalError, journalDirectory, openJournal} from '../../../source/receiver/journal/index.js';
 import {logFile} from '../../../source/receiver/journal/wal/open.js';
 import {recoverJournal} from '../../../source/receiver/journal/recovery/recover.js';
 import {headerBytes} from '../../../source/receiver/journal/wal/entries.js';
 import {waitFor} from '../../support/wait.js';
-import {newEvent, newId, startHolder, tempDataDir, type Holder} from './helpers.js';
+import {newEvent, newId, openedPerTest, startHolder, tempDataDir} from './helpers.js';
 
-const open: EventBackend[] = [];
-const holders: Holder[] = [];
+const {journal, holders} = openedPerTest();
 
-async function journal(directory: string, options: Partial<Parameters<typeof openJournal>[0]> = {}): Promise<EventBackend> {
-	const backend = await openJournal({directory, ...options});
-	open.push(backend);
-	return backend;
+/** A writer killed with `ids` acknowledged: the first moved into LMDB, the others in the write-ahead log only. */
+async function killedAfterAcks(directory: string, ids: string[]): Promise<void> {
+	const holder = await startHolder(directory, 'acked', ids.join(','));
+	holders.push(holder);
+	await holder.kill();
 }
-
-afterEach(async () => {
-	await Promise.all(open.splice(0).map(async backend => backend.close()));
-	await Promise.all(holders.splice(0).map(async holder => holder.kill()));
-});
 
 describe('journal: the write-ahead log', () => {
 	it('a process killed with events acknowledged but not yet in LMDB: the next serve moves them in before it accepts anything, and processes the queued one', async () => {
@@ -82,9 +76,7 @@ describe('journal: the write-ahead log', () => {
 	it('refuses to open, naming the log, when an entry it was given no longer reads back; events recover carries the entries that read', async () => {
 		const directory = tempDataDir();
 		const ids = [newId(), newId(), newId()];
-		const holder = await startHolder(directory, 'acked', ids.join(','));
-		holders.push(holder);
-		await holder.kill();
+		await killedAfterAcks(directory, ids);
 		const file = logFile(journalDirectory(directory));
 		const bytes = readFileSync(file);
 		// The second entry (the first the log alone holds) loses a byte of its payload.
@@ -105,10 +97,7 @@ describe('journal: the write-ahead log', () => {
 
 	it('events recover finds nothing to do when the log reads back: serve moves its entries in', async () => {
 		const directory = tempDataDir();
-		const ids = [newId(), newId(), newId()];
-		const holder = await startHolder(directory, 'acked', ids.join(','));
-		holders.push(holder);
-		await holder.kill();
+		await killedAfterAcks(directory, [newId(), newId(), newId()]);
 		expect(await recoverJournal(directory)).toMatchObject({whole: true});
 		const next = await journal(directory);
 		expect((await next.stats()).count).toBe(3);
