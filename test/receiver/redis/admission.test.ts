@@ -1,14 +1,17 @@
 /**
  * The admission script (source/receiver/redis/admission.ts) stores a job to answer as BullMQ's add
- * stores it, in one round trip with the exactly-once check and the backlog bound; and the
- * worker's own completion (finished.ts) leaves the job as BullMQ's completion does.
+ * stores it, in one round trip with the exactly-once check and the backlog bound; the accepts of
+ * one turn leave in one write (write-together.ts); and the worker's own completion (finished.ts)
+ * leaves the job as BullMQ's completion does.
  */
+import type {Socket} from 'node:net';
 import {Queue} from 'bullmq';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {admitter} from '../../../source/receiver/redis/admission.js';
 import {connect, disconnect, type RedisClient} from '../../../source/receiver/redis/connection.js';
 import {defaultPrefix, openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {jobIdOf} from '../../../source/receiver/redis/mapping.js';
+import {writeTogether} from '../../../source/receiver/redis/write-together.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, recordingHandler, type Seen} from './events.js';
@@ -101,6 +104,35 @@ describe.skipIf(redisSkipReason !== undefined)('redis: admission in one script',
 			await backend.stop(1000);
 			await backend.close();
 			await bull.close();
+		}
+	});
+
+	it('sends the accepts of one turn in one socket write, after the turn; every reply arrives in order', async () => {
+		const {stream} = connection as unknown as {stream: Socket};
+		const writes: number[] = [];
+		const socket = stream as unknown as {_writev: (chunks: unknown[], callback: () => void) => void};
+		const writev = socket._writev.bind(stream);
+		socket._writev = (chunks, callback) => {
+			writes.push(chunks.length);
+			writev(chunks, callback);
+		};
+
+		try {
+			const replies: Array<Promise<unknown>> = [];
+			for (let index = 0; index < 10; index++) {
+				writeTogether(connection);
+				replies.push(connection.set(`together:${index}`, String(index)), connection.get(`together:${index}`));
+			}
+
+			// Corked once, however many accepts the turn had.
+			expect(stream.writableCorked).toBe(1);
+			const answered = await Promise.all(replies);
+			expect(stream.writableCorked).toBe(0);
+			expect(answered).toEqual(Array.from({length: 10}, (_, index) => ['OK', String(index)]).flat());
+			// The 20 commands left in one write of all their chunks.
+			expect(writes).toEqual([20]);
+		} finally {
+			socket._writev = writev;
 		}
 	});
 });
