@@ -31,10 +31,10 @@ export function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {
 
 const holderScript = fileURLToPath(new URL('fixtures/holder.ts', import.meta.url));
 
-export type Holder = {child: ChildProcessWithoutNullStreams; pid: number; info: Record<string, unknown>; kill(): Promise<void>};
+export type Holder = {child: ChildProcessWithoutNullStreams; pid: number; info: Record<string, unknown>; kill(): Promise<void>; output(): string};
 
 /** Starts the holder fixture and waits for its ready line. */
-export async function startHolder(directory: string, action: 'serve' | 'replay' | 'crash' | 'accept' | 'acked', id = ''): Promise<Holder> {
+export async function startHolder(directory: string, action: 'serve' | 'replay' | 'crash' | 'accept' | 'acked' | 'stream', id = ''): Promise<Holder> {
 	const child = spawn(process.execPath, ['--import', 'tsx', holderScript, directory, action, id], {stdio: ['pipe', 'pipe', 'pipe']});
 	let out = '';
 	let errors = '';
@@ -69,7 +69,7 @@ export async function startHolder(directory: string, action: 'serve' | 'replay' 
 	}
 
 	const info = JSON.parse(out.split('\n')[0] ?? '{}') as Record<string, unknown>;
-	return {child, pid: child.pid ?? 0, info, kill};
+	return {child, pid: child.pid ?? 0, info, kill, output: () => out};
 }
 
 /**

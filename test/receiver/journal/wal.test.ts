@@ -73,6 +73,20 @@ describe('journal: the write-ahead log', () => {
 		expect((await again.stats()).count).toBe(200);
 	});
 
+	it('SIGKILLed while acknowledging without pause through laps of a small log: every acknowledged event is there when the journal opens again', async () => {
+		const directory = tempDataDir();
+		const holder = await startHolder(directory, 'stream');
+		holders.push(holder);
+		const acknowledged = () => holder.output().split('\n').filter(line => line.startsWith('ack ')).flatMap(line => line.slice(4).split(','));
+		// About 60 laps of the 16 KiB log.
+		await waitFor(() => acknowledged().length >= 2000, {timeoutMs: 60_000});
+		await holder.kill();
+		const ids = acknowledged();
+		const next = await journal(directory);
+		const stored = new Set((await next.list({limit: ids.length + 100})).map(event => event.id));
+		expect(ids.filter(id => !stored.has(id))).toEqual([]);
+	});
+
 	it('refuses to open, naming the log, when an entry it was given no longer reads back; events recover carries the entries that read', async () => {
 		const directory = tempDataDir();
 		const ids = [newId(), newId(), newId()];
