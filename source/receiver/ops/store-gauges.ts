@@ -34,35 +34,32 @@ function cachedRead<T>(read: () => Promise<T | undefined>): () => Promise<T | un
 	};
 }
 
+/** A gauge set at each scrape to `value` of what `read` gives (undefined: left as it was). */
+function readGauge<T>(registers: Registry[], name: string, help: string, read: () => Promise<T | undefined>, value: (read: T | undefined) => number | undefined): void {
+	new Gauge({name: `${prefix}${name}`, help, registers, async collect() {
+		const figure = value(await read());
+		if (figure !== undefined) {
+			this.set(figure);
+		}
+	}});
+}
+
 export function registerStoreGauges(sources: MetricsSources, registers: Registry[]): void {
 	const readBacklog = sources.backlog;
 	const backlog = cachedRead(async () => (readBacklog ? readBacklog() : undefined));
 
-	new Gauge({name: `${prefix}backlog_events`, help: 'Unfinished events (received or processing)', registers, async collect() {
-		const value = await backlog();
-		if (value) {
-			this.set(value.count);
-		}
-	}});
-	new Gauge({name: `${prefix}backlog_oldest_age_seconds`, help: 'Age of the oldest unfinished event (0 when none)', registers, async collect() {
-		const value = await backlog();
+	readGauge(registers, 'backlog_events', 'Unfinished events (received or processing)', backlog, value => value?.count);
+	readGauge(registers, 'backlog_oldest_age_seconds', 'Age of the oldest unfinished event (0 when none)', backlog, value => {
 		const oldest = value?.oldestReceivedAt ? Date.parse(value.oldestReceivedAt) : Number.NaN;
-		this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
-	}});
+		return Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0;
+	});
 	if (sources.waiting) {
 		const waiting = cachedRead(sources.waiting);
-
-		new Gauge({name: `${prefix}waiting_events`, help: 'Events waiting for their next attempt after a transient failure (platform or forward handler unreachable, 5xx, 429, timeout)', registers, async collect() {
-			const value = await waiting();
-			if (value) {
-				this.set(value.count);
-			}
-		}});
-		new Gauge({name: `${prefix}waiting_next_attempt_timestamp_seconds`, help: 'When the earliest waiting event is tried again, seconds since the epoch (0 when none waits)', registers, async collect() {
-			const value = await waiting();
+		readGauge(registers, 'waiting_events', 'Events waiting for their next attempt after a transient failure (platform or forward handler unreachable, 5xx, 429, timeout)', waiting, value => value?.count);
+		readGauge(registers, 'waiting_next_attempt_timestamp_seconds', 'When the earliest waiting event is tried again, seconds since the epoch (0 when none waits)', waiting, value => {
 			const next = value?.nextAttemptAt ? Date.parse(value.nextAttemptAt) : Number.NaN;
-			this.set(Number.isFinite(next) ? next / 1000 : 0);
-		}});
+			return Number.isFinite(next) ? next / 1000 : 0;
+		});
 	}
 
 	if (sources.maxBacklog !== undefined) {
