@@ -33,7 +33,7 @@ export type ServeMetrics = {
 	onEvent(event: ReceiverEvent): void;
 	/** One 200 sent: the time since the request arrived, ms (performance clock). */
 	acknowledged(startedMs: number): void;
-	/** One store write (journal commit, Redis write), ms. */
+	/** One store write (the journal's write-ahead log flushed, the Redis write), ms. */
 	stored(ms: number): void;
 	/** One platform call: its operation, status class (2xx, 4xx, 5xx, error) and duration, ms. */
 	platformCall(operation: string, statusClass: string, ms: number): void;
@@ -115,7 +115,7 @@ export function createServeMetrics(sources: MetricsSources = {}): ServeMetrics {
 	const countEvent = eventCounter(registry);
 	const ack = new TableHistogram(`${prefix}ack_latency_seconds`, 'Time from a delivery\'s arrival to its 200', latencyBuckets, registry);
 	const processing = new Histogram({name: `${prefix}processing_duration_seconds`, help: 'Time from acceptance to the end of an event\'s processing (answer or forward)', buckets: durationBuckets, registers});
-	const commit = new TableHistogram(`${prefix}store_commit_duration_seconds`, 'Time to store a verified event before its 200 (journal commit or Redis write)', latencyBuckets, registry, {backend: sources.backendKind ?? 'memory'});
+	const commit = new TableHistogram(`${prefix}store_commit_duration_seconds`, 'Time to store a verified event before its 200 (the journal\'s write-ahead log flushed, or the Redis write)', latencyBuckets, registry, {backend: sources.backendKind ?? 'memory'});
 	const calls = new Counter({name: `${prefix}platform_calls_total`, help: 'Platform calls by operation and status class', labelNames: ['operation', 'status_class'], registers});
 	const callDuration = new Histogram({name: `${prefix}platform_call_duration_seconds`, help: 'Platform call duration, retries included, by operation', labelNames: ['operation'], buckets: durationBuckets, registers});
 	const callChildren = new Map<string, {count: Map<string, Child>; duration: Observer}>();
