@@ -4,7 +4,8 @@ import {describe, expect, it} from 'vitest';
 import {JournalError, journalDirectory, openJournal} from '../../../source/receiver/journal/index.js';
 import {logFile} from '../../../source/receiver/journal/wal/open.js';
 import {recoverJournal} from '../../../source/receiver/journal/recovery/recover.js';
-import {headerBytes} from '../../../source/receiver/journal/wal/entries.js';
+import {encodeEntry, headerBytes} from '../../../source/receiver/journal/wal/entries.js';
+import {newEventTuple} from '../../../source/receiver/journal/records/record-codec.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, newId, openedPerTest, startHolder, tempDataDir} from './helpers.js';
 
@@ -42,6 +43,20 @@ describe('journal: the write-ahead log', () => {
 		for (const id of ids) {
 			expect((await reader.get(id))?.id).toBe(id);
 		}
+	});
+
+	it('an event keyed before the exactly-once mark (its clock set back), left in the log only: the next open indexes it', async () => {
+		const directory = tempDataDir();
+		const first = await journal(directory);
+		// Sequence number 1; the close writes the index's mark at its time.
+		await first.accept(newEvent({status: 'ignored'}));
+		await first.close();
+		const id = newId();
+		const ms = Date.now() - 3_600_000;
+		writeFileSync(logFile(journalDirectory(directory)), encodeEntry(2, ms, id, newEventTuple(newEvent({id, status: 'ignored', receivedAt: new Date(ms).toISOString()}), ms), false));
+		const next = await journal(directory);
+		expect(await next.accept(newEvent({id, status: 'ignored'}))).toBe('duplicate');
+		expect((await next.get(id))?.receivedAt).toBe(new Date(ms).toISOString());
 	});
 
 	it('reads in the writing process see every event acknowledged before them', async () => {

@@ -20,7 +20,8 @@ import {IdFilter} from './id-filter.js';
 import type {Stores} from '../store.js';
 import type {TimeKey} from './shapes.js';
 
-const markKey = 'unindexed-from';
+/** The `marks` key of the time from which events may lack their `seen` entry. */
+export const markKey = 'unindexed-from';
 
 export type PendingEntry = {id: string; ms: number; committed: boolean; stored: Promise<unknown>};
 

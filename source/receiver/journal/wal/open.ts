@@ -7,6 +7,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {errorMessage} from '../../../format/value.js';
 import {journalError} from '../errors.js';
+import {markKey} from '../records/id-index.js';
 import type {Stores} from '../store.js';
 import {appliedKey, LogApplier} from './apply.js';
 import {readLog, type LogRead} from './entries.js';
@@ -32,10 +33,21 @@ export function unappliedEntries(stores: Stores, folder: string): LogRead {
 	return existsSync(file) ? readLog(readFileSync(file), applied) : {entries: [], lastSeq: applied, missing: []};
 }
 
-/** Moves `read`'s entries into LMDB in one commit, with the highest sequence number. */
+/**
+ * Moves `read`'s entries into LMDB in one commit, with the highest sequence number. The
+ * exactly-once index's mark comes down to the earliest of them if it is above it (an event keyed
+ * before the mark, its clock set back, whose lowered mark the stopped writer had not committed), so
+ * the index takes in every one of them as it opens.
+ */
 export async function applyEntries(stores: Stores, read: LogRead): Promise<void> {
 	if (read.entries.length === 0) {
 		return;
+	}
+
+	const earliest = read.entries.reduce((lowest, entry) => Math.min(lowest, entry.ms), Number.POSITIVE_INFINITY);
+	const mark = stores.marks.get(markKey);
+	if (mark !== undefined && earliest < mark) {
+		stores.marks.put(markKey, earliest).catch(() => undefined);
 	}
 
 	for (const entry of read.entries) {
