@@ -81,7 +81,7 @@ export class JournalBackend extends JournalReads implements EventBackend {
 
 		const pending = this.index.pendingOf(event.id);
 		if (pending) {
-			// Accepted here before: a duplicate once that commit stands (a failed one fails this too).
+			// Accepted here before: a duplicate once that one is stored (its failure fails this too).
 			return pending.stored.then(() => 'duplicate' as const);
 		}
 

@@ -60,15 +60,17 @@ export class NewEventWrites {
 			return this.writeToLmdb(key, tuple, received);
 		}
 
-		const flushed = writeAhead.log.append(ms, event.id, tuple, received);
+		const acknowledged = writeAhead.log.append(ms, event.id, tuple, received).then(this.acknowledged, this.notWritten);
 		const waiting = new WaitingEvent(writeAhead.log.lastSeq, key, tuple, received);
-		// A duplicate arriving meanwhile waits for the move (a failed one is tried again).
-		waiting.entry = this.index.add(event.id, ms, writeAhead.applier.add(waiting));
+		void writeAhead.applier.add(waiting);
+		// A duplicate arriving meanwhile is one once this one is acknowledged (it is on disk then),
+		// and is refused as this one is if the log could not take it (a retry finds it moved in).
+		waiting.entry = this.index.add(event.id, ms, acknowledged);
 		if (received) {
 			this.storing++;
 		}
 
-		return flushed.then(this.acknowledged, this.notWritten);
+		return acknowledged;
 	}
 
 	/** A plain put, resolved by its batch's commit once that is flushed; the id follows into the index in the next batch. */

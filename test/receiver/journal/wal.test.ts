@@ -61,13 +61,15 @@ describe('journal: the write-ahead log', () => {
 		expect((await next.get(id))?.receivedAt).toBe(new Date(ms).toISOString());
 	});
 
-	it('reads in the writing process see every event acknowledged before them', async () => {
+	it('a redelivery before the move is a duplicate at once, and reads in the writing process see every event acknowledged before them', async () => {
 		const backend = await journal(tempDataDir(), {writeAhead: {applyEveryMs: 3_600_000}});
 		const events = Array.from({length: 5}, () => newEvent({status: 'ignored'}));
 		for (const event of events) {
 			expect(await backend.accept(event)).toBe('stored');
 		}
 
+		// A redelivery of an event not moved in yet is a duplicate at once: the first is on disk.
+		expect(await backend.accept({...events[4] ?? newEvent()})).toBe('duplicate');
 		expect((await backend.list({limit: 10})).map(event => event.id).sort()).toEqual(events.map(event => event.id).sort());
 		expect((await backend.get(events[4]?.id ?? ''))?.body).toBe(events[4]?.body);
 	});
