@@ -41,27 +41,58 @@ function recordingStores(failing: () => boolean) {
 
 const waiting = (seq: number, queued = false) => new WaitingEvent(seq, [seq, `evt_${seq}`], [] as unknown as EventTuple, queued);
 
+/** What the applier tells the journal: each move's sequence numbers, each failure; `until` waits for a count of moves. */
+function heard(applier: LogApplier) {
+	const told: number[][] = [];
+	const failed: unknown[] = [];
+	let wake: (() => void) | undefined;
+	applier.listen({
+		applied(events) {
+			told.push(events.map(event => event.seq));
+			wake?.();
+		},
+		failed(error) {
+			failed.push(error);
+		},
+	});
+	return {
+		told,
+		failed,
+		async until(moves: number) {
+			while (told.length < moves) {
+				await new Promise<void>(resolve => {
+					wake = resolve;
+				});
+			}
+		},
+	};
+}
+
 describe('the write-ahead log\'s moves into LMDB', () => {
 	it('moves the events of a moment in one commit, with the highest sequence number, and tells the journal once', async () => {
 		const {stores, commits} = recordingStores(() => false);
 		const applier = new LogApplier(stores, 4, 5, 5);
-		const told: number[][] = [];
-		applier.listen({applied: events => told.push(events.map(event => event.seq)), failed: () => undefined});
-		const moved = [5, 6, 7].map(seq => applier.add(waiting(seq, seq === 6)));
-		await Promise.all(moved);
+		const journal = heard(applier);
+		for (const seq of [5, 6, 7]) {
+			applier.add(waiting(seq, seq === 6));
+		}
+
+		await journal.until(1);
 		expect(commits).toEqual([{events: ['evt_5', 'evt_6', 'evt_7'], queued: ['evt_6'], applied: 7}]);
-		expect(told).toEqual([[5, 6, 7]]);
+		expect(journal.told).toEqual([[5, 6, 7]]);
 		expect(applier.appliedSeq).toBe(7);
 	});
 
-	it('keeps the events of a failed move for the next, tells the journal of the failure, and resolves once they are in', async () => {
+	it('keeps the events of a failed move for the next, tells the journal of the failure, and of the move once they are in', async () => {
 		let failures = 1;
 		const {stores, commits} = recordingStores(() => failures-- > 0);
 		const applier = new LogApplier(stores, 0, 5, 5);
-		const failed: unknown[] = [];
-		applier.listen({applied: () => undefined, failed: error => failed.push(error)});
-		await Promise.all([applier.add(waiting(1)), applier.add(waiting(2))]);
-		expect(failed).toHaveLength(1);
+		const journal = heard(applier);
+		applier.add(waiting(1));
+		applier.add(waiting(2));
+		await journal.until(1);
+		expect(journal.failed).toHaveLength(1);
+		expect(journal.told).toEqual([[1, 2]]);
 		expect(commits).toEqual([{events: ['evt_1', 'evt_2'], queued: [], applied: 2}]);
 		expect(applier.appliedSeq).toBe(2);
 	});
@@ -70,9 +101,11 @@ describe('the write-ahead log\'s moves into LMDB', () => {
 		const {stores, commits} = recordingStores(() => false);
 		// Moves an hour apart: the first goes at once, the second only when asked.
 		const applier = new LogApplier(stores, 0, 3_600_000, 5);
-		await applier.add(waiting(1));
-		void applier.add(waiting(2));
-		void applier.add(waiting(3));
+		const journal = heard(applier);
+		applier.add(waiting(1));
+		await journal.until(1);
+		applier.add(waiting(2));
+		applier.add(waiting(3));
 		await applier.applyAll();
 		expect(commits.map(commit => commit.applied)).toEqual([1, 3]);
 		// Nothing waits: at once.

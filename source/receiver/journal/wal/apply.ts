@@ -38,23 +38,26 @@ export type ApplyListener = {
 
 type Waiter = {seq: number; resolve: () => void; reject: (error: unknown) => void};
 
-/** The commit of one move: its promise is every event's in it. */
-class Move {
-	readonly done: Promise<void>;
-	resolve!: () => void;
-
-	constructor() {
-		this.done = new Promise<void>(resolve => {
-			this.resolve = resolve;
-		});
+/**
+ * Puts `events` into LMDB (and the queued ones into the queue), with `last`, the highest sequence
+ * number among them, as `wal-applied`: all in the current batch of writes, one commit, whose
+ * outcome the returned promise gives.
+ */
+export function putMoved(stores: Stores, events: Iterable<{key: TimeKey; tuple: EventTuple; queued: boolean}>, last: number): Promise<boolean> {
+	for (const event of events) {
+		stores.events.put(event.key, event.tuple).catch(() => undefined);
+		if (event.queued) {
+			stores.queue.put(event.key, true).catch(() => undefined);
+		}
 	}
+
+	return stores.marks.put(appliedKey, last);
 }
 
 export class LogApplier {
 	/** The highest sequence number LMDB holds, flushed. */
 	appliedSeq: number;
 	private waiting: WaitingEvent[] = [];
-	private move = new Move();
 	private moving = false;
 	/** The highest sequence number of the move under way. */
 	private movingSeq = 0;
@@ -72,14 +75,12 @@ export class LogApplier {
 		this.listener = listener;
 	}
 
-	/** Queues an acknowledged event; resolves once LMDB holds it (a failed move is tried again). */
-	add(event: WaitingEvent): Promise<void> {
+	/** Queues an acknowledged event for a move (the listener hears when it is in; a failed move is tried again). */
+	add(event: WaitingEvent): void {
 		this.waiting.push(event);
 		if (!this.moving && !this.timer) {
 			this.schedule(Math.max(0, this.lastMoveAt + this.everyMs - Date.now()));
 		}
-
-		return this.move.done;
 	}
 
 	/** Resolves once LMDB holds every event queued so far; rejects when a move for them fails. */
@@ -121,24 +122,14 @@ export class LogApplier {
 			return;
 		}
 
-		const move = this.move;
 		const last = (events.at(-1) as WaitingEvent).seq;
 		this.waiting = [];
-		this.move = new Move();
 		this.moving = true;
 		this.movingSeq = last;
 		this.lastMoveAt = Date.now();
 		let committed: Promise<boolean>;
 		try {
-			for (const event of events) {
-				this.stores.events.put(event.key, event.tuple).catch(() => undefined);
-				if (event.queued) {
-					this.stores.queue.put(event.key, true).catch(() => undefined);
-				}
-			}
-
-			// The same commit as the events: its outcome is theirs.
-			committed = this.stores.marks.put(appliedKey, last);
+			committed = putMoved(this.stores, events, last);
 		} catch (error) {
 			// eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as the failed commit it stands for
 			committed = Promise.reject(error);
@@ -148,14 +139,11 @@ export class LogApplier {
 			this.moving = false;
 			this.appliedSeq = last;
 			this.listener?.applied(events);
-			move.resolve();
 			this.settleWaiters();
 			this.next(false);
 		}, (error: unknown) => {
 			this.moving = false;
 			this.waiting = [...events, ...this.waiting];
-			// The move's promise is the next one's (the events are in it again).
-			this.move.done.then(move.resolve, () => undefined);
 			this.listener?.failed(error);
 			for (const waiter of this.waiters.splice(0)) {
 				waiter.reject(error);

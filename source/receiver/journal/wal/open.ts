@@ -9,7 +9,7 @@ import {errorMessage} from '../../../format/value.js';
 import {journalError} from '../errors.js';
 import {markKey} from '../records/id-index.js';
 import type {Stores} from '../store.js';
-import {appliedKey, LogApplier} from './apply.js';
+import {appliedKey, LogApplier, putMoved} from './apply.js';
 import {readLog, type LogRead} from './entries.js';
 import {WriteAheadLog, type LogLimits} from './log.js';
 
@@ -39,7 +39,7 @@ export function unappliedEntries(stores: Stores, folder: string): LogRead {
  * before the mark, its clock set back, whose lowered mark the stopped writer had not committed), so
  * the index takes in every one of them as it opens.
  */
-export async function applyEntries(stores: Stores, read: LogRead): Promise<void> {
+async function applyEntries(stores: Stores, read: LogRead): Promise<void> {
 	if (read.entries.length === 0) {
 		return;
 	}
@@ -50,14 +50,7 @@ export async function applyEntries(stores: Stores, read: LogRead): Promise<void>
 		stores.marks.put(markKey, earliest).catch(() => undefined);
 	}
 
-	for (const entry of read.entries) {
-		stores.events.put([entry.ms, entry.id], entry.tuple).catch(() => undefined);
-		if (entry.queued) {
-			stores.queue.put([entry.ms, entry.id], true).catch(() => undefined);
-		}
-	}
-
-	await stores.marks.put(appliedKey, read.lastSeq);
+	await putMoved(stores, read.entries.map(entry => ({key: [entry.ms, entry.id], tuple: entry.tuple, queued: entry.queued})), read.lastSeq);
 }
 
 /**
