@@ -9,7 +9,7 @@
  */
 import type {AcceptResult, BackendUnavailableError, NewEvent} from '../store/backend.js';
 import {isoMs} from '../clock.js';
-import type {IdIndex} from './records/id-index.js';
+import type {IdIndex, PendingEntry} from './records/id-index.js';
 import {newEventTuple, type EventTuple} from './records/record-codec.js';
 import type {TimeKey} from './records/shapes.js';
 import type {Stores} from './store.js';
@@ -62,7 +62,7 @@ export class NewEventWrites {
 
 		const acknowledged = writeAhead.log.append(ms, event.id, tuple, received).then(this.acknowledged, this.notWritten);
 		const waiting = new WaitingEvent(writeAhead.log.lastSeq, key, tuple, received);
-		void writeAhead.applier.add(waiting);
+		writeAhead.applier.add(waiting);
 		// A duplicate arriving meanwhile is one once this one is acknowledged (it is on disk then),
 		// and is refused as this one is if the log could not take it (a retry finds it moved in).
 		waiting.entry = this.index.add(event.id, ms, acknowledged);
@@ -94,13 +94,7 @@ export class NewEventWrites {
 
 		const stored = committed.then(() => {
 			this.hooks.succeeded();
-			this.index.settle(entry, true);
-			if (received) {
-				this.storing--;
-				this.queued++;
-				this.hooks.offer(key[1]);
-			}
-
+			this.inLmdb(entry, key[1], received);
 			return 'stored' as const;
 		}, (error: unknown) => {
 			if (received) {
@@ -123,18 +117,23 @@ export class NewEventWrites {
 		throw this.hooks.failed(error);
 	};
 
-	/** Events the log moved into LMDB: indexed and, when queued, offered to the runner. */
+	/** Events the log moved into LMDB. */
 	private applied(events: WaitingEvent[]): void {
 		for (const event of events) {
-			if (event.entry) {
-				this.index.settle(event.entry, true);
-			}
+			this.inLmdb(event.entry, event.key[1], event.queued);
+		}
+	}
 
-			if (event.queued) {
-				this.storing--;
-				this.queued++;
-				this.hooks.offer(event.key[1]);
-			}
+	/** An event is in LMDB: its id may go into the index and, when queued, it is counted and offered to the runner. */
+	private inLmdb(entry: PendingEntry | undefined, id: string, queued: boolean): void {
+		if (entry) {
+			this.index.settle(entry, true);
+		}
+
+		if (queued) {
+			this.storing--;
+			this.queued++;
+			this.hooks.offer(id);
 		}
 	}
 }
