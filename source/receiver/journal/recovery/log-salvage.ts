@@ -33,21 +33,18 @@ export function logReadsBack(folder: string): boolean {
 	}
 }
 
-/** Adds the log's events LMDB never held (or holds damaged) to `found` (after `settle`); returns how many. */
-export function addLogEvents(folder: string, found: Salvage): number {
+/** Adds the log's events LMDB never held (or holds damaged) to `found` (after `settle`). */
+export function addLogEvents(folder: string, found: Salvage): void {
 	const file = logFile(folder);
 	if (!existsSync(file)) {
-		return 0;
+		return;
 	}
 
 	const {entries} = readLog(readFileSync(file), 0);
-	const damagedInLmdb = new Set(found.damaged.keys());
 	const ids = new Set<string>();
 	for (const event of found.events.values()) {
 		ids.add(event.record.id);
 	}
-
-	const known = (id: string) => ids.has(id) || found.seen.has(id) || damagedInLmdb.has(id);
 
 	let applied = 0;
 	for (const entry of entries) {
@@ -56,21 +53,21 @@ export function addLogEvents(folder: string, found: Salvage): number {
 		}
 	}
 
-	let added = 0;
 	for (const entry of entries) {
+		// Not read from LMDB, and either damaged there or never moved in (above the moves' mark, its id unknown).
+		if (ids.has(entry.id) || !(found.damaged.has(entry.id) || (entry.seq > applied && !found.seen.has(entry.id)))) {
+			continue;
+		}
+
 		const key: TimeKey = [entry.ms, entry.id];
-		if ((entry.seq > applied && !known(entry.id)) || (damagedInLmdb.has(entry.id) && !ids.has(entry.id))) {
-			try {
-				found.events.set(`${entry.ms}\u0000${entry.id}`, {key, record: fromStored(entry.tuple, key), steps: []});
-				found.damaged.delete(entry.id);
-				ids.add(entry.id);
-				added++;
-			} catch {
-				// The entry read back but its record fails its own checksum: left out.
-			}
+		try {
+			found.events.set(`${entry.ms}\u0000${entry.id}`, {key, record: fromStored(entry.tuple, key), steps: []});
+			found.damaged.delete(entry.id);
+			ids.add(entry.id);
+		} catch {
+			// The entry read back but its record fails its own checksum: left out.
 		}
 	}
 
 	found.unreadable = found.unreadable.filter(id => !ids.has(id));
-	return added;
 }
