@@ -35,7 +35,8 @@ export type WorkerState = {
 
 /**
  * A job's steps: `save` writes them into its progress; `record.lost` once Redis is found to have
- * lost the job; `record.saved`: how many of the steps Redis has; `pending` the progress still to write.
+ * lost the job; `record.saved`: how many of the steps Redis has; `unsaved` the progress still to
+ * write (undefined when Redis has every step).
  */
 function jobSteps(state: WorkerState, job: Job<NewEvent>, list: StepRecord[]) {
 	const record = {lost: false, saved: list.length};
@@ -56,8 +57,8 @@ function jobSteps(state: WorkerState, job: Job<NewEvent>, list: StepRecord[]) {
 		}
 	};
 
-	const pending = () => ({progress: record.saved === list.length ? undefined : progressOf(list)});
-	return {list, record, save, pending};
+	const unsaved = () => (record.saved === list.length ? undefined : progressOf(list));
+	return {list, record, save, unsaved};
 }
 
 /** BullMQ's complaints about job `id` (no key, no lock) are expected for the next minute. */
@@ -86,7 +87,7 @@ async function finishHere(state: WorkerState, options: ProcessorOptions, job: Jo
 		letGoForAMinute(state, id);
 		let finished: boolean;
 		try {
-			finished = await state.finish(job, token, result, steps.pending().progress);
+			finished = await state.finish(job, token, result, steps.unsaved());
 		} catch {
 			// Redis did not answer: BullMQ's own completion, which waits for the connection to come
 			// back (a script run whose reply was lost leaves it no lock: its complaint is expected).
