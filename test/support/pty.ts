@@ -1,6 +1,6 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {rmSync, writeFileSync} from 'node:fs';
+import {renameSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -121,7 +121,12 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 				throw new Error('a pty session resizes at most 4 times');
 			}
 
-			writeFileSync(`${resizeFile}-${resizes}`, `${newColumns} ${newRows}\n`);
+			// Written whole, then named: the shell's loop sees the file only once it holds the size (a
+			// file it found between its creation and its write read as no size, and the terminal was
+			// set to 0×0, which the program draws as 80 columns).
+			const file = `${resizeFile}-${resizes}`;
+			writeFileSync(`${file}.part`, `${newColumns} ${newRows}\n`);
+			renameSync(`${file}.part`, file);
 		},
 	};
 }
