@@ -7,12 +7,13 @@
  * and offered to the runner once that move is committed. Without it (`flushBeforeAck: false`): a
  * plain put, acknowledged once its LMDB commit returns.
  */
+import {asBinary} from 'lmdb';
 import type {AcceptResult, BackendUnavailableError, NewEvent} from '../store/backend.js';
 import {isoMs} from '../clock.js';
 import type {IdIndex, PendingEntry} from './records/id-index.js';
 import {newEventTuple, type EventTuple} from './records/record-codec.js';
 import type {TimeKey} from './records/shapes.js';
-import type {Stores} from './store.js';
+import {recordBytes, type Stores} from './store.js';
 import {WaitingEvent} from './wal/apply.js';
 import type {WriteAhead} from './wal/open.js';
 
@@ -60,8 +61,10 @@ export class NewEventWrites {
 			return this.writeToLmdb(key, tuple, received);
 		}
 
-		const acknowledged = writeAhead.log.append(ms, event.id, tuple, received).then(this.acknowledged, this.notWritten);
-		const waiting = new WaitingEvent(writeAhead.log.lastSeq, key, tuple, received);
+		// Encoded once: the log's entry holds the bytes the move puts into LMDB.
+		const record = recordBytes(this.stores, tuple);
+		const acknowledged = writeAhead.log.append(ms, received, record).then(this.acknowledged, this.notWritten);
+		const waiting = new WaitingEvent(writeAhead.log.lastSeq, key, asBinary(record), received);
 		writeAhead.applier.add(waiting);
 		// A duplicate arriving meanwhile is one once this one is acknowledged (it is on disk then),
 		// and is refused as this one is if the log could not take it (a retry finds it moved in).

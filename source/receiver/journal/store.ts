@@ -21,7 +21,7 @@ import {nextAttemptOf} from '../answer/retry-schedule.js';
 import type {Holder} from './open/liveness.js';
 import {errorMessage} from '../../format/value.js';
 import {JournalError} from './errors.js';
-import {fromStored, recordDamaged, toTuple, type StoredRecord} from './records/record-codec.js';
+import {fromStored, recordDamaged, toTuple, type EventTuple, type StoredRecord} from './records/record-codec.js';
 import type {EventRecord, StepKey, TimeKey} from './records/shapes.js';
 import type {DiskSpace} from './open/space.js';
 
@@ -79,6 +79,24 @@ function tightenFiles(directory: string): void {
 			// Missing, or not ours to change: the folder's own mode is what the status warns about.
 		}
 	}
+}
+
+/** lmdb-js's value encoder (msgpack) of a database; its types leave it out. */
+type ValueCodec = {encode(value: unknown): Buffer; decode(bytes: Buffer): unknown};
+
+/**
+ * A stored tuple as the `events` database encodes it: the write-ahead log keeps these bytes, and a
+ * move puts them as they are (`asBinary`). A slice of the encoder's buffer no later encoding writes
+ * over (only lmdb-js's own puts reuse theirs).
+ */
+export function recordBytes(stores: Stores, tuple: EventTuple): Buffer {
+	return (stores.events as unknown as {encoder: ValueCodec}).encoder.encode(tuple);
+}
+
+/** Reads a value as the journal's databases decode theirs (msgpack). */
+export function valueDecoder(stores: Stores): (bytes: Buffer) => unknown {
+	const codec = (stores.events as unknown as {decoder: ValueCodec}).decoder;
+	return bytes => codec.decode(bytes);
 }
 
 /** Above any generation or step number, for range ends. */

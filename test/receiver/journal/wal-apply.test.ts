@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {LogApplier, WaitingEvent} from '../../../source/receiver/journal/wal/apply.js';
 import type {Stores} from '../../../source/receiver/journal/store.js';
-import type {EventTuple} from '../../../source/receiver/journal/records/record-codec.js';
+import {asBinary} from 'lmdb';
 
 /**
  * The writes a move makes, as LMDB's puts give them: every put of one turn resolves or rejects with
@@ -39,7 +39,7 @@ function recordingStores(failing: () => boolean) {
 	return {stores: stores as unknown as Stores, commits};
 }
 
-const waiting = (seq: number, queued = false) => new WaitingEvent(seq, [seq, `evt_${seq}`], [] as unknown as EventTuple, queued);
+const waiting = (seq: number, queued = false) => new WaitingEvent(seq, [seq, `evt_${seq}`], asBinary(Buffer.from([0x90])), queued);
 
 /** What the applier tells the journal: each move's sequence numbers, each failure; `until` waits for a count of moves. */
 function heard(applier: LogApplier) {

@@ -6,6 +6,7 @@ import {logFile} from '../../../source/receiver/journal/wal/open.js';
 import {recoverJournal} from '../../../source/receiver/journal/recovery/recover.js';
 import {encodeEntry, headerBytes} from '../../../source/receiver/journal/wal/entries.js';
 import {newEventTuple} from '../../../source/receiver/journal/records/record-codec.js';
+import {openStores, recordBytes} from '../../../source/receiver/journal/store.js';
 import {waitFor} from '../../support/wait.js';
 import {newEvent, newId, openedPerTest, startHolder, tempDataDir} from './helpers.js';
 
@@ -55,7 +56,10 @@ describe('journal: the write-ahead log', () => {
 		await first.close();
 		const id = newId();
 		const ms = Date.now() - 3_600_000;
-		writeFileSync(logFile(journalDirectory(directory)), encodeEntry(2, ms, id, newEventTuple(newEvent({id, status: 'ignored', receivedAt: new Date(ms).toISOString()}), ms), false));
+		const stores = openStores(journalDirectory(directory));
+		const record = recordBytes(stores, newEventTuple(newEvent({id, status: 'ignored', receivedAt: new Date(ms).toISOString()}), ms));
+		await stores.root.close();
+		writeFileSync(logFile(journalDirectory(directory)), encodeEntry(2, ms, false, record));
 		const next = await journal(directory);
 		expect(await next.accept(newEvent({id, status: 'ignored'}))).toBe('duplicate');
 		expect((await next.get(id))?.receivedAt).toBe(new Date(ms).toISOString());
@@ -113,7 +117,7 @@ describe('journal: the write-ahead log', () => {
 		const file = logFile(journalDirectory(directory));
 		const bytes = readFileSync(file);
 		// The second entry (the first the log alone holds) loses a byte of its payload.
-		const second = bytes.indexOf('PTW1', bytes.indexOf('PTW1') + 1);
+		const second = bytes.indexOf('PTW2', bytes.indexOf('PTW2') + 1);
 		bytes[second + headerBytes + 3] = (bytes[second + headerBytes + 3] ?? 0) ^ 0x01;
 		writeFileSync(file, bytes);
 		const refusal = await openJournal({directory}).catch((error: unknown) => error);

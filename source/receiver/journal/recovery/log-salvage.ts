@@ -12,7 +12,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import {fromStored} from '../records/record-codec.js';
 import type {TimeKey} from '../records/shapes.js';
 import {openStores} from '../store.js';
-import {readLog} from '../wal/entries.js';
+import {type DecodeRecord, readLog} from '../wal/entries.js';
 import {logFile, unappliedEntries} from '../wal/open.js';
 import type {Salvage} from './salvage.js';
 
@@ -34,13 +34,13 @@ export function logReadsBack(folder: string): boolean {
 }
 
 /** Adds the log's events LMDB never held (or holds damaged) to `found` (after `settle`). */
-export function addLogEvents(folder: string, found: Salvage): void {
+export function addLogEvents(folder: string, found: Salvage, decode: DecodeRecord): void {
 	const file = logFile(folder);
 	if (!existsSync(file)) {
 		return;
 	}
 
-	const {entries} = readLog(readFileSync(file), 0);
+	const {entries} = readLog(readFileSync(file), 0, decode);
 	const ids = new Set<string>();
 	for (const event of found.events.values()) {
 		ids.add(event.record.id);

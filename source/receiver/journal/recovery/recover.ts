@@ -15,7 +15,7 @@ import {copyWithNewMeta} from './meta-rebuild.js';
 import {scanPages, type PageScan} from './page-scan.js';
 import {salvage, type Salvage} from './salvage.js';
 import {addLogEvents, logReadsBack} from './log-salvage.js';
-import {dataFile, openStores, writeEvent, type Stores} from '../store.js';
+import {dataFile, openStores, valueDecoder, writeEvent, type Stores} from '../store.js';
 import {verifyJournal} from './verify.js';
 import {readOnlyCause, readOnlyText} from '../open/writable.js';
 import {makePrivateDir} from '../../../private-files.js';
@@ -245,7 +245,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 		let scanned = {events: 0, ids: 0};
 		try {
 			// Values decoded as lmdb-js encodes them: by a database of the fresh journal.
-			const decode = (bytes: Buffer): unknown => (stores.root as unknown as {decoder: {decode(bytes: Buffer): unknown}}).decoder.decode(bytes);
+			const decode = valueDecoder(stores);
 			let scan: PageScan | undefined;
 			const scanOnce = () => {
 				scan ??= scanPages(dataFile(source), decode);
@@ -267,7 +267,7 @@ export async function recoverJournal(directory: string, now = new Date()): Promi
 				return {whole: true, file, journal: folder, events: found.events.size, ids: idsKept(found)};
 			}
 
-			addLogEvents(folder, found);
+			addLogEvents(folder, found, decode);
 
 			await writeFresh(stores, found, now.getTime());
 		} finally {

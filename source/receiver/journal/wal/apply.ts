@@ -9,6 +9,7 @@
  * `retryMs`. Reads that must see every acknowledged event, and the log when it must start a lap,
  * ask for a move at once (`applyAll`).
  */
+import type {asBinary} from 'lmdb';
 import type {PendingEntry} from '../records/id-index.js';
 import type {EventTuple} from '../records/record-codec.js';
 import type {TimeKey} from '../records/shapes.js';
@@ -16,12 +17,17 @@ import type {Stores} from '../store.js';
 
 export const appliedKey = 'wal-applied';
 
-/** An acknowledged event on its way into LMDB. */
+type Binary = ReturnType<typeof asBinary>;
+
+/** What a move puts: the stored tuple, or its bytes as the `events` database encodes it (`asBinary`). */
+export type MovedValue = EventTuple | Binary;
+
+/** An acknowledged event on its way into LMDB: `value`, the bytes of its record its log entry holds. */
 export class WaitingEvent {
 	constructor(
 		readonly seq: number,
 		readonly key: TimeKey,
-		readonly tuple: EventTuple,
+		readonly value: Binary,
 		readonly queued: boolean,
 	) {}
 
@@ -43,9 +49,10 @@ type Waiter = {seq: number; resolve: () => void; reject: (error: unknown) => voi
  * number among them, as `wal-applied`: all in the current batch of writes, one commit, whose
  * outcome the returned promise gives.
  */
-export function putMoved(stores: Stores, events: Iterable<{key: TimeKey; tuple: EventTuple; queued: boolean}>, last: number): Promise<boolean> {
+export function putMoved(stores: Stores, events: Iterable<{key: TimeKey; value: MovedValue; queued: boolean}>, last: number): Promise<boolean> {
 	for (const event of events) {
-		stores.events.put(event.key, event.tuple).catch(() => undefined);
+		// lmdb-js writes the bytes of a Binary as they are: the database's own encoding of the tuple.
+		stores.events.put(event.key, event.value as EventTuple).catch(() => undefined);
 		if (event.queued) {
 			stores.queue.put(event.key, true).catch(() => undefined);
 		}

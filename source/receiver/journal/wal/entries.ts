@@ -3,9 +3,14 @@
  * acknowledged, before LMDB holds it.
  *
  * An entry is a 20-byte header and a payload:
- * - magic (u32 LE, `PTW1`), the payload's length (u32 LE), a CRC32 (u32 LE) of the bytes after it;
+ * - magic (u32 LE, `PTW2`), the payload's length (u32 LE), a CRC32 (u32 LE) of the bytes after it;
  * - the entry's sequence number (f64 LE): one more than the entry before it, across the file's laps;
- * - the payload: the JSON of `[key time, id, stored tuple, queued]`.
+ * - the payload: the event's key time (f64 LE), whether it is queued (a byte, 1 or 0), then its
+ *   stored record as the `events` database encodes it (msgpack), so the move puts these very
+ *   bytes into LMDB (apply.ts): the record is encoded once, not as JSON here and again there.
+ *
+ * Entries of the log's first format (`PTW1`, the payload the JSON of `[key time, id, stored tuple,
+ * queued]`) are read as well, so a log a writer of that format left is still moved in.
  *
  * The file is written from its start again once LMDB holds every entry in it (a new lap), so older
  * entries may follow the newest ones. They are told apart by the sequence number: the `marks`
@@ -15,21 +20,29 @@
 import {crc32} from 'node:zlib';
 import type {EventTuple} from '../records/record-codec.js';
 
-const magic = 0x3157_5450;
+/** `PTW` and the format's digit, as the file holds them. */
+const magicPrefix = Buffer.from('PTW');
+const magic = 0x3257_5450;
+const firstFormat = 0x31;
+const currentFormat = 0x32;
 export const headerBytes = 20;
-const magicBytes = Buffer.from([0x50, 0x54, 0x57, 0x31]);
+/** The key time and the queue flag, before the record. */
+const payloadHead = 9;
 
 export type LogEntry = {seq: number; ms: number; id: string; tuple: EventTuple; queued: boolean};
 
-/** One entry, ready to be written. */
-export function encodeEntry(seq: number, ms: number, id: string, tuple: EventTuple, queued: boolean): Buffer {
-	const payload = JSON.stringify([ms, id, tuple, queued]);
-	const length = Buffer.byteLength(payload);
-	const entry = Buffer.allocUnsafe(headerBytes + length);
+/** Reads a record as the `events` database decodes its values (msgpack). */
+export type DecodeRecord = (bytes: Buffer) => unknown;
+
+/** One entry, ready to be written; `record`: the event's stored tuple as the `events` database encodes it. */
+export function encodeEntry(seq: number, ms: number, queued: boolean, record: Uint8Array): Buffer {
+	const entry = Buffer.allocUnsafe(headerBytes + payloadHead + record.length);
 	entry.writeUInt32LE(magic, 0);
-	entry.writeUInt32LE(length, 4);
+	entry.writeUInt32LE(payloadHead + record.length, 4);
 	entry.writeDoubleLE(seq, 12);
-	entry.write(payload, headerBytes, 'utf8');
+	entry.writeDoubleLE(ms, headerBytes);
+	entry[headerBytes + 8] = queued ? 1 : 0;
+	entry.set(record, headerBytes + payloadHead);
 	entry.writeUInt32LE(crc32(entry.subarray(12)), 8);
 	return entry;
 }
@@ -43,10 +56,19 @@ export type LogRead = {
 	missing: number[];
 };
 
-function decode(buffer: Buffer, offset: number, length: number, seq: number): LogEntry | undefined {
+function entryOf(seq: number, ms: unknown, tuple: unknown, queued: boolean): LogEntry | undefined {
+	return typeof ms === 'number' && Array.isArray(tuple) && typeof tuple[1] === 'string' ? {seq, ms, id: tuple[1], tuple: tuple as EventTuple, queued} : undefined;
+}
+
+function decode(buffer: Buffer, offset: number, end: number, seq: number, decodeRecord: DecodeRecord): LogEntry | undefined {
+	const start = offset + headerBytes;
 	try {
-		const [ms, id, tuple, queued] = JSON.parse(buffer.toString('utf8', offset + headerBytes, offset + headerBytes + length)) as [unknown, unknown, unknown, unknown];
-		return typeof ms === 'number' && typeof id === 'string' && Array.isArray(tuple) ? {seq, ms, id, tuple: tuple as EventTuple, queued: queued === true} : undefined;
+		if (buffer[offset + 3] === firstFormat) {
+			const [ms, id, tuple, queued] = JSON.parse(buffer.toString('utf8', start, end)) as [unknown, unknown, unknown, unknown];
+			return typeof id === 'string' && Array.isArray(tuple) && tuple[1] === id ? entryOf(seq, ms, tuple, queued === true) : undefined;
+		}
+
+		return end - start > payloadHead ? entryOf(seq, buffer.readDoubleLE(start), decodeRecord(buffer.subarray(start + payloadHead, end)), buffer[start + 8] === 1) : undefined;
 	} catch {
 		return undefined;
 	}
@@ -58,26 +80,27 @@ function decode(buffer: Buffer, offset: number, length: number, seq: number): Lo
  * below its highest are `missing`. Entries cut short at the end (a write that never finished, so
  * never acknowledged) are not missing: nothing above them was read.
  */
-export function readLog(buffer: Buffer, after: number): LogRead {
+export function readLog(buffer: Buffer, after: number, decodeRecord: DecodeRecord): LogRead {
 	const found = new Map<number, LogEntry>();
 	let lastSeq = after;
-	let offset = buffer.indexOf(magicBytes, 0);
+	let offset = buffer.indexOf(magicPrefix, 0);
 	while (offset !== -1 && offset + headerBytes <= buffer.length) {
+		const format = buffer[offset + 3];
 		const length = buffer.readUInt32LE(offset + 4);
 		const end = offset + headerBytes + length;
 		const seq = buffer.readDoubleLE(offset + 12);
-		if (end <= buffer.length && Number.isSafeInteger(seq) && seq > after && buffer.readUInt32LE(offset + 8) === crc32(buffer.subarray(offset + 12, end))) {
-			const entry = decode(buffer, offset, length, seq);
+		if ((format === currentFormat || format === firstFormat) && end <= buffer.length && Number.isSafeInteger(seq) && seq > after && buffer.readUInt32LE(offset + 8) === crc32(buffer.subarray(offset + 12, end))) {
+			const entry = decode(buffer, offset, end, seq, decodeRecord);
 			if (entry) {
 				found.set(seq, entry);
 				lastSeq = Math.max(lastSeq, seq);
-				offset = buffer.indexOf(magicBytes, end);
+				offset = buffer.indexOf(magicPrefix, end);
 				continue;
 			}
 		}
 
 		// An entry LMDB already holds, a damaged one, or a magic inside a payload: the next magic.
-		offset = buffer.indexOf(magicBytes, offset + 1);
+		offset = buffer.indexOf(magicPrefix, offset + 1);
 	}
 
 	const entries: LogEntry[] = [];

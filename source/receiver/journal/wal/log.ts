@@ -17,7 +17,6 @@
  */
 import {closeSync, constants, fdatasync, fstatSync, openSync, writeSync, writevSync} from 'node:fs';
 import {privateFileMode} from '../../../private-files.js';
-import type {EventTuple} from '../records/record-codec.js';
 import {encodeEntry} from './entries.js';
 
 export type LogGate = {
@@ -91,9 +90,12 @@ export class WriteAheadLog {
 		return this.taken;
 	}
 
-	/** Queues the entry of a new event for the next group (its number: `lastSeq`); resolves once it is flushed. */
-	append(ms: number, id: string, tuple: EventTuple, queued: boolean): Promise<void> {
-		const entry = encodeEntry(this.taken + 1, ms, id, tuple, queued);
+	/**
+	 * Queues the entry of a new event for the next group (its number: `lastSeq`); resolves once it is
+	 * flushed. `record`: its stored tuple as the `events` database encodes it.
+	 */
+	append(ms: number, queued: boolean, record: Uint8Array): Promise<void> {
+		const entry = encodeEntry(this.taken + 1, ms, queued, record);
 		this.taken++;
 		this.entries.push(entry);
 		this.bytes += entry.length;

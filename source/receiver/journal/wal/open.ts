@@ -8,7 +8,7 @@ import path from 'node:path';
 import {errorMessage} from '../../../format/value.js';
 import {journalError} from '../errors.js';
 import {markKey} from '../records/id-index.js';
-import type {Stores} from '../store.js';
+import {valueDecoder, type Stores} from '../store.js';
 import {appliedKey, LogApplier, putMoved} from './apply.js';
 import {readLog, type LogRead} from './entries.js';
 import {WriteAheadLog, type LogLimits} from './log.js';
@@ -30,7 +30,7 @@ export function logFile(folder: string): string {
 export function unappliedEntries(stores: Stores, folder: string): LogRead {
 	const applied = stores.marks.get(appliedKey) ?? 0;
 	const file = logFile(folder);
-	return existsSync(file) ? readLog(readFileSync(file), applied) : {entries: [], lastSeq: applied, missing: []};
+	return existsSync(file) ? readLog(readFileSync(file), applied, valueDecoder(stores)) : {entries: [], lastSeq: applied, missing: []};
 }
 
 /**
@@ -50,7 +50,7 @@ async function applyEntries(stores: Stores, read: LogRead): Promise<void> {
 		stores.marks.put(markKey, earliest).catch(() => undefined);
 	}
 
-	await putMoved(stores, read.entries.map(entry => ({key: [entry.ms, entry.id], tuple: entry.tuple, queued: entry.queued})), read.lastSeq);
+	await putMoved(stores, read.entries.map(entry => ({key: [entry.ms, entry.id], value: entry.tuple, queued: entry.queued})), read.lastSeq);
 }
 
 /**
