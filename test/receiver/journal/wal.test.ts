@@ -56,13 +56,16 @@ describe('journal: the write-ahead log', () => {
 		await first.close();
 		const id = newId();
 		const ms = Date.now() - 3_600_000;
+		// Its record in the log as the writer encodes it (LMDB's msgpack), read back by a fresh open;
+		// a header beyond the usual ones is an object in the record.
+		const headers = {'x-platform-signature': 'abcdef0123456789', 'x-platform-id': id, 'x-forwarded-for': '10.0.0.7'};
 		const stores = openStores(journalDirectory(directory));
-		const record = recordBytes(stores, newEventTuple(newEvent({id, status: 'ignored', receivedAt: new Date(ms).toISOString()}), ms));
+		const record = recordBytes(stores, newEventTuple(newEvent({id, status: 'ignored', receivedAt: new Date(ms).toISOString(), headers}), ms));
 		await stores.root.close();
 		writeFileSync(logFile(journalDirectory(directory)), encodeEntry(2, ms, false, record));
 		const next = await journal(directory);
 		expect(await next.accept(newEvent({id, status: 'ignored'}))).toBe('duplicate');
-		expect((await next.get(id))?.receivedAt).toBe(new Date(ms).toISOString());
+		expect(await next.get(id)).toMatchObject({receivedAt: new Date(ms).toISOString(), headers});
 	});
 
 	it('a redelivery before the move is a duplicate at once, and reads in the writing process see every event acknowledged before them', async () => {
