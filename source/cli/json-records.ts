@@ -33,6 +33,12 @@ const chatId = touches(z.string().min(1), 'chatIds');
 const contentId = touches(z.string().min(1), 'contentIds');
 const eventId = touches(z.string().min(1), 'eventIds');
 const contentIds = touches(z.array(z.string()), 'contentIds');
+/**
+ * An id in a line of a command that runs until it is stopped (serve, listen, local): the line
+ * names it, and the last line does not list it, since a run of days would keep millions of ids in
+ * memory for that one line.
+ */
+const namedId = z.string().min(1);
 const plannedWithId = z.strictObject({name: text, size: count, contentId});
 const failure = z.looseObject({name: text, stage: z.enum(['upload', 'ingestion']), contentId: touches(z.string(), 'contentIds').optional()});
 
@@ -122,24 +128,24 @@ export const jsonRecords = {
 	status: {schema: record({type: z.literal('status'), at: iso, status: text, since: iso, reasons: z.array(text), dependencies: passed, warning: text.optional(), next: text.optional()}), commands: receiving},
 	waiting: {schema: record({type: z.literal('waiting'), at: iso, count, nextAttemptAt: iso.optional()}), commands: receiving},
 	rejected: {
-		schema: record({...receiverBase, type: z.literal('rejected'), request: count, method: text, path: text, remoteAddress: text, status: int, reason: text, error: text, eventId: eventId.optional()}),
+		schema: record({...receiverBase, type: z.literal('rejected'), request: count, method: text, path: text, remoteAddress: text, status: int, reason: text, error: text, eventId: namedId.optional()}),
 		commands: serve,
 	},
 	accepted: {
 		schema: record({
-			...receiverBase, type: z.literal('accepted'), request: count, remoteAddress: text, status: z.literal(200), eventId: eventId.optional(), eventType: text,
-			handling: z.enum(['logged', 'queued', 'unhandled', 'invalid']), chatId: chatId.optional(), userId: id.optional(), companyId: id.optional(), text: text.optional(),
+			...receiverBase, type: z.literal('accepted'), request: count, remoteAddress: text, status: z.literal(200), eventId: namedId.optional(), eventType: text,
+			handling: z.enum(['logged', 'queued', 'unhandled', 'invalid']), chatId: namedId.optional(), userId: id.optional(), companyId: id.optional(), text: text.optional(),
 			missing: z.array(text).optional(), secretIndex: count.optional(), via: z.literal('event-socket').optional(),
 		}),
 		commands: receiving,
 	},
 	duplicate: {
-		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId, eventType: text, chatId: chatId.optional(), via: z.literal('event-socket').optional()}),
+		schema: record({...receiverBase, type: z.literal('duplicate'), request: count, remoteAddress: text, status: z.literal(200), eventId: namedId, eventType: text, chatId: namedId.optional(), via: z.literal('event-socket').optional()}),
 		commands: receiving,
 	},
 	stage: {
 		schema: record({
-			...receiverBase, type: z.literal('stage'), eventId, chatId: touches(z.string(), 'chatIds'), stage: text, documents: count.optional(), durationMs: ms.optional(), reason: text.optional(),
+			...receiverBase, type: z.literal('stage'), eventId: namedId, chatId: z.string(), stage: text, documents: count.optional(), durationMs: ms.optional(), reason: text.optional(),
 			nextAttemptAt: iso.optional(), waitingFor: text.optional(), tries: count.optional(), cleanup: passed.optional(), eventType: text.optional(), forward: passed.optional(),
 			finalStatus: text.optional(), storeLost: z.boolean().optional(),
 		}),
@@ -221,10 +227,10 @@ export const jsonRecords = {
 		commands: local,
 	},
 	delivery: {
-		schema: record({type: z.literal('delivery'), at: iso, eventId, event: text, url: text, attempt: count, status: int.nullable(), error: text.optional(), state: text}),
+		schema: record({type: z.literal('delivery'), at: iso, eventId: namedId, event: text, url: text, attempt: count, status: int.nullable(), error: text.optional(), state: text}),
 		commands: local,
 	},
-	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId, key: text, state: text, error: text.optional()}), commands: local},
+	ingestion: {schema: record({type: z.literal('ingestion'), at: iso, contentId: namedId, key: text, state: text, error: text.optional()}), commands: local},
 	'key-rotated': {schema: record({type: z.literal('key-rotated'), at: iso, oldKeyExpiresAt: iso}), commands: local},
 	'check-difference': {
 		schema: record({type: z.literal('check-difference'), chatId, name: text, status: z.enum(['missing', 'changed', 'only-on-chat']), reason: text, size: count, contentId: contentId.optional()}),
