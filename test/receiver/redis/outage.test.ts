@@ -89,10 +89,13 @@ describe.skipIf(redisSkipReason !== undefined || !hasRedisServer)('serve --redis
 
 			const reader = await openRedisBackend({url: redis.url});
 			try {
-				const finished = await waitFor(async () => {
+				// The last value names what is not finished first (a timeout then says which events, in what state).
+				const ended = (status: string) => status === 'answered' || status === 'failed';
+				const {listed: finished} = await waitFor(async () => {
 					const listed = await reader.list({});
-					return listed.length === eventCount && listed.every(event => event.status === 'answered' || event.status === 'failed') ? listed : undefined;
-				}, {intervalMs: 200, what: 'every event to finish'});
+					const queue = (await reader.stats()).queue;
+					return {stored: listed.length, queue, unfinished: listed.filter(event => !ended(event.status)).map(event => `${event.id}: ${event.status}, attempts ${String(event.attempts)}`), listed};
+				}, {until: state => state.stored === eventCount && state.unfinished.length === 0, intervalMs: 200, what: 'every event to finish'});
 				expect(finished.filter(event => event.status !== 'answered').map(event => event.id)).toEqual([]);
 				expect((await reader.stats()).queue).toMatchObject({active: 0, waiting: 0});
 			} finally {
