@@ -1,6 +1,6 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {renameSync, rmSync, writeFileSync} from 'node:fs';
+import {readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -33,6 +33,31 @@ export type PtySession = {
 
 function shellQuote(value: string): string {
 	return `'${value.replaceAll('\'', '\'\\\'\'')}'`;
+}
+
+/** The processes whose parent is `pid` (from /proc; none where there is no /proc). */
+function childrenOf(pid: number): number[] {
+	const children: number[] = [];
+	let entries: string[];
+	try {
+		entries = readdirSync('/proc').filter(name => /^\d+$/.test(name));
+	} catch {
+		return children;
+	}
+
+	for (const entry of entries) {
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+			// Fields after the command (which may hold spaces): state, then the parent's pid.
+			if (Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) === pid) {
+				children.push(Number(entry));
+			}
+		} catch {
+			// Ended meanwhile.
+		}
+	}
+
+	return children;
 }
 
 /**
@@ -108,6 +133,18 @@ export function runInPty(args: string[], options: {env?: Record<string, string |
 			return {code, output: stripAnsi(output)};
 		},
 		kill(signal = 'SIGTERM') {
+			if (signal === 'SIGKILL' && child.pid !== undefined) {
+				// The program leads a session of its own under `script`, and a pty's hang-up does not
+				// always end it: its session goes too, so a failed test leaves no program running.
+				for (const leader of childrenOf(child.pid)) {
+					try {
+						process.kill(-leader, 'SIGKILL');
+					} catch {
+						// Gone already.
+					}
+				}
+			}
+
 			child.kill(signal);
 		},
 		terminal() {
