@@ -1,10 +1,12 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {EventBackend} from '../../source/receiver/store/backend.js';
 import {JournalError, openJournal} from '../../source/receiver/journal/index.js';
 import {tempDataDir} from '../receiver/journal/helpers.js';
+import {childrenOf} from '../support/children.js';
+import {defined} from '../support/defined.js';
 import {rootOnly} from '../support/root.js';
 import {waitFor} from '../support/wait.js';
 
@@ -47,7 +49,7 @@ describe.runIf(runs)('the owner lock across PID namespaces', () => {
 		expect(refused).toMatchObject({code: 'journal-locked', data: {pid: 1}});
 
 		// SIGKILL to the serve itself (pid 1 inside, another number here).
-		const inner = Number(readFileSync(`/proc/${other.child.pid ?? 0}/task/${other.child.pid ?? 0}/children`, 'utf8').trim().split(' ')[0]);
+		const inner = defined(childrenOf(other.child.pid ?? 0)[0], 'the serve in its namespace, a child of unshare');
 		process.kill(inner, 'SIGKILL');
 		await other.exited;
 		await waitFor(() => !existsSync(`/proc/${inner}`), {what: 'the killed serve gone'});

@@ -1,9 +1,10 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {renameSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
+import {childrenOf} from './children.js';
 import {childEnv, cliPath} from './cli.js';
 import {VirtualTerminal} from './terminal.js';
 import {hangLimitMs} from './wait.js';
@@ -33,31 +34,6 @@ export type PtySession = {
 
 function shellQuote(value: string): string {
 	return `'${value.replaceAll('\'', '\'\\\'\'')}'`;
-}
-
-/** The processes whose parent is `pid` (from /proc; none where there is no /proc). */
-function childrenOf(pid: number): number[] {
-	const children: number[] = [];
-	let entries: string[];
-	try {
-		entries = readdirSync('/proc').filter(name => /^\d+$/.test(name));
-	} catch {
-		return children;
-	}
-
-	for (const entry of entries) {
-		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-			// Fields after the command (which may hold spaces): state, then the parent's pid.
-			if (Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) === pid) {
-				children.push(Number(entry));
-			}
-		} catch {
-			// Ended meanwhile.
-		}
-	}
-
-	return children;
 }
 
 /**
