@@ -22,7 +22,6 @@ import type {EventTuple} from '../records/record-codec.js';
 
 /** `PTW` and the format's digit, as the file holds them. */
 const magicPrefix = Buffer.from('PTW');
-const magic = 0x3257_5450;
 const firstFormat = 0x31;
 const currentFormat = 0x32;
 export const headerBytes = 20;
@@ -37,7 +36,8 @@ export type DecodeRecord = (bytes: Buffer) => unknown;
 /** One entry, ready to be written; `record`: the event's stored tuple as the `events` database encodes it. */
 export function encodeEntry(seq: number, ms: number, queued: boolean, record: Uint8Array): Buffer {
 	const entry = Buffer.allocUnsafe(headerBytes + payloadHead + record.length);
-	entry.writeUInt32LE(magic, 0);
+	magicPrefix.copy(entry, 0);
+	entry[3] = currentFormat;
 	entry.writeUInt32LE(payloadHead + record.length, 4);
 	entry.writeDoubleLE(seq, 12);
 	entry.writeDoubleLE(ms, headerBytes);
