@@ -34,9 +34,9 @@ if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0 then return 0 end
 local limit = tonumber(ARGV[1])
 if limit >= 0 and redis.call('LLEN', KEYS[4]) + redis.call('LLEN', KEYS[5]) + redis.call('ZCARD', KEYS[6]) >= limit then return 2 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-redis.call('HSET', KEYS[1], 'name', ARGV[4], 'data', ARGV[5], 'opts', ARGV[6], 'timestamp', ARGV[7], 'delay', 0, 'priority', 0, 'deid', ARGV[2])
+redis.call('HSET', KEYS[1], 'name', ARGV[4], 'data', ARGV[5], 'opts', ARGV[6], 'timestamp', ARGV[7], 'delay', '0', 'priority', '0', 'deid', ARGV[2])
 redis.call('LPUSH', KEYS[4], ARGV[2])
-redis.call('ZADD', KEYS[7], 0, '0')
+redis.call('ZADD', KEYS[7], '0', '0')
 return 1
 `;
 

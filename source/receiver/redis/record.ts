@@ -25,11 +25,13 @@ export type RecordOutcome = 'duplicate' | 'stored';
 const recordScript = `${trimFinishedLua}
 if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0 then return 0 end
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ms = math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(time[1]) * 1000 + ms
+local at = time[1] .. string.format('%03d', ms)
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[5])
-redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', now, 'delay', 0, 'priority', 0,
-	'deid', ARGV[1], 'processedOn', now, 'pb', ARGV[7], 'ats', 1, 'atm', 1, 'finishedOn', now, 'returnvalue', ARGV[6])
-redis.call('ZADD', KEYS[4], now, ARGV[1])
+redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', at, 'delay', '0', 'priority', '0',
+	'deid', ARGV[1], 'processedOn', at, 'pb', ARGV[7], 'ats', '1', 'atm', '1', 'finishedOn', at, 'returnvalue', ARGV[6])
+redis.call('ZADD', KEYS[4], at, ARGV[1])
 trimFinished(KEYS[4], now, tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10])
 return 1
 `;
