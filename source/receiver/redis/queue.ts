@@ -62,8 +62,7 @@ function jobOptionsOf(jobId: string, options: EventQueueOptions): Record<string,
  * `waitReplicas` acknowledges only once the replicas confirm it.
  */
 function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admission: Admitter): EventQueue['accept'] {
-	const record = eventRecorder(options.producer, queue);
-	const replica = options.replicaName ?? replicaName();
+	const record = eventRecorder(options.producer, queue, {holdIdMs: options.holdIdMs, keep: options.keep, replica: options.replicaName ?? replicaName()});
 	return async (event, limit) => {
 		const jobId = jobIdOf(event.id);
 		writeTogether(options.producer);
@@ -74,7 +73,7 @@ function eventAccepter(options: EventQueueOptions, queue: Queue<NewEvent>, admis
 			// (admission.ts).
 			const outcome = event.status === 'received'
 				? await admission.admit(jobId, event, jobOptionsOf(jobId, options), limit)
-				: await record(jobId, event, {opts: jobOptionsOf(jobId, options), holdIdMs: options.holdIdMs, keep: options.keep, replica});
+				: await record(jobId, event, jobOptionsOf(jobId, options));
 			if (outcome !== 'full') {
 				// A redelivery after a WAIT that timed out is acknowledged only once replicas confirm.
 				await confirmed(options, event.id);

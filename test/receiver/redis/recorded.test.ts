@@ -1,9 +1,10 @@
 import {Queue} from 'bullmq';
 import {Redis} from 'ioredis';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {EventBackend, StoredEvent} from '../../../source/receiver/store/backend.js';
+import {BackendUnavailableError, type EventBackend, type StoredEvent} from '../../../source/receiver/store/backend.js';
 import {defaultPrefix, openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {jobIdOf} from '../../../source/receiver/redis/mapping.js';
+import {batchLimit} from '../../../source/receiver/redis/record.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
 import {defined} from '../../support/defined.js';
 import {waitFor} from '../../support/wait.js';
@@ -80,4 +81,50 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 		expect(await replica.holds?.('evt_1')).toBe(true);
 		expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
 	}));
+	/** How many script calls (EVALSHA and EVAL) the server has run. */
+	async function scriptCalls(client: Redis): Promise<number> {
+		const stats = await client.info('commandstats');
+		return [...stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+	}
+
+	it('records the events read in one turn in one script call, each answered by its own outcome', async () => withReplicas(1, {}, async replicas => {
+		const replica = defined(replicas[0], 'the replica');
+		const client = new Redis(redis.url);
+		try {
+			expect(await replica.accept(newEvent('evt_warm', {status: 'logged'}))).toBe('stored');
+			const before = await scriptCalls(client);
+			const outcomes = await Promise.all(['evt_a', 'evt_b', 'evt_a', 'evt_warm'].map(async id => replica.accept(newEvent(id, {status: 'logged'}))));
+			expect(outcomes).toEqual(['stored', 'stored', 'duplicate', 'duplicate']);
+			expect(await scriptCalls(client) - before).toBe(1);
+
+			// More than one call carries: the rest go in further calls of the same turn.
+			const many = Array.from({length: batchLimit * 2 + 1}, (_, index) => `evt_many_${String(index)}`);
+			const between = await scriptCalls(client);
+			expect(new Set(await Promise.all(many.map(async id => replica.accept(newEvent(id, {status: 'ignored'})))))).toEqual(new Set(['stored']));
+			expect(await scriptCalls(client) - between).toBe(3);
+			expect(await replica.get('evt_many_0')).toMatchObject({status: 'ignored'});
+			expect(await replica.get(defined(many.at(-1), 'the last id'))).toMatchObject({status: 'ignored'});
+		} finally {
+			client.disconnect();
+		}
+	}));
+
+	it('fails every event of a call that Redis does not take, each with its own id', async () => {
+		const own = await startRedis({forceLocal: true});
+		try {
+			const replica = await openRedisBackend({url: own.url, queueName: own.queueName(), ...fast});
+			try {
+				await own.stop();
+				const errors = await Promise.all(['evt_down_1', 'evt_down_2'].map(async id => replica.accept(newEvent(id, {status: 'logged'})).catch((error: unknown) => error)));
+				for (const [index, error] of errors.entries()) {
+					expect(error).toBeInstanceOf(BackendUnavailableError);
+					expect((error as Error).message).toContain(`evt_down_${String(index + 1)}`);
+				}
+			} finally {
+				await replica.close();
+			}
+		} finally {
+			await own.stop();
+		}
+	});
 });
