@@ -1,10 +1,13 @@
 /**
  * Acknowledged events per second and p99 ack latency of `serve --redis` with AOF `appendfsync
  * everysec` and `always`, beside the journal backend, in the same run (`npm run bench -- redis`).
- * Each round sends the same number of fresh signed deliveries (32 connections) to each serve,
- * the order rotating; the figures printed are the medians of the rounds. CPU per ack is serve's
- * and (for Redis) redis-server's CPU from the first delivery until the queue has no event left
- * waiting or running (a logged event is a job the worker finishes), per acknowledged event.
+ * Each serve is first warmed with `requests` deliveries of its own (the first deliveries pay for
+ * the compilers, the heap and the journal's first pages: unwarmed, the journal ran its first round
+ * at a third of its later rate and a median of three counted it). Then each round sends the same
+ * number of fresh signed deliveries (32 connections) to each serve, the order rotating; the
+ * figures printed are the medians of the rounds. CPU per ack is serve's and (for Redis)
+ * redis-server's CPU from the first delivery until the queue has no event left waiting or running
+ * (a logged event is a job the worker finishes), per acknowledged event.
  */
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -33,8 +36,16 @@ try {
 	serves.set('redis everysec', await startServe(platform, configDir, path.join(configDir, 'everysec.log'), [], ['--redis', servers[0]?.url ?? '']));
 	serves.set('redis always', await startServe(platform, configDir, path.join(configDir, 'always.log'), [], ['--redis', servers[1]?.url ?? '']));
 	const redisOf = new Map<Name, TestRedis | undefined>([['redis everysec', servers[0]], ['redis always', servers[1]]]);
+	for (const name of names) {
+		await load(defined(serves.get(name), name).url, deliveries(requests));
+		const redis = redisOf.get(name);
+		if (redis !== undefined) {
+			await drained(redis);
+		}
+	}
+
 	const figures = new Map<Name, Array<{perSecond: number; p99: number; non200: number; cpuUsPerAck: number}>>(names.map(name => [name, []]));
-	console.log(`\nAcknowledged events per second and p99 (ms): ${String(rounds)} rounds of ${String(requests)} fresh deliveries each, 32 connections`);
+	console.log(`\nAcknowledged events per second and p99 (ms): ${String(rounds)} rounds of ${String(requests)} fresh deliveries each, 32 connections, after as many to warm each`);
 	for (let round = 0; round < rounds; round++) {
 		const order = names.map((_, index) => names[(index + round) % names.length] ?? 'journal');
 		for (const name of order) {
