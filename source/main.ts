@@ -7,6 +7,8 @@
  * (exit 143 unless the command finishes cleanly, as serve and local do when they drain). A reader
  * of stdout or stderr that goes away stops it quietly with 141 (cli/output.ts).
  */
+// First: V8's heap policy is set before any other module of the program is evaluated.
+import './heap-policy.js';
 import process from 'node:process';
 import {runCli} from './cli/run-cli.js';
 import {registry} from './commands/registry.js';
