@@ -46,6 +46,19 @@ export type TransportOptions = {
 
 type Route = {agent: http.Agent; request: typeof http.request};
 
+/**
+ * How long a pooled connection may stay idle before this side closes it, ms, as Node's own global
+ * agent sets it. With it set, the agent also honours the server's `Keep-Alive: timeout=N` hint,
+ * closing an idle connection a second before the server does: without it, a connection the server
+ * closed at the instant a request went out on it ended that request with ECONNRESET, and a create
+ * that may have been processed is not sent again. (It bounds idle pooled sockets only: a request
+ * in flight is never cut by it.)
+ */
+export const idleSocketMs = 5000;
+
+/** The options of both pools (http and https). */
+export const poolOptions = {keepAlive: true, timeout: idleSocketMs} as const;
+
 type Agents = {http: Route; https?: Route};
 
 async function routeFor(url: URL, agents: Agents): Promise<Route> {
@@ -56,7 +69,7 @@ async function routeFor(url: URL, agents: Agents): Promise<Route> {
 	// TLS loads only for an https address, once.
 	if (!agents.https) {
 		const https = await import('node:https');
-		agents.https = {agent: new https.Agent({keepAlive: true}), request: https.request};
+		agents.https = {agent: new https.Agent(poolOptions), request: https.request};
 	}
 
 	return agents.https;
@@ -130,7 +143,7 @@ function send(url: URL, init: TransportRequest, agent: http.Agent, options: Tran
 }
 
 export function createTransport(options: TransportOptions): Transport {
-	const agents: Agents = {http: {agent: new http.Agent({keepAlive: true}), request: http.request}};
+	const agents: Agents = {http: {agent: new http.Agent(poolOptions), request: http.request}};
 	return {
 		async request(url, init) {
 			const route = await routeFor(url, agents);
