@@ -85,13 +85,6 @@ export function eventRecorder(client: RedisClient, queue: Queue, settings: Recor
 	const shared = [String(settings.holdIdMs), settings.replica, String(settings.keep.age), String(settings.keep.count), queue.toKey('')];
 	const completed = queue.toKey('completed');
 	const call = (items: Waiting[]) => {
-		const keys = [completed];
-		const args = [...shared];
-		for (const {jobId, event, opts} of items) {
-			keys.push(...idHolds(queue, jobId));
-			args.push(jobId, event.event, JSON.stringify(event), JSON.stringify(opts), JSON.stringify({status: event.status}));
-		}
-
 		const failAll = (error: unknown) => {
 			for (const item of items) {
 				item.fail(error);
@@ -99,12 +92,20 @@ export function eventRecorder(client: RedisClient, queue: Queue, settings: Recor
 		};
 
 		try {
+			const keys = [completed];
+			const args = [...shared];
+			for (const {jobId, event, opts} of items) {
+				keys.push(...idHolds(queue, jobId));
+				args.push(jobId, event.event, JSON.stringify(event), JSON.stringify(opts), JSON.stringify({status: event.status}));
+			}
+
 			scripted[commandName](String(keys.length), ...keys, ...args).then(outcomes => {
 				for (const [index, item] of items.entries()) {
 					item.settle(outcomes[index] === 1 ? 'stored' : 'duplicate');
 				}
 			}, failAll);
 		} catch (error) {
+			// Whatever fails before the call leaves fails its events, never the turn's other writes.
 			failAll(error);
 		}
 	};

@@ -24,11 +24,13 @@ export function writeTogether(client: RedisClient, flush?: () => void): void {
 		flushes = list;
 		setImmediate(() => {
 			turns.delete(client);
-			for (const run of list) {
-				run();
+			try {
+				for (const run of list) {
+					run();
+				}
+			} finally {
+				corked?.uncork();
 			}
-
-			corked?.uncork();
 		});
 	}
 

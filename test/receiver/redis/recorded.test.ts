@@ -109,6 +109,17 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 		}
 	}));
 
+	it('fails the events of a call that cannot be built, and leaves the connection to the next turn', async () => withReplicas(1, {}, async replicas => {
+		const replica = defined(replicas[0], 'the replica');
+		// An event no JSON can hold (never one serve builds: the failure stays with its call).
+		const unwritable = {...newEvent('evt_unwritable', {status: 'logged'}), headers: {size: 1n}} as unknown as Parameters<EventBackend['accept']>[0];
+		const error: unknown = await replica.accept(unwritable).catch((failure: unknown) => failure);
+		expect(error).toBeInstanceOf(BackendUnavailableError);
+		expect((error as Error).message).toContain('evt_unwritable');
+		expect(await replica.accept(newEvent('evt_after', {status: 'logged'}))).toBe('stored');
+		expect(await replica.get('evt_after')).toMatchObject({status: 'logged'});
+	}));
+
 	it('fails every event of a call that Redis does not take, each with its own id', async () => {
 		const own = await startRedis({forceLocal: true});
 		try {
