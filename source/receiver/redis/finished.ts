@@ -13,9 +13,12 @@ import type {Job} from 'bullmq';
 import type {RedisClient} from './connection.js';
 
 /**
- * Lua: `trimFinished(set, now, ageSeconds, count, prefix)` removes from the finished set (and
- * their job keys) the jobs older than `ageSeconds` and the oldest beyond `count`. The ids' holds
- * (their own keys) stay: the exactly-once window outlives the job.
+ * Lua: `trimFinished(set, now, ageSeconds, count, prefix, holdMs)` removes from the finished set
+ * (and their job keys) the jobs older than `ageSeconds` and the oldest beyond `count`. A job holds
+ * its id while it is kept; one removed sooner than `holdMs` after it finished leaves its id held by
+ * a key of its own (`de:<id>`, as BullMQ's de-duplication key) for the rest of that time, so the
+ * count bound never frees an id inside the exactly-once window. Holds already there (an event to
+ * answer has one from its admission) stay as they are.
  *
  * The scripts hand Redis numbers as strings (`'0'`, `string.format('%d', …)`): Redis 7.0 turns a
  * Lua number argument into text with `printf("%.17g")`, about a tenth of the recording script's
@@ -28,16 +31,27 @@ local function removeJobs(prefix, ids)
 		redis.call('DEL', key, key .. ':logs', key .. ':dependencies', key .. ':processed', key .. ':failed', key .. ':unsuccessful')
 	end
 end
-local function trimFinished(set, now, ageSeconds, count, prefix)
+local function holdIds(set, prefix, ids, now, holdMs)
+	for _, id in ipairs(ids) do
+		local left = tonumber(redis.call('ZSCORE', set, id)) + holdMs - now
+		if left > 0 then
+			redis.call('SET', prefix .. 'de:' .. id, id, 'PX', string.format('%d', left), 'NX')
+		end
+	end
+end
+local function trimFinished(set, now, ageSeconds, count, prefix, holdMs)
 	local old = redis.call('ZREVRANGEBYSCORE', set, string.format('%d', now - ageSeconds * 1000), '-inf', 'LIMIT', '0', '1000')
 	if #old > 0 then
+		holdIds(set, prefix, old, now, holdMs)
 		removeJobs(prefix, old)
 		redis.call('ZREM', set, unpack(old))
 	end
 	local excess = redis.call('ZCARD', set) - count
 	if excess > 0 then
 		local last = string.format('%d', excess - 1)
-		removeJobs(prefix, redis.call('ZRANGE', set, '0', last))
+		local ids = redis.call('ZRANGE', set, '0', last)
+		holdIds(set, prefix, ids, now, holdMs)
+		removeJobs(prefix, ids)
 		redis.call('ZREMRANGEBYRANK', set, '0', last)
 	end
 end
@@ -45,7 +59,8 @@ end
 
 // KEYS: 1 job hash, 2 its lock, 3 active, 4 stalled, 5 completed.
 // ARGV: 1 job id, 2 the lock's token, 3 return value, 4 progress ('' when written already),
-// 5 attempts made, 6 now (ms), 7 keep age (s), 8 keep count, 9 the queue's key prefix.
+// 5 attempts made, 6 now (ms), 7 keep age (s), 8 keep count, 9 the queue's key prefix, 10 how long
+// an id stays held (ms).
 // Returns 1 when finished, 0 when this replica no longer holds the job (its lock ran out or
 // another replica took it over; Redis lost it): nothing is written then.
 const finishScript = `${trimFinishedLua}
@@ -60,7 +75,7 @@ else
 end
 local now = tonumber(ARGV[6])
 redis.call('ZADD', KEYS[5], ARGV[6], ARGV[1])
-trimFinished(KEYS[5], now, tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9])
+trimFinished(KEYS[5], now, tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10]))
 return 1
 `;
 
@@ -77,7 +92,7 @@ export type Keep = {age: number; count: number};
  */
 export type FinishJob = (job: Job, token: string, result: unknown, progress: unknown) => Promise<boolean>;
 
-export function jobFinisher(client: RedisClient, prefix: string, keep: Keep): FinishJob {
+export function jobFinisher(client: RedisClient, prefix: string, keep: Keep, holdIdMs: number): FinishJob {
 	if (!(commandName in client)) {
 		client.defineCommand(commandName, {numberOfKeys: 5, lua: finishScript});
 	}
@@ -89,7 +104,7 @@ export function jobFinisher(client: RedisClient, prefix: string, keep: Keep): Fi
 		const finished = await scripted[commandName](
 			key(id), key(`${id}:lock`), key('active'), key('stalled'), key('completed'),
 			id, token, JSON.stringify(result ?? null), progress === undefined ? '' : JSON.stringify(progress),
-			String(job.attemptsMade + 1), String(Date.now()), String(keep.age), String(keep.count), prefix,
+			String(job.attemptsMade + 1), String(Date.now()), String(keep.age), String(keep.count), prefix, String(holdIdMs),
 		);
 		return finished === 1;
 	};

@@ -177,7 +177,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			}
 
 			workerConnection = await connect('worker', connectOptions);
-			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, keep: keepOf(options), ...workerOptions(options)});
+			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, keep: keepOf(options), holdIdMs: minRetentionMs, ...workerOptions(options)});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
 		active: () => worker?.active() ?? 0,

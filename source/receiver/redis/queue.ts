@@ -21,10 +21,11 @@ export type EventQueueOptions = {
 	/** How long finished jobs (and so their ids, the exactly-once keys) are kept: seconds, and how many of each outcome at most. */
 	keep: Keep;
 	/**
-	 * How long an id stays held after `accept`, ms, whatever `keep`'s count removes: a key of its own
-	 * per event id (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`, expiring; releases
-	 * before it kept `…:id:<job id>`, still honoured), so the count bound never frees an id inside
-	 * the exactly-once window.
+	 * How long an id stays held after `accept`, ms, whatever `keep`'s count removes. An event to
+	 * answer gets a key of its own at once (BullMQ's de-duplication key `<prefix>:<queue>:de:<job id>`,
+	 * expiring); an event recorded only is held by its job, and gets that key only if the count
+	 * bound removes its job sooner (finished.ts). Releases before these kept `…:id:<job id>`, still
+	 * honoured. So the count bound never frees an id inside the exactly-once window.
 	 */
 	holdIdMs: number;
 	/** The masked URL, for messages. */

@@ -1,7 +1,9 @@
 /**
  * Events that are recorded only (logged, ignored) stored by one script per event-loop turn: for
- * each, the exactly-once check, the 24 h hold of its id and the event itself as a job already
- * completed, as the worker would leave it. Through BullMQ such an event costs its add, the worker's
+ * each, the exactly-once check and the event itself as a job already completed, as the worker
+ * would leave it. The job holds the id while it is kept (at least 24 h, the exactly-once window);
+ * if the count bound removes it sooner, the trim leaves the id a hold of its own for the rest of
+ * the window (finished.ts), so no key per event is written for the common case. Through BullMQ such an event costs its add, the worker's
  * move to active and its move to completed: about 40 Redis commands and three scripts for a job
  * that does nothing. The job hash has the fields BullMQ's add and the worker write (`name`, `data`,
  * `opts`, `timestamp`, `processedOn`, `finishedOn`, `returnvalue`, one attempt started and made), so
@@ -26,8 +28,9 @@ import {writeTogether} from './write-together.js';
 export type RecordOutcome = 'duplicate' | 'stored';
 
 // KEYS: 1 the completed set, then for each event 3: its job hash, its id's hold (BullMQ's
-// de-duplication key), the hold of releases before it (`id:<job id>`).
-// ARGV: 1 hold ms, 2 the processing replica, 3 keep age (s), 4 keep count, 5 the queue's key
+// de-duplication key, as the trim or an earlier admission left it), the hold of releases before
+// it (`id:<job id>`).
+// ARGV: 1 how long an id stays held (ms), 2 the processing replica, 3 keep age (s), 4 keep count, 5 the queue's key
 // prefix, then for each event 5: job id, name, data, opts, return value.
 // Returns for each event 0 (duplicate) or 1 (stored).
 const recordScript = `${trimFinishedLua}
@@ -42,7 +45,6 @@ for i = 0, (#KEYS - 1) / 3 - 1 do
 	if redis.call('EXISTS', KEYS[k], KEYS[k + 1], KEYS[k + 2]) > 0 then
 		outcomes[i + 1] = 0
 	else
-		redis.call('SET', KEYS[k + 1], ARGV[a], 'PX', ARGV[1])
 		redis.call('HSET', KEYS[k], 'name', ARGV[a + 1], 'data', ARGV[a + 2], 'opts', ARGV[a + 3], 'timestamp', at, 'delay', '0', 'priority', '0',
 			'deid', ARGV[a], 'processedOn', at, 'pb', ARGV[2], 'ats', '1', 'atm', '1', 'finishedOn', at, 'returnvalue', ARGV[a + 4])
 		redis.call('ZADD', KEYS[1], at, ARGV[a])
@@ -50,7 +52,7 @@ for i = 0, (#KEYS - 1) / 3 - 1 do
 		stored = true
 	end
 end
-if stored then trimFinished(KEYS[1], now, tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]) end
+if stored then trimFinished(KEYS[1], now, tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[1])) end
 return outcomes
 `;
 

@@ -41,6 +41,8 @@ export type WorkerOptions = ProcessorOptions & {
 	stalledIntervalMs?: number;
 	/** How long finished jobs are kept (the queue's `removeOnComplete`). */
 	keep: Keep;
+	/** How long an id stays held, ms: a job the count bound removes sooner leaves a hold of its own (finished.ts). */
+	holdIdMs: number;
 	/** Shown as the holder of this replica's jobs (`events replay` of a busy event names it). */
 	name?: string;
 	/** BullMQ's limiter (global to the queue): at most `max` jobs started per `durationMs`. */
@@ -134,7 +136,7 @@ export async function startWorker(options: WorkerOptions): Promise<EventWorker> 
 	const state: WorkerState = {
 		active: 0,
 		saveSteps: stepSaver(options.connection, jobId => `${keyPrefix}${jobId}`),
-		finish: jobFinisher(options.connection, keyPrefix, options.keep),
+		finish: jobFinisher(options.connection, keyPrefix, options.keep, options.holdIdMs),
 		handled: new WeakSet<Error>(),
 		cleanups: new Set<Promise<unknown>>(),
 		letGo: new Set<string>(),

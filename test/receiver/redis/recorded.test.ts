@@ -70,16 +70,30 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 		connection.disconnect();
 	}));
 
-	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => withReplicas(1, {maxEntries: 2}, async replicas => {
+	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => withReplicas(1, {maxEntries: 2}, async (replicas, queue) => {
 		const replica = defined(replicas[0], 'the replica');
-		for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
-			expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
-		}
+		const client = new Redis(redis.url);
+		const hold = (id: string) => `${defaultPrefix}:${queue}:de:${jobIdOf(id)}`;
+		try {
+			for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
+				expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
+			}
 
-		expect((await replica.list({})).map(event => event.id).sort()).toEqual(['evt_3', 'evt_4']);
-		expect(await replica.get('evt_1')).toBeUndefined();
-		expect(await replica.holds?.('evt_1')).toBe(true);
-		expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
+			expect((await replica.list({})).map(event => event.id).sort()).toEqual(['evt_3', 'evt_4']);
+			expect(await replica.get('evt_1')).toBeUndefined();
+			expect(await replica.holds?.('evt_1')).toBe(true);
+			expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
+			// A kept job holds its own id; one the count bound removed left a hold for the rest of the 24 h.
+			expect(await client.exists(hold('evt_3'), hold('evt_4'))).toBe(0);
+			for (const id of ['evt_1', 'evt_2']) {
+				const left = await client.pttl(hold(id));
+				expect(left).toBeGreaterThan(86_400_000 - 60_000);
+				expect(left).toBeLessThanOrEqual(86_400_000);
+				expect(await client.get(hold(id))).toBe(jobIdOf(id));
+			}
+		} finally {
+			client.disconnect();
+		}
 	}));
 	/** How many script calls (EVALSHA and EVAL) the server has run. */
 	async function scriptCalls(client: Redis): Promise<number> {
