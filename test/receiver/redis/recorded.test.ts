@@ -95,6 +95,33 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 			client.disconnect();
 		}
 	}));
+	it('leaves the id of a recorded event held when the worker\'s completion trims its job early', async () => withReplicas(1, {maxEntries: 2}, async (replicas, queue) => {
+		const replica = defined(replicas[0], 'the replica');
+		const client = new Redis(redis.url);
+		const hold = `${defaultPrefix}:${queue}:de:${jobIdOf('evt_b')}`;
+		try {
+			for (const id of ['evt_a', 'evt_b']) {
+				expect(await replica.accept(newEvent(id, {status: 'logged'}))).toBe('stored');
+			}
+
+			const seen: Seen[] = [];
+			// evt_a replayed leaves the completed set; evt_c fills it again; the worker's completion
+			// of evt_a then goes past the bound and removes evt_b, the oldest.
+			expect(await replica.replay('evt_a', recordingHandler(seen))).toEqual({outcome: 'queued'});
+			expect(await replica.accept(newEvent('evt_c', {status: 'logged'}))).toBe('stored');
+			expect(await client.exists(hold)).toBe(0);
+			await replica.start(recordingHandler(seen), {concurrency: 1});
+			await waitFor(async () => (await replica.get('evt_a'))?.attempts === 2, {what: 'the replayed event to finish'});
+			expect(await replica.get('evt_b')).toBeUndefined();
+			expect(await client.pttl(hold)).toBeGreaterThan(86_400_000 - 60_000);
+			expect(await replica.holds?.('evt_b')).toBe(true);
+			expect(await replica.accept(newEvent('evt_b', {status: 'logged'}))).toBe('duplicate');
+			await replica.stop(1000);
+		} finally {
+			client.disconnect();
+		}
+	}));
+
 	/** How many script calls (EVALSHA and EVAL) the server has run. */
 	async function scriptCalls(client: Redis): Promise<number> {
 		const stats = await client.info('commandstats');
