@@ -5,17 +5,12 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
 import {PlatformConnectionError} from '../../source/platform/errors.js';
+import {closersAfterEach} from '../support/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 /**
  * A loopback platform whose first connection is reset: after its first bytes (`early`), or once the

@@ -7,17 +7,12 @@
 import http from 'node:http';
 import {once} from 'node:events';
 import type {AddressInfo, Socket} from 'node:net';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {createTransport} from '../../source/platform/transport.js';
 import {defined} from '../support/defined.js';
+import {closersAfterEach} from '../support/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 describe('platform transport: idle pooled connections', () => {
 	it('closes an idle connection itself, a second before the server\'s keep-alive hint', async () => {

@@ -5,7 +5,7 @@
  * go over loopback HTTP), so the platform's arrivals are stamped with the clock's time.
  */
 import {setImmediate} from 'node:timers/promises';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
 import {ManualClock} from '../../source/platform/clock.js';
 import {Pacer} from '../../source/platform/pacer.js';
@@ -15,15 +15,10 @@ import {tempDataDir} from './journal/helpers.js';
 import {sendJson, startRecordingServer, type RecordingServer} from '../support/recording-server.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, platformAnswer, sendSigned} from './helpers.js';
+import {closersAfterEach} from '../support/cleanups.js';
 
 const secret = 'whsec_backpressure';
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 /** A pacer that counts the attempts it has let start. */
 class CountingPacer extends Pacer {

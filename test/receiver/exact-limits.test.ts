@@ -2,7 +2,7 @@
  * Exact limits: deliveries arriving together never pass --max-backlog or --max-events (the slot is
  * taken before the event is stored, not after its commit).
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../source/platform/client.js';
 import {BackendUnavailableError} from '../../source/receiver/store/backend.js';
 import {openJournal} from '../../source/receiver/journal/index.js';
@@ -10,15 +10,10 @@ import {createReceiver} from '../../source/receiver/server.js';
 import {newEvent, tempDataDir} from './journal/helpers.js';
 import {sendJson, startRecordingServer} from '../support/recording-server.js';
 import {chosenEvent, sendSigned} from './helpers.js';
+import {closersAfterEach} from '../support/cleanups.js';
 
 const secret = 'whsec_exact_limits';
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 describe('limits under concurrent deliveries', () => {
 	it('--max-backlog 20: of 60 deliveries sent at once, exactly 20 are stored, the rest get 503', async () => {

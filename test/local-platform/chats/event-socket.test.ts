@@ -4,19 +4,15 @@
  * no replay, streams closed without warning after the max age, every webhook event also published,
  * and the `eventSocket:drop` fault.
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {Agent} from 'undici';
 import {openEventStream, eventSocketUrl, StreamRefused, type OpenStream} from '../../../source/platform/event-socket.js';
 import {eventTypes, type WebhookEvent} from '../../../source/platform/types.js';
 import {startPlatform, type TestPlatform} from '../../support/platform.js';
 import {waitFor} from '../../support/wait.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 async function platformWith(options: Parameters<typeof startPlatform>[0] = {}): Promise<TestPlatform> {
 	const platform = await startPlatform({eventSocketGoLiveMs: 0, ...options});

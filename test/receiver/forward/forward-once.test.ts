@@ -2,21 +2,16 @@
  * Forwards carry the event id as `webhook-id` (Standard Webhooks), the same on every copy, and a
  * handler slower than the attempt timeout gets no second copy while the first is still open.
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import type {StoredEvent} from '../../../source/receiver/store/backend.js';
 import {ManualClock} from '../../../source/platform/clock.js';
 import {createForwarder} from '../../../source/receiver/forward/forward.js';
 import {sendJson, startRecordingServer} from '../../support/recording-server.js';
 import {waitFor} from '../../support/wait.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
 const secret = 'whsec_forward_once';
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 function storedEvent(id: string): StoredEvent {
 	const at = new Date().toISOString();

@@ -3,7 +3,7 @@
  * failing three times then succeeding gets the event once (with a 2xx), and a forward that got its
  * 2xx is not sent again after a SIGKILL and a restart.
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../../source/platform/client.js';
 import {prepareWebhookSecrets, verifyWebhookSignature} from '../../../source/platform/webhook-signature.js';
 import {createForwarder} from '../../../source/receiver/forward/forward.js';
@@ -14,15 +14,10 @@ import {tempDataDir} from '../journal/helpers.js';
 import {sendJson, startRecordingServer, type RecordingServer} from '../../support/recording-server.js';
 import {waitFor} from '../../support/wait.js';
 import {sendSigned, userMessageEvent} from '../helpers.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
 const secret = 'whsec_forwarding';
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 async function start(handler: RecordingServer, options: {retries?: number; retry?: {baseMs: number; answerDeadlineMs?: number}} = {}): Promise<{receiver: WebhookReceiver; url: string}> {
 	const client = new PlatformClient({baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test_key', appId: 'app_test'});

@@ -3,7 +3,7 @@
  * queue's unfinished jobs and stores the job in the same step, so deliveries arriving at every
  * replica at once never pass the bound (the script itself: admission.test.ts).
  */
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PlatformClient} from '../../../source/platform/client.js';
 import {openRedisBackend} from '../../../source/receiver/redis/index.js';
 import {createReceiver, type WebhookReceiver} from '../../../source/receiver/server.js';
@@ -11,16 +11,11 @@ import {chosenEvent, platformAnswer, sendSigned} from '../helpers.js';
 import {redisSkipReason, startRedis, type TestRedis} from '../../support/redis.js';
 import {sendJson, startRecordingServer, type RecordingServer} from '../../support/recording-server.js';
 import {waitFor} from '../../support/wait.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
 const secret = 'whsec_cluster_backlog';
 const limit = 20;
-const cleanups: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 /** Answers each platform call with a body its operation accepts, once the gate is open. */
 function gatedPlatform(): {open(): void; close(): void; start(): Promise<RecordingServer>} {

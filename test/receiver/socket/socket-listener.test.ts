@@ -10,17 +10,13 @@ import {createServer, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {afterEach, expect, it} from 'vitest';
+import {expect, it} from 'vitest';
 import {coverageFileName} from '../../../source/receiver/socket/coverage.js';
 import {SocketListener, type SocketEvent} from '../../../source/receiver/socket/socket-listener.js';
 import {waitFor} from '../../support/wait.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 async function socketServer(onStream: (response: ServerResponse, count: number) => void): Promise<{url: string; streams: () => number}> {
 	let count = 0;
