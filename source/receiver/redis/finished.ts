@@ -25,33 +25,31 @@ import type {RedisClient} from './connection.js';
  * time in redis-server when every number went that way.
  */
 export const trimFinishedLua = `
-local function removeJobs(prefix, ids)
-	for _, id in ipairs(ids) do
-		local key = prefix .. id
-		redis.call('DEL', key, key .. ':logs', key .. ':dependencies', key .. ':processed', key .. ':failed', key .. ':unsuccessful')
-	end
-end
-local function holdIds(set, prefix, ids, now, holdMs)
-	for _, id in ipairs(ids) do
-		local left = tonumber(redis.call('ZSCORE', set, id)) + holdMs - now
+-- Removes the jobs of scored (ids and their finish times, as a range read WITHSCORES gives them),
+-- each id held for what is left of its window; returns the ids.
+local function removeJobs(prefix, scored, now, holdMs)
+	local ids = {}
+	for i = 1, #scored, 2 do
+		local id = scored[i]
+		local left = tonumber(scored[i + 1]) + holdMs - now
 		if left > 0 then
 			redis.call('SET', prefix .. 'de:' .. id, id, 'PX', string.format('%d', left), 'NX')
 		end
+		local key = prefix .. id
+		redis.call('DEL', key, key .. ':logs', key .. ':dependencies', key .. ':processed', key .. ':failed', key .. ':unsuccessful')
+		ids[#ids + 1] = id
 	end
+	return ids
 end
 local function trimFinished(set, now, ageSeconds, count, prefix, holdMs)
-	local old = redis.call('ZREVRANGEBYSCORE', set, string.format('%d', now - ageSeconds * 1000), '-inf', 'LIMIT', '0', '1000')
+	local old = redis.call('ZREVRANGEBYSCORE', set, string.format('%d', now - ageSeconds * 1000), '-inf', 'WITHSCORES', 'LIMIT', '0', '1000')
 	if #old > 0 then
-		holdIds(set, prefix, old, now, holdMs)
-		removeJobs(prefix, old)
-		redis.call('ZREM', set, unpack(old))
+		redis.call('ZREM', set, unpack(removeJobs(prefix, old, now, holdMs)))
 	end
 	local excess = redis.call('ZCARD', set) - count
 	if excess > 0 then
 		local last = string.format('%d', excess - 1)
-		local ids = redis.call('ZRANGE', set, '0', last)
-		holdIds(set, prefix, ids, now, holdMs)
-		removeJobs(prefix, ids)
+		removeJobs(prefix, redis.call('ZRANGE', set, '0', last, 'WITHSCORES'), now, holdMs)
 		redis.call('ZREMRANGEBYRANK', set, '0', last)
 	end
 end
