@@ -67,9 +67,16 @@ export type RedisBackendOptions = {
 /** How often serve checks Redis's persistence settings again after start. */
 export const defaultDurabilityRecheckMs = 5000;
 
-/** How long finished events are kept: seconds, and how many at most (at least the 24 h exactly-once window). */
-function keepOf(options: RedisBackendOptions): Keep {
-	return {age: Math.ceil(Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs) / 1000), count: options.maxEntries ?? defaultMaxEntries};
+/**
+ * What the queue and the worker keep: finished events for `keep` (seconds, and how many at most; at
+ * least the 24 h exactly-once window), and each id held for that window (`holdIdMs`) even when the
+ * count bound removes its event sooner.
+ */
+function retentionOf(options: RedisBackendOptions): {keep: Keep; holdIdMs: number} {
+	return {
+		keep: {age: Math.ceil(Math.max(options.maxAgeMs ?? defaultMaxAgeMs, minRetentionMs) / 1000), count: options.maxEntries ?? defaultMaxEntries},
+		holdIdMs: minRetentionMs,
+	};
 }
 
 /** The queue side (accept, list, replay, figures) over the producer connection. */
@@ -78,8 +85,7 @@ function eventQueueOf(producer: RedisClient, queueName: string, prefix: string, 
 		producer,
 		queueName,
 		prefix,
-		keep: keepOf(options),
-		holdIdMs: minRetentionMs,
+		...retentionOf(options),
 		maskedUrl: maskUrl(options.url),
 		...(options.replicaName === undefined ? {} : {replicaName: options.replicaName}),
 		...(options.waitReplicas ? {waitReplicas: options.waitReplicas, waitTimeoutMs: options.waitTimeoutMs ?? defaultWaitTimeoutMs} : {}),
@@ -177,7 +183,7 @@ export async function openRedisBackend(options: RedisBackendOptions): Promise<Ev
 			}
 
 			workerConnection = await connect('worker', connectOptions);
-			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, keep: keepOf(options), holdIdMs: minRetentionMs, ...workerOptions(options)});
+			worker = await startWorker({connection: workerConnection, queueName, prefix, handler, concurrency, ...retentionOf(options), ...workerOptions(options)});
 		},
 		stop: async drainMs => worker === undefined ? {cutOff: 0} : worker.stop(drainMs),
 		active: () => worker?.active() ?? 0,

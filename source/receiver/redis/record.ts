@@ -30,8 +30,8 @@ export type RecordOutcome = 'duplicate' | 'stored';
 // KEYS: 1 the completed set, then for each event 3: its job hash, its id's hold (BullMQ's
 // de-duplication key, as the trim or an earlier admission left it), the hold of releases before
 // it (`id:<job id>`).
-// ARGV: 1 how long an id stays held (ms), 2 the processing replica, 3 keep age (s), 4 keep count, 5 the queue's key
-// prefix, then for each event 5: job id, name, data, opts, return value.
+// ARGV: 1 how long an id stays held (ms), 2 the processing replica, 3 keep age (s), 4 keep count,
+// 5 the queue's key prefix, then for each event 5: job id, name, data, opts, return value.
 // Returns for each event 0 (duplicate) or 1 (stored).
 const recordScript = `${trimFinishedLua}
 local time = redis.call('TIME')
