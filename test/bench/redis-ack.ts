@@ -36,12 +36,19 @@ try {
 	serves.set('redis everysec', await startServe(platform, configDir, path.join(configDir, 'everysec.log'), [], ['--redis', servers[0]?.url ?? '']));
 	serves.set('redis always', await startServe(platform, configDir, path.join(configDir, 'always.log'), [], ['--redis', servers[1]?.url ?? '']));
 	const redisOf = new Map<Name, TestRedis | undefined>([['redis everysec', servers[0]], ['redis always', servers[1]]]);
-	for (const name of names) {
-		await load(defined(serves.get(name), name).url, deliveries(requests));
+	/** `requests` fresh deliveries to `name`, until its queue is drained. */
+	const sendTo = async (name: Name) => {
+		const result = await load(defined(serves.get(name), name).url, deliveries(requests));
 		const redis = redisOf.get(name);
 		if (redis !== undefined) {
 			await drained(redis);
 		}
+
+		return result;
+	};
+
+	for (const name of names) {
+		await sendTo(name);
 	}
 
 	const figures = new Map<Name, Array<{perSecond: number; p99: number; non200: number; cpuUsPerAck: number}>>(names.map(name => [name, []]));
@@ -49,19 +56,10 @@ try {
 	for (let round = 0; round < rounds; round++) {
 		const order = names.map((_, index) => names[(index + round) % names.length] ?? 'journal');
 		for (const name of order) {
-			const target = serves.get(name);
-			if (target === undefined) {
-				continue;
-			}
-
-			const redis = redisOf.get(name);
-			const cpu = () => (cpuMs(target.pid) ?? 0) + (cpuMs(redis?.process?.pid) ?? 0);
+			const target = defined(serves.get(name), name);
+			const cpu = () => (cpuMs(target.pid) ?? 0) + (cpuMs(redisOf.get(name)?.process?.pid) ?? 0);
 			const before = cpu();
-			const result = await load(target.url, deliveries(requests));
-			if (redis !== undefined) {
-				await drained(redis);
-			}
-
+			const result = await sendTo(name);
 			figures.get(name)?.push({perSecond: result.perSecond, p99: result.p99, non200: result.non200, cpuUsPerAck: ((cpu() - before) * 1000) / requests});
 		}
 	}
