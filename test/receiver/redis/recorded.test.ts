@@ -20,12 +20,19 @@ function timeless(event: StoredEvent | undefined): Record<string, unknown> {
 
 describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', () => {
 	let redis: TestRedis;
+	/** The tests' own connection, to look at what the replicas wrote. */
+	let client: Redis;
 	beforeAll(async () => {
 		redis = await startRedis();
+		client = new Redis(redis.url);
 	});
 	afterAll(async () => {
+		client.disconnect();
 		await redis.stop();
 	});
+
+	/** The key that holds `id` in `queue` once its job is gone (BullMQ's de-duplication key). */
+	const holdKey = (queue: string, id: string) => `${defaultPrefix}:${queue}:de:${jobIdOf(id)}`;
 
 	/** Runs `body` with `count` replicas of one fresh queue (and BullMQ's own queue object), all closed after it. */
 	async function withReplicas(count: number, extra: {maxEntries?: number}, body: (replicas: EventBackend[], queue: string) => Promise<void>): Promise<void> {
@@ -72,82 +79,67 @@ describe.skipIf(redisSkipReason !== undefined)('redis: events recorded only', ()
 
 	it('keeps the finished events within the count bound, each id still held for its 24 h', async () => withReplicas(1, {maxEntries: 2}, async (replicas, queue) => {
 		const replica = defined(replicas[0], 'the replica');
-		const client = new Redis(redis.url);
-		const hold = (id: string) => `${defaultPrefix}:${queue}:de:${jobIdOf(id)}`;
-		try {
-			for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
-				expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
-			}
+		for (const id of ['evt_1', 'evt_2', 'evt_3', 'evt_4']) {
+			expect(await replica.accept(newEvent(id, {status: 'ignored'}))).toBe('stored');
+		}
 
-			expect((await replica.list({})).map(event => event.id).sort()).toEqual(['evt_3', 'evt_4']);
-			expect(await replica.get('evt_1')).toBeUndefined();
-			expect(await replica.holds?.('evt_1')).toBe(true);
-			expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
-			// A kept job holds its own id; one the count bound removed left a hold for the rest of the 24 h.
-			expect(await client.exists(hold('evt_3'), hold('evt_4'))).toBe(0);
-			for (const id of ['evt_1', 'evt_2']) {
-				const left = await client.pttl(hold(id));
-				expect(left).toBeGreaterThan(86_400_000 - 60_000);
-				expect(left).toBeLessThanOrEqual(86_400_000);
-				expect(await client.get(hold(id))).toBe(jobIdOf(id));
-			}
-		} finally {
-			client.disconnect();
+		expect((await replica.list({})).map(event => event.id).sort()).toEqual(['evt_3', 'evt_4']);
+		expect(await replica.get('evt_1')).toBeUndefined();
+		expect(await replica.holds?.('evt_1')).toBe(true);
+		expect(await replica.accept(newEvent('evt_1', {status: 'ignored'}))).toBe('duplicate');
+		// A kept job holds its own id; one the count bound removed left a hold for the rest of the 24 h.
+		expect(await client.exists(holdKey(queue, 'evt_3'), holdKey(queue, 'evt_4'))).toBe(0);
+		for (const id of ['evt_1', 'evt_2']) {
+			const left = await client.pttl(holdKey(queue, id));
+			expect(left).toBeGreaterThan(86_400_000 - 60_000);
+			expect(left).toBeLessThanOrEqual(86_400_000);
+			expect(await client.get(holdKey(queue, id))).toBe(jobIdOf(id));
 		}
 	}));
+
 	it('leaves the id of a recorded event held when the worker\'s completion trims its job early', async () => withReplicas(1, {maxEntries: 2}, async (replicas, queue) => {
 		const replica = defined(replicas[0], 'the replica');
-		const client = new Redis(redis.url);
-		const hold = `${defaultPrefix}:${queue}:de:${jobIdOf('evt_b')}`;
-		try {
-			for (const id of ['evt_a', 'evt_b']) {
-				expect(await replica.accept(newEvent(id, {status: 'logged'}))).toBe('stored');
-			}
-
-			const seen: Seen[] = [];
-			// evt_a replayed leaves the completed set; evt_c fills it again; the worker's completion
-			// of evt_a then goes past the bound and removes evt_b, the oldest.
-			expect(await replica.replay('evt_a', recordingHandler(seen))).toEqual({outcome: 'queued'});
-			expect(await replica.accept(newEvent('evt_c', {status: 'logged'}))).toBe('stored');
-			expect(await client.exists(hold)).toBe(0);
-			await replica.start(recordingHandler(seen), {concurrency: 1});
-			await waitFor(async () => (await replica.get('evt_a'))?.attempts === 2, {what: 'the replayed event to finish'});
-			expect(await replica.get('evt_b')).toBeUndefined();
-			expect(await client.pttl(hold)).toBeGreaterThan(86_400_000 - 60_000);
-			expect(await replica.holds?.('evt_b')).toBe(true);
-			expect(await replica.accept(newEvent('evt_b', {status: 'logged'}))).toBe('duplicate');
-			await replica.stop(1000);
-		} finally {
-			client.disconnect();
+		const hold = holdKey(queue, 'evt_b');
+		for (const id of ['evt_a', 'evt_b']) {
+			expect(await replica.accept(newEvent(id, {status: 'logged'}))).toBe('stored');
 		}
+
+		const seen: Seen[] = [];
+		// evt_a replayed leaves the completed set; evt_c fills it again; the worker's completion
+		// of evt_a then goes past the bound and removes evt_b, the oldest.
+		expect(await replica.replay('evt_a', recordingHandler(seen))).toEqual({outcome: 'queued'});
+		expect(await replica.accept(newEvent('evt_c', {status: 'logged'}))).toBe('stored');
+		expect(await client.exists(hold)).toBe(0);
+		await replica.start(recordingHandler(seen), {concurrency: 1});
+		await waitFor(async () => (await replica.get('evt_a'))?.attempts === 2, {what: 'the replayed event to finish'});
+		expect(await replica.get('evt_b')).toBeUndefined();
+		expect(await client.pttl(hold)).toBeGreaterThan(86_400_000 - 60_000);
+		expect(await replica.holds?.('evt_b')).toBe(true);
+		expect(await replica.accept(newEvent('evt_b', {status: 'logged'}))).toBe('duplicate');
+		await replica.stop(1000);
 	}));
 
 	/** How many script calls (EVALSHA and EVAL) the server has run. */
-	async function scriptCalls(client: Redis): Promise<number> {
+	async function scriptCalls(): Promise<number> {
 		const stats = await client.info('commandstats');
 		return [...stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
 	}
 
 	it('records the events read in one turn in one script call, each answered by its own outcome', async () => withReplicas(1, {}, async replicas => {
 		const replica = defined(replicas[0], 'the replica');
-		const client = new Redis(redis.url);
-		try {
-			expect(await replica.accept(newEvent('evt_warm', {status: 'logged'}))).toBe('stored');
-			const before = await scriptCalls(client);
-			const outcomes = await Promise.all(['evt_a', 'evt_b', 'evt_a', 'evt_warm'].map(async id => replica.accept(newEvent(id, {status: 'logged'}))));
-			expect(outcomes).toEqual(['stored', 'stored', 'duplicate', 'duplicate']);
-			expect(await scriptCalls(client) - before).toBe(1);
+		expect(await replica.accept(newEvent('evt_warm', {status: 'logged'}))).toBe('stored');
+		const before = await scriptCalls();
+		const outcomes = await Promise.all(['evt_a', 'evt_b', 'evt_a', 'evt_warm'].map(async id => replica.accept(newEvent(id, {status: 'logged'}))));
+		expect(outcomes).toEqual(['stored', 'stored', 'duplicate', 'duplicate']);
+		expect(await scriptCalls() - before).toBe(1);
 
-			// More than one call carries: the rest go in further calls of the same turn.
-			const many = Array.from({length: batchLimit * 2 + 1}, (_, index) => `evt_many_${String(index)}`);
-			const between = await scriptCalls(client);
-			expect(new Set(await Promise.all(many.map(async id => replica.accept(newEvent(id, {status: 'ignored'})))))).toEqual(new Set(['stored']));
-			expect(await scriptCalls(client) - between).toBe(3);
-			expect(await replica.get('evt_many_0')).toMatchObject({status: 'ignored'});
-			expect(await replica.get(defined(many.at(-1), 'the last id'))).toMatchObject({status: 'ignored'});
-		} finally {
-			client.disconnect();
-		}
+		// More than one call carries: the rest go in further calls of the same turn.
+		const many = Array.from({length: batchLimit * 2 + 1}, (_, index) => `evt_many_${String(index)}`);
+		const between = await scriptCalls();
+		expect(new Set(await Promise.all(many.map(async id => replica.accept(newEvent(id, {status: 'ignored'})))))).toEqual(new Set(['stored']));
+		expect(await scriptCalls() - between).toBe(3);
+		expect(await replica.get('evt_many_0')).toMatchObject({status: 'ignored'});
+		expect(await replica.get(defined(many.at(-1), 'the last id'))).toMatchObject({status: 'ignored'});
 	}));
 
 	it('fails the events of a call that cannot be built, and leaves the connection to the next turn', async () => withReplicas(1, {}, async replicas => {
