@@ -3,13 +3,14 @@
  * each, the exactly-once check and the event itself as a job already completed, as the worker
  * would leave it. The job holds the id while it is kept (at least 24 h, the exactly-once window);
  * if the count bound removes it sooner, the trim leaves the id a hold of its own for the rest of
- * the window (finished.ts), so no key per event is written for the common case. Through BullMQ such an event costs its add, the worker's
- * move to active and its move to completed: about 40 Redis commands and three scripts for a job
- * that does nothing. The job hash has the fields BullMQ's add and the worker write (`name`, `data`,
- * `opts`, `timestamp`, `processedOn`, `finishedOn`, `returnvalue`, one attempt started and made), so
- * `events list`, `show` and `replay` read it as any other; the completed set is kept within the
- * queue's bounds by age and count as BullMQ's own completion does (`removeOnComplete`), by the
- * same Lua as the worker's own completion (finished.ts).
+ * the window (finished.ts), so no key per event is written for the common case. Through BullMQ
+ * such an event costs its add, the worker's move to active and its move to completed: about 40
+ * Redis commands and three scripts for a job that does nothing. The job hash has the fields
+ * BullMQ's add and the worker write (`name`, `data`, `opts`, `timestamp`, `processedOn`,
+ * `finishedOn`, `returnvalue`, one attempt started and made), so `events list`, `show` and
+ * `replay` read it as any other; the completed set is kept within the queue's bounds by age and
+ * count as BullMQ's own completion does (`removeOnComplete`), by the same Lua as the worker's own
+ * completion (finished.ts).
  *
  * The events read in one turn go in one call (at most `batchLimit`), sent as the turn ends with
  * the turn's other writes (write-together.ts): a script call's own cost, in redis-server and in
@@ -121,7 +122,7 @@ export function eventRecorder(client: RedisClient, queue: Queue, settings: Recor
 		}
 	};
 
-	return async (jobId, event, opts) => new Promise((settle, fail) => {
+	return (jobId, event, opts) => new Promise((settle, fail) => {
 		if (waiting.length === 0) {
 			writeTogether(client, send);
 		}
