@@ -9,6 +9,8 @@
 import {spawn} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
+import {childrenOf} from '../support/children.js';
+import {defined} from '../support/defined.js';
 import {stripAnsi} from '../support/pty.js';
 
 export type PtyRun = {firstPageMs: number; firstPageCpuMs: number; firstPageRssMiB: number; pagingMs: number; peakRssMiB: number};
@@ -36,8 +38,8 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 /** The program's pid: the shell `script` starts execs it, so it is script's child. */
-function programPid(scriptPid: number): string {
-	return readFileSync(`/proc/${scriptPid}/task/${scriptPid}/children`, 'utf8').trim().split(/\s+/)[0] ?? '';
+function programPid(scriptPid: number): number {
+	return defined(childrenOf(scriptPid)[0], 'the program under script');
 }
 
 /** The peak RSS (MiB) of the program. */
