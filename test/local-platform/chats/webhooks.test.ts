@@ -1,5 +1,5 @@
 import {createHmac} from 'node:crypto';
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import type {LocalPlatform} from '../../../source/local-platform/index.js';
 import type {PlatformClient} from '../../../source/platform/client.js';
 import type {ExternalModuleChosenPayload, Message, WebhookEvent} from '../../../source/platform/types.js';
@@ -8,6 +8,7 @@ import {type RecordedRequest, type RecordingServer, sendJson, startRecordingServ
 import {waitFor} from '../../support/wait.js';
 import {defined} from '../../support/defined.js';
 import {tempDir} from '../helpers.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
 const secret = 'whsec_local_test_secret';
 const userEvent = 'platform.chat.user-message.created';
@@ -21,14 +22,7 @@ function parse(request: RecordedRequest): WebhookEvent {
 	return JSON.parse(request.body) as WebhookEvent;
 }
 
-const cleanup: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-	for (const step of cleanup.splice(0).reverse()) {
-		 
-		await step();
-	}
-});
+const cleanup = closersAfterEach();
 
 async function setup(respond: (request: RecordedRequest, index: number) => number): Promise<{platform: LocalPlatform; client: PlatformClient; receiver: RecordingServer}> {
 	let count = 0;

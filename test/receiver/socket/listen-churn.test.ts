@@ -3,16 +3,12 @@
  * 60 s, and listen forwarding every event once, none twice, with no gap reported. It mostly waits
  * (3 000 small events), so it overlaps the rest of the suite: @start-first.
  */
-import {afterEach, expect, it} from 'vitest';
+import {expect, it} from 'vitest';
 import {waitFor} from '../../support/wait.js';
-import {countingHandler, dataDirectory, publishAtPace, socketPlatform, startListen, userEvent, type Cleanups} from './listen-support.js';
+import {countingHandler, dataDirectory, publishAtPace, socketPlatform, startListen, userEvent} from './listen-support.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 it('streams closed every 2 s (0.3 s to go live), 50 events/s for 60 s: every event forwarded once, none twice, no gap', async () => {
 	const test = await socketPlatform(cleanups, 2000, 300);

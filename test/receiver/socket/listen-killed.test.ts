@@ -2,18 +2,14 @@
  * listen killed with -9 while it runs, then started again on the same data directory: no event is
  * forwarded twice, and the downtime (when the platform's events went nowhere) is reported as a gap.
  */
-import {afterEach, expect, it} from 'vitest';
+import {expect, it} from 'vitest';
 import {platformEnv} from '../../support/platform.js';
 import {startCli} from '../../support/cli.js';
 import {waitFor} from '../../support/wait.js';
-import {countingHandler, dataDirectory, publishAtPace, socketPlatform, userEvent, type Cleanups} from './listen-support.js';
+import {countingHandler, dataDirectory, publishAtPace, socketPlatform, userEvent} from './listen-support.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 type Record = {type: string; [field: string]: unknown};
 

@@ -4,21 +4,17 @@
  * message per chosen event, a hanging forward target that never stops the socket from being read,
  * and the refusals said in one sentence (401, 404, a second listen, --redis).
  */
-import {afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {describeError} from '../../../source/cli/error-message.js';
 import listen from '../../../source/commands/listen/listen.js';
 import {verifyWebhookSignature, prepareWebhookSecrets} from '../../../source/platform/webhook-signature.js';
 import {runCommand} from '../../support/run-command.js';
 import {startRecordingServer} from '../../support/recording-server.js';
 import {waitFor} from '../../support/wait.js';
-import {countingHandler, dataDirectory, publishAtPace, socketPlatform, startListen, userEvent, type Cleanups} from './listen-support.js';
+import {countingHandler, dataDirectory, publishAtPace, socketPlatform, startListen, userEvent} from './listen-support.js';
+import {closersAfterEach} from '../../support/cleanups.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) {
-		await cleanup();
-	}
-});
+const cleanups = closersAfterEach();
 
 describe('listen', () => {
 	it('forwards each event signed as the platform signs webhooks, and shows each response', async () => {
