@@ -46,7 +46,7 @@ const conflictsWithLocal = ['baseUrl', 'appId', 'userId', 'companyId', 'assistan
 const uploadFlags = {
 	title: {type: 'string', default: defaultTitle, description: 'Title of the new chat', placeholder: 'TEXT'},
 	concurrency: {type: 'string', default: defaultConcurrency, range: {kind: 'int', min: 1, max: 64}, description: 'Files transferred at the same time; 1 uploads one after another', placeholder: 'N'},
-	pollInterval: {...replyFlags.pollInterval, description: 'Seconds between ingestion checks and reply polls'},
+	pollInterval: {...replyFlags.pollInterval, description: 'Longest wait in seconds between two ingestion checks or reply polls; the first waits are shorter'},
 	ingestionTimeout: {type: 'string', range: {kind: 'seconds', max: 86_400, example: 120}, description: 'Seconds to wait for ingestion (default min(60 + 20 × (files − 1), 120))', placeholder: 'SECONDS'},
 	replyTimeout: {...replyFlags.replyTimeout, description: 'Seconds to wait for the assistant\'s reply'},
 	keepGoing: {type: 'boolean', default: false, description: 'When some files fail, ask about the others and list the failures (exit 1)'},
