@@ -84,19 +84,10 @@ export function formatRequestLog(entry: RequestLogEntry): string {
 	return `[debug] ${parts.join('  ')}`;
 }
 
-/**
- * `output`: the dispatcher's writer, which ends the run; without one (a test calling a command
- * itself), a writer of the context's own.
- */
-export function createDeps(context: CommandContext, overrides: {clock?: Clock; output?: Output<JsonRecordLine>} = {}): Deps {
-	let store: ConfigStore | undefined;
-	const getStore = () => {
-		store ??= new ConfigStore(context.env, {profile: profileFlagValue(context.flags)});
-		return store;
-	};
-
+/** The stored config, read once per run; a read that failed throws the same error at each call. */
+function storedOnce(getStore: () => ConfigStore): () => StoredConfig {
 	let read: {config: StoredConfig} | {error: unknown} | undefined;
-	const stored = (): StoredConfig => {
+	return () => {
 		if (read === undefined) {
 			try {
 				read = {config: getStore().all()};
@@ -111,7 +102,48 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 
 		return read.config;
 	};
+}
 
+/** The platform client's options for these settings; with `--debug`, each request is logged to stderr. */
+function clientOptions(context: CommandContext, settings: Parameters<Deps['client']>[0], apiKey: PlatformClientOptions['apiKey'], extra: Partial<PlatformClientOptions>): PlatformClientOptions {
+	const options: PlatformClientOptions = {
+		baseUrl: settings.baseUrl,
+		apiKey,
+		appId: settings.appId,
+		// The suite's shorter retry base (config/test-timers.ts) is read from this run's own env.
+		...clientRetryBase(context.env),
+		...extra,
+	};
+	if (settings.userId) {
+		options.userId = settings.userId;
+	}
+
+	if (settings.companyId) {
+		options.companyId = settings.companyId;
+	}
+
+	if (context.debug) {
+		options.onRequest = entry => {
+			context.stderr.write(`${formatRequestLog(entry)}\n`);
+			extra.onRequest?.(entry);
+		};
+	}
+
+	return options;
+}
+
+/**
+ * `output`: the dispatcher's writer, which ends the run; without one (a test calling a command
+ * itself), a writer of the context's own.
+ */
+export function createDeps(context: CommandContext, overrides: {clock?: Clock; output?: Output<JsonRecordLine>} = {}): Deps {
+	let store: ConfigStore | undefined;
+	const getStore = () => {
+		store ??= new ConfigStore(context.env, {profile: profileFlagValue(context.flags)});
+		return store;
+	};
+
+	const stored = storedOnce(getStore);
 	const resolved = () => resolveConfig({flags: settingFlagValues(context.flags), env: context.env, store: {all: stored}});
 	let keyAgeChecked = false;
 	const deps: Deps = {
@@ -156,30 +188,7 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 				deps.warnKeyAge();
 			}
 
-			const options: PlatformClientOptions = {
-				baseUrl: settings.baseUrl,
-				apiKey: deps.apiKey(settings.apiKey),
-				appId: settings.appId,
-				// The suite's shorter retry base (config/test-timers.ts) is read from this run's own env.
-				...clientRetryBase(context.env),
-				...extra,
-			};
-			if (settings.userId) {
-				options.userId = settings.userId;
-			}
-
-			if (settings.companyId) {
-				options.companyId = settings.companyId;
-			}
-
-			if (context.debug) {
-				options.onRequest = entry => {
-					context.stderr.write(`${formatRequestLog(entry)}\n`);
-					extra.onRequest?.(entry);
-				};
-			}
-
-			return new PlatformClient(options);
+			return new PlatformClient(clientOptions(context, settings, deps.apiKey(settings.apiKey), extra));
 		},
 		output: overrides.output ?? (context.json ? createJsonWriter(context.stdout) : createPlainOutput(context.stdout)),
 	};
