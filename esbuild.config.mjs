@@ -15,11 +15,13 @@
  * starts and stops in 0.38–0.40 s of CPU instead of 0.52–0.60 s.
  */
 import {rmSync} from 'node:fs';
+import {pathToFileURL} from 'node:url';
 import {build} from 'esbuild';
 
 const outdir = 'dist';
 
-const options = {
+/** The build's options; the receiver benchmark builds variants of `serve` from them (test/bench/receiver-bound.ts). */
+export const options = {
 	entryPoints: {
 		cli: 'source/main.ts',
 		// Started as a process of its own by the journal's reader (receiver/journal/reader.ts),
@@ -42,6 +44,9 @@ const options = {
 	logLevel: 'warning',
 };
 
-// Chunk names carry a hash: a fresh folder each time, so no chunk of an earlier build is left.
-rmSync(outdir, {recursive: true, force: true});
-await build(options);
+// Run as a script (`npm run build`), it builds dist/; imported, it only lends its options.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+	// Chunk names carry a hash: a fresh folder each time, so no chunk of an earlier build is left.
+	rmSync(outdir, {recursive: true, force: true});
+	await build(options);
+}
