@@ -18,7 +18,10 @@
  *    (the earlier goals ≤ 2.0× and ≥ 0.6× printed beside them), p99 ≤ 2×. CPU time comes from /proc (the server process alone, every thread).
  * 2. Hidden classes V8 creates per delivery in a warm serve (`--log-maps`), goal 0.
  * 3. Memory: RssAnon after 100 000 deliveries within 30 MiB of RssAnon after 10 000; RssFile beside.
- * 4. Ack latency of chosen-module events while each completion takes 2 s (receiver-ack.ts).
+ * 4. How close any store could come (receiver-bound.ts): a variant of serve built with its journal
+ *    swapped out, storing nothing and with the floor's append in its place, six rounds beside the
+ *    floor and serve; no goal.
+ * 5. Ack latency of chosen-module events while each completion takes 2 s (receiver-ack.ts).
  * Set BENCH_RECEIVER_REQUESTS to change the deliveries per round (default 10 000).
  */
 import {mkdtempSync, rmSync} from 'node:fs';
@@ -27,6 +30,7 @@ import path from 'node:path';
 import {startLocalPlatform, type LocalPlatform} from '../../source/local-platform/index.js';
 import {defined} from '../support/defined.js';
 import {ackLatency} from './receiver-ack.js';
+import {storeBound} from './receiver-bound.js';
 import {hiddenClassesPerDelivery, memoryGrowth, showMemory} from './receiver-footprint.js';
 import {bareServerScript, cliPath, connections, cpuMs, deliveries, flushedAppendScript, fmt, load, median, serveEnv, startChild, startServe, type Child, type LoadResult} from './receiver-harness.js';
 
@@ -204,6 +208,9 @@ try {
 		for (const line of showMemory(await memoryGrowth(platform, configDir))) {
 			console.log(line);
 		}
+
+		// After the goals' sections, so its build and the writeback of its files colour none of them.
+		await storeBound(platform, configDir, 6, requestCount);
 	} finally {
 		await platform.close();
 	}
