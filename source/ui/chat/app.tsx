@@ -10,6 +10,7 @@ import {formatElapsed} from '../../format/duration.js';
 import {TextInput} from '../components/text-input.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
+import {WrappedText} from '../components/wrapped-text.js';
 import {stoppedNote, type ChatItem, type ChatViewState} from './state.js';
 import {useChatSession, type ChatAppProps} from './use-chat-session.js';
 
@@ -38,7 +39,7 @@ function Item({item, width}: {item: ChatItem; width: number}) {
 			return (
 				<Box flexDirection='column' marginBottom={1}>
 					{item.text !== '' && <Text>{wrapParagraphs(item.text, width)}</Text>}
-					<Text color='yellow'>{stoppedNote(item.chatId)}</Text>
+					<WrappedText color='yellow'>{stoppedNote(item.chatId)}</WrappedText>
 				</Box>
 			);
 		}

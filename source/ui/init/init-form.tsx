@@ -4,6 +4,7 @@ import {useLayoutEffect, useReducer, type Dispatch} from 'react';
 import {mask, connectionSettingNames, settingSpecs, type SettingName} from '../../config/settings.js';
 import type {Space} from '../../platform/types.js';
 import {TextInput} from '../components/text-input.js';
+import {WrappedText} from '../components/wrapped-text.js';
 import {initialState, initReducer, initSummary, requiredSettings, type InitAction, type InitOutcome, type InitValues} from './state.js';
 import {useInitWork} from './use-init-work.js';
 
@@ -32,12 +33,12 @@ function shown(name: SettingName, values: InitValues): string {
 function Question({name, hint, problem, dispatch, current}: {name: SettingName; hint: string | undefined; problem: string | undefined; dispatch: Dispatch<InitAction>; current: InitValues}) {
 	return (
 		<Box flexDirection="column">
-			<Text>
+			<WrappedText>
 				<Text color="cyan">? </Text>
 				{settingSpecs[name].description} <Text dimColor>({settingSpecs[name].env})</Text>
 				{hint ? <Text dimColor> [{hint}]</Text> : null}
 				{requiredSettings.has(name) ? null : <Text dimColor> (optional)</Text>}
-			</Text>
+			</WrappedText>
 			<Box>
 				<Text>{'  '}</Text>
 				{/* One input for every question (no remount), so keys typed right after a question shows are never lost. */}
@@ -101,12 +102,12 @@ export function InitForm({current, check, save, onDone}: InitFormProps) {
 			</Box>
 			{asking ? <Question name={asking} hint={hint} problem={state.problem} dispatch={dispatch} current={current}/> : null}
 			{phase.kind === 'checking' ? (
-				<Text><Text color="cyan"><Spinner/></Text> Checking the settings with the platform (Get space {values.assistantId})…</Text>
+				<WrappedText><Text color="cyan"><Spinner/></Text> Checking the settings with the platform (Get space {values.assistantId})…</WrappedText>
 			) : null}
 			{phase.kind === 'failed' ? (
 				<Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
 					<Text color="red">{phase.message}</Text>
-					<Text>Press <Text bold>s</Text> to save anyway, <Text bold>e</Text> to edit the answers, <Text bold>q</Text> to quit without saving.</Text>
+					<WrappedText>Press <Text bold>s</Text> to save anyway, <Text bold>e</Text> to edit the answers, <Text bold>q</Text> to quit without saving.</WrappedText>
 				</Box>
 			) : null}
 		</Box>

@@ -18,6 +18,7 @@ import {useServeView, type View} from './use-serve-view.js';
 import {useEventRate} from './use-event-rate.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
+import {WrappedText} from '../components/wrapped-text.js';
 import {plural} from '../../format/text.js';
 import {colorEnabled} from '../../terminal.js';
 
@@ -145,7 +146,7 @@ function ServeFrame({view, controls, statusInput, url, title, size, width}: Serv
 					? (
 						// The header wraps at the window's width (less its last column) rather than being cut.
 						<Box key={item.key} width={width - 1} marginBottom={(size.rows ?? 24) >= compactRows ? 1 : 0}>
-							<Text><Text bold color="cyan">{title.command}</Text>  listening on <Text bold>{url}</Text>{title.routes === undefined ? '' : `  (${title.routes})`}</Text>
+							<WrappedText><Text bold color="cyan">{title.command}</Text>  listening on <Text bold>{url}</Text>{title.routes === undefined ? '' : `  (${title.routes})`}</WrappedText>
 						</Box>
 					)
 					: <Text key={item.key}>{item.text}</Text>}

@@ -4,6 +4,7 @@ import {useEffect, useState} from 'react';
 import {plural} from '../../format/text.js';
 import {displayWidth} from '../../format/width.js';
 import {formatCountdown} from '../../format/duration.js';
+import {WrappedText} from '../components/wrapped-text.js';
 import {formatBytes, formatElapsed, formatRate, formatSeconds, retryText, truncate} from './format.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {useExitAfterFrame} from '../use-exit-after-frame.js';
@@ -113,10 +114,10 @@ function EndArea({state}: {state: UploadViewState}) {
 		<Box flexDirection='column'>
 			{state.files.length > 0 && <TotalsLine state={state} counts={counts} now={state.endedAt ?? 0}/>}
 			{failed.length > 0 && <FailedList failed={failed}/>}
-			{state.result && <Text><Text color={failed.length > 0 ? 'yellow' : 'green'}>Done</Text>: chat {state.result.chatId} · {plural(state.result.contentIds.length, 'file')} asked about{failed.length > 0 ? ` · ${failed.length} left out` : ''} · {formatElapsed((state.endedAt ?? state.startedAt) - state.startedAt)}</Text>}
+			{state.result && <WrappedText><Text color={failed.length > 0 ? 'yellow' : 'green'}>Done</Text>: chat {state.result.chatId} · {plural(state.result.contentIds.length, 'file')} asked about{failed.length > 0 ? ` · ${failed.length} left out` : ''} · {formatElapsed((state.endedAt ?? state.startedAt) - state.startedAt)}</WrappedText>}
 			{state.error !== undefined && <ErrorBox message={state.error}/>}
-			{state.cancelled && <Text color='yellow'>Cancelled; in-flight requests were aborted. {chat.charAt(0).toUpperCase()}{chat.slice(1)}.</Text>}
-			{state.cancelled && state.resume !== undefined && <Text>{state.resume}</Text>}
+			{state.cancelled && <WrappedText color='yellow'>Cancelled; in-flight requests were aborted. {chat.charAt(0).toUpperCase()}{chat.slice(1)}.</WrappedText>}
+			{state.cancelled && state.resume !== undefined && <WrappedText>{state.resume}</WrappedText>}
 		</Box>
 	);
 }

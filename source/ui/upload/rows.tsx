@@ -5,6 +5,7 @@ import type {ReactNode} from 'react';
 import {fitColumns} from '../../format/ids.js';
 import {displayWidth, padEndToWidth} from '../../format/width.js';
 import type {FileFailure} from '../../workflow/errors.js';
+import {WrappedText} from '../components/wrapped-text.js';
 import {useTerminalSize} from '../use-terminal-size.js';
 import {wrapParagraphs} from '../wrap.js';
 import {formatBytes, formatElapsed, progressBar, retryText, skippedLine, truncate} from './format.js';
@@ -125,31 +126,31 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 		}
 
 		case 'skipped': {
-			return <Panel title='Skipped' color='yellow'><Text>{skippedLine(item.skipped).replace(/^Skipped /, '')}</Text></Panel>;
+			return <Panel title='Skipped' color='yellow'><WrappedText>{skippedLine(item.skipped).replace(/^Skipped /, '')}</WrappedText></Panel>;
 		}
 
 		case 'space': {
 			const {space} = item;
 			return (
 				<Panel title='Space'>
-					<Text>
+					<WrappedText>
 						<Text bold>{space.name}</Text>
 						<Text dimColor> · model </Text>{space.languageModel}
 						<Text dimColor> · chat upload </Text>{space.chatUpload}
-					</Text>
-					<Text><Text dimColor>modules </Text>{space.modules.length > 0 ? space.modules.join(', ') : '(none)'}</Text>
+					</WrappedText>
+					<WrappedText><Text dimColor>modules </Text>{space.modules.length > 0 ? space.modules.join(', ') : '(none)'}</WrappedText>
 				</Panel>
 			);
 		}
 
 		case 'space-warning': {
-			return <Panel title='Space' color='yellow'><Text color='yellow'>⚠ {item.message}</Text></Panel>;
+			return <Panel title='Space' color='yellow'><WrappedText color='yellow'>⚠ {item.message}</WrappedText></Panel>;
 		}
 
 		case 'chat': {
 			return (
 				<Panel title='Chat'>
-					<Text><Text color='green'>✔ </Text><Text bold>{item.chatId}</Text><Text dimColor> · {item.title} · {formatElapsed(item.elapsedMs)} elapsed</Text></Text>
+					<WrappedText><Text color='green'>✔ </Text><Text bold>{item.chatId}</Text><Text dimColor> · {item.title} · {formatElapsed(item.elapsedMs)} elapsed</Text></WrappedText>
 				</Panel>
 			);
 		}
@@ -159,10 +160,10 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 			const more = item.unchanged.length > 5 ? `, … ${item.unchanged.length - 5} more` : '';
 			return (
 				<Panel title='Sync'>
-					<Text>{item.upload} new · {item.replace} replaced{item.awaiting > 0 ? ` · ${item.awaiting} still ingesting` : ''} · <Text color='green'>{item.unchanged.length} unchanged</Text>{item.deleting.length > 0 ? ` · ${item.deleting.length} to delete` : ''}</Text>
-					{item.unchanged.length > 0 && <Text dimColor>unchanged, skipped ({formatBytes(item.unchangedBytes)}): {shown}{more}</Text>}
-					{item.deleting.length > 0 && <Text dimColor>deleting, their file is gone: {item.deleting.slice(0, 5).join(', ')}{item.deleting.length > 5 ? `, … ${item.deleting.length - 5} more` : ''}</Text>}
-					{item.manifest !== undefined && <Text dimColor>manifest {item.manifest}</Text>}
+					<WrappedText>{item.upload} new · {item.replace} replaced{item.awaiting > 0 ? ` · ${item.awaiting} still ingesting` : ''} · <Text color='green'>{item.unchanged.length} unchanged</Text>{item.deleting.length > 0 ? ` · ${item.deleting.length} to delete` : ''}</WrappedText>
+					{item.unchanged.length > 0 && <WrappedText dimColor>unchanged, skipped ({formatBytes(item.unchangedBytes)}): {shown}{more}</WrappedText>}
+					{item.deleting.length > 0 && <WrappedText dimColor>deleting, their file is gone: {item.deleting.slice(0, 5).join(', ')}{item.deleting.length > 5 ? `, … ${item.deleting.length - 5} more` : ''}</WrappedText>}
+					{item.manifest !== undefined && <WrappedText dimColor>manifest {item.manifest}</WrappedText>}
 				</Panel>
 			);
 		}
@@ -170,8 +171,8 @@ export function StaticBlock({item, width}: {item: StaticItem; width: number}) {
 		case 'ingestion': {
 			return (
 				<Panel title='Ingestion' color={item.failed > 0 ? 'yellow' : undefined}>
-					<Text>{item.failed > 0 ? <Text color='yellow'>!</Text> : <Text color='green'>✔</Text>} <Text bold>{item.finished}/{item.total}</Text> finished{item.failed > 0 ? `, ${item.failed} failed` : ''}<Text dimColor> · {formatElapsed(item.elapsedMs)}</Text></Text>
-					{item.folded > 0 && <Text dimColor>{item.folded} more FINISHED {item.folded === 1 ? 'file' : 'files'} not listed one by one</Text>}
+					<WrappedText>{item.failed > 0 ? <Text color='yellow'>!</Text> : <Text color='green'>✔</Text>} <Text bold>{item.finished}/{item.total}</Text> finished{item.failed > 0 ? `, ${item.failed} failed` : ''}<Text dimColor> · {formatElapsed(item.elapsedMs)}</Text></WrappedText>
+					{item.folded > 0 && <WrappedText dimColor>{item.folded} more FINISHED {item.folded === 1 ? 'file' : 'files'} not listed one by one</WrappedText>}
 				</Panel>
 			);
 		}
@@ -204,7 +205,7 @@ export function ErrorBox({message}: {message: string}) {
 export function FailedList({failed}: {failed: FileFailure[]}) {
 	return (
 		<Panel title='Left out' color='yellow'>
-			{failed.map(failure => <Text key={failure.name}>✖ {failure.name} <Text dimColor>({failure.stage}: {failure.reason})</Text></Text>)}
+			{failed.map(failure => <WrappedText key={failure.name}>✖ {failure.name} <Text dimColor>({failure.stage}: {failure.reason})</Text></WrappedText>)}
 		</Panel>
 	);
 }
