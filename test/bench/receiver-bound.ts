@@ -11,8 +11,8 @@ import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {build, type BuildOptions, type Plugin} from 'esbuild';
 import type {LocalPlatform} from '../../source/local-platform/index.js';
-import {flushedAppendScript, fmt, root, serveEnv, startChild, startServe, type Child} from './receiver-harness.js';
-import {ratio, rotatingRounds} from './receiver-rounds.js';
+import {flushedAppendScript, root, serveEnv, startChild, startServe, type Child} from './receiver-harness.js';
+import {figuresOf, ratioText, rotatingRounds, type Figures} from './receiver-rounds.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const names = ['floor', 'serve', 'memory', 'append'] as const;
@@ -43,12 +43,13 @@ export async function storeBound(platform: LocalPlatform, configDir: string, rou
 		children.serve = await startServe(platform, configDir, path.join(configDir, 'bound-serve.log'));
 		children.memory = await startVariant('memory');
 		children.append = await startVariant('append');
-		const results = await rotatingRounds(children as Record<Name, Child>, names, rounds, requests, () => undefined);
-		const against = (name: Name) => `CPU ${fmt(ratio(results, name, 'floor', value => value.cpuUs), 2)}× the floor's, throughput ${fmt(ratio(results, name, 'floor', value => value.perSecond), 2)}×`;
+		const results = await rotatingRounds(children as Record<Name, Child>, names, rounds, async target => figuresOf(target, requests), () => undefined);
+		const times = (name: Name, base: Name, figure: (value: Figures) => number) => ratioText(results, name, base, figure);
+		const against = (name: Name) => `CPU ${times(name, 'floor', value => value.cpuUs)}× the floor's, throughput ${times(name, 'floor', value => value.perSecond)}×`;
 		console.log(`  serve with its journal:                                 ${against('serve')}`);
 		console.log(`  serve storing nothing (the memory backend in its place): ${against('memory')}`);
 		console.log(`  serve with the floor's append in its place:             ${against('append')}`);
-		console.log(`  the journal over the append: CPU ${fmt(ratio(results, 'serve', 'append', value => value.cpuUs), 2)}× (main thread ${fmt(ratio(results, 'serve', 'append', value => value.mainUs), 2)}×), throughput ${fmt(ratio(results, 'serve', 'append', value => value.perSecond), 2)}×`);
+		console.log(`  the journal over the append: CPU ${times('serve', 'append', value => value.cpuUs)}× (main thread ${times('serve', 'append', value => value.mainUs)}×), throughput ${times('serve', 'append', value => value.perSecond)}×`);
 	} finally {
 		for (const child of Object.values(children)) {
 			await child.stop('SIGTERM');

@@ -16,8 +16,8 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {startLocalPlatform} from '../../source/local-platform/index.js';
 import {defined} from '../support/defined.js';
-import {cliPath, flushedAppendScript, fmt, startChild, startServe, type Child} from './receiver-harness.js';
-import {ratio, rotatingRounds, type Figures} from './receiver-rounds.js';
+import {cliPath, flushedAppendScript, startChild, startServe, type Child} from './receiver-harness.js';
+import {figuresOf, ratioText, rotatingRounds, roundLine, type Figures} from './receiver-rounds.js';
 
 const other = defined(process.argv[2], 'the other build\'s cli.js (argument 1)');
 const rounds = Number(process.argv[3] ?? 6);
@@ -35,10 +35,10 @@ try {
 		other: await startServe(platform, configDir, path.join(configDir, 'other.log'), [], [], other),
 	};
 	try {
-		const results = await rotatingRounds(children, names, rounds, requests, line => {
-			console.log(line);
+		const results = await rotatingRounds(children, names, rounds, async target => figuresOf(target, requests), (round, index) => {
+			console.log(roundLine(names, round, index));
 		});
-		const times = (name: Name, base: Name, figure: (value: Figures) => number) => fmt(ratio(results, name, base, figure), 2);
+		const times = (name: Name, base: Name, figure: (value: Figures) => number) => ratioText(results, name, base, figure);
 		for (const name of ['this', 'other'] as const) {
 			console.log(`${name} / floor: CPU ${times(name, 'floor', value => value.cpuUs)}×  throughput ${times(name, 'floor', value => value.perSecond)}×  p99 ${times(name, 'floor', value => value.p99)}×`);
 		}

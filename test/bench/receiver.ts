@@ -31,14 +31,13 @@ import {startLocalPlatform, type LocalPlatform} from '../../source/local-platfor
 import {defined} from '../support/defined.js';
 import {ackLatency} from './receiver-ack.js';
 import {storeBound} from './receiver-bound.js';
+import {ratioOf, ratioText, rotatingRounds, warmupCount} from './receiver-rounds.js';
 import {hiddenClassesPerDelivery, memoryGrowth, showMemory} from './receiver-footprint.js';
 import {bareServerScript, cliPath, connections, cpuMs, deliveries, flushedAppendScript, fmt, load, median, serveEnv, startChild, startServe, type Child, type LoadResult} from './receiver-harness.js';
 
 const requestCount = Number(process.env.BENCH_RECEIVER_REQUESTS ?? 10_000);
-// A serve's CPU per delivery keeps falling over its first tens of thousands of deliveries (V8's
-// compilers, the heap, the journal's first pages), so each server is warmed with 10 000 first; and
-// the machine's slow spells move single rounds by a third, so eight rounds give the medians.
-const warmupCount = 10_000;
+// Each server is warmed first (receiver-rounds.ts says why); the machine's slow spells move single
+// rounds by a third, so eight rounds give the medians.
 const rounds = 8;
 
 type Round = LoadResult & {cpuUsPerRequest?: number};
@@ -67,20 +66,6 @@ function summary(results: Round[]): Round {
 	};
 }
 
-/** The median over rounds of one contender's figure divided by another's in the same round. */
-function ratioOf<Name extends string>(results: Array<Record<Name, Round>>, name: Name, base: Name, figure: (round: Round) => number | undefined): number | undefined {
-	const ratios: number[] = [];
-	for (const round of results) {
-		const value = figure(round[name]);
-		const against = figure(round[base]);
-		if (value !== undefined && against !== undefined && against > 0) {
-			ratios.push(value / against);
-		}
-	}
-
-	return ratios.length > 0 ? median(ratios) : undefined;
-}
-
 const show = (name: string, round: Round) => `${name.padEnd(5)} ${fmt(round.perSecond, 0).padStart(6)} req/s  p50 ${fmt(round.p50)} ms  p99 ${fmt(round.p99)} ms${round.cpuUsPerRequest === undefined ? '' : `  ${fmt(round.cpuUsPerRequest)} µs CPU/request`}${round.non200 > 0 ? `  (${round.non200} non-200!)` : ''}`;
 
 const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
@@ -97,11 +82,10 @@ function printResults(results: Array<Record<Contender, Round>>, stopped: string)
 	const perSecond = (round: Round) => round.perSecond;
 	const cpu = (round: Round) => round.cpuUsPerRequest;
 	const p99 = (round: Round) => round.p99;
-	const asText = (value: number | undefined) => (value === undefined ? '?' : fmt(value, 2));
-	console.log(`  flush floor/bare: throughput ${asText(ratioOf(results, 'floor', 'bare', perSecond))}×, CPU per request ${asText(ratioOf(results, 'floor', 'bare', cpu))}×; serve/bare: throughput ${asText(ratioOf(results, 'serve', 'bare', perSecond))}×, CPU per request ${asText(ratioOf(results, 'serve', 'bare', cpu))}×`);
+	console.log(`  flush floor/bare: throughput ${ratioText(results, 'floor', 'bare', perSecond)}×, CPU per request ${ratioText(results, 'floor', 'bare', cpu)}×; serve/bare: throughput ${ratioText(results, 'serve', 'bare', perSecond)}×, CPU per request ${ratioText(results, 'serve', 'bare', cpu)}×`);
 	const cpuRatio = ratioOf(results, 'serve', 'floor', cpu);
 	const cpuFigures = `serve ${serve.cpuUsPerRequest === undefined ? '?' : fmt(serve.cpuUsPerRequest)} µs, floor ${floor.cpuUsPerRequest === undefined ? '?' : fmt(floor.cpuUsPerRequest)} µs`;
-	console.log(`  RESULT CPU per request serve/floor (median of ${results.length} side-by-side rounds): ${asText(cpuRatio)}× (${cpuFigures}) (goal ≤ 1.5×) ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : `${verdict(cpuRatio <= 1.5)} (the earlier goal ≤ 2.0×: ${verdict(cpuRatio <= 2)})`}`);
+	console.log(`  RESULT CPU per request serve/floor (median of ${results.length} side-by-side rounds): ${ratioText(results, 'serve', 'floor', cpu)}× (${cpuFigures}) (goal ≤ 1.5×) ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : `${verdict(cpuRatio <= 1.5)} (the earlier goal ≤ 2.0×: ${verdict(cpuRatio <= 2)})`}`);
 	const rate = defined(ratioOf(results, 'serve', 'floor', perSecond), 'the throughput ratio');
 	console.log(`  RESULT throughput serve/floor: ${fmt(rate, 2)}× (serve ${fmt(serve.perSecond, 0)} req/s, floor ${fmt(floor.perSecond, 0)} req/s) (goal ≥ 0.85×) ${verdict(rate >= 0.85)} (the earlier goal ≥ 0.6×: ${verdict(rate >= 0.6)})`);
 	const latency = defined(ratioOf(results, 'serve', 'floor', p99), 'the p99 ratio');
@@ -116,28 +100,12 @@ async function throughput(platform: LocalPlatform, configDir: string): Promise<v
 		serve: await startServe(platform, configDir, path.join(configDir, 'serve.log')),
 	};
 	try {
-		for (const name of contenders) {
-			await load(children[name].url, deliveries(warmupCount));
-		}
-
-		const results: Array<Record<Contender, Round>> = [];
-		for (let index = 0; index < rounds; index++) {
-			// Rotate which goes first, so a slow spell of the machine does not always hit the same one.
-			const order = contenders.map((_, offset) => defined(contenders[(index + offset) % contenders.length], 'a contender'));
-			const round: Partial<Record<Contender, Round>> = {};
-			for (const name of order) {
-				round[name] = await measure(children[name], requestCount);
-			}
-
-			const complete = {bare: defined(round.bare, 'the bare round'), floor: defined(round.floor, 'the floor round'), serve: defined(round.serve, 'the serve round')};
-			results.push(complete);
-			const serve = complete.serve;
-			const floor = complete.floor;
+		const results = await rotatingRounds(children, contenders, rounds, async target => measure(target, requestCount), ({bare, floor, serve}, index) => {
 			const cpu = serve.cpuUsPerRequest !== undefined && floor.cpuUsPerRequest !== undefined ? `, CPU ${fmt(serve.cpuUsPerRequest / floor.cpuUsPerRequest, 2)}×` : '';
-			console.log(`  round ${index + 1}: ${show('bare', complete.bare)}`);
+			console.log(`  round ${index + 1}: ${show('bare', bare)}`);
 			console.log(`           ${show('floor', floor)}`);
 			console.log(`           ${show('serve', serve)}   serve/floor: throughput ${fmt(serve.perSecond / floor.perSecond, 2)}×${cpu}, p99 ${fmt(serve.p99 / floor.p99, 2)}×`);
-		}
+		});
 
 		await children.serve.stop('SIGTERM');
 		const stopped = children.serve.lines().map(line => JSON.parse(line) as {type?: string; counters?: {verified: number; rejected: number; duplicates: number}}).find(line => line.type === 'stopped');
