@@ -54,7 +54,7 @@ function groupedAppend(file: string): (text: string) => Promise<AcceptResult> {
 		});
 	};
 
-	return async text => new Promise((resolve, reject) => {
+	return text => new Promise((resolve, reject) => {
 		waiting.push({text, resolve, reject});
 		if (!flushing) {
 			flushing = true;
@@ -63,7 +63,7 @@ function groupedAppend(file: string): (text: string) => Promise<AcceptResult> {
 	});
 }
 
-export async function openJournal(options: {directory: string}): Promise<EventBackend> {
+export function openJournal(options: {directory: string}): Promise<EventBackend> {
 	// Named as the journal: serve's `listening` line declares a journal or Redis only.
 	const backend: EventBackend = {...createMemoryBackend(), kind: 'journal'};
 	if (process.env.BENCH_STORE_BOUND !== 'append') {
@@ -72,5 +72,5 @@ export async function openJournal(options: {directory: string}): Promise<EventBa
 
 	mkdirSync(options.directory, {recursive: true});
 	const append = groupedAppend(path.join(options.directory, 'append.bin'));
-	return Promise.resolve({...backend, accept: async event => append(event.body)});
+	return Promise.resolve({...backend, accept: event => append(event.body)});
 }
