@@ -10,17 +10,14 @@ import {defined} from '../support/defined.js';
 import {clientFor, startPlatform} from '../support/platform.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent} from './helpers.js';
-import {answered, ask, closedAfterEach, stagesOf, type Harness} from './processing-support.js';
+import {answered, ask, closedAfterEach, stagesOf} from './processing-support.js';
 
 describe('bounded queue and drain', () => {
 	const {harness, startModel} = closedAfterEach();
-	let h: Harness | undefined;
-	let model: Awaited<ReturnType<typeof startModel>> | undefined;
 
 	it('acknowledges a chosen event without waiting for its processing, and runs at most --concurrency jobs', async () => {
-		model = await startModel({delayMs: 400});
+		const model = await startModel({delayMs: 400});
 		const current = await harness({llmUrl: model.url, concurrency: 2});
-		h = current;
 		const chats = await Promise.all([1, 2, 3, 4].map(async index => current.user.createChat({title: `Chat ${index}`, assistantId: current.platform.assistantId})));
 		for (const chat of chats) {
 			await ask(current, chat.id, 'Is the lamp lit?');
@@ -41,7 +38,7 @@ describe('bounded queue and drain', () => {
 		const gate = new Promise<void>(resolve => {
 			open = resolve;
 		});
-		model = await startModel({gate});
+		const model = await startModel({gate});
 		const {platform} = await startPlatform({llmUrl: model.url});
 		const user = clientFor(platform);
 		const receiverClient = new PlatformClient({baseUrl: platform.baseUrl, apiKey: platform.apiKey, appId: platform.appId, retries: 0});
@@ -58,10 +55,10 @@ describe('bounded queue and drain', () => {
 			const first = await user.createChat({title: 'First', assistantId: platform.assistantId});
 			const second = await user.createChat({title: 'Second', assistantId: platform.assistantId});
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: first.id, text: 'One?'});
-			await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the first completion'});
+			await waitFor(() => model.calls, {until: calls => calls === 1, what: 'the first completion'});
 			await user.createSpaceMessage({assistantId: platform.assistantId, chatId: second.id, text: 'Two?'});
 			for (const chat of [first, second]) {
-					const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), what: `the answer in ${chat.id}`});
+				const message = await waitFor(async () => user.getLatestMessage(chat.id), {until: latest => Boolean(latest.stoppedStreamingAt), what: `the answer in ${chat.id}`});
 				expect(message.text).toBe('An answer from the test model.');
 			}
 
@@ -80,11 +77,11 @@ describe('bounded queue and drain', () => {
 	});
 
 	it('lets in-flight jobs finish within the drain time', async () => {
-		model = await startModel({delayMs: 300});
-		h = await harness({llmUrl: model.url});
+		const model = await startModel({delayMs: 300});
+		const h = await harness({llmUrl: model.url});
 		const chat = await h.user.createChat({title: 'Drain', assistantId: h.platform.assistantId});
 		const {assistantMessageId} = await ask(h, chat.id, 'Is the lamp lit?');
-		await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the completion call'});
+		await waitFor(() => model.calls, {until: calls => calls === 1, what: 'the completion call'});
 		const result = await h.receiver.close(10_000);
 		expect(result.cutOff).toBe(0);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: 'An answer from the test model.'});
@@ -92,14 +89,14 @@ describe('bounded queue and drain', () => {
 	});
 
 	it('cuts off jobs still open at the drain deadline: open logs FAILED, apology written, none left RUNNING', async () => {
-		model = await startModel({delayMs: 5000});
-		h = await harness({llmUrl: model.url, concurrency: 1});
+		const model = await startModel({delayMs: 5000});
+		const h = await harness({llmUrl: model.url, concurrency: 1});
 		const first = await h.user.createChat({title: 'Slow one', assistantId: h.platform.assistantId});
 		const second = await h.user.createChat({title: 'Queued one', assistantId: h.platform.assistantId});
 		const running = await ask(h, first.id, 'Is the lamp lit?');
 		const queued = await ask(h, second.id, 'Is the lamp lit?');
-		await waitFor(() => model?.calls, {until: calls => calls === 1, what: 'the completion call'});
-		await waitFor(() => h?.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, {until: count => count === 1, what: 'the second job queued'});
+		await waitFor(() => model.calls, {until: calls => calls === 1, what: 'the completion call'});
+		await waitFor(() => h.events.filter(event => event.type === 'accepted' && event.chatId === second.id && event.handling === 'queued').length, {until: count => count === 1, what: 'the second job queued'});
 		const result = await h.receiver.close(50);
 		expect(result.cutOff).toBe(2);
 		for (const {assistantMessageId} of [running, queued]) {

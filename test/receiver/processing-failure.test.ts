@@ -3,16 +3,14 @@ import {apologyText} from '../../source/receiver/answer/answer-text.js';
 import {defined} from '../support/defined.js';
 import {waitFor} from '../support/wait.js';
 import {chosenEvent, sendSigned} from './helpers.js';
-import {answered, ask, closedAfterEach, stagesOf, type Harness} from './processing-support.js';
+import {answered, ask, closedAfterEach, stagesOf} from './processing-support.js';
 
 describe('the failure path', () => {
 	const {harness, startModel} = closedAfterEach();
-	let h: Harness | undefined;
-	let model: Awaited<ReturnType<typeof startModel>> | undefined;
 
 	it('completion fails: no log is left open (log 1 COMPLETED, log 2 FAILED) and the apology is written', async () => {
-		model = await startModel({status: 500});
-		h = await harness({llmUrl: model.url});
+		const model = await startModel({status: 500});
+		const h = await harness({llmUrl: model.url});
 		const chat = await h.user.createChat({title: 'Broken model', assistantId: h.platform.assistantId});
 		const {assistantMessageId} = await ask(h, chat.id, 'Will this work?');
 		const message = await answered(h, chat.id);
@@ -29,14 +27,14 @@ describe('the failure path', () => {
 	});
 
 	it('sets every open log FAILED when the failure comes while both could be open (search fails)', async () => {
-		h = await harness();
+		const h = await harness();
 		const chat = await h.user.createChat({title: 'Empty question', assistantId: h.platform.assistantId});
 		// A chosen event with an empty user text: the platform refuses the search (400), a final error.
 		const {assistantMessageId} = await ask(h, chat.id, 'placeholder');
 		await answered(h, chat.id);
 		const event = chosenEvent({chatId: chat.id, text: '', assistantMessageId, userId: h.platform.userId, companyId: h.platform.companyId});
 		await sendSigned(`${defined(h.receiver.url)}/webhook`, event, h.platform.endpointSecret);
-		await waitFor(() => stagesOf(defined(h).events, chat.id).filter(stage => stage.stage === 'failed').length, {until: count => count === 1, what: 'the failure'});
+		await waitFor(() => stagesOf(h.events, chat.id).filter(stage => stage.stage === 'failed').length, {until: count => count === 1, what: 'the failure'});
 		const logs = h.platform.messageLogs(assistantMessageId);
 		expect(logs.slice(2).map(log => [log.order, log.status, log.text])).toEqual([[1, 'FAILED', 'Searching the knowledge base…']]);
 		expect(h.platform.message(assistantMessageId)).toMatchObject({text: apologyText});
