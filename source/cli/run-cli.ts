@@ -78,7 +78,17 @@ async function tokenMistake(io: CliIo, json: boolean, problem: TokenProblem, nam
 	return refuse(io, json, code, message, hint);
 }
 
-async function printVersion(io: CliIo): Promise<number> {
+/**
+ * `--version` / `-v`: the version on stdout. With --json it is the `version` command's run, so
+ * its records are those of `platform-tui version --json` (the `version` line, then `result`).
+ */
+async function printVersion(registry: Registry, io: CliIo, json: boolean, flags: Record<string, unknown>): Promise<number> {
+	const found = json ? findCommand(registry, ['version']) : undefined;
+	if (found?.kind === 'command') {
+		const loaded = await loadCommand(found.entry, io, json);
+		return loaded ? runCommand(loaded, {io, input: {argv: [], flags: {...flags, version: false}}, json, commandHint: 'Run \'platform-tui version --help\' for usage.'}) : exitCodes.failure;
+	}
+
 	const {version} = await import('../version.js');
 	io.stdout.write(`${version}\n`);
 	return exitCodes.ok;
@@ -185,7 +195,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 		}
 
 		if (strict.flags.version === true) {
-			return printVersion(io);
+			return printVersion(registry, io, json, strict.flags);
 		}
 
 		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
@@ -211,7 +221,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 	}
 
 	if (parsed.flags.version === true) {
-		return printVersion(io);
+		return printVersion(registry, io, parsedJson, parsed.flags);
 	}
 
 	return runCommand(loaded, {io, input: {argv: parsed.positionals, flags: parsed.flags}, json: parsedJson, commandHint});
