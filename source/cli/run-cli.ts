@@ -6,22 +6,19 @@
  * Only argv reading and help load up front; the deps, validators (zod) and error wording load
  * when a command runs, so `--version` and `--help` stay fast.
  */
-import {isAbortError} from '../errors.js';
 import {findCommand} from './argv.js';
 import {globalFlags, sharedFlags} from './flags.js';
-import {createPlainOutput, guardOutput, readerGoneReason, type RunOutput} from './output.js';
+import {createPlainOutput, guardOutput, type RunOutput} from './output.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {Registry, RegistryEntry} from './registry.js';
+import {cancelledText, exitCodeFor, exitCodes, RunStoppedError, stoppedCodes} from './stopped.js';
 import {tokenize, type TokenProblem} from './tokenize.js';
 import type {AnyCommand, CommandContext, LoadedCommand} from './types.js';
 import type {Deps} from './deps.js';
 
+export {exitCodeFor, exitCodes} from './stopped.js';
+
 export type CliIo = Pick<CommandContext, 'stdin' | 'stdout' | 'stderr' | 'env' | 'signal'>;
-
-export const exitCodes = {ok: 0, failure: 1, interrupted: 130, readerGone: 141, terminated: 143} as const;
-
-/** The codes of a run stopped from outside: Ctrl+C, the reader gone, SIGTERM. */
-const stoppedCodes = new Set<number>([exitCodes.interrupted, exitCodes.readerGone, exitCodes.terminated]);
 
 const usageHint = 'Run \'platform-tui --help\' for usage.';
 
@@ -78,7 +75,17 @@ async function tokenMistake(io: CliIo, json: boolean, problem: TokenProblem, nam
 	return refuse(io, json, code, message, hint);
 }
 
-async function printVersion(io: CliIo): Promise<number> {
+/**
+ * `--version` / `-v`: the version on stdout. With --json it is the `version` command's run, so
+ * its records are those of `platform-tui version --json` (the `version` line, then `result`).
+ */
+async function printVersion(registry: Registry, io: CliIo, json: boolean, flags: Record<string, unknown>): Promise<number> {
+	const found = json ? findCommand(registry, ['version']) : undefined;
+	if (found?.kind === 'command') {
+		const loaded = await loadCommand(found.entry, io, json);
+		return loaded ? runCommand(loaded, {io, input: {argv: [], flags: {...flags, version: false}}, json, commandHint: 'Run \'platform-tui version --help\' for usage.'}) : exitCodes.failure;
+	}
+
 	const {version} = await import('../version.js');
 	io.stdout.write(`${version}\n`);
 	return exitCodes.ok;
@@ -140,16 +147,6 @@ async function help(registry: Registry, words: string[], io: CliIo, json: boolea
 	return printHelp(io, json, found.entry.words.join(' '), commandHelp(loaded, io.stdout.columns));
 }
 
-/** The exit code for an error that ended a command. */
-export function exitCodeFor(error: unknown, signal: AbortSignal): number {
-	if (isAbortError(error) || signal.aborted) {
-		return signal.reason === 'SIGTERM' ? exitCodes.terminated : (signal.reason === readerGoneReason ? exitCodes.readerGone : exitCodes.interrupted);
-	}
-
-	const code = (error as {exitCode?: unknown} | undefined)?.exitCode;
-	return typeof code === 'number' ? code : exitCodes.failure;
-}
-
 /**
  * Runs one command line, naming a command of `registry` (commands/registry.ts). A reader of stdout or stderr that goes away stops the run quietly with
  * 141 (output.ts); a run cancelled first keeps its 130 or 143.
@@ -185,7 +182,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 		}
 
 		if (strict.flags.version === true) {
-			return printVersion(io);
+			return printVersion(registry, io, json, strict.flags);
 		}
 
 		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
@@ -211,7 +208,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 	}
 
 	if (parsed.flags.version === true) {
-		return printVersion(io);
+		return printVersion(registry, io, parsedJson, parsed.flags);
 	}
 
 	return runCommand(loaded, {io, input: {argv: parsed.positionals, flags: parsed.flags}, json: parsedJson, commandHint});
@@ -250,7 +247,7 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		// A command that stopped on the signal says 130; the signal's reason tells which stop it was.
 		const code = stoppedCodes.has(returned) && io.signal.aborted ? exitCodeFor(undefined, io.signal) : returned;
 		if (stoppedCodes.has(code)) {
-			output.error(cancelledText(code));
+			output.error({...cancelledText(code), ...profile()});
 		} else {
 			output.result(command, code, profile());
 		}
@@ -259,10 +256,12 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 	} catch (error) {
 		const code = exitCodeFor(error, io.signal);
 		if (stoppedCodes.has(code)) {
-			output.error(cancelledText(code));
+			// A command that knew its chat when it stopped names it, as a failed upload does (stopped.ts).
+			const stop = error instanceof RunStoppedError ? error.stop : undefined;
+			output.error({...cancelledText(code, stop), ...profile()});
 			// A reader that went away is answered by silence, as `git log | head` does.
 			if (code !== exitCodes.readerGone) {
-				io.stderr.write('Cancelled.\n');
+				io.stderr.write(`${stop?.sentence ?? 'Cancelled.'}\n`);
 			}
 
 			return code;
@@ -280,10 +279,4 @@ async function runCommand(loaded: LoadedCommand, {io, input, json, commandHint}:
 		io.stderr.write(usage ? `${body}\n${commandHint}\n` : `Error: ${body}\n`);
 		return code;
 	}
-}
-
-const stoppedBy = new Map<number, string>([[exitCodes.terminated, 'Stopped by SIGTERM.'], [exitCodes.readerGone, 'Stopped: the reader of the output went away.']]);
-
-function cancelledText(code: number): {code: string; message: string; next: string} {
-	return {code: 'cancelled', message: stoppedBy.get(code) ?? 'Cancelled by Ctrl+C.', next: 'Run the command again; work already finished is kept.'};
 }

@@ -10,6 +10,7 @@ import type {Deps} from '../cli/deps.js';
 import {configuredTarget} from './platform-target.js';
 import type {Command} from '../cli/types.js';
 import {readFlags} from '../cli/flag-values.js';
+import {RunStoppedError} from '../cli/stopped.js';
 import {UsageError} from '../cli/validators.js';
 import {replyFlags} from './reply-flags.js';
 import {withReactBuild} from '../ui/react-build.js';
@@ -54,9 +55,14 @@ async function askOnce(deps: Deps, conversation: ConversationOptions, prompt: st
 			throw error;
 		}
 
-		output.print({type: 'cancelled', chatId: conversation.chatId}, reply.shown === '' ? undefined : '\n');
-		context.stderr.write(`Stopped waiting; the reply keeps arriving in chat ${conversation.chatId} on the platform.\n`);
-		return context.signal.reason === 'SIGTERM' ? 143 : 130;
+		const {chatId} = conversation;
+		output.print({type: 'cancelled', chatId}, reply.shown === '' ? undefined : '\n');
+		// The dispatcher ends the run: the `error` line names the chat, stderr gets the sentence.
+		throw new RunStoppedError({
+			sentence: `Stopped waiting; the reply keeps arriving in chat ${chatId} on the platform.`,
+			chatId,
+			next: `The reply keeps arriving in chat ${chatId}; ask another question there with: platform-tui chat ${chatId} "…"`,
+		});
 	}
 }
 

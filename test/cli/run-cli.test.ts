@@ -43,6 +43,17 @@ describe('runCli: help', () => {
 		expect(result.code).toBe(0);
 		expect(result.stdout).toMatch(/^\d+\.\d+\.\d+/);
 	});
+
+	it('--version and -v with --json print the records of version --json', async () => {
+		const records = await run(['--json', 'version']);
+		expect(records.stdout).toMatch(/^\{"type":"version",.*\n\{"type":"result","command":"version","exitCode":0,/);
+		for (const argv of [['--json', '--version'], ['--json', '-v'], ['-v', '--json'], ['upload', '--version', '--json']]) {
+			const result = await run(argv);
+			expect(result.code, argv.join(' ')).toBe(0);
+			expect(result.stdout, argv.join(' ')).toBe(records.stdout);
+			expect(result.stderr, argv.join(' ')).toBe('');
+		}
+	});
 });
 
 describe('runCli: unknown words and flags', () => {

@@ -197,8 +197,15 @@ function expectCleanStop({trigger, code, stdout, stderr, missed}: Outcome): void
 	expect(stderr, name).toMatch(trigger.local ? /Cancelled; in-flight requests were aborted\.\n$/ : /Cancelled; in-flight requests were aborted\. Chat chat_\w+ keeps every file sent so far; continue with: platform-tui upload .+ --chat chat_\w+/);
 	if (trigger.json) {
 		const lines = stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
-		expect(lines.at(-2), name).toMatchObject(trigger.local ? {type: 'cancelled'} : {type: 'cancelled', resume: expect.stringMatching(/^platform-tui upload .+ --chat chat_\w+$/) as unknown});
-		expect(lines.at(-1), name).toMatchObject({type: 'error', code: 'cancelled'});
+		const cancelled = lines.at(-2) ?? {};
+		expect(cancelled, name).toMatchObject(trigger.local ? {type: 'cancelled'} : {type: 'cancelled', resume: expect.stringMatching(/^platform-tui upload .+ --chat chat_\w+$/) as unknown});
+		expect(lines.at(-1), name).toMatchObject({type: 'error', code: 'cancelled', message: trigger.signal === 'SIGTERM' ? 'Stopped by SIGTERM.' : 'Cancelled by Ctrl+C.'});
+		// The error line names the chat and how to continue it, as the cancelled line does.
+		expect(lines.at(-1)?.chatId, name).toBe(cancelled.chatId);
+		expect(lines.at(-1)?.resume, name).toBe(cancelled.resume);
+		if (!trigger.local) {
+			expect(lines.at(-1)?.next, name).toBe(`Chat ${String(cancelled.chatId)} keeps every file sent so far; continue with: ${String(cancelled.resume)}`);
+		}
 	}
 }
 

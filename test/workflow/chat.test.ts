@@ -12,7 +12,8 @@ import {defined} from '../support/defined.js';
 import {clientFor, platformEnv, startPlatform} from '../support/platform.js';
 import {runInPty} from '../support/pty.js';
 import {startRecordingServer, type RecordingServer} from '../support/recording-server.js';
-import {runCommand} from '../support/run-command.js';
+import {runCliInProcess, savedProfileEnv} from '../support/run-cli.js';
+import {memoryStream, runCommand} from '../support/run-command.js';
 import {waitFor} from '../support/wait.js';
 import {makeFolder} from './helpers.js';
 
@@ -169,12 +170,38 @@ describe('platform-tui chat', () => {
 
 		it('one-shot: Ctrl+C (SIGINT) stops waiting with exit 130 and says so', async () => {
 			const controller = new AbortController();
-			const running = runCommand(chat, {argv: [chatId, 'Hello?'], flags: {pollInterval: '0.02'}, env: platformEnv(platform), signal: controller.signal});
+			const running = runCliInProcess(['chat', chatId, 'Hello?', '--poll-interval', '0.02'], {env: platformEnv(platform), signal: controller.signal});
 			await waitFor(() => platform.requests.some(record => record.path === '/space/message' && (record.body as {text?: string}).text === 'Hello?'));
 			controller.abort('SIGINT');
 			const result = await running;
 			expect(result.code).toBe(130);
-			expect(result.stderr).toContain(`Stopped waiting; the reply keeps arriving in chat ${chatId} on the platform.`);
+			expect(result.stderr).toBe(`Stopped waiting; the reply keeps arriving in chat ${chatId} on the platform.\n`);
+		});
+
+		it.each([['SIGINT', 130, 'Cancelled by Ctrl+C.'], ['SIGTERM', 143, 'Stopped by SIGTERM.']] as const)('one-shot --json stopped by %s once its question is sent: the error line names the chat and the profile', async (signal, code, message) => {
+			const controller = new AbortController();
+			const stdout = memoryStream();
+			// Stopped once the run says the question was sent (its message-sent line).
+			stdout.on('data', (chunk: Buffer) => {
+				if (chunk.toString('utf8').includes('"type":"message-sent"')) {
+					controller.abort(signal);
+				}
+			});
+			const result = await runCliInProcess(['chat', chatId, 'Still there?', '--poll-interval', '0.02', '--json'], {env: platformEnv(platform, await savedProfileEnv('loc', platform.baseUrl)), signal: controller.signal, stdout});
+			expect(result.code, result.stderr).toBe(code);
+			const lines = result.stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+			expect(lines.at(-2)).toEqual({type: 'cancelled', chatId});
+			expect(lines.at(-1)).toEqual({
+				type: 'error',
+				code: 'cancelled',
+				message,
+				next: `The reply keeps arriving in chat ${chatId}; ask another question there with: platform-tui chat ${chatId} "…"`,
+				chatId,
+				profile: 'loc',
+				chatIds: [chatId],
+				contentIds: [],
+				eventIds: [],
+			});
 		});
 	});
 });

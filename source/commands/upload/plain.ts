@@ -4,6 +4,7 @@ import type {UploadEvent} from '../../workflow/events.js';
 import {runUpload, type UploadOptions} from '../../workflow/run-upload.js';
 import type {Deps} from '../../cli/deps.js';
 import {resumeAdvice} from '../../cli/messages/resume.js';
+import {RunStoppedError} from '../../cli/stopped.js';
 import {UploadStoppedError} from '../../workflow/errors.js';
 import {localBanner, type Target} from '../platform-target.js';
 
@@ -65,10 +66,11 @@ export async function runPlain(deps: Deps, options: UploadOptions, {note, resume
 		return 0;
 	} catch (error) {
 		if (error instanceof CancelledError || isAbortError(error)) {
-			output.print({type: 'cancelled', ...(chatId === undefined ? {} : {chatId}), ...(chatId === undefined || !resumeFor ? {} : {resume: resumeFor(chatId)})});
-
-			context.stderr.write(`Cancelled; in-flight requests were aborted.${chatId === undefined || !resumeFor ? '' : ` ${resumeAdvice(chatId, resumeFor(chatId))}`}\n`);
-			return context.signal.aborted && context.signal.reason === 'SIGTERM' ? 143 : 130;
+			const resume = chatId === undefined ? undefined : resumeFor?.(chatId);
+			const stop = {...(chatId === undefined ? {} : {chatId}), ...(resume === undefined ? {} : {resume})};
+			output.print({type: 'cancelled', ...stop});
+			// The dispatcher ends the run: the `error` line names the chat and the resume, stderr gets the sentence.
+			throw new RunStoppedError({sentence: `Cancelled; in-flight requests were aborted.${chatId === undefined || resume === undefined ? '' : ` ${resumeAdvice(chatId, resume)}`}`, ...stop});
 		}
 
 		throw chatId === undefined || !resumeFor ? error : new UploadStoppedError(error, chatId, resumeFor(chatId));
