@@ -110,14 +110,31 @@ function missing(data: {missing: SettingName[]; command: string}): Message {
 	return {message: `${data.command} needs ${count} not set (${data.missing.join(', ')}):\n${lines.join('\n')}`};
 }
 
+/**
+ * What a setting that can hold an unusable value (settingProblem) should hold instead: the kind of
+ * value, shown with the setting's example, and what it means. Each such setting has its own, so the
+ * advice on a bad key age is never the base URL's.
+ */
+export const settingAdvice: Partial<Record<SettingName, {kind: string; meaning: string}>> = {
+	baseUrl: {kind: 'an address', meaning: 'the platform\'s address'},
+	keyMaxAge: {kind: 'a duration', meaning: 'the age at which the API key is due for rotation'},
+};
+
 function invalid(data: SettingInvalidData): Message {
+	const spec = settingSpecs[data.name];
+	const flag = data.flag ?? spec.flag;
 	const what = data.source === 'env'
 		? data.env
-		: data.source === 'flag' && data.flag ? `--${data.flag}` : `The stored ${data.name}`;
-	const fix = data.source === 'stored' ? `store a good one with \`${howToStore(data.name)}\`` : `set ${data.source === 'env' ? data.env : `--${data.flag ?? data.name}`} to the platform's address`;
+		: data.source === 'flag' && flag ? `--${flag}` : `The stored ${data.name}`;
+	const advice = settingAdvice[data.name];
+	const store = spec.secret || spec.example === undefined ? howToStore(data.name) : `platform-tui config set ${data.name} ${spec.example}`;
+	const fix = data.source === 'stored' || data.source === 'default'
+		? `store a good one with \`${store}\``
+		: `set ${data.source === 'env' ? data.env : `--${flag ?? data.name}`} to ${advice?.meaning ?? data.expected}`;
+	const use = advice === undefined ? '' : `Use ${advice.kind}${spec.example === undefined ? '' : ` such as ${spec.example}`}: `;
 	return {
 		message: `${what} is not ${data.expected}: ${JSON.stringify(data.value)}.`,
-		next: `Use an address such as https://api.example.com/public: ${fix}.`,
+		next: use === '' ? `${fix[0]?.toUpperCase() ?? ''}${fix.slice(1)}.` : `${use}${fix}.`,
 	};
 }
 
