@@ -4,7 +4,7 @@
  * so tests swap the context and run commands in-process.
  */
 import {apiKeySupplier, requireSettings, resolveConfig, type ResolvedConfig, type Settings} from '../config/resolve.js';
-import {defaultProfile} from '../config/profiles.js';
+import {defaultProfile, isProfileName} from '../config/profiles.js';
 import type {SettingName} from '../config/settings.js';
 import {ConfigStore, type StoredConfig} from '../config/store.js';
 import {clientRetryBase} from '../config/test-timers.js';
@@ -159,7 +159,8 @@ export function createDeps(context: CommandContext, overrides: {clock?: Clock; o
 				return {};
 			}
 
-			return name === defaultProfile ? {} : {profile: name};
+			// Nor does a PLATFORM_PROFILE that no profile can be called (refused as profile-invalid).
+			return name === defaultProfile || !isProfileName(name) ? {} : {profile: name};
 		},
 		stored,
 		resolved,

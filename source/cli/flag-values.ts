@@ -3,11 +3,11 @@
  * declaration's environment variable, else its default; checked against the declaration's range
  * with the shared validators (validators.ts), so a bad value names the rule and a value that passes.
  */
-import {pickValue} from '../config/precedence.js';
+import {pickValue, type Picked} from '../config/precedence.js';
 import type {CommandInput} from '../context.js';
 import {flagRule} from './flag-rule.js';
 import type {FlagRange, FlagSpec} from './flag-spec.js';
-import {badFlag, booleanFlag, choiceFlag, durationFlag, intFlag, secondsFlag, stringFlag, stringListFlag, urlFlag} from './validators.js';
+import {badEnvValue, badFlag, booleanFlag, FlagValueError, choiceFlag, durationFlag, intFlag, secondsFlag, stringFlag, stringListFlag, urlFlag} from './validators.js';
 
 type Ranged<Kind extends string> = {range: {kind: Kind}};
 
@@ -25,8 +25,8 @@ type Absent<S extends FlagSpec> = S extends {default: unknown} | {type: 'boolean
 export type FlagValues<F extends Record<string, FlagSpec>> = {[K in keyof F]: Value<F[K]> | Absent<F[K]>};
 
 /** The flag's raw value, else its environment variable's, else its default: the one rule (config/precedence.ts). */
-function rawValue(spec: FlagSpec, name: string, input: Pick<CommandInput, 'flags' | 'env'>): unknown {
-	return pickValue({flag: input.flags[name], env: spec.env === undefined ? undefined : input.env[spec.env], default: spec.default})?.value;
+function rawValue(spec: FlagSpec, name: string, input: Pick<CommandInput, 'flags' | 'env'>): Picked<FlagSpec['default']> | undefined {
+	return pickValue({flag: input.flags[name], env: spec.env === undefined ? undefined : input.env[spec.env], default: spec.default});
 }
 
 function numberIn(raw: unknown, name: string, range: FlagRange & {kind: 'number'}): number {
@@ -48,9 +48,25 @@ function aNumber(raw: unknown, name: string): number {
 	return value;
 }
 
-/** One flag's value, checked against its declared range. */
+/**
+ * One flag's value, checked against its declared range. A refused value is named where it came
+ * from: the flag when typed, its environment variable when that gave it.
+ */
 export function readFlag(spec: FlagSpec, name: string, input: Pick<CommandInput, 'flags' | 'env'>): unknown {
-	const raw = rawValue(spec, name, input);
+	const picked = rawValue(spec, name, input);
+	try {
+		return checked(spec, name, picked?.value);
+	} catch (error) {
+		if (picked?.source === 'env' && spec.env !== undefined && error instanceof FlagValueError && error.flag === name) {
+			throw badEnvValue(spec.env, error.bad);
+		}
+
+		throw error;
+	}
+}
+
+/** A value of the flag (from wherever it came) checked against the flag's declared range. */
+function checked(spec: FlagSpec, name: string, raw: unknown): unknown {
 	const one = {[name]: raw};
 	if (spec.type === 'boolean') {
 		return booleanFlag(one, name);

@@ -25,13 +25,38 @@ function shown(value: unknown): string {
 	return typeof value === 'number' && Number.isNaN(value) ? '"NaN"' : JSON.stringify(String(value));
 }
 
+/** What a refused value was, for its sentence: the rule, a value that passes, what was given. */
+export type BadValue = {expected: string; value: unknown; example?: string | number};
+
+/**
+ * A flag's value outside its rule. It keeps the parts of its sentence, so the one reader of flags
+ * with environment variables (flag-values.ts) can name the variable when the value came from it.
+ */
+export class FlagValueError extends UsageError {
+	override name = 'FlagValueError';
+	readonly flag: string;
+	readonly bad: BadValue;
+
+	constructor(flag: string, bad: BadValue) {
+		const passing = bad.example === undefined ? '' : `, e.g. --${kebab(flag)} ${String(bad.example)}`;
+		super('flag-invalid', `--${kebab(flag)} must be ${bad.expected}${passing}; got ${shown(bad.value)}.`);
+		this.flag = flag;
+		this.bad = bad;
+	}
+}
+
+/** The same refusal for a value the flag's environment variable gave: `PLATFORM_REDIS_URL must be …, e.g. PLATFORM_REDIS_URL=…; got "http://x".` */
+export function badEnvValue(env: string, bad: BadValue): UsageError {
+	const passing = bad.example === undefined ? '' : `, e.g. ${env}=${String(bad.example)}`;
+	return new UsageError('flag-invalid', `${env} must be ${bad.expected}${passing}; got ${shown(bad.value)}.`);
+}
+
 /**
  * Throws the one-style sentence for a bad flag value: the rule, a value that passes, what was given.
  * `--concurrency must be a whole number from 1 to 64, e.g. --concurrency 4; got "abc".`
  */
 export function badFlag(name: string, expected: string, value: unknown, example?: string | number): never {
-	const passing = example === undefined ? '' : `, e.g. --${kebab(name)} ${String(example)}`;
-	throw new UsageError('flag-invalid', `--${kebab(name)} must be ${expected}${passing}; got ${shown(value)}.`);
+	throw new FlagValueError(name, example === undefined ? {expected, value} : {expected, value, example});
 }
 
 /** A value in [min, max] to show as passing: the default when it is in range, else the low end. */

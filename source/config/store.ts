@@ -91,7 +91,16 @@ export class ConfigStore {
 
 	/** The profile this store reads and writes, and where its name came from (decided once, on the first read). */
 	selection(file?: Record<string, unknown>): ProfileSelection {
-		this.chosen ??= selectProfile({flag: this.flagProfile, env: this.env, file: file ?? this.file()});
+		if (this.chosen === undefined) {
+			const chosen = selectProfile({flag: this.flagProfile, env: this.env, file: file ?? this.file()});
+			// A name asked for that no profile can have is refused as such (as --profile's is), not looked up.
+			if (chosen.source === 'flag' || chosen.source === 'env') {
+				checkName(chosen);
+			}
+
+			this.chosen = chosen;
+		}
+
 		return this.chosen;
 	}
 

@@ -33,7 +33,12 @@ describe('readFlags', () => {
 	it('refuses a value outside the range with the declared rule and a value that passes', () => {
 		expect(() => readFlags(declared, {flags: {port: '70000'}, env: {}})).toThrow('--port must be a whole number from 0 to 65535, e.g. --port 8080; got "70000".');
 		expect(() => readFlags(declared, {flags: {wait: '0'}, env: {}})).toThrow('--wait must be a number of seconds above 0 up to 60, e.g. --wait 5; got "0".');
-		expect(() => readFlags(declared, {flags: {}, env: {TEST_LEVEL: 'mid'}})).toThrow(`--level must be ${flagRule({kind: 'choice', choices: ['low', 'high']})}, e.g. --level low; got "mid".`);
+		expect(() => readFlags(declared, {flags: {level: 'mid'}, env: {}})).toThrow(`--level must be ${flagRule({kind: 'choice', choices: ['low', 'high']})}, e.g. --level low; got "mid".`);
+	});
+
+	it('names the environment variable, not the flag, when the variable gave the value', () => {
+		expect(() => readFlags(declared, {flags: {}, env: {TEST_LEVEL: 'mid'}})).toThrow(`TEST_LEVEL must be ${flagRule({kind: 'choice', choices: ['low', 'high']})}, e.g. TEST_LEVEL=low; got "mid".`);
+		expect(() => readFlags(declared, {flags: {level: 'mid'}, env: {TEST_LEVEL: 'high'}})).toThrow('--level must be');
 	});
 });
 
@@ -57,7 +62,8 @@ describe('environment variables come from the declarations', () => {
 	it('--redis and --data-dir read PLATFORM_REDIS_URL and PLATFORM_TUI_DATA_DIR, the flag first', () => {
 		expect(parseStore({}, {PLATFORM_REDIS_URL: 'redis://127.0.0.1:6390', PLATFORM_TUI_DATA_DIR: '/tmp/x'})).toEqual({redisUrl: 'redis://127.0.0.1:6390', dataDir: '/tmp/x'});
 		expect(parseStore({redis: 'redis://127.0.0.1:6391'}, {PLATFORM_REDIS_URL: 'redis://127.0.0.1:6390'})).toEqual({redisUrl: 'redis://127.0.0.1:6391'});
-		expect(() => parseStore({}, {PLATFORM_REDIS_URL: 'http://127.0.0.1'})).toThrow('--redis must be a URL starting with redis:// or rediss://');
+		expect(() => parseStore({}, {PLATFORM_REDIS_URL: 'http://127.0.0.1'})).toThrow('PLATFORM_REDIS_URL must be a URL starting with redis:// or rediss://');
+		expect(() => parseStore({redis: 'http://127.0.0.1'}, {})).toThrow('--redis must be a URL starting with redis:// or rediss://');
 		expect(storeFlags.redis.env).toBe('PLATFORM_REDIS_URL');
 	});
 

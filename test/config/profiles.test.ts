@@ -179,6 +179,39 @@ describe('config use and config profiles', () => {
 	});
 });
 
+describe('a PLATFORM_PROFILE that cannot name a profile', () => {
+	it('is refused as an invalid name (as --profile is), naming PLATFORM_PROFILE, never advised to be created', async () => {
+		const {env} = await twoProfiles();
+		const badEnv = {...env, PLATFORM_PROFILE: 'bad name'};
+		const plain = await runCliInProcess(['keys', 'show'], {env: badEnv});
+		expect(plain.code).toBe(1);
+		expect(plain.stderr).toBe('Error: "bad name" (from PLATFORM_PROFILE) cannot name a profile: it must be a profile name: a letter or digit, then letters, digits, ".", "_" or "-" (64 at most). Set PLATFORM_PROFILE to a profile\'s name, e.g. PLATFORM_PROFILE=staging, or unset it.\n');
+		const json = await runCliInProcess(['keys', 'show', '--json'], {env: badEnv});
+		expect(json.code).toBe(1);
+		const last = lines(json.stdout).at(-1);
+		expect(last).toMatchObject({type: 'error', code: 'profile-invalid'});
+		// The error line names no profile: there is none by that name.
+		expect(last).not.toHaveProperty('profile');
+		expect(json.stderr).not.toContain('config set --profile');
+		// Refused before it is looked up, by every command that reads the file, listing the profiles included.
+		const listed = await runCliInProcess(['config', 'profiles'], {env: badEnv});
+		expect(listed.code).toBe(1);
+		expect(listed.stderr).toContain('(from PLATFORM_PROFILE) cannot name a profile');
+	});
+
+	it('a chosen profile the file lacks is offered to be created only when its name can be one', async () => {
+		const {env, file} = await twoProfiles();
+		const written = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+		writeFileSync(file, JSON.stringify({...written, activeProfile: 'bad name'}), {mode: 0o600});
+		const run = await runCliInProcess(['keys', 'show'], {env});
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain('No profile "bad name" (from the config file\'s activeProfile)');
+		expect(run.stderr).not.toContain('config set --profile');
+		const good = await runCliInProcess(['keys', 'show'], {env: {...env, PLATFORM_PROFILE: 'prod'}});
+		expect(good.stderr).toContain('`platform-tui config set --profile prod baseUrl <url>`');
+	});
+});
+
 describe('a damaged config file', () => {
 	it('is refused as before, naming the profile being read', async () => {
 		const {env, file} = configDir();

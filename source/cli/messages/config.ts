@@ -3,7 +3,7 @@
  * file or setting, and what to do next.
  */
 import type {ConfigAccessData, ConfigDamagedData, ConfigLockedData, ProfileUnknownData, SettingInvalidData} from '../../config/errors.js';
-import {defaultProfile, profileEnv} from '../../config/profiles.js';
+import {defaultProfile, isProfileName, profileEnv} from '../../config/profiles.js';
 import {settingSpecs, type SettingName} from '../../config/settings.js';
 import {formatSeconds} from '../../format/duration.js';
 import {closest} from '../suggest.js';
@@ -38,15 +38,23 @@ const profileSources: Record<ProfileUnknownData['source'], string> = {
 function unknownProfile(data: ProfileUnknownData): Message {
 	const suggestion = closest(data.profile, data.known);
 	const mean = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
-	const create = data.source === 'argument' ? '' : `, or create it by storing a setting in it: \`platform-tui config set --profile ${data.profile} baseUrl <url>\``;
+	// Only a name a profile can have is worth creating.
+	const create = data.source === 'argument' || !isProfileName(data.profile) ? '' : `, or create it by storing a setting in it: \`platform-tui config set --profile ${data.profile} baseUrl <url>\``;
 	return {
 		message: `No profile "${data.profile}" (from ${profileSources[data.source]}) in the config file ${data.file}; its profiles are ${data.known.join(', ')}.${mean}`,
 		next: `Run 'platform-tui config profiles' to list them${create}.`,
 	};
 }
 
+const renameProfile: Record<ProfileUnknownData['source'], string> = {
+	flag: 'Choose another name, e.g. --profile staging.',
+	env: `Set ${profileEnv} to a profile's name, e.g. ${profileEnv}=staging, or unset it.`,
+	stored: 'Choose the profile to use with `platform-tui config use NAME` (`platform-tui config profiles` lists them).',
+	argument: 'Choose another name, e.g. staging.',
+};
+
 function invalidProfile(data: {profile: string; source: ProfileUnknownData['source']; rule: string}): Message {
-	return {message: `${JSON.stringify(data.profile)} (from ${profileSources[data.source]}) cannot name a profile: it must be ${data.rule}.`, next: `Choose another name, e.g. --profile staging.`};
+	return {message: `${JSON.stringify(data.profile)} (from ${profileSources[data.source]}) cannot name a profile: it must be ${data.rule}.`, next: renameProfile[data.source]};
 }
 
 const repair = 'or start a fresh file with `platform-tui keys set --force` (it keeps the damaged file as a .bak copy beside it)';
@@ -110,14 +118,31 @@ function missing(data: {missing: SettingName[]; command: string}): Message {
 	return {message: `${data.command} needs ${count} not set (${data.missing.join(', ')}):\n${lines.join('\n')}`};
 }
 
+/**
+ * What a setting that can hold an unusable value (settingProblem) should hold instead: the kind of
+ * value, shown with the setting's example, and what it means. Each such setting has its own, so the
+ * advice on a bad key age is never the base URL's.
+ */
+export const settingAdvice: Partial<Record<SettingName, {kind: string; meaning: string}>> = {
+	baseUrl: {kind: 'an address', meaning: 'the platform\'s address'},
+	keyMaxAge: {kind: 'a duration', meaning: 'the age at which the API key is due for rotation'},
+};
+
 function invalid(data: SettingInvalidData): Message {
+	const spec = settingSpecs[data.name];
+	const flag = data.flag ?? spec.flag;
 	const what = data.source === 'env'
 		? data.env
-		: data.source === 'flag' && data.flag ? `--${data.flag}` : `The stored ${data.name}`;
-	const fix = data.source === 'stored' ? `store a good one with \`${howToStore(data.name)}\`` : `set ${data.source === 'env' ? data.env : `--${data.flag ?? data.name}`} to the platform's address`;
+		: data.source === 'flag' && flag ? `--${flag}` : `The stored ${data.name}`;
+	const advice = settingAdvice[data.name];
+	const store = spec.secret || spec.example === undefined ? howToStore(data.name) : `platform-tui config set ${data.name} ${spec.example}`;
+	const fix = data.source === 'stored' || data.source === 'default'
+		? `store a good one with \`${store}\``
+		: `set ${data.source === 'env' ? data.env : `--${flag ?? data.name}`} to ${advice?.meaning ?? data.expected}`;
+	const use = advice === undefined ? '' : `Use ${advice.kind}${spec.example === undefined ? '' : ` such as ${spec.example}`}: `;
 	return {
 		message: `${what} is not ${data.expected}: ${JSON.stringify(data.value)}.`,
-		next: `Use an address such as https://api.example.com/public: ${fix}.`,
+		next: use === '' ? `${fix[0]?.toUpperCase() ?? ''}${fix.slice(1)}.` : `${use}${fix}.`,
 	};
 }
 

@@ -2,6 +2,7 @@ import {isSettingName, mask, settingNames, settingSpecs, type SettingName} from 
 import {UserError} from '../../errors.js';
 import type {Command} from '../../cli/types.js';
 import {UsageError} from '../../cli/validators.js';
+import {howToStore} from '../../cli/messages/config.js';
 
 export type GetOptions = {name: SettingName};
 
@@ -31,7 +32,7 @@ const command: Command<GetOptions> = {
 		}
 
 		if (!setting) {
-			throw new UserError('setting-not-set', `${name} is not set; set ${settingSpecs[name].env} or store it with \`platform-tui config set ${name} <value>\``);
+			throw new UserError('setting-not-set', `${name} is not set; set ${settingSpecs[name].env} or store it with \`${howToStore(name)}\``);
 		}
 
 		deps.context.stdout.write(`${value}\n`);
