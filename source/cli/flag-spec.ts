@@ -5,6 +5,11 @@
 export type FlagSpec = {
 	type: 'string' | 'boolean' | 'number';
 	shortFlag?: string;
+	/**
+	 * Other long names the flag is also read under, camel-cased like the flag's own (`envFile` for
+	 * `--env-file`). Help, completion's flag lists and docs/flags.md show only the flag's own name.
+	 */
+	aliases?: readonly string[];
 	default?: string | boolean | number;
 	isMultiple?: boolean;
 	/** Shown in the command's --help; a flag without one is hidden. */

@@ -28,12 +28,16 @@ export type Tokens = {
 
 const booleanWords: Record<string, boolean> = {true: true, false: false, yes: true, no: false, 1: true, 0: false};
 
-/** The camel-cased name each `--kebab-name` and `-x` stands for. */
+/** The camel-cased name each `--kebab-name` (an alias's too) and `-x` stands for. */
 function indexSpecs(specs: Record<string, FlagSpec>): {long: Map<string, string>; short: Map<string, string>} {
 	const long = new Map<string, string>();
 	const short = new Map<string, string>();
 	for (const [name, spec] of Object.entries(specs)) {
 		long.set(kebab(name), name);
+		for (const alias of spec.aliases ?? []) {
+			long.set(kebab(alias), name);
+		}
+
 		if (spec.shortFlag) {
 			short.set(spec.shortFlag, name);
 		}
@@ -127,7 +131,8 @@ class ArgvReader {
 		}
 
 		if (!this.options.lenient) {
-			const suggestion = closest(written, [...this.long.keys()]);
+			// The flags' own names only: a suggestion never names an alias.
+			const suggestion = closest(written, Object.keys(this.specs).map(name => kebab(name)));
 			this.note({kind: 'unknown-flag', flag: `--${written}`, ...(suggestion ? {suggestion: `--${suggestion}`} : {})});
 		}
 

@@ -32,9 +32,9 @@ function typedFlag(words: readonly string[], name: string): string | undefined {
 	return undefined;
 }
 
-/** The flags that take a value (`--data-dir DIR`): the word after one is no command word. */
+/** The flags that take a value (`--data-dir DIR`), under their aliases too: the word after one is no command word. */
 function valueFlagNames(flags: Record<string, FlagSpec>): string[] {
-	return Object.entries(flags).filter(([, spec]) => spec.type !== 'boolean').map(([name]) => name);
+	return Object.entries(flags).filter(([, spec]) => spec.type !== 'boolean').flatMap(([name, spec]) => [name, ...spec.aliases ?? []]);
 }
 
 async function commandsForCompletion(registry: Registry): Promise<CompletionCommand[]> {

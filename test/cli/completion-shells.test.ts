@@ -77,6 +77,9 @@ function cases(): Array<[string, string[], string[]]> {
 		[`platform-tui check ${directory} --chat `, [syncedChat], [...ids]],
 		// A flag's value is no command word: after --data-dir come paths, then the ids of that journal.
 		[`platform-tui events show --data-dir ${directory}/docs-f`, [`${directory}/docs-folder`], ['list', 'show']],
+		// A flag is offered by its own name, not its alias; after the alias, too, comes a path.
+		['platform-tui keys rotate --d', ['--dotenv'], ['--env-file']],
+		[`platform-tui keys rotate --env-file ${directory}/docs-f`, [`${directory}/docs-folder`], ['rotate', 'show']],
 	];
 }
 

@@ -9,6 +9,8 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {runCli} from '../../source/cli/run-cli.js';
+import {tokenize} from '../../source/cli/tokenize.js';
+import type {FlagSpec} from '../../source/cli/types.js';
 import {registry} from '../../source/commands/registry.js';
 import {memoryStream, testEnv} from '../support/run-command.js';
 import {runCliInProcess as run} from '../support/run-cli.js';
@@ -104,6 +106,23 @@ describe('arguments that start with "-"', () => {
 		const result = await run(['upload', folder, '--dry-run', '--json', '--', '-what does it cost?']);
 		expect(result.code).toBe(0);
 		expect(planned(result.stdout)).toEqual(['a.md', 'b.tmp']);
+	});
+});
+
+describe('a flag read under an alias', () => {
+	const specs = {dotenv: {type: 'string', aliases: ['envFile'], placeholder: 'PATH', description: 'A file'}} satisfies Record<string, FlagSpec>;
+
+	it('--env-file PATH and --env-file=PATH read as the flag itself', () => {
+		expect(tokenize(['--env-file', 'a.env'], specs)).toMatchObject({positionals: [], flags: {dotenv: 'a.env'}});
+		expect(tokenize(['--env-file=a.env'], specs).flags).toEqual({dotenv: 'a.env'});
+		expect(tokenize(['--env-file'], specs).problem).toEqual({kind: 'missing-value', flag: '--env-file', placeholder: 'PATH'});
+		expect(tokenize(['--dotenvv'], specs).problem).toEqual({kind: 'unknown-flag', flag: '--dotenvv', suggestion: '--dotenv'});
+	});
+
+	it('keys rotate --help names --dotenv, not its alias Node claims', async () => {
+		const result = await run(['keys', 'rotate', '--help']);
+		expect(result.stdout).toContain('--dotenv PATH');
+		expect(result.stdout).not.toContain('--env-file');
 	});
 });
 

@@ -18,9 +18,9 @@ const specs = {
 	output: {type: 'string', shortFlag: 'o', placeholder: 'FILE'},
 } satisfies Record<string, FlagSpec>;
 
-/** A declaration as meow takes it: its type, repeatable, short flag and default. */
+/** A declaration as meow takes it: its type, repeatable, short flag, aliases and default. */
 function meowFlag(spec: FlagSpec): AnyFlag {
-	const short = spec.shortFlag ? {shortFlag: spec.shortFlag} : {};
+	const short = {...(spec.shortFlag ? {shortFlag: spec.shortFlag} : {}), ...(spec.aliases ? {aliases: [...spec.aliases]} : {})};
 	const fallback = spec.env === undefined ? spec.default : undefined;
 	if (spec.type === 'boolean') {
 		return {type: 'boolean', ...short, ...(typeof fallback === 'boolean' ? {default: fallback} : {})};

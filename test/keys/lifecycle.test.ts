@@ -1,7 +1,7 @@
 /**
  * The key lifecycle for unattended use: the key's age (also for a key stored by `keys set`),
  * `keys rotate --if-older-than` both ways with the clock moved forward (the injectable clock, no
- * sleeps), the keyMaxAge warning (stderr only, once per run), `--env-file`, and a new key the
+ * sleeps), the keyMaxAge warning (stderr only, once per run), `--dotenv`, and a new key the
  * platform refuses on the check call.
  */
 import {mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs';
@@ -158,14 +158,14 @@ describe('key lifecycle against the local platform', () => {
 		expect(rotated.stderr).toBe('');
 	});
 
-	it('--env-file: writes the new key, keeps every other line, mode 0600', async () => {
+	it('--dotenv: writes the new key, keeps every other line, mode 0600', async () => {
 		const dir = freshDir();
 		const env = envFor(dir);
 		expect((await runCommand(keysSet, {env, stdin: platform.apiKey})).code).toBe(0);
 		const envFile = join(dir, 'receiver.env');
 		const before = '# receiver settings\nPLATFORM_BASE_URL=http://127.0.0.1:4010\nexport PLATFORM_API_KEY=sk_stale_key_0000\n\nPLATFORM_ENDPOINT_SECRET="whsec_x y"\n';
 		writeFileSync(envFile, before, {mode: 0o644});
-		const result = await runCommand(keysRotate, {flags: {yes: true, envFile}, env});
+		const result = await runCommand(keysRotate, {flags: {yes: true, dotenv: envFile}, env});
 		expect(result.code).toBe(0);
 		expect(result.stderr).toContain(`Wrote PLATFORM_API_KEY=…${platform.apiKey.slice(-4)} into ${envFile} (mode 0600)`);
 		expect(result.stdout).not.toContain(platform.apiKey);
@@ -174,18 +174,18 @@ describe('key lifecycle against the local platform', () => {
 
 		// A missing file is made with the one line.
 		const fresh = join(dir, 'new.env');
-		expect((await runCommand(keysRotate, {flags: {yes: true, envFile: fresh}, env})).code).toBe(0);
+		expect((await runCommand(keysRotate, {flags: {yes: true, dotenv: fresh}, env})).code).toBe(0);
 		expect(readFileSync(fresh, 'utf8')).toBe(`PLATFORM_API_KEY=${platform.apiKey}\n`);
 		expect(statSync(fresh).mode & 0o777).toBe(0o600);
 	});
 
-	it('--env-file: two rotations at once leave the file holding the one key in use', async () => {
+	it('--dotenv: two rotations at once leave the file holding the one key in use', async () => {
 		const dir = freshDir();
 		const env = envFor(dir);
 		expect((await runCommand(keysSet, {env, stdin: platform.apiKey})).code).toBe(0);
 		const envFile = join(dir, 'receiver.env');
 		writeFileSync(envFile, 'OTHER=1\nPLATFORM_API_KEY=sk_stale_key_0000\n');
-		const results = await Promise.all([1, 2].map(async () => runCommand(keysRotate, {flags: {yes: true, envFile}, env, json: true})));
+		const results = await Promise.all([1, 2].map(async () => runCommand(keysRotate, {flags: {yes: true, dotenv: envFile}, env, json: true})));
 		expect(results.map(result => result.code)).toEqual([0, 0]);
 		const answers = results.map(result => JSON.parse(result.stdout) as {key: string; previousKey: string});
 		// One chain: the second rotated the key the first stored.
@@ -265,7 +265,7 @@ describe('a new key the platform refuses', () => {
 		await new ConfigStore(env).setMany({apiKey: 'sk_current_key_OLD7', rotation: {keySetAt: '2031-01-01T00:00:00.000Z'}});
 		const envFile = join(dir, 'receiver.env');
 		writeFileSync(envFile, 'PLATFORM_API_KEY=sk_current_key_OLD7\n', {mode: 0o600});
-		const result = await runCommand(keysRotate, {flags: {yes: true, envFile}, env, clock: manualClock(start)});
+		const result = await runCommand(keysRotate, {flags: {yes: true, dotenv: envFile}, env, clock: manualClock(start)});
 		expect(result.code).toBe(1);
 		expect(result.error).toBeInstanceOf(KeyRotationError);
 		expect((result.error as KeyRotationError).data).toMatchObject({kind: 'new-key-refused', status: 401, requestId: 'req_refused_new_key', newKeyMasked: '…NEW9'});

@@ -11,7 +11,7 @@ export type CompletionCommand = {
 	summary: string;
 	/** The described (visible) flags, camelCase, own and shared. */
 	flags: readonly string[];
-	/** The flags that take a value, camelCase: the word after one is that value, not a command word. */
+	/** The flags that take a value, camelCase, and their aliases: the word after one is that value, not a command word. */
 	valueFlags: readonly string[];
 	/** Its argument is a stored event id. */
 	eventIdArgument?: boolean;

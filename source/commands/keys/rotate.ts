@@ -21,7 +21,7 @@ export type RotateOptions = {
 	yes: boolean;
 	/** --if-older-than: rotate only a key older than this (ms); never prompts. */
 	ifOlderThanMs?: number;
-	/** --env-file: a dotenv file that also gets the new key (an absolute path). */
+	/** --dotenv: a dotenv file that also gets the new key (an absolute path). */
 	envFile?: string;
 };
 
@@ -31,26 +31,27 @@ const dayMs = 86_400_000;
 const rotateFlags = {
 	yes: {type: 'boolean', default: false, shortFlag: 'y', description: 'Rotate without asking, and finish without waiting for a key (required when not on a terminal)'},
 	ifOlderThan: {type: 'string', range: {kind: 'duration', min: 60_000, max: 3650 * dayMs}, description: 'Rotate only when the key is older than this (e.g. 30d); otherwise change nothing and exit 0. Never prompts', placeholder: 'DURATION'},
-	envFile: {type: 'string', description: 'Also write PLATFORM_API_KEY=<new key> into this dotenv file (other lines kept; mode 0600)', placeholder: 'PATH'},
+	// --env-file, its first name, still reads: but Node takes --env-file anywhere on its command line as its own and exits when the file does not exist yet.
+	dotenv: {type: 'string', aliases: ['envFile'], description: 'Also write PLATFORM_API_KEY=<new key> into this dotenv file (other lines kept; created when missing; mode 0600)', placeholder: 'PATH'},
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<RotateOptions> = {
-	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--env-file PATH]',
+	usage: 'platform-tui keys rotate [--yes] [--if-older-than 30d] [--dotenv PATH]',
 	description: 'Rotate the API key: the platform issues a new key, one call checks that it works, and it is stored; the old key keeps working until the announced expiry. Rotations in several processes run one after another (the config file is locked), each rotating the key the one before stored. With --if-older-than (for cron and systemd timers) it never prompts and rotates only a key older than that.',
 	flags: rotateFlags,
 	examples: [
 		'platform-tui keys rotate',
 		'platform-tui keys rotate --yes --json',
 		'platform-tui keys rotate --if-older-than 30d',
-		'platform-tui keys rotate --if-older-than 30d --env-file /etc/platform-tui/receiver.env',
+		'platform-tui keys rotate --if-older-than 30d --dotenv /etc/platform-tui/receiver.env',
 	],
 	parse(input) {
 		noArguments(input, command);
-		const {yes, ifOlderThan: ifOlderThanMs, envFile} = readFlags(rotateFlags, input);
+		const {yes, ifOlderThan: ifOlderThanMs, dotenv} = readFlags(rotateFlags, input);
 		return {
 			yes,
 			...(ifOlderThanMs === undefined ? {} : {ifOlderThanMs}),
-			...(envFile ? {envFile: resolve(envFile)} : {}),
+			...(dotenv ? {envFile: resolve(dotenv)} : {}),
 		};
 	},
 	async run(options, deps) {

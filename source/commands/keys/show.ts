@@ -8,6 +8,19 @@ import {policyMaxAgeMs} from '../../keys/age-policy.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
 
+/**
+ * A terminal gets the lines fitted to its width (status-fit.ts, loaded only then); a pipe or a
+ * file gets them as they are, one line each.
+ */
+async function fitting(stdout: {isTTY?: boolean}, json: boolean, columns: number | undefined): Promise<(lines: string[]) => string[]> {
+	if (json || stdout.isTTY !== true || columns === undefined) {
+		return lines => lines;
+	}
+
+	const {fitStatusLines} = await import('../../ui/keys/status-fit.js');
+	return lines => fitStatusLines(lines, columns);
+}
+
 const command: Command<Record<string, never>> = {
 	usage: 'platform-tui keys show [--json]',
 	description: 'Show the API key (masked), where it comes from, its age, the next rotation due under keyMaxAge, the last rotation and the previous key\'s remaining overlap',
@@ -18,9 +31,11 @@ const command: Command<Record<string, never>> = {
 
 		return {};
 	},
-	run(_options, deps) {
+	async run(_options, deps) {
 		const {context} = deps;
 		const now = new Date(deps.clock.now());
+		const columns = terminalColumns(context.stdout);
+		const fit = await fitting(context.stdout, context.json, columns);
 		const maxAgeMs = policyMaxAgeMs(deps.resolved());
 		// The status from the run's one read of the config file, the read the policy came from.
 		const store = {path: deps.store().path, all: () => deps.stored()};
@@ -46,9 +61,8 @@ const command: Command<Record<string, never>> = {
 				}
 				: null,
 		}, () => {
-			const columns = terminalColumns(context.stdout);
 			const overlap = overlapLines(status, now, {pictures: colorEnabled(context.stdout, context.env), ...(columns === undefined ? {} : {columns})});
-			return `${[...statusLines(status, now), ...overlap].join('\n')}\n`;
+			return `${[...fit(statusLines(status, now)), ...overlap].join('\n')}\n`;
 		});
 
 		if (status.envHoldsPreviousKey && status.previousKey?.valid) {
@@ -57,7 +71,7 @@ const command: Command<Record<string, never>> = {
 			context.stderr.write('Warning: PLATFORM_API_KEY holds the key that was rotated out and has expired; update it to the stored key.\n');
 		}
 
-		return Promise.resolve(status.key ? 0 : 1);
+		return status.key ? 0 : 1;
 	},
 };
 

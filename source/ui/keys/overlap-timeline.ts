@@ -7,9 +7,7 @@
 import {formatCountdown} from '../../format/duration.js';
 import {spreadLabels, timelineBar} from '../../format/timeline.js';
 import type {KeyStatus} from '../../keys/status.js';
-
-/** The label column of `keys show` (status-lines.ts). */
-const labelWidth = 15;
+import {labelWidth} from './status-lines.js';
 /** The bar's columns at the most, and the least it needs to say anything. */
 const widest = 60;
 const narrowest = 10;

@@ -20,10 +20,13 @@ function nextRotation(status: KeyStatus, now: Date): string {
 		: `overdue since ${formatUtc(due)} (${formatAgo(-left)}; ${policy}): run \`platform-tui keys rotate\``;
 }
 
+/** The columns of `keys show`'s labels: every value starts after them. */
+export const labelWidth = 15;
+
 /** The `keys show` text: label, value lines. Never a full key. */
 export function statusLines(status: KeyStatus, now: Date): string[] {
-	const label = (name: string) => name.padEnd(15);
-	const indent = ' '.repeat(15);
+	const label = (name: string) => name.padEnd(labelWidth);
+	const indent = ' '.repeat(labelWidth);
 	const lines: string[] = [];
 	if (status.key) {
 		const source = status.key.source === 'env'
