@@ -6,14 +6,15 @@
 import {Readable} from 'node:stream';
 import {runCli} from '../../source/cli/run-cli.js';
 import {registry} from '../../source/commands/registry.js';
-import {memoryStream, testEnv} from './run-command.js';
+import {memoryStream, testEnv, type MemoryStream} from './run-command.js';
 
 export type InProcessResult = {code: number; stdout: string; stderr: string};
 
-export async function runCliInProcess(argv: string[], options: {env?: Record<string, string | undefined>; stdin?: string; signal?: AbortSignal} = {}): Promise<InProcessResult> {
+/** `stdout`: a stream of the test's own, e.g. one that claims to be a terminal of some width. */
+export async function runCliInProcess(argv: string[], options: {env?: Record<string, string | undefined>; stdin?: string; signal?: AbortSignal; stdout?: MemoryStream} = {}): Promise<InProcessResult> {
 	// A plain readable of the given text: no listener of ours drains it before the command reads it.
 	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);
-	const stdout = memoryStream();
+	const stdout = options.stdout ?? memoryStream();
 	const stderr = memoryStream();
 	const code = await runCli(registry, argv, {
 		stdin,
