@@ -2,10 +2,13 @@
  * Help text in gh's layout: the description, USAGE, the command's own FLAGS, then the shared
  * flags under INHERITED FLAGS, EXAMPLES and LEARN MORE. Every flag line comes from the flag's
  * declaration (placeholder, default, environment variable), and text is wrapped at word
- * boundaries to the terminal's width (80 columns when stdout is no terminal).
+ * boundaries to the terminal's width, `columns` (at least 40). Without a terminal (`columns`
+ * undefined) it is wrapped at 80 columns and USAGE and EXAMPLES lines stay whole (help-lines.ts),
+ * so piped help and what is made from it do not change with the window.
  */
 import {codePointLength} from '../format/text.js';
 import {sharedFlags} from './flags.js';
+import {commandLine} from './help-lines.js';
 import {kebab} from './kebab.js';
 import type {Registry, RegistryEntry} from './registry.js';
 import type {FlagSpec} from './flag-spec.js';
@@ -62,20 +65,30 @@ export function wrapWords(text: string, width: number): string[] {
 	return line === '' ? lines : [...lines, line];
 }
 
-/** One row of a two-column list: the left cell padded to `width`, the text wrapped under itself. */
+/** Text narrower than this beside its left cell goes under it instead. */
+const narrowestText = 20;
+const stackedIndent = 8;
+
+/**
+ * One row of a two-column list: the left cell padded to `width`, the text wrapped under itself.
+ * Where the window leaves the text too little room (fewer than 20 columns, or less than a word of
+ * it), the text goes under the left cell, indented by 8.
+ */
 function row(left: string, text: string, width: number, columns: number): string {
-	const indent = 4 + width;
-	const room = Math.max(20, columns - indent - 1);
-	const [first = '', ...more] = wrapWords(text, room);
+	const besideRoom = columns - (4 + width) - 1;
+	const words = text.split(/\s+/);
+	const beside = besideRoom >= narrowestText && words.every(word => columnsOf(word) <= besideRoom);
+	const indent = beside ? 4 + width : stackedIndent;
+	const [first = '', ...more] = wrapWords(text, columns - indent - 1);
 	const head = `    ${left}${' '.repeat(Math.max(0, width - columnsOf(left)))}`;
-	// A left cell wider than its column puts the text on the next line.
-	const lines = columnsOf(head) > indent ? [head.trimEnd(), `${' '.repeat(indent)}${first}`] : [`${head}${first}`];
+	// A left cell that leaves no space in its column puts the text on the next line.
+	const lines = !beside || columnsOf(left) >= width ? [head.trimEnd(), `${' '.repeat(indent)}${first}`] : [`${head}${first}`];
 	return [...lines, ...more.map(line => `${' '.repeat(indent)}${line}`)].join('\n');
 }
 
-/** A paragraph, indented by two, wrapped to the terminal. */
-function paragraph(text: string, columns: number): string {
-	return wrapWords(text, Math.max(20, columns - 3)).map(line => `  ${line}`).join('\n');
+/** A paragraph, indented by two (or `indent`), wrapped to the terminal. */
+function paragraph(text: string, columns: number, indent = 2): string {
+	return wrapWords(text, Math.max(20, columns - indent - 1)).map(line => `${' '.repeat(indent)}${line}`).join('\n');
 }
 
 function flagRows(flags: Array<[string, FlagSpec]>, width: number, columns: number): string[] {
@@ -88,12 +101,26 @@ function commandRows(entries: readonly RegistryEntry[], columns: number): string
 }
 
 function learnMore(columns: number): string {
-	return `  LEARN MORE\n${paragraph('Use \'platform-tui help <command>\' (or \'platform-tui <command> --help\') for more about a command.', columns).replaceAll(/^ {2}/gm, '    ')}`;
+	return `  LEARN MORE\n${paragraph('Use \'platform-tui help <command>\' (or \'platform-tui <command> --help\') for more about a command.', columns, 4)}`;
 }
 
 function usable(columns: number | undefined): number {
-	return columns !== undefined && columns >= 40 ? columns : defaultColumns;
+	return columns === undefined ? defaultColumns : Math.max(40, columns);
 }
+
+/** The width command lines break at: none without a terminal. */
+function lineWidth(columns: number | undefined): number | undefined {
+	return columns === undefined ? undefined : usable(columns);
+}
+
+const mainExamples = [
+	'platform-tui upload --local ./docs "Summarise these documents"',
+	'platform-tui local',
+	'platform-tui serve --port 8080',
+	'platform-tui keys rotate --yes',
+	'platform-tui config list',
+	'platform-tui help keys rotate',
+];
 
 export function mainHelp(registry: Registry, columns?: number): string {
 	const width = usable(columns);
@@ -103,7 +130,7 @@ export function mainHelp(registry: Registry, columns?: number): string {
 ${paragraph('Work with the platform from the terminal: upload documents and ask about them, receive webhooks, rotate keys.', width)}
 
   USAGE
-    $ platform-tui <command> [flags]
+${commandLine('platform-tui <command> [flags]', lineWidth(columns), false)}
 
   COMMANDS
 ${commandRows(registry, width)}
@@ -112,12 +139,7 @@ ${commandRows(registry, width)}
 ${[...flagRows(top, flagWidth, width), row('--help, -h', 'Show help for a command', flagWidth, width), row('--version, -v', 'Show the version', flagWidth, width)].join('\n')}
 
   EXAMPLES
-    $ platform-tui upload --local ./docs "Summarise these documents"
-    $ platform-tui local
-    $ platform-tui serve --port 8080
-    $ platform-tui keys rotate --yes
-    $ platform-tui config list
-    $ platform-tui help keys rotate
+${mainExamples.map(example => commandLine(example, lineWidth(columns), true)).join('\n')}
 
 ${learnMore(width)}
 `;
@@ -127,7 +149,7 @@ export function groupHelp(registry: Registry, group: string, columns?: number): 
 	const entries = registry.filter(entry => entry.words[0] === group);
 	return `
   USAGE
-    $ platform-tui ${group} <${entries.map(entry => entry.words[1]).join('|')}> [flags]
+${commandLine(`platform-tui ${group} <${entries.map(entry => entry.words[1]).join('|')}> [flags]`, lineWidth(columns), false)}
 
   COMMANDS
 ${commandRows(entries, usable(columns))}
@@ -140,15 +162,16 @@ export function commandHelp(spec: HelpSpec, columns?: number): string {
 	const width = usable(columns);
 	const own = described(spec.flags);
 	const inherited = described(sharedFlags);
-	const flagWidth = Math.min(Math.max(24, ...[...own, ...inherited].map(([name, flag]) => columnsOf(flagText(name, flag)))) + 2, 34);
-	const sections = [`\n${paragraph(spec.description, width)}`, `  USAGE\n    $ ${spec.usage}`];
+	// The flag column gives way on a narrow window, so the descriptions keep 30 columns beside it.
+	const flagWidth = Math.min(Math.max(24, ...[...own, ...inherited].map(([name, flag]) => columnsOf(flagText(name, flag)))) + 2, 34, Math.max(16, width - 35));
+	const sections = [`\n${paragraph(spec.description, width)}`, `  USAGE\n${commandLine(spec.usage, lineWidth(columns), false)}`];
 	if (own.length > 0) {
 		sections.push(`  FLAGS\n${flagRows(own, flagWidth, width).join('\n')}`);
 	}
 
 	sections.push(`  INHERITED FLAGS\n${[...flagRows(inherited, flagWidth, width), row('--help, -h', 'Show help for this command', flagWidth, width)].join('\n')}`);
 	if (spec.examples && spec.examples.length > 0) {
-		sections.push(`  EXAMPLES\n${spec.examples.map(example => `    $ ${example}`).join('\n')}`);
+		sections.push(`  EXAMPLES\n${spec.examples.map(example => commandLine(example, lineWidth(columns), true)).join('\n')}`);
 	}
 
 	return `${sections.join('\n\n')}\n`;

@@ -9,6 +9,7 @@
 import {findCommand} from './argv.js';
 import {globalFlags, sharedFlags} from './flags.js';
 import {createPlainOutput, guardOutput, type RunOutput} from './output.js';
+import {terminalColumns} from '../terminal.js';
 import {commandHelp, groupHelp, mainHelp} from './help.js';
 import type {Registry, RegistryEntry} from './registry.js';
 import {cancelledText, exitCodeFor, exitCodes, RunStoppedError, stoppedCodes} from './stopped.js';
@@ -124,15 +125,23 @@ async function printHelp(io: Pick<CliIo, 'stdout'>, json: boolean, command: stri
 	return exitCodes.ok;
 }
 
+/**
+ * The columns help is wrapped to: the terminal's when stdout is one; none (help's fixed width)
+ * when it is not, or with --json, so piped help and what is made from it do not change with the window.
+ */
+function helpColumns(io: Pick<CliIo, 'stdout'>, json: boolean): number | undefined {
+	return io.stdout.isTTY === true && !json ? terminalColumns(io.stdout) : undefined;
+}
+
 /** `platform-tui help [command words]`. */
 async function help(registry: Registry, words: string[], io: CliIo, json: boolean): Promise<number> {
 	if (words.length === 0) {
-		return printHelp(io, json, 'help', mainHelp(registry, io.stdout.columns));
+		return printHelp(io, json, 'help', mainHelp(registry, helpColumns(io, json)));
 	}
 
 	const found = findCommand(registry, words);
 	if (found.kind === 'group') {
-		return printHelp(io, json, found.group, groupHelp(registry, found.group));
+		return printHelp(io, json, found.group, groupHelp(registry, found.group, helpColumns(io, json)));
 	}
 
 	if (found.kind !== 'command') {
@@ -144,7 +153,7 @@ async function help(registry: Registry, words: string[], io: CliIo, json: boolea
 		return exitCodes.failure;
 	}
 
-	return printHelp(io, json, found.entry.words.join(' '), commandHelp(loaded, io.stdout.columns));
+	return printHelp(io, json, found.entry.words.join(' '), commandHelp(loaded, helpColumns(io, json)));
 }
 
 /**
@@ -186,7 +195,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 		}
 
 		// A bare `platform-tui` or `platform-tui keys` asks what there is: the help, on stdout, exit 0.
-		return found.kind === 'group' ? printHelp(io, json, found.group, groupHelp(registry, found.group)) : printHelp(io, json, 'help', mainHelp(registry));
+		return found.kind === 'group' ? printHelp(io, json, found.group, groupHelp(registry, found.group, helpColumns(io, json))) : printHelp(io, json, 'help', mainHelp(registry, helpColumns(io, json)));
 	}
 
 	const {entry, rest} = found;
@@ -200,7 +209,7 @@ async function dispatch(registry: Registry, argv: string[], io: CliIo): Promise<
 	const parsed = tokenize(rest, {...sharedFlags, ...loaded.flags});
 	const parsedJson = parsed.flags.json === true;
 	if (parsed.flags.help === true) {
-		return printHelp(io, json || parsedJson, entry.words.join(' '), commandHelp(loaded, io.stdout.columns));
+		return printHelp(io, json || parsedJson, entry.words.join(' '), commandHelp(loaded, helpColumns(io, json || parsedJson)));
 	}
 
 	if (parsed.problem) {

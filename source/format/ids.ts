@@ -140,6 +140,12 @@ export type ColumnFit = {
 	minimum?: Readonly<Record<number, number>>;
 	/** Columns left out, in this order, when cutting the others to their minimum is not enough. */
 	dropOrder?: readonly number[];
+	/**
+	 * Columns cut only when the others, cut to their minimum and with every column of `dropOrder`
+	 * left out, still do not fit: in this order, each to its minimum before the next is cut (a
+	 * setting's value, which the table is for).
+	 */
+	cutLast?: readonly number[];
 	/** Columns between two columns (default 2). */
 	gap?: number;
 };
@@ -173,13 +179,31 @@ function cutWidths(natural: readonly number[], width: number, cuttable: (index: 
 }
 
 /**
+ * The widths once the columns of `order` (indexes into `widths`) are cut, one after the other, each
+ * to its minimum before the next; undefined when that is not enough.
+ */
+function cutInOrder(widths: readonly number[], order: readonly number[], minimum: (index: number) => number, width: number, gap: number): number[] | undefined {
+	const cut = [...widths];
+	let excess = cut.reduce((sum, each) => sum + each, 0) + (gap * Math.max(0, cut.length - 1)) - width;
+	for (const index of order) {
+		const give = Math.min(Math.max(0, excess), Math.max(0, (cut[index] ?? 0) - minimum(index)));
+		cut[index] = (cut[index] ?? 0) - give;
+		excess -= give;
+	}
+
+	return excess <= 0 ? cut : undefined;
+}
+
+/**
  * Fits columns of `natural` widths (display columns) into `width`: all of them as they are when
  * they fit; otherwise with their `shorter` widths (a timestamp's time only), the widest cut first
- * (never a `whole` one, none below its minimum); then with fewer columns, left out in `dropOrder`.
- * When nothing fits, the last try with its natural widths.
+ * (never a `whole` one, none below its minimum, a `cutLast` one not yet); then with fewer columns,
+ * left out in `dropOrder`; then with the `cutLast` columns cut in their order. When nothing fits,
+ * the last try with its natural widths.
  */
 export function fitColumns(natural: readonly number[], width: number, fit: ColumnFit = {}, shorter: readonly number[] = natural): FittedColumns {
 	const whole = new Set(fit.whole ?? []);
+	const last = fit.cutLast ?? [];
 	const gap = fit.gap ?? 2;
 	const drops = [...(fit.dropOrder ?? [])];
 	let columns = natural.map((_, index) => index);
@@ -192,13 +216,21 @@ export function fitColumns(natural: readonly number[], width: number, fit: Colum
 
 		const short = columns.map(column => shorter[column] ?? 0);
 		const kept = columns;
+		const minimum = (index: number) => Math.min(fit.minimum?.[kept[index] ?? 0] ?? minimumWidth, short[index] ?? 0);
 		const widths = cutWidths(short, width, index => {
 			const column = kept[index] ?? 0;
-			return whole.has(column) ? undefined : Math.min(fit.minimum?.[column] ?? minimumWidth, short[index] ?? 0);
+			return whole.has(column) || last.includes(column) ? undefined : minimum(index);
 		}, gap);
 		const next = drops.shift();
-		if (widths || next === undefined) {
-			return {columns, widths: widths ?? short, shorter: true};
+		if (widths) {
+			return {columns, widths, shorter: true};
+		}
+
+		if (next === undefined) {
+			// Every other column at its minimum, then the cutLast ones in their order.
+			const floor = short.map((each, index) => whole.has(kept[index] ?? 0) || last.includes(kept[index] ?? 0) ? each : minimum(index));
+			const order = last.map(column => kept.indexOf(column)).filter(index => index >= 0);
+			return {columns, widths: cutInOrder(floor, order, minimum, width, gap) ?? short, shorter: true};
 		}
 
 		columns = columns.filter(column => column !== next);

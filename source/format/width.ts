@@ -117,6 +117,23 @@ export function cutToWidth(text: string, width: number): string {
 	return width <= 0 ? '' : `${sliceToWidth(text, width - 1)}…`;
 }
 
+/**
+ * `text` cut to at most `width` columns in its middle, keeping its start and its end around `…`
+ * (`cmp_2f9c1e…e2f4a6c`): what is left still tells one value from another.
+ */
+export function cutMiddle(text: string, width: number): string {
+	if (stringWidth(text) <= width) {
+		return text;
+	}
+
+	if (width <= 1) {
+		return width === 1 ? '…' : '';
+	}
+
+	const start = sliceToWidth(text, Math.ceil((width - 1) / 2));
+	return `${start}…${sliceEndToWidth(text, width - 1 - stringWidth(start))}`;
+}
+
 /** `text` with spaces after it up to `width` columns (never cut). */
 export function padEndToWidth(text: string, width: number): string {
 	return text + ' '.repeat(Math.max(0, width - stringWidth(text)));

@@ -1,9 +1,10 @@
 /**
  * The generated docs stay in step with the declarations: docs/flags.md is the flags table the
- * declarations give, and every command module carries the words and summary of its registry entry.
+ * declarations give, every command module carries the words and summary of its registry entry,
+ * and a command's usage line quoted in the other docs is the one it declares.
  * UPDATE_DOCS=1 writes the file again instead of failing.
  */
-import {readFileSync, writeFileSync} from 'node:fs';
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {flagsMarkdown} from '../../source/cli/flags-doc.js';
@@ -33,5 +34,21 @@ describe('generated docs', () => {
 			expect(command?.name).toEqual(entry.words);
 			expect(command?.summary).toBe(entry.summary);
 		}
+	});
+
+	it('a command\'s usage quoted in the docs is its declared usage', async () => {
+		const lines = readdirSync(docs).filter(file => file.endsWith('.md') && file !== 'flags.md')
+			.flatMap(file => readFileSync(path.join(docs, file), 'utf8').split('\n').map(line => ({file, line: line.trim()})));
+		let quoted = 0;
+		for (const entry of registry) {
+			const {usage} = (await entry.load()).default;
+			// A usage line: the command's words, then its flags in brackets (an example has none).
+			for (const {file, line} of lines.filter(({line}) => line.startsWith(`platform-tui ${entry.words.join(' ')} `) && line.includes(' [--') && !line.includes('#'))) {
+				expect(line, `docs/${file} quotes the usage of ${entry.words.join(' ')}`).toBe(usage);
+				quoted++;
+			}
+		}
+
+		expect(quoted).toBeGreaterThan(0);
 	});
 });

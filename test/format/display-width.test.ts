@@ -96,6 +96,13 @@ describe('ids are never cut', () => {
 		expect(fitColumns([20, 11, 31], 45, {gap: 0, whole: [1, 2], minimum: {0: 8}, dropOrder: [1, 2]})).toEqual({columns: [0, 2], widths: [14, 31], shorter: true});
 		expect(fitColumns([20, 11, 31], 30, {gap: 0, whole: [1, 2], minimum: {0: 8}, dropOrder: [1, 2]}).columns).toEqual([0]);
 	});
+
+	it('fits columns: cutLast ones are cut after the drops, in their order, each to its minimum first', () => {
+		const fit = {gap: 0, whole: [0], minimum: {1: 12, 3: 12}, dropOrder: [3], cutLast: [2, 1]};
+		expect(fitColumns([14, 36, 7, 24], 70, fit)).toEqual({columns: [0, 1, 2, 3], widths: [14, 36, 7, 13], shorter: true});
+		expect(fitColumns([14, 36, 7, 24], 55, fit)).toEqual({columns: [0, 1, 2], widths: [14, 36, 5], shorter: true});
+		expect(fitColumns([14, 36, 7, 24], 40, fit)).toEqual({columns: [0, 1, 2], widths: [14, 22, 4], shorter: true});
+	});
 });
 
 function stored(overrides: Partial<StoredEvent> = {}): StoredEvent {

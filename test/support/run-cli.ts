@@ -13,7 +13,7 @@ import {memoryStream, testEnv, type MemoryStream} from './run-command.js';
 
 export type InProcessResult = {code: number; stdout: string; stderr: string};
 
-/** `stdout`: a memory stream of the test's own, to watch the lines while the run goes on. */
+/** `stdout`: a memory stream of the test's own, to watch the lines while the run goes on, or one that claims to be a terminal of some width. */
 export async function runCliInProcess(argv: string[], options: {env?: Record<string, string | undefined>; stdin?: string; signal?: AbortSignal; stdout?: MemoryStream} = {}): Promise<InProcessResult> {
 	// A plain readable of the given text: no listener of ours drains it before the command reads it.
 	const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]);

@@ -1,8 +1,15 @@
 import {existsSync} from 'node:fs';
-import {formatTable, tableWidth} from '../../format/table.js';
+import {formatTable, tableWidth, type TableFit} from '../../format/table.js';
+import {cutMiddle} from '../../format/width.js';
 import {mask, settingNames, settingSpecs} from '../../config/settings.js';
 import type {Command} from '../../cli/types.js';
 import {noArguments} from '../../cli/define.js';
+
+/**
+ * The values get the width first: on a narrow terminal ENV is cut (to 12 columns) and then left
+ * out, SOURCE is cut, and only then a value, in its middle, keeping its start and end (ids, URLs).
+ */
+const settingsFit: TableFit = {whole: [0], minimum: {1: 12, 3: 12}, dropOrder: [3], cutLast: [2, 1], cut: {1: cutMiddle}};
 
 const command: Command<Record<string, never>> = {
 	usage: 'platform-tui config list [--json]',
@@ -32,7 +39,7 @@ const command: Command<Record<string, never>> = {
 		}
 
 		const width = tableWidth(stdout);
-		const lines = formatTable(['SETTING', 'VALUE', 'SOURCE', 'ENV'], rows.map(row => [row.name, row.value ?? '-', row.source, row.env]), width);
+		const lines = formatTable(['SETTING', 'VALUE', 'SOURCE', 'ENV'], rows.map(row => [row.name, row.value ?? '-', row.source, row.env]), width, settingsFit);
 		stdout.write(`${lines.join('\n')}\n`);
 		// Where the file is, for a person: under the table on a terminal, on stderr when piped.
 		const {path} = deps.store();

@@ -16,7 +16,8 @@ const listFlags = {
 } satisfies Record<string, FlagSpec>;
 
 const command: Command<ListOptions> = {
-	usage: 'platform-tui events list [--status received|processing|answered|failed|ignored] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]',
+	// The statuses are the ones --status accepts, from its declaration.
+	usage: `platform-tui events list [--status ${listFlags.status.range.choices.join('|')}] [--type T] [--since 1h] [--limit N] [--json] [--data-dir DIR | --redis URL]`,
 	description: 'List the events serve stored, newest first: time, id, type, status, chat and processing time, with the journal\'s size on disk. Works while serve runs.',
 	flags: listFlags,
 	examples: [
