@@ -128,7 +128,7 @@ describe('a flag read under an alias', () => {
 
 describe('help wrapped to the terminal', () => {
 	async function helpAt(columns: number): Promise<string> {
-		const stdout = Object.assign(memoryStream(), {columns});
+		const stdout = Object.assign(memoryStream(), {columns, isTTY: true});
 		const stderr = memoryStream();
 		const stdin = memoryStream();
 		stdin.end();
