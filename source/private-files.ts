@@ -4,7 +4,7 @@
  * exports, the config folder). The one rule; the journal, the manifests, the config and the
  * exports call these rather than mkdir and writeFile.
  */
-import {chmodSync, closeSync, fchmodSync, mkdirSync, openSync, writeFileSync} from 'node:fs';
+import {chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, statSync, writeFileSync} from 'node:fs';
 import {open} from 'node:fs/promises';
 import path from 'node:path';
 
@@ -15,19 +15,39 @@ export const privateFileMode = 0o600;
  * Makes `folder` and its missing parents, each 0700 whatever the umask (mkdir gives at most that,
  * the umask can only take bits away; each folder it made is then set exactly). An existing folder
  * is left as it is (the warning of private-folder.ts tells its owner).
+ *
+ * One folder at a time, from the first missing one down, rather than Node's recursive mkdir: that
+ * one never returns under a file system that refuses a new folder with ENOENT while its parent
+ * exists (a path under /proc), spinning a CPU with the event loop blocked, so not even SIGTERM
+ * ends it. Here that refusal is thrown as it comes.
  */
 export function makePrivateDir(folder: string): void {
-	const first = mkdirSync(folder, {recursive: true, mode: privateDirMode});
-	if (first === undefined) {
-		return;
+	const missing: string[] = [];
+	for (let current = path.resolve(folder); !existsSync(current); current = path.dirname(current)) {
+		missing.push(current);
+		if (path.dirname(current) === current) {
+			break;
+		}
 	}
 
-	const top = path.resolve(first);
-	for (let current = path.resolve(folder); ; current = path.dirname(current)) {
-		chmodSync(current, privateDirMode);
-		if (current === top || path.dirname(current) === current) {
-			return;
+	if (missing.length === 0 && !statSync(folder).isDirectory()) {
+		// A file where the folder should be: refused as mkdir refuses it (EEXIST).
+		mkdirSync(folder);
+	}
+
+	for (const current of missing.reverse()) {
+		try {
+			mkdirSync(current, {mode: privateDirMode});
+		} catch (error) {
+			// Made meanwhile by another process: it is that one's, and left as it is.
+			if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+				continue;
+			}
+
+			throw error;
 		}
+
+		chmodSync(current, privateDirMode);
 	}
 }
 

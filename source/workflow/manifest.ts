@@ -98,8 +98,12 @@ export async function checkWritable(dataDir: string, folder: string): Promise<vo
 		await rm(probe, {force: true});
 	} catch (error) {
 		await rm(probe, {force: true}).catch(() => undefined);
-		const found = errorCode(error) === 'ENOENT' ? await blockedAncestor(folder) : undefined;
-		throw found ? new DataDirNotWritableError(dataDir, found.folder, found.error) : new DataDirNotWritableError(dataDir, folder, error);
+		const failed = error as NodeJS.ErrnoException | undefined;
+		const found = errorCode(error) === 'ENOENT' || failed?.syscall === 'mkdir' ? await blockedAncestor(folder) : undefined;
+		// Otherwise the folder the error names, when it is one on the way (a file system that takes no new folder there).
+		const failedAt = failed?.path;
+		const named = failedAt !== undefined && `${folder}${path.sep}`.startsWith(`${failedAt}${path.sep}`) ? failedAt : folder;
+		throw found ? new DataDirNotWritableError(dataDir, found.folder, found.error) : new DataDirNotWritableError(dataDir, named, error);
 	}
 }
 
