@@ -5,7 +5,8 @@
  * the config file's lock, so two rotations never interleave their writes.
  */
 import {randomBytes} from 'node:crypto';
-import {chmod, open, readFile, rename, rm} from 'node:fs/promises';
+import {constants} from 'node:fs';
+import {access, chmod, open, readFile, rename, rm, stat} from 'node:fs/promises';
 import {basename, dirname, join} from 'node:path';
 import {errorCode} from '../format/value.js';
 
@@ -47,6 +48,33 @@ export function apiKeyOf(text: string): string | undefined {
 	}
 
 	return key;
+}
+
+/**
+ * Why the dotenv file at `path` could not be written now, before anything is rotated: its folder
+ * missing (ENOENT), not a folder (ENOTDIR), or not writable, or the file itself not a file or not
+ * readable and writable. Undefined when it can be.
+ */
+export async function envFileProblem(path: string): Promise<{code: string; path: string} | undefined> {
+	const folder = dirname(path);
+	const refusal = async (target: string, check: Promise<unknown>) => check.then(() => undefined, (error: unknown) => ({code: errorCode(error) ?? 'EIO', path: target}));
+	const folderProblem = await refusal(folder, stat(folder).then(found => {
+		if (!found.isDirectory()) {
+			throw Object.assign(new Error('not a folder'), {code: 'ENOTDIR'});
+		}
+	}));
+	if (folderProblem) {
+		return folderProblem;
+	}
+
+	// The new file is written beside it and renamed over it: the folder takes writes in every case.
+	const file = await stat(path).catch(() => undefined);
+	if (file?.isDirectory()) {
+		return {code: 'EISDIR', path};
+	}
+
+	return (file === undefined ? undefined : await refusal(path, access(path, constants.R_OK | constants.W_OK)))
+		?? refusal(folder, access(folder, constants.W_OK | constants.X_OK));
 }
 
 /** Writes `key` into the dotenv file at `path` (made when missing): temp file, fsync, rename, mode 0600. */

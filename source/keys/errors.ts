@@ -5,9 +5,9 @@
 import {CoreError} from '../core-error.js';
 import type {KeySource} from './current.js';
 
-export type RotationFailureKind = 'no-key' | 'refused' | 'network' | 'malformed' | 'platform' | 'new-key-refused';
+export type RotationFailureKind = 'no-key' | 'refused' | 'network' | 'malformed' | 'platform' | 'new-key-refused' | 'env-file';
 
-export type RotationErrorCode = 'key-missing' | 'rotation-refused' | 'rotation-failed' | 'rotation-unreachable' | 'rotation-malformed' | 'rotation-new-key-refused';
+export type RotationErrorCode = 'key-missing' | 'rotation-refused' | 'rotation-failed' | 'rotation-unreachable' | 'rotation-malformed' | 'rotation-new-key-refused' | 'env-file-unwritable';
 
 const codes: Record<RotationFailureKind, RotationErrorCode> = {
 	'no-key': 'key-missing',
@@ -16,6 +16,7 @@ const codes: Record<RotationFailureKind, RotationErrorCode> = {
 	network: 'rotation-unreachable',
 	malformed: 'rotation-malformed',
 	'new-key-refused': 'rotation-new-key-refused',
+	'env-file': 'env-file-unwritable',
 };
 
 export type RotationErrorData = {
@@ -42,6 +43,9 @@ export type RotationErrorData = {
 	newKeyMasked?: string;
 	/** new-key-refused: when the kept key stops working, ISO 8601 UTC, when announced. */
 	previousKeyExpiresAt?: string;
+	/** env-file: the dotenv file named, and the path that stops it being written (the file, or its folder). */
+	envFile?: string;
+	blockedPath?: string;
 };
 
 /** A rotation that did not happen, or whose answer could not be used. Nothing was stored. */

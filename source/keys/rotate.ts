@@ -6,7 +6,7 @@ import {PlatformApiError} from '../platform/errors.js';
 import type {KeyRotation} from '../platform/types.js';
 import {keyAge} from './age.js';
 import {currentApiKey, type CurrentKey, type KeySource} from './current.js';
-import {writeEnvFileKey} from './env-file.js';
+import {envFileProblem, writeEnvFileKey} from './env-file.js';
 import {KeyRotationError} from './errors.js';
 import {readNewKey, rotationFailure} from './rotate-answer.js';
 import {parseIsoTimestamp} from './time.js';
@@ -115,6 +115,20 @@ async function verifyNewKey(options: RotateOptions, context: {newKey: string; ne
 	}
 }
 
+/**
+ * A dotenv file that cannot be written is refused before the platform is called: a key rotated
+ * and then not written where the deployment reads it would be a step left for later by hand.
+ */
+async function checkEnvFile(envFile: string | undefined, base: {keyMasked: string; source: KeySource; baseUrl: string}): Promise<void> {
+	const problem = envFile === undefined ? undefined : await envFileProblem(envFile);
+	if (problem) {
+		throw new KeyRotationError(
+			{...base, kind: 'env-file', maybeIssued: false, envFile, blockedPath: problem.path, errno: problem.code},
+			`The dotenv file ${envFile} cannot be written (${problem.code} on ${problem.path}); nothing was rotated`,
+		);
+	}
+}
+
 /** Writes the new key into the dotenv file, when one is named; returns why it could not be. */
 async function writeEnvFile(options: RotateOptions, newKey: string, emit: (event: RotationEvent) => void): Promise<string | undefined> {
 	if (!options.envFile) {
@@ -169,6 +183,7 @@ async function rotateHeld(transaction: ConfigTransaction, options: RotateOptions
 
 	const currentKeyMasked = mask(current.key);
 	const base = {keyMasked: currentKeyMasked, source: current.source, baseUrl: client.baseUrl};
+	await checkEnvFile(options.envFile, base);
 	emit({type: 'rotating', currentKeyMasked, source: current.source, baseUrl: client.baseUrl});
 	let answer: KeyRotation;
 	try {

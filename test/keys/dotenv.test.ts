@@ -69,4 +69,20 @@ describe('keys rotate --dotenv (built CLI)', () => {
 		expect(readFileSync(file, 'utf8')).toBe(`OTHER=1\nPLATFORM_API_KEY=${platform.apiKey}\n`);
 		expect(statSync(file).mode & 0o777).toBe(0o600);
 	});
+
+	it('a file whose folder is missing is refused before the platform is called: nothing rotated, one sentence', async () => {
+		const {dir, env} = await configured();
+		const before = platform.apiKey;
+		const file = join(dir, 'missing-folder', 'receiver.env');
+		const result = await runCli(['keys', 'rotate', '--yes', '--dotenv', file], {env});
+		expect(result.code).toBe(1);
+		expect(result.stderr.trim().split('\n')).toEqual([
+			`Error: The dotenv file ${file} cannot be written: its folder ${join(dir, 'missing-folder')} does not exist; nothing was rotated, and …${before.slice(-4)} is still the key in use. Create the folder or fix its permissions, or name another file with --dotenv, then rotate again.`,
+		]);
+		expect(platform.apiKey).toBe(before);
+		const json = await runCli(['keys', 'rotate', '--yes', '--json', '--dotenv', file], {env});
+		const last = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+		expect(last).toMatchObject({type: 'error', code: 'env-file-unwritable'});
+		expect(platform.apiKey).toBe(before);
+	});
 });

@@ -75,6 +75,37 @@ function newKeyRefused(data: RotationErrorData): ErrorWording {
 	};
 }
 
+/** Why a dotenv file cannot be written, by the system's code for the path that stops it. */
+function blockedBecause(data: RotationErrorData): string {
+	const at = data.blockedPath ?? 'its folder';
+	switch (data.errno) {
+		case 'ENOENT': {
+			return `its folder ${at} does not exist`;
+		}
+
+		case 'ENOTDIR': {
+			return `${at} is not a folder`;
+		}
+
+		case 'EISDIR': {
+			return 'it is a folder';
+		}
+
+		case 'EACCES':
+		case 'EPERM': {
+			return `this user may not write ${at}`;
+		}
+
+		case 'EROFS': {
+			return `${at} is on a read-only file system`;
+		}
+
+		default: {
+			return `${data.errno ?? 'an error'} on ${at}`;
+		}
+	}
+}
+
 export const keysMessages: MessageTable = {
 	'key-missing': () => ({
 		message: 'No API key is set, so there is nothing to rotate.',
@@ -88,6 +119,10 @@ export const keysMessages: MessageTable = {
 	'rotation-failed': failed,
 	'rotation-unreachable': unreachable,
 	'rotation-new-key-refused': newKeyRefused,
+	'env-file-unwritable': (data: RotationErrorData) => ({
+		message: `The dotenv file ${data.envFile ?? ''} cannot be written: ${blockedBecause(data)}; nothing was rotated, and ${key(data)} is still the key in use.`,
+		next: data.errno === 'EISDIR' ? 'Name a file inside it with --dotenv, then rotate again.' : 'Create the folder or fix its permissions, or name another file with --dotenv, then rotate again.',
+	}),
 	'rotation-malformed': (data: RotationErrorData) => ({
 		message: `The platform's answer to POST /v2/keys/rotate is malformed (${data.detail ?? 'unreadable'})${request(data)}; no new key could be read from it, so none was stored and ${key(data)} is still the key in use.`,
 		next: `${maybeIssued(data)}; report the answer to the platform operator.`,
