@@ -113,7 +113,7 @@ describe('key lifecycle against the local platform', () => {
 			const run = await runCommand(uploadCommand, {argv: [folder.dir, 'How long is the warranty?'], flags: {pollInterval: '0.05'}, env, clock, json: true});
 			expect(run.code).toBe(0);
 			const warnings = run.stderr.split('\n').filter(line => line.startsWith('Warning: the API key'));
-			expect(warnings).toEqual([`Warning: the API key …${platform.apiKey.slice(-4)} is 40 d 0 h old, older than PLATFORM_KEY_MAX_AGE (30d), 10d past due; rotate it with \`platform-tui keys rotate\`.`]);
+			expect(warnings).toEqual([`Warning: the API key …${platform.apiKey.slice(-4)} is 40 d 0 h old, older than PLATFORM_KEY_MAX_AGE (30d), 10 d 0 h past due; rotate it with \`platform-tui keys rotate\`.`]);
 			expect(run.stdout).not.toContain('Warning');
 			for (const line of run.stdout.trim().split('\n')) {
 				expect(() => JSON.parse(line) as unknown).not.toThrow();
@@ -140,7 +140,7 @@ describe('key lifecycle against the local platform', () => {
 		const clients = [deps.client(settings), deps.client(settings), deps.client(settings)];
 		deps.warnKeyAge();
 		await Promise.all(clients.map(async client => client.close()));
-		expect(stderr.text().split('\n').filter(Boolean)).toEqual(['Warning: the API key …9999 is 2 d 0 h old, older than PLATFORM_KEY_MAX_AGE (1d), 1d past due; rotate it with `platform-tui keys rotate`.']);
+		expect(stderr.text().split('\n').filter(Boolean)).toEqual(['Warning: the API key …9999 is 2 d 0 h old, older than PLATFORM_KEY_MAX_AGE (1d), 1 d 0 h past due; rotate it with `platform-tui keys rotate`.']);
 		expect(stdout.text()).toBe('');
 	});
 
