@@ -78,6 +78,7 @@ const rows: Row[] = [
 	{argv: () => ['events', 'list'], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'show', eventId], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'export', eventId, '--output', path.join(root, 'fixture.json')], ends: 'result', ids: () => ({eventIds: [eventId]})},
+	{argv: () => ['events', 'export', eventId], ends: 'error'},
 	{argv: () => ['events', 'replay', eventId], ends: 'result', ids: () => ({eventIds: [eventId]})},
 	{argv: () => ['events', 'replay', '--status', 'answered', '--dry-run'], ends: 'result'},
 	{argv: () => ['events', 'replay', eventId.slice(0, 12), '--set', 'payload.userMessage.text="Edited"'], ends: 'result'},

@@ -37,6 +37,11 @@ const command: Command<ExportOptions> = {
 			throw new UsageError('flags-conflict', '--force replaces the file --output names, so it needs --output FILE (without it the body goes to stdout).');
 		}
 
+		// The records of --json go to stdout: the body would be mixed into them.
+		if (flags.json === true && !output) {
+			throw new UsageError('flags-conflict', '--json prints records on stdout, where the body would go, so it needs --output FILE; without --json the body goes to stdout as it was received.');
+		}
+
 		return {...parseStore(flags, env), id: eventIdArgument(argv, usage), force, ...(output ? {output: resolve(output)} : {})};
 	},
 	async run(options, deps) {
