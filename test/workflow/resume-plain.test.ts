@@ -191,7 +191,8 @@ describe.each(answerModes)('a plain upload continues where it stopped (%s answer
 				child.on('close', resolve);
 			});
 			expect(code, output.stderr()).toBe(1);
-			expect(output.stderr()).toMatch(new RegExp(`The data directory ${dataDir} is not writable \\(permission denied on ${dataDir}/sync/[^)]+\\).*no chat was created.*PLATFORM_TUI_DATA_DIR`));
+			// The folder whose permission is missing: the data directory, where the manifests' folder could not be made.
+			expect(output.stderr()).toMatch(new RegExp(`The data directory ${dataDir} is not writable \\(permission denied on ${dataDir}\\).*no chat was created.*PLATFORM_TUI_DATA_DIR`));
 			expect(platform.requests.slice(start)).toEqual([]);
 		} finally {
 			chmodSync(dataDir, 0o755);
