@@ -63,6 +63,25 @@ function tlsOf(target: RedisTarget, options: ConnectOptions): RedisOptions['tls'
 	return options.tls ?? (target.tls ? {} : undefined);
 }
 
+/**
+ * When to ask the Sentinels again within one attempt to connect. ioredis goes round them until
+ * this says stop, and the first connect waits inside that: with no Sentinel answering and no end
+ * to it, `serve` hung at start-up, silent and deaf to SIGTERM. Each attempt (its first round counts
+ * from 1 again) now stops once `connectTimeoutMs` has passed: at start-up that is redis-unreachable,
+ * as for the other URL forms; later, ioredis's own reconnecting (`retryStrategy`) starts the next
+ * attempt, so a connection that was up keeps coming back for ever.
+ */
+function sentinelRetries(connectTimeoutMs: number): (times: number) => number | null {
+	let started = Date.now();
+	return (times: number) => {
+		if (times === 1) {
+			started = Date.now();
+		}
+
+		return Date.now() - started <= connectTimeoutMs ? Math.min(times * 100, 2000) : null;
+	};
+}
+
 /** A client for the target (not connected yet: `lazyConnect`). */
 function createClient(kind: ConnectionKind, target: RedisTarget, options: ConnectOptions): RedisClient {
 	const base = optionsFor(kind, options);
@@ -84,7 +103,7 @@ function createClient(kind: ConnectionKind, target: RedisTarget, options: Connec
 			...(tls === undefined ? {} : {tls, enableTLSForSentinelMode: true}),
 			// Learn of a failover from the Sentinels at once rather than at the next broken connection.
 			failoverDetector: true,
-			sentinelRetryStrategy: (times: number) => Math.min(times * 100, 2000),
+			sentinelRetryStrategy: sentinelRetries(base.connectTimeout ?? defaultConnectTimeoutMs),
 		});
 	}
 
