@@ -6,6 +6,7 @@
  */
 import {chmodSync, readFileSync, renameSync} from 'node:fs';
 import {basename, dirname, resolve} from 'node:path';
+import {constants} from 'node:os';
 import envPaths from 'env-paths';
 import {describeValue} from '../format/describe.js';
 import {makePrivateDir, privateFileMode} from '../private-files.js';
@@ -139,13 +140,35 @@ export function moveConfigAside(file: string, backup: string): void {
 }
 
 /**
+ * `conf`, without the signal hooks its atomic writes bring. On import, `atomically`'s `when-exit`
+ * hooks every signal: on one it runs its clean-up and sends the same signal again. A Ctrl+C then
+ * arrived twice, and the second ended the run at once (130) instead of through its designed ending
+ * (`local --save-profile` exits 0 with its last line). The hooks on signals are taken back; the
+ * clean-up (temporary files of writes under way) still runs on the process's `exit`.
+ */
+async function loadConf(): Promise<typeof import('conf')> {
+	const signals = Object.keys(constants.signals) as NodeJS.Signals[];
+	const before = new Map(signals.map(signal => [signal, new Set(process.listeners(signal))]));
+	const loaded = await import('conf');
+	for (const signal of signals) {
+		for (const listener of process.listeners(signal)) {
+			if (!before.get(signal)?.has(listener)) {
+				process.removeListener(signal, listener);
+			}
+		}
+	}
+
+	return loaded;
+}
+
+/**
  * Writes the whole config with `conf`: a temporary file in the same folder created with mode 0600
  * and synced, then renamed over the file (a file loosened by hand is 0600 again afterwards). The
  * caller holds the lock and has read the file with `readConfigFile` first: `conf` reads the file
  * when made and would fail on a damaged one.
  */
 export async function writeConfigFile(file: string, value: Record<string, unknown>): Promise<void> {
-	const {default: Conf} = await import('conf');
+	const {default: Conf} = await loadConf();
 	try {
 		const conf = new Conf<Record<string, unknown>>({
 			projectName: 'platform-tui',

@@ -39,4 +39,13 @@ describe('local --save-profile (built CLI)', () => {
 			await local.closed;
 		}
 	});
+
+	it('Ctrl+C after the profile is stored ends the run as designed: exit 0 and its result line', async () => {
+		const directory = mkdtempSync(join(tmpdir(), 'platform-tui-local-profile-'));
+		const local = startCli(['local', '--port', '0', '--save-profile', 'dev', '--json'], {env: {PLATFORM_TUI_CONFIG_DIR: directory}});
+		await waitFor(() => records(local.stdout()).find(line => line.type === 'stored'), {what: 'the stored line of local --save-profile'});
+		local.child.kill('SIGINT');
+		expect(await local.closed, local.stderr()).toBe(0);
+		expect(records(local.stdout()).at(-1)).toMatchObject({type: 'result', command: 'local', exitCode: 0});
+	});
 });
