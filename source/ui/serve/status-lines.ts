@@ -7,7 +7,7 @@
  */
 import {formatCountdown, formatMs} from '../../format/duration.js';
 import {plural} from '../../format/text.js';
-import {displayWidth, oneLine, sliceEndToWidth, sliceToWidth} from '../../format/width.js';
+import {cutMiddle, displayWidth, oneLine} from '../../format/width.js';
 import type {BackendStats} from '../../receiver/store/backend.js';
 import type {ReceiverCounters} from '../../receiver/events.js';
 import {wrapParagraphs} from '../wrap.js';
@@ -153,17 +153,6 @@ function footerSection(input: StatusInput): StatusSection {
 	]};
 }
 
-/** Cuts a path in the middle to `width` display columns. */
-function middleCut(text: string, width: number): string {
-	if (displayWidth(text) <= width) {
-		return text;
-	}
-
-	const head = sliceToWidth(text, Math.ceil((width - 1) / 2));
-	const tailRoom = Math.max(0, width - 1 - displayWidth(head));
-	return `${head}…${sliceEndToWidth(text, tailRoom)}`;
-}
-
 /**
  * Packs each section's items onto lines of at most `width` columns: items are joined by ` · ` and
  * a line breaks between items, never inside one. An item wider than a whole line (a narrow
@@ -202,7 +191,7 @@ export function statusLines(sections: StatusSection[], width: number): StatusLin
 			}
 
 			const room = lineRoom();
-			const text = length > room ? (section.path ? middleCut(item.text, room) : oneLine(item.text, room)) : item.text;
+			const text = length > room ? (section.path ? cutMiddle(item.text, room) : oneLine(item.text, room)) : item.text;
 			used += (current.length === 0 ? 0 : separator.length) + displayWidth(text);
 			current.push(text === item.text ? item : {...item, text});
 		}
