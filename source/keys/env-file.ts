@@ -57,24 +57,24 @@ export function apiKeyOf(text: string): string | undefined {
  */
 export async function envFileProblem(path: string): Promise<{code: string; path: string} | undefined> {
 	const folder = dirname(path);
-	const refusal = async (target: string, check: Promise<unknown>) => check.then(() => undefined, (error: unknown) => ({code: errorCode(error) ?? 'EIO', path: target}));
-	const folderProblem = await refusal(folder, stat(folder).then(found => {
-		if (!found.isDirectory()) {
-			throw Object.assign(new Error('not a folder'), {code: 'ENOTDIR'});
-		}
-	}));
-	if (folderProblem) {
-		return folderProblem;
+	const found = await stat(folder).catch((error: unknown) => errorCode(error) ?? 'EIO');
+	if (typeof found === 'string') {
+		return {code: found, path: folder};
 	}
 
-	// The new file is written beside it and renamed over it: the folder takes writes in every case.
+	if (!found.isDirectory()) {
+		return {code: 'ENOTDIR', path: folder};
+	}
+
 	const file = await stat(path).catch(() => undefined);
 	if (file?.isDirectory()) {
 		return {code: 'EISDIR', path};
 	}
 
-	return (file === undefined ? undefined : await refusal(path, access(path, constants.R_OK | constants.W_OK)))
-		?? refusal(folder, access(folder, constants.W_OK | constants.X_OK));
+	const refusal = async (target: string, mode: number) => access(target, mode).then(() => undefined, (error: unknown) => ({code: errorCode(error) ?? 'EIO', path: target}));
+	// The new file is written beside it and renamed over it: the folder takes writes in every case.
+	return (file === undefined ? undefined : await refusal(path, constants.R_OK | constants.W_OK))
+		?? refusal(folder, constants.W_OK | constants.X_OK);
 }
 
 /** Writes `key` into the dotenv file at `path` (made when missing): temp file, fsync, rename, mode 0600. */
