@@ -11,7 +11,7 @@ import type {ErrorWording as Message, MessageTable} from './types.js';
 
 
 /** How a user stores a setting. */
-export function howToStore(name: SettingName): string {
+export function howToStore(name: SettingName, value = '<value>'): string {
 	if (name === 'apiKey') {
 		return 'platform-tui keys set';
 	}
@@ -20,7 +20,7 @@ export function howToStore(name: SettingName): string {
 		return 'platform-tui config set endpointSecret --stdin';
 	}
 
-	return `platform-tui config set ${name} <value>`;
+	return `platform-tui config set ${name} ${value}`;
 }
 
 /** The file, and the profile being read when it is not `default` (the default one's wording is as it was before profiles). */
@@ -135,7 +135,7 @@ function invalid(data: SettingInvalidData): Message {
 		? data.env
 		: data.source === 'flag' && flag ? `--${flag}` : `The stored ${data.name}`;
 	const advice = settingAdvice[data.name];
-	const store = spec.secret || spec.example === undefined ? howToStore(data.name) : `platform-tui config set ${data.name} ${spec.example}`;
+	const store = howToStore(data.name, spec.example);
 	const fix = data.source === 'stored' || data.source === 'default'
 		? `store a good one with \`${store}\``
 		: `set ${data.source === 'env' ? data.env : `--${flag ?? data.name}`} to ${advice?.meaning ?? data.expected}`;
