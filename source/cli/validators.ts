@@ -28,6 +28,11 @@ function shown(value: unknown): string {
 /** What a refused value was, for its sentence: the rule, a value that passes, what was given. */
 export type BadValue = {expected: string; value: unknown; example?: string | number};
 
+/** The one sentence of a refused value: `NAME must be RULE, e.g. PASSING; got "value".`, the passing value written as NAME takes it. */
+function refusal(name: string, bad: BadValue, passing: (example: string) => string): string {
+	return `${name} must be ${bad.expected}${bad.example === undefined ? '' : `, e.g. ${passing(String(bad.example))}`}; got ${shown(bad.value)}.`;
+}
+
 /**
  * A flag's value outside its rule. It keeps the parts of its sentence, so the one reader of flags
  * with environment variables (flag-values.ts) can name the variable when the value came from it.
@@ -38,8 +43,7 @@ export class FlagValueError extends UsageError {
 	readonly bad: BadValue;
 
 	constructor(flag: string, bad: BadValue) {
-		const passing = bad.example === undefined ? '' : `, e.g. --${kebab(flag)} ${String(bad.example)}`;
-		super('flag-invalid', `--${kebab(flag)} must be ${bad.expected}${passing}; got ${shown(bad.value)}.`);
+		super('flag-invalid', refusal(`--${kebab(flag)}`, bad, example => `--${kebab(flag)} ${example}`));
 		this.flag = flag;
 		this.bad = bad;
 	}
@@ -47,8 +51,7 @@ export class FlagValueError extends UsageError {
 
 /** The same refusal for a value the flag's environment variable gave: `PLATFORM_REDIS_URL must be …, e.g. PLATFORM_REDIS_URL=…; got "http://x".` */
 export function badEnvValue(env: string, bad: BadValue): UsageError {
-	const passing = bad.example === undefined ? '' : `, e.g. ${env}=${String(bad.example)}`;
-	return new UsageError('flag-invalid', `${env} must be ${bad.expected}${passing}; got ${shown(bad.value)}.`);
+	return new UsageError('flag-invalid', refusal(env, bad, example => `${env}=${example}`));
 }
 
 /**
